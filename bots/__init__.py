@@ -1,0 +1,1 @@
+"""Players: strategies (pure functions of what a seat can see) and the swarm."""

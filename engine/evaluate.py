@@ -1,0 +1,29 @@
+"""Hand ranking: a thin face over eval7.
+
+eval7 is a C-backed evaluator that ranks about 2.5 million seven-card hands a
+second here, against a few thousand for PokerKit's pure-Python lookup; see
+docs/dependencies.md. Only this module knows about eval7, so swapping the
+evaluator touches one file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import eval7
+
+from engine.cards import CARD_NAMES
+
+_EVAL7_CARDS = tuple(eval7.Card(name) for name in CARD_NAMES)
+_evaluate = eval7.evaluate
+
+
+def hand_strength(cards: Sequence[int]) -> int:
+    """Strength of the best five-card hand among 5-7 cards: higher wins, equal ties."""
+    lookup = _EVAL7_CARDS
+    return _evaluate([lookup[c] for c in cards])
+
+
+def hand_category(strength: int) -> str:
+    """'Pair', 'Flush', ... for a strength from ``hand_strength``."""
+    return eval7.handtype(strength)

@@ -1,0 +1,566 @@
+"""One hand of No-Limit Hold'em: forced bets, four betting rounds, pots, showdown.
+
+The hand is a state machine: build it with the table's stacks and a shuffled
+deck, then feed it commands (``fold``, ``check``, ``call``, ``raise_to``,
+``all_in``); every step appends a frozen event to ``events``. Queries
+(``legal_actions``, ``actor``) say what is allowed before you try it, and a
+refused command raises ``IllegalAction`` naming the rule and changes nothing.
+
+Players are given clockwise starting with the first seat left of the button
+(index 0 posts the small blind in a normal hand; heads-up, index 0 is the big
+blind and index 1 the button, which posts the small blind). Index order is
+therefore also the odd-chip and first-to-act-after-the-flop order.
+
+The rules and their sources are in docs/engine.md. Two points where rulebooks
+and PokerKit (our oracle) differ are settings of ``Rules``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from engine.events import (
+    Acted,
+    BoardDealt,
+    Event,
+    HandEnded,
+    HoleDealt,
+    PotAwarded,
+    Posted,
+    Returned,
+    Shown,
+)
+from engine.evaluate import hand_strength
+
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+class IllegalAction(ValueError):
+    """A command the rules refuse. The message names the rule; the hand is unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The points of the rules that vary between rulebooks (see docs/engine.md).
+
+    ``short_blind``: when a blind is posted all-in for less than its amount,
+    ``"posted"`` makes the others call the largest amount actually posted
+    (PokerKit, PokerStars); ``"full"`` makes them call the full big blind
+    (Robert's Rules). PHH files can only express ``"posted"``.
+
+    ``reopen``: ``"tda"`` re-opens the betting to a player who already acted
+    only when the total he now faces since his action is at least a full bet or
+    raise (TDA 47, at least one big blind); ``"consecutive"`` is PokerKit's
+    reading, where a street's first bet of any size sets the raise size and a
+    run of short all-ins re-opens once it adds up to a full raise. TDA never
+    allows a raise that ``"consecutive"`` refuses.
+    """
+
+    short_blind: Literal["posted", "full"] = "posted"
+    reopen: Literal["tda", "consecutive"] = "tda"
+
+
+TDA_RULES = Rules()
+POKERKIT_RULES = Rules(short_blind="posted", reopen="consecutive")
+
+
+class LegalActions(NamedTuple):
+    """What the player to act may do. Amounts are chips; ``*_raise_to`` are street totals."""
+
+    player: int
+    can_fold: bool
+    can_check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+
+
+class Hand:
+    """One hand from forced bets to the last pot.
+
+    ``stacks`` are the players' chips before the hand. ``sb_index`` is ``None``
+    for a dead small blind (rules.md C.9). ``ante`` is paid by every player
+    before the blinds; with ``bb_ante`` only the big blind pays it, after the
+    blind, and never reduces the blind (rules.md C.12). ``deck`` is a shuffled
+    deck (engine.cards.shuffled_deck) from which the hand deals and burns.
+    """
+
+    __slots__ = (
+        "players", "rules", "n", "small_blind", "big_blind", "ante", "bb_ante",
+        "sb_index", "bb_index", "min_bet", "starting_stacks", "stacks", "bets",
+        "committed", "dead", "folded", "hole", "board", "street", "level",
+        "full_raise", "queue", "acted", "faced", "short_sum", "short_pending",
+        "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths",
+    )
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        stacks: Sequence[int],
+        *,
+        small_blind: int,
+        big_blind: int,
+        deck: Sequence[int],
+        ante: int = 0,
+        bb_ante: bool = False,
+        sb_index: int | None | Literal["auto"] = "auto",
+        bb_index: int | Literal["auto"] = "auto",
+        rules: Rules = TDA_RULES,
+    ) -> None:
+        n = len(players)
+        if not 2 <= n <= 10:
+            raise ValueError(f"a hand needs 2 to 10 players, not {n}")
+        if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
+            raise ValueError("every player needs a whole, positive number of chips")
+        if len(set(players)) != n:
+            raise ValueError("player ids must be distinct")
+        if not (0 <= small_blind <= big_blind and big_blind > 0 and ante >= 0):
+            raise ValueError("blinds must satisfy 0 <= small blind <= big blind, big blind > 0, ante >= 0")
+        if bb_index == "auto":
+            bb_index = 0 if n == 2 else 1
+        if sb_index == "auto":
+            sb_index = 1 if n == 2 else 0
+        if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
+            raise ValueError("small and big blind must be two different players of the hand")
+        if len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or not all(0 <= c < 52 for c in deck):
+            raise ValueError("the deck must hold distinct cards, enough for this hand")
+
+        self.players = tuple(players)
+        self.rules = rules
+        self.n = n
+        self.small_blind = small_blind
+        self.big_blind = big_blind
+        self.min_bet = big_blind
+        self.ante = ante
+        self.bb_ante = bb_ante
+        self.sb_index = sb_index
+        self.bb_index = bb_index
+        self.starting_stacks = tuple(stacks)
+        self.stacks = list(stacks)
+        self.bets = [0] * n
+        self.committed = [0] * n
+        self.dead = 0  # big-blind ante: dead money that sits in the main pot
+        self.folded = [False] * n
+        self.board: list[int] = []
+        self.street = 0
+        self.level = 0
+        self.full_raise = 0
+        self.queue: deque[int] = deque()
+        self.acted = [False] * n
+        self.faced = [0] * n
+        self.short_sum = 0
+        self.short_pending = False
+        self.opener = 0
+        self.events: list[Event] = []
+        self.finished = False
+        self._deck = deck
+        self._blind_due = [0] * n
+        self._strengths: dict[int, int] = {}
+        # Per-player antes are split into pots by level like bets (an all-in
+        # for part of the ante has a main pot of equal antes); a lone
+        # big-blind ante is dead money for the main pot.
+        self._ante_levelled = ante > 0 and not bb_ante
+
+        self._post_forced_bets()
+        self.hole = [(deck[i], deck[n + i]) for i in range(n)]
+        events = self.events
+        for i in range(n):
+            events.append(HoleDealt(self.players[i], self.hole[i]))
+        self._start_betting()
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def actor(self) -> int | None:
+        """Index of the player to act, or None when nobody is (the hand is over)."""
+        return self.queue[0] if self.queue else None
+
+    def legal_actions(self) -> LegalActions:
+        """Fold, check, call amount and the raise-to range for the player to act."""
+        if not self.queue:
+            raise IllegalAction("the hand is over: nobody is to act")
+        i = self.queue[0]
+        bets = self.bets
+        stacks = self.stacks
+        folded = self.folded
+        level = self.level
+        bet = bets[i]
+        stack = stacks[i]
+        # Nobody has to put in chips that no opponent can match.
+        cap = 0
+        for j in range(self.n):
+            if j != i and not folded[j]:
+                total = bets[j] + stacks[j]
+                if total > cap:
+                    cap = total
+        call = (level if level < cap else cap) - bet
+        if call < 0:
+            call = 0
+        elif call > stack:
+            call = stack
+        if stack > level - bet and cap > level and self._may_raise(i, bet, stack):
+            max_to = stack + bet
+            min_to = level + (self.min_bet if self.min_bet > self.full_raise else self.full_raise)
+            if min_to > max_to:
+                min_to = max_to
+            return LegalActions(i, call > 0, call == 0, call, min_to, max_to)
+        return LegalActions(i, call > 0, call == 0, call, None, None)
+
+    def _may_raise(self, i: int, bet: int, stack: int) -> bool:
+        """Whether the betting is open to player i (TDA 47, or PokerKit's reading)."""
+        if self.rules.reopen == "tda":
+            if not self.acted[i]:
+                return True
+            raise_size = self.min_bet if self.min_bet > self.full_raise else self.full_raise
+            return self.level - self.faced[i] >= raise_size
+        to_call = max(self.bets) - bet
+        if (to_call if to_call < stack else stack) < self.full_raise:
+            return False
+        return not (self.short_pending and self.short_sum < self.full_raise and self.acted[i])
+
+    def timeout_action(self) -> Literal["check", "fold"]:
+        """What the clock does for the player to act: check when free, fold otherwise (rules.md E.19)."""
+        return "check" if self.legal_actions().can_check else "fold"
+
+    def chips_in_play(self) -> int:
+        """Every chip of the hand wherever it is; equal to the starting total after every event."""
+        return sum(self.stacks) + sum(self.bets) + sum(self.committed) + self.dead
+
+    # ---------------------------------------------------------------- commands
+
+    def fold(self) -> list[Event]:
+        legal = self.legal_actions()
+        if not legal.can_fold:
+            raise IllegalAction("folding is refused when checking is free: check instead")
+        i = self.queue.popleft()
+        self.folded[i] = True
+        self._mark_acted(i)
+        start = len(self.events)
+        self.events.append(Acted(self.players[i], "fold", 0, self.bets[i], False))
+        self._after_action()
+        return self.events[start:]
+
+    def check(self) -> list[Event]:
+        legal = self.legal_actions()
+        if not legal.can_check:
+            raise IllegalAction(f"cannot check facing a bet: calling costs {legal.call}")
+        i = self.queue.popleft()
+        self._mark_acted(i)
+        start = len(self.events)
+        self.events.append(Acted(self.players[i], "check", 0, self.bets[i], False))
+        self._after_action()
+        return self.events[start:]
+
+    def call(self) -> list[Event]:
+        legal = self.legal_actions()
+        if legal.can_check:
+            raise IllegalAction("there is no bet to call: check instead")
+        i = self.queue.popleft()
+        amount = legal.call
+        self.bets[i] += amount
+        self.stacks[i] -= amount
+        self._mark_acted(i)
+        start = len(self.events)
+        self.events.append(Acted(self.players[i], "call", amount, self.bets[i], self.stacks[i] == 0))
+        self._after_action()
+        return self.events[start:]
+
+    def raise_to(self, amount: int) -> list[Event]:
+        """Bet or raise so that this street's bet totals ``amount``."""
+        legal = self.legal_actions()
+        if legal.min_raise_to is None:
+            raise IllegalAction(self._why_no_raise(legal.player))
+        if type(amount) is not int:
+            raise IllegalAction(f"a bet must be a whole number of chips, not {amount!r}")
+        if amount > legal.max_raise_to:
+            raise IllegalAction(f"cannot bet more than your stack: at most {legal.max_raise_to}")
+        if amount < legal.min_raise_to:
+            raise IllegalAction(
+                f"a bet or raise must reach at least {legal.min_raise_to} (min-raise rule) unless all-in"
+            )
+        i = self.queue.popleft()
+        bets = self.bets
+        stacks = self.stacks
+        old_level = self.level
+        increment = amount - old_level
+        added = amount - bets[i]
+        stacks[i] -= added
+        bets[i] = amount
+        self.level = amount
+        all_in = stacks[i] == 0
+        if self.rules.reopen == "tda":
+            if increment >= (self.min_bet if self.min_bet > self.full_raise else self.full_raise):
+                self.full_raise = increment
+        else:
+            if increment >= self.full_raise:
+                self.acted = [False] * self.n
+            if increment > self.full_raise:
+                self.full_raise = increment
+            if all_in:
+                self.short_sum += increment
+                self.short_pending = True
+            else:
+                self.short_sum = 0
+                self.short_pending = False
+            if self.short_sum >= self.full_raise:
+                self.short_sum = 0
+                self.short_pending = False
+        self._mark_acted(i)
+        self.opener = i
+        n = self.n
+        folded = self.folded
+        self.queue = deque(
+            j for j in ((i + k) % n for k in range(1, n)) if not folded[j] and stacks[j]
+        )
+        start = len(self.events)
+        self.events.append(Acted(self.players[i], "bet" if old_level == 0 else "raise", added, amount, all_in))
+        self._after_action()
+        return self.events[start:]
+
+    def all_in(self) -> list[Event]:
+        """Put every chip in: a raise when the betting is open to it, otherwise a call."""
+        legal = self.legal_actions()
+        stack = self.stacks[legal.player]
+        if legal.max_raise_to is not None:
+            return self.raise_to(legal.max_raise_to)
+        if legal.call == stack:
+            return self.call()
+        raise IllegalAction(self._why_no_raise(legal.player))
+
+    def act(self, action: str, amount: int | None = None) -> list[Event]:
+        """Apply a command by name, as the wire and the bots send it."""
+        if action == "raise" or action == "bet":
+            if amount is None:
+                raise IllegalAction(f"{action} needs an amount to raise to")
+            return self.raise_to(amount)
+        command = _COMMANDS.get(action)
+        if command is None:
+            raise IllegalAction(f"unknown action {action!r}: expected fold, check, call, bet, raise or all_in")
+        return command(self)
+
+    # ---------------------------------------------------------------- internals
+
+    def _why_no_raise(self, i: int) -> str:
+        bet = self.bets[i]
+        if self.stacks[i] <= self.level - bet:
+            return "cannot raise: your stack does not cover more than the call"
+        if not self._may_raise(i, bet, self.stacks[i]):
+            return "cannot raise: a short all-in did not re-open the betting to a player who already acted (TDA 47)"
+        return "cannot raise: no opponent has chips left to call a raise"
+
+    def _mark_acted(self, i: int) -> None:
+        self.acted[i] = True
+        self.faced[i] = self.level
+
+    def _post_forced_bets(self) -> None:
+        n = self.n
+        stacks = self.stacks
+        events = self.events
+        players = self.players
+        if self._ante_levelled:
+            for i in range(n):
+                paid = min(self.ante, stacks[i])
+                stacks[i] -= paid
+                self.bets[i] = paid
+                events.append(Posted(players[i], "ante", paid))
+            self._return_uncalled()  # an ante nobody can match is given back
+            self._collect_bets()
+        for index, amount, kind in (
+            (self.sb_index, self.small_blind, "small_blind"),
+            (self.bb_index, self.big_blind, "big_blind"),
+        ):
+            if index is None or amount == 0:
+                continue
+            self._blind_due[index] = amount
+            paid = min(amount, stacks[index])
+            stacks[index] -= paid
+            self.bets[index] = paid
+            events.append(Posted(players[index], kind, paid))
+        if self.bb_ante and self.ante:
+            paid = min(self.ante, stacks[self.bb_index])
+            stacks[self.bb_index] -= paid
+            self.dead += paid
+            events.append(Posted(players[self.bb_index], "big_blind_ante", paid))
+
+    def _start_betting(self) -> None:
+        """Open the current street's betting round, or close it at once when nobody can act."""
+        n = self.n
+        bets = self.bets
+        stacks = self.stacks
+        folded = self.folded
+        self.full_raise = 0
+        self.short_sum = 0
+        self.short_pending = False
+        self.acted = [False] * n
+        if self.street == 0:
+            # Left of the largest blind posted (PokerKit; normally the big blind).
+            due = self._blind_due
+            top = max(range(n), key=lambda i: (bets[i] if due[i] else 0, i))
+            self.opener = (top + 1) % n
+            self.level = max(bets)
+            if self.rules.short_blind == "full" and self.level < self.big_blind:
+                self.level = self.big_blind
+        else:
+            self.opener = 0
+            self.level = 0
+        totals = sorted(bets[i] + stacks[i] for i in range(n) if not folded[i])
+        second = totals[-2]
+        opener = self.opener
+        queue = deque()
+        for k in range(n):
+            i = (opener + k) % n
+            if not folded[i] and stacks[i] and second - bets[i] > 0:
+                queue.append(i)
+        self.queue = queue
+        if not queue or (len(queue) == 1 and bets[queue[0]] >= max(bets)):
+            self._end_betting()
+
+    def _after_action(self) -> None:
+        if not self.queue or self.folded.count(False) <= 1:
+            self.queue.clear()
+            self._end_betting()
+
+    def _return_uncalled(self) -> None:
+        bets = self.bets
+        ordered = sorted(bets)
+        cutoff = ordered[-2]
+        for i in range(self.n):
+            if bets[i] > cutoff:
+                excess = bets[i] - cutoff
+                bets[i] = cutoff
+                self.stacks[i] += excess
+                self.events.append(Returned(self.players[i], excess))
+
+    def _collect_bets(self) -> None:
+        bets = self.bets
+        committed = self.committed
+        for i in range(self.n):
+            committed[i] += bets[i]
+            bets[i] = 0
+
+    def _end_betting(self) -> None:
+        """Close the round; deal on, show down, or award the pot."""
+        while True:
+            self._return_uncalled()
+            self._collect_bets()
+            live = [i for i in range(self.n) if not self.folded[i]]
+            if len(live) == 1:
+                self._award([(sum(self.committed) + self.dead, tuple(live))])
+                return
+            if sum(1 for i in live if self.stacks[i]) <= 1 or self.street == 3:
+                # All-in (TDA 16: cards face up once the betting is over) or river showdown.
+                self._show(live)
+                while self.street < 3:
+                    self.street += 1
+                    self._deal_board()
+                self._award(self._showdown_pots())
+                return
+            self.street += 1
+            self._deal_board()
+            self._start_betting()
+            if self.queue:
+                return
+            # Nobody could act on this street either: the loop closes it at once.
+
+    def _deal_board(self) -> None:
+        n2 = 2 * self.n
+        deck = self._deck
+        street = self.street
+        if street == 1:
+            new = (deck[n2 + 1], deck[n2 + 2], deck[n2 + 3])
+        elif street == 2:
+            new = (deck[n2 + 5],)
+        else:
+            new = (deck[n2 + 7],)
+        self.board.extend(new)
+        self.events.append(BoardDealt(STREETS[street], new))
+
+    def _show(self, live: list[int]) -> None:
+        """Showdown order: from the last street's opener (its last aggressor, else left of the button)."""
+        n = self.n
+        for k in range(n):
+            i = (self.opener + k) % n
+            if not self.folded[i]:
+                self.events.append(Shown(self.players[i], self.hole[i]))
+
+    def _showdown_pots(self) -> list[tuple[int, tuple[int, ...]]]:
+        """The pots among the hands still contending at showdown.
+
+        A hand that can win no pot it is in is mucked first; then pots with
+        the same contenders are one pot and split once (PokerKit's reading of
+        "each pot splits separately", rules.md C.13; it moves at most an odd chip).
+        """
+        board = self.board
+        strengths = self._strengths = {
+            i: hand_strength([*self.hole[i], *board]) for i in range(self.n) if not self.folded[i]
+        }
+        out = list(self.folded)
+        pots = self._pots(self.folded)
+        for i in strengths:
+            out[i] = not any(
+                i in eligible and strengths[i] == max(strengths[j] for j in eligible) for _, eligible in pots
+            )
+        return self._pots(out)
+
+    def _pots(self, out: list[bool]) -> list[tuple[int, tuple[int, ...]]]:
+        """Main pot then side pots, by contribution level; equal eligibility merges.
+
+        ``out`` marks the players who can no longer win (folded or mucked).
+        """
+        committed = self.committed
+        folded = out
+        pots: list[tuple[int, tuple[int, ...]]] = []
+        amount = self.dead
+        previous = 0
+        for level in sorted(set(committed)):
+            for c in committed:
+                if c >= level:
+                    amount += level - previous
+            eligible = tuple(i for i in range(self.n) if committed[i] >= level and not folded[i])
+            while pots and pots[-1][1] == eligible:
+                amount += pots.pop()[0]
+            if amount:
+                pots.append((amount, eligible))
+            amount = 0
+            previous = level
+        return pots
+
+    def _award(self, pots: list[tuple[int, tuple[int, ...]]]) -> None:
+        players = self.players
+        strengths = self._strengths
+        for number, (amount, eligible) in enumerate(pots):
+            if len(eligible) == 1:
+                winners = eligible
+            else:
+                best = max(strengths[i] for i in eligible)
+                winners = tuple(i for i in eligible if strengths[i] == best)
+            share, odd = divmod(amount, len(winners))
+            shares = [share] * len(winners)
+            shares[0] += odd  # odd chips to the first winner left of the button (rules.md C.13)
+            for i, won in zip(winners, shares):
+                self.stacks[i] += won
+            self.events.append(
+                PotAwarded(
+                    number,
+                    amount,
+                    tuple(players[i] for i in eligible),
+                    tuple(players[i] for i in winners),
+                    tuple(shares),
+                )
+            )
+        self.committed = [0] * self.n
+        self.dead = 0
+        self.finished = True
+        self.queue.clear()
+        self.events.append(HandEnded(tuple(self.stacks)))
+
+
+_COMMANDS = {
+    "fold": Hand.fold,
+    "check": Hand.check,
+    "call": Hand.call,
+    "all_in": Hand.all_in,
+}

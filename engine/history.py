@@ -1,0 +1,110 @@
+"""Hand histories in PHH, the open Poker Hand History format.
+
+A finished ``Hand`` becomes a PHH text (TOML) that PokerKit's
+``HandHistory.loads`` reads and replays; many hands become one ``.phhs`` file
+of numbered sections. PHH lists players in PokerKit's order, which is ours
+(clockwise from the seat left of the button), and states forced bets by
+position; heads-up PokerKit reads them reversed, so they are written reversed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from engine.cards import card_text
+from engine.events import Acted, BoardDealt, HoleDealt, Shown
+from engine.hand import Hand
+
+
+def position_forced_bets(hand: Hand) -> tuple[list[int], list[int], bool]:
+    """``(antes, blinds_or_straddles, ante_trimming_status)`` as PokerKit positions read them.
+
+    The big-blind ante is written as the part actually paid after the blind
+    (rules.md C.12: blind first), so PokerKit, which takes antes first, posts
+    the same live blind.
+    """
+    n = hand.n
+    blinds = [0] * n
+    antes = [0] * n
+    if hand.sb_index is not None:
+        blinds[hand.sb_index] = hand.small_blind
+    blinds[hand.bb_index] = hand.big_blind
+    if hand.bb_ante:
+        antes[hand.bb_index] = next(
+            (e.amount for e in hand.events if getattr(e, "kind", None) == "big_blind_ante"), 0
+        )
+        trimming = False  # a lone dead ante must not be returned as uncalled
+    else:
+        antes = [hand.ante] * n
+        trimming = True  # antes split into pots by level, like bets
+    if n == 2:
+        blinds.reverse()
+        antes.reverse()
+    return antes, blinds, trimming
+
+
+def phh_actions(hand: Hand) -> list[str]:
+    """The hand's events as PHH actions: deals, decisions and shown cards."""
+    index = {player: i + 1 for i, player in enumerate(hand.players)}
+    actions = []
+    for event in hand.events:
+        if type(event) is HoleDealt:
+            actions.append(f"d dh p{index[event.player]} {card_text(event.cards)}")
+        elif type(event) is BoardDealt:
+            actions.append(f"d db {card_text(event.cards)}")
+        elif type(event) is Acted:
+            p = index[event.player]
+            if event.action == "fold":
+                actions.append(f"p{p} f")
+            elif event.action in ("check", "call"):
+                actions.append(f"p{p} cc")
+            else:
+                actions.append(f"p{p} cbr {event.to}")
+        elif type(event) is Shown:
+            actions.append(f"p{index[event.player]} sm {card_text(event.cards)}")
+    return actions
+
+
+def to_phh(
+    hand: Hand,
+    *,
+    table: int | None = None,
+    hand_number: int | None = None,
+    seats: Sequence[int] | None = None,
+    level: int | None = None,
+) -> str:
+    """One finished hand as PHH text."""
+    if not hand.finished:
+        raise ValueError("only a finished hand has a history to export")
+    antes, blinds, trimming = position_forced_bets(hand)
+    fields: list[tuple[str, object]] = [
+        ("variant", "NT"),
+        ("ante_trimming_status", trimming),
+        ("antes", antes),
+        ("blinds_or_straddles", blinds),
+        ("min_bet", hand.min_bet),
+        ("starting_stacks", list(hand.starting_stacks)),
+        ("actions", phh_actions(hand)),
+        ("players", list(hand.players)),
+        ("finishing_stacks", list(hand.stacks)),
+    ]
+    if seats is not None:
+        fields.append(("seats", list(seats)))
+    if table is not None:
+        fields.append(("table", table))
+    if hand_number is not None:
+        fields.append(("hand", hand_number))
+    if level is not None:
+        fields.append(("level", level))
+    return "".join(f"{key} = {_toml(value)}\n" for key, value in fields)
+
+
+def to_phhs(phh_texts: Iterable[str]) -> str:
+    """Many PHH texts as one ``.phhs`` file of sections ``[1]``, ``[2]`` ..."""
+    return "\n".join(f"[{i}]\n{text}" for i, text in enumerate(phh_texts, start=1))
+
+
+def _toml(value: object) -> str:
+    # JSON's string escapes and arrays are valid TOML; booleans are spelled the same.
+    return json.dumps(value, ensure_ascii=True)

@@ -1,0 +1,1 @@
+"""The asyncio shell around the engine: server, simulator, command line."""
