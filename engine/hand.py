@@ -93,7 +93,8 @@ class Hand:
         "sb_index", "bb_index", "min_bet", "starting_stacks", "stacks", "bets",
         "committed", "dead", "folded", "hole", "board", "street", "level",
         "full_raise", "queue", "acted", "faced", "short_sum", "short_pending",
-        "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths",
+        "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths", "_legal",
+        "_max_bet", "_reach_first", "_reach_second", "_reach_leader",
     )
 
     def __init__(
@@ -125,7 +126,7 @@ class Hand:
             sb_index = 1 if n == 2 else 0
         if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
             raise ValueError("small and big blind must be two different players of the hand")
-        if len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or not all(0 <= c < 52 for c in deck):
+        if len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or min(deck) < 0 or max(deck) > 51:
             raise ValueError("the deck must hold distinct cards, enough for this hand")
 
         self.players = tuple(players)
@@ -159,6 +160,10 @@ class Hand:
         self._deck = deck
         self._blind_due = [0] * n
         self._strengths: dict[int, int] = {}
+        self._legal: LegalActions | None = None
+        self._max_bet = 0
+        self._reach_first = self._reach_second = 0
+        self._reach_leader = -1
         # Per-player antes are split into pots by level like bets (an all-in
         # for part of the ante has a main pot of equal antes); a lone
         # big-blind ante is dead money for the main pot.
@@ -180,22 +185,17 @@ class Hand:
 
     def legal_actions(self) -> LegalActions:
         """Fold, check, call amount and the raise-to range for the player to act."""
+        legal = self._legal
+        if legal is not None:
+            return legal  # asked by the player, then again by the command: computed once per decision
         if not self.queue:
             raise IllegalAction("the hand is over: nobody is to act")
         i = self.queue[0]
-        bets = self.bets
-        stacks = self.stacks
-        folded = self.folded
         level = self.level
-        bet = bets[i]
-        stack = stacks[i]
+        bet = self.bets[i]
+        stack = self.stacks[i]
         # Nobody has to put in chips that no opponent can match.
-        cap = 0
-        for j in range(self.n):
-            if j != i and not folded[j]:
-                total = bets[j] + stacks[j]
-                if total > cap:
-                    cap = total
+        cap = self._reach_second if i == self._reach_leader else self._reach_first
         call = (level if level < cap else cap) - bet
         if call < 0:
             call = 0
@@ -206,8 +206,10 @@ class Hand:
             min_to = level + (self.min_bet if self.min_bet > self.full_raise else self.full_raise)
             if min_to > max_to:
                 min_to = max_to
-            return LegalActions(i, call > 0, call == 0, call, min_to, max_to)
-        return LegalActions(i, call > 0, call == 0, call, None, None)
+            legal = self._legal = LegalActions(i, call > 0, call == 0, call, min_to, max_to)
+        else:
+            legal = self._legal = LegalActions(i, call > 0, call == 0, call, None, None)
+        return legal
 
     def _may_raise(self, i: int, bet: int, stack: int) -> bool:
         """Whether the betting is open to player i (TDA 47, or PokerKit's reading)."""
@@ -216,7 +218,7 @@ class Hand:
                 return True
             raise_size = self.min_bet if self.min_bet > self.full_raise else self.full_raise
             return self.level - self.faced[i] >= raise_size
-        to_call = max(self.bets) - bet
+        to_call = self._max_bet - bet
         if (to_call if to_call < stack else stack) < self.full_raise:
             return False
         return not (self.short_pending and self.short_sum < self.full_raise and self.acted[i])
@@ -237,6 +239,8 @@ class Hand:
             raise IllegalAction("folding is refused when checking is free: check instead")
         i = self.queue.popleft()
         self.folded[i] = True
+        if i == self._reach_leader or self.bets[i] + self.stacks[i] >= self._reach_second:
+            self._measure_reach()
         self._mark_acted(i)
         start = len(self.events)
         self.events.append(Acted(self.players[i], "fold", 0, self.bets[i], False))
@@ -262,6 +266,8 @@ class Hand:
         amount = legal.call
         self.bets[i] += amount
         self.stacks[i] -= amount
+        if self.bets[i] > self._max_bet:
+            self._max_bet = self.bets[i]
         self._mark_acted(i)
         start = len(self.events)
         self.events.append(Acted(self.players[i], "call", amount, self.bets[i], self.stacks[i] == 0))
@@ -289,7 +295,7 @@ class Hand:
         added = amount - bets[i]
         stacks[i] -= added
         bets[i] = amount
-        self.level = amount
+        self.level = self._max_bet = amount
         all_in = stacks[i] == 0
         if self.rules.reopen == "tda":
             if increment >= (self.min_bet if self.min_bet > self.full_raise else self.full_raise):
@@ -406,8 +412,9 @@ class Hand:
         else:
             self.opener = 0
             self.level = 0
-        totals = sorted(bets[i] + stacks[i] for i in range(n) if not folded[i])
-        second = totals[-2]
+        self._max_bet = max(bets)
+        self._measure_reach()
+        second = self._reach_second
         opener = self.opener
         queue = deque()
         for k in range(n):
@@ -418,7 +425,30 @@ class Hand:
         if not queue or (len(queue) == 1 and bets[queue[0]] >= max(bets)):
             self._end_betting()
 
+    def _measure_reach(self) -> None:
+        """The two largest chip counts (bet plus stack) among players still in.
+
+        They stay fixed while a street's betting moves chips from stacks to
+        bets, so the most any opponent can match is known without a scan.
+        """
+        first = second = 0
+        leader = -1
+        bets = self.bets
+        stacks = self.stacks
+        folded = self.folded
+        for j in range(self.n):
+            if not folded[j]:
+                total = bets[j] + stacks[j]
+                if total > first:
+                    first, second, leader = total, first, j
+                elif total > second:
+                    second = total
+        self._reach_first = first
+        self._reach_second = second
+        self._reach_leader = leader
+
     def _after_action(self) -> None:
+        self._legal = None
         if not self.queue or self.folded.count(False) <= 1:
             self.queue.clear()
             self._end_betting()
@@ -511,21 +541,26 @@ class Hand:
         ``out`` marks the players who can no longer win (folded or mucked).
         """
         committed = self.committed
-        folded = out
+        n = self.n
         pots: list[tuple[int, tuple[int, ...]]] = []
         amount = self.dead
         previous = 0
-        for level in sorted(set(committed)):
-            for c in committed:
-                if c >= level:
-                    amount += level - previous
-            eligible = tuple(i for i in range(self.n) if committed[i] >= level and not folded[i])
+        reaching = n  # players whose contribution reaches the current level
+        levels = sorted(committed)
+        k = 0
+        while k < n:
+            level = levels[k]
+            amount += (level - previous) * reaching
+            eligible = tuple(i for i in range(n) if committed[i] >= level and not out[i])
             while pots and pots[-1][1] == eligible:
                 amount += pots.pop()[0]
             if amount:
                 pots.append((amount, eligible))
             amount = 0
             previous = level
+            while k < n and levels[k] == level:
+                k += 1
+                reaching -= 1
         return pots
 
     def _award(self, pots: list[tuple[int, tuple[int, ...]]]) -> None:
