@@ -61,7 +61,12 @@ class Shown(Event, frozen=True, tag="shown"):
 
 
 class PotAwarded(Event, frozen=True, tag="pot_awarded"):
-    """One pot (main first, then side pots) and who won what; odd chips already placed."""
+    """One pot (main first, then side pots) and who won what; odd chips already placed.
+
+    ``eligible`` are the hands still contending for it: at showdown a hand
+    that can win no pot is mucked first, and pots left with the same
+    contenders are one pot (docs/engine.md).
+    """
 
     pot: int
     amount: int

@@ -336,8 +336,16 @@ class Hand:
             return self.call()
         raise IllegalAction(self._why_no_raise(legal.player))
 
-    def act(self, action: str, amount: int | None = None) -> list[Event]:
-        """Apply a command by name, as the wire and the bots send it."""
+    def act(self, action: str, amount: int | None = None, player: str | None = None) -> list[Event]:
+        """Apply a command by name, as the wire and the bots send it.
+
+        With ``player``, the command is refused unless that player is to act.
+        """
+        if player is not None:
+            if not self.queue:
+                raise IllegalAction("the hand is over: nobody is to act")
+            if self.players[self.queue[0]] != player:
+                raise IllegalAction(f"it is not {player}'s turn: {self.players[self.queue[0]]} is to act")
         if action == "raise" or action == "bet":
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount to raise to")

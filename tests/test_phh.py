@@ -1,0 +1,53 @@
+"""Every exported hand history replays in PokerKit to the same finishing stacks."""
+
+from __future__ import annotations
+
+import random
+
+from pokerkit import HandHistory
+
+from engine.hand import POKERKIT_RULES, TDA_RULES
+from engine.history import to_phh, to_phhs
+from tests.random_hands import random_command, random_hand
+
+
+def play(rng: random.Random, rules):
+    hand = random_hand(rng, rules)
+    while not hand.finished:
+        hand.act(*random_command(rng, hand))
+    return hand
+
+
+def replayed_stacks(history: HandHistory) -> list[int]:
+    *_, final = iter(history)
+    return list(final.stacks)
+
+
+def test_each_hand_replays_to_its_finishing_stacks():
+    rng = random.Random(7)
+    for rules in (TDA_RULES, POKERKIT_RULES):
+        for number in range(400):
+            hand = play(rng, rules)
+            text = to_phh(hand, table=3, hand_number=number, seats=list(range(1, hand.n + 1)))
+            history = HandHistory.loads(text)
+            assert history.finishing_stacks == list(hand.stacks)
+            assert replayed_stacks(history) == list(hand.stacks), text
+
+
+def test_phh_carries_the_fields_and_deals():
+    hand = play(random.Random(11), TDA_RULES)
+    history = HandHistory.loads(to_phh(hand, table=1, hand_number=42, seats=list(range(2, hand.n + 2)), level=3))
+    assert history.variant == "NT"
+    assert history.players == list(hand.players)
+    assert history.starting_stacks == list(hand.starting_stacks)
+    assert history.table == 1 and history.hand == 42 and history.level == 3
+    assert history.seats == list(range(2, hand.n + 2))
+    assert sum(a.startswith("d dh ") for a in history.actions) == hand.n
+
+
+def test_phhs_file_of_many_hands_reads_back_in_order():
+    rng = random.Random(5)
+    hands = [play(rng, TDA_RULES) for _ in range(20)]
+    histories = list(HandHistory.loads_all(to_phhs(to_phh(h, hand_number=i) for i, h in enumerate(hands))))
+    assert [h.hand for h in histories] == list(range(20))
+    assert [replayed_stacks(h) for h in histories] == [list(h.stacks) for h in hands]
