@@ -179,7 +179,8 @@ def test_side_pots_go_to_the_best_hand_among_those_eligible():
     # p2 can win neither pot: the hand is mucked before the pots are split, so it contends for none.
     assert awards == [(900, ("p0", "p1"), ("p0",)), (600, ("p1",), ("p1",))]
     assert hand.stacks == [900, 600, 400]
-    assert [e.player for e in hand.events if type(e) is Shown] == ["p0", "p1", "p2"]
+    # Cards go face up once the betting is over, the last aggressor (p1) first, then clockwise.
+    assert [e.player for e in hand.events if type(e) is Shown] == ["p1", "p2", "p0"]
 
 
 def test_clock_checks_when_free_and_folds_facing_a_bet():
