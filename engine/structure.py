@@ -1,0 +1,183 @@
+"""The tournament definition: blind levels, payouts, and what follows from them.
+
+A definition is a JSON or TOML document (docs/config.md) decoded into msgspec
+Structs, so a bad file is refused with a message naming the key, such as
+"Expected `int`, got `str` - at `$.levels[2].big_blind`". Money is integer
+cents; payout percentages are exact decimals (rules.md G.30).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Annotated
+
+import msgspec
+
+Positive = Annotated[int, msgspec.Meta(gt=0)]
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class DefinitionError(ValueError):
+    """A tournament definition the rules refuse; the message names the key."""
+
+
+class Level(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    small_blind: NonNegative
+    big_blind: Positive
+    ante: NonNegative = 0
+    bb_ante: bool = False
+    minutes: float | None = None
+    hands: int | None = None
+
+
+class Payout(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """``percent`` of the prize pool to each single place in ``places`` ('1' or '11-20')."""
+
+    places: str
+    percent: float
+
+
+class Breaks(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    every_levels: Positive
+    minutes: float
+
+
+class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: str
+    seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
+    starting_stack: Positive
+    buy_in_cents: NonNegative
+    fee_cents: NonNegative
+    min_players: Annotated[int, msgspec.Meta(ge=2)]
+    max_players: Positive
+    levels: Annotated[list[Level], msgspec.Meta(min_length=1)]
+    payouts: Annotated[list[Payout], msgspec.Meta(min_length=1)]
+    breaks: Breaks | None = None
+    hand_for_hand_min_jump_cents: Positive = 1
+    action_seconds: Annotated[float, msgspec.Meta(gt=0)] = 15.0
+    time_bank_seconds: Annotated[float, msgspec.Meta(ge=0)] = 30.0
+
+    def __post_init__(self) -> None:
+        if self.min_players > self.max_players:
+            raise DefinitionError("min_players: must not exceed max_players")
+        for number, level in enumerate(self.levels):
+            where = f"levels[{number}]"
+            if level.small_blind > level.big_blind:
+                raise DefinitionError(f"{where}.small_blind: must not exceed big_blind")
+            if (level.minutes is None) == (level.hands is None):
+                raise DefinitionError(f"{where}: give exactly one of minutes or hands")
+            if (level.minutes is not None and level.minutes <= 0) or (level.hands is not None and level.hands <= 0):
+                raise DefinitionError(f"{where}: a level lasts a positive number of minutes or hands")
+        prize_table(self.payouts)  # raises on bad places or percentages
+
+
+def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
+    """Decode and check a definition; DefinitionError names the offending key."""
+    decode = msgspec.toml.decode if toml else msgspec.json.decode
+    try:
+        return decode(text, type=Definition)
+    except msgspec.ValidationError as error:
+        # __post_init__ errors arrive wrapped; both kinds name their key.
+        raise DefinitionError(str(error)) from None
+    except msgspec.DecodeError as error:
+        raise DefinitionError(f"not valid {'TOML' if toml else 'JSON'}: {error}") from None
+
+
+def _place_range(places: str) -> range:
+    first, _, last = places.partition("-")
+    try:
+        start, stop = int(first), int(last or first)
+    except ValueError:
+        raise DefinitionError(f"payouts: places {places!r} must be like '1' or '11-20'") from None
+    if not 1 <= start <= stop:
+        raise DefinitionError(f"payouts: places {places!r} must count up from 1")
+    return range(start, stop + 1)
+
+
+def prize_table(payouts: list[Payout]) -> list[Fraction]:
+    """Each paid place's exact share of the pool, place 1 first."""
+    shares: dict[int, Fraction] = {}
+    for payout in payouts:
+        share = Fraction(str(payout.percent)) / 100
+        if share <= 0:
+            raise DefinitionError(f"payouts: places {payout.places!r} need a positive percent")
+        for place in _place_range(payout.places):
+            if place in shares:
+                raise DefinitionError(f"payouts: place {place} is paid twice")
+            shares[place] = share
+    if sorted(shares) != list(range(1, len(shares) + 1)):
+        raise DefinitionError("payouts: paid places must run 1, 2, 3 ... without gaps")
+    table = [shares[place] for place in range(1, len(shares) + 1)]
+    if sum(table) != 1:
+        raise DefinitionError(f"payouts: percentages add up to {float(sum(table) * 100):g}%, not 100%")
+    if any(a < b for a, b in zip(table, table[1:])):
+        raise DefinitionError("payouts: a better place must never pay less than a worse one")
+    return table
+
+
+def prizes_cents(payouts: list[Payout], pool_cents: int) -> list[int]:
+    """Prize per place in cents, place 1 first; leftover cents go to first (rules.md G.30)."""
+    prizes = [math.floor(share * pool_cents) for share in prize_table(payouts)]
+    prizes[0] += pool_cents - sum(prizes)
+    return prizes
+
+
+def hand_for_hand_points(prizes: list[int], min_jump_cents: int = 1) -> list[int]:
+    """Players-left counts N where the next bust (place N) changes prize money enough (rules.md D.14).
+
+    The next bust takes place N; hand-for-hand is due when the place above it
+    pays at least ``min_jump_cents`` more. The director adds the other
+    condition: only while two or more tables play.
+    """
+    def prize(place: int) -> int:
+        return prizes[place - 1] if place <= len(prizes) else 0
+
+    return [n for n in range(len(prizes) + 1, 1, -1) if prize(n - 1) - prize(n) >= min_jump_cents]
+
+
+# ------------------------------------------------------------------- defaults
+
+_BLINDS = (
+    (25, 50), (50, 100), (75, 150), (100, 200), (150, 300), (200, 400), (300, 600), (400, 800),
+    (500, 1000), (600, 1200), (800, 1600), (1000, 2000), (1500, 3000), (2000, 4000), (3000, 6000),
+    (4000, 8000), (5000, 10000), (6000, 12000), (8000, 16000), (10000, 20000), (15000, 30000),
+    (20000, 40000), (30000, 60000), (40000, 80000), (50000, 100000), (60000, 120000),
+    (80000, 160000), (100000, 200000), (150000, 300000), (200000, 400000), (300000, 600000),
+    (400000, 800000), (500000, 1000000), (600000, 1200000), (800000, 1600000), (1000000, 2000000),
+)
+
+
+def default_levels(minutes: float = 10.0) -> list[Level]:
+    """A standard schedule for a 10,000-chip stack; the big-blind ante starts at level 3."""
+    return [
+        Level(sb, bb, ante=bb if number >= 2 else 0, bb_ante=number >= 2, minutes=minutes)
+        for number, (sb, bb) in enumerate(_BLINDS)
+    ]
+
+
+def default_payouts(entrants: int) -> list[Payout]:
+    """Tiered payouts for a field: about 15% paid, places 1-10 one by one, then tiers of ten (11-20 ...).
+
+    Shares fall off as a power of the place (a common shape of online
+    schedules). Within a tier every place gets the tier's average. Percentages
+    are kept to three decimals, and first place takes the rounding.
+    """
+    if entrants < 2:
+        raise ValueError("a tournament needs at least two entrants")
+    paid = 1 if entrants <= 3 else 2 if entrants <= 6 else 3 if entrants <= 10 else max(3, round(entrants * 0.15))
+    if paid > 10:
+        paid = 10 + math.ceil((paid - 10) / 10) * 10  # whole tiers of ten after place 10
+    groups: list[range] = [range(p, p + 1) for p in range(1, min(paid, 10) + 1)]
+    groups += [range(start, start + 10) for start in range(11, paid + 1, 10)]
+    weight = [1 / place**1.1 for place in range(1, paid + 1)]
+    total = sum(weight)
+    thousandths = []
+    for group in groups:
+        average = sum(weight[p - 1] for p in group) / len(group) / total
+        thousandths.append(max(1, round(average * 100_000)))  # percent * 1000
+    thousandths[0] += 100_000 - sum(t * len(g) for t, g in zip(thousandths, groups))
+    return [
+        Payout(places=str(g.start) if len(g) == 1 else f"{g.start}-{g.stop - 1}", percent=t / 1000)
+        for g, t in zip(groups, thousandths)
+    ]

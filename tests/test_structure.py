@@ -1,0 +1,104 @@
+"""Tournament definitions: loading, refusals that name the key, payouts in cents, hand-for-hand points."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.structure import (
+    DefinitionError,
+    Payout,
+    default_levels,
+    default_payouts,
+    hand_for_hand_points,
+    load_definition,
+    prizes_cents,
+)
+
+
+def definition(**changes) -> dict:
+    base = {
+        "name": "Sunday 350",
+        "seats_per_table": 10,
+        "starting_stack": 10000,
+        "buy_in_cents": 10000,
+        "fee_cents": 1000,
+        "min_players": 2,
+        "max_players": 1000,
+        "levels": [{"small_blind": 25, "big_blind": 50, "minutes": 10}, {"small_blind": 50, "big_blind": 100, "ante": 100, "bb_ante": True, "hands": 20}],
+        "payouts": [{"places": "1", "percent": 60}, {"places": "2", "percent": 40}],
+    }
+    base.update(changes)
+    return base
+
+
+def test_a_definition_loads_from_json_and_toml():
+    loaded = load_definition(json.dumps(definition()))
+    assert loaded.levels[1].bb_ante and loaded.levels[1].hands == 20
+    assert loaded.hand_for_hand_min_jump_cents == 1 and loaded.action_seconds == 15
+    toml = """
+name = "Turbo"
+seats_per_table = 6
+starting_stack = 1500
+buy_in_cents = 500
+fee_cents = 50
+min_players = 2
+max_players = 60
+[[levels]]
+small_blind = 10
+big_blind = 20
+minutes = 3
+[[payouts]]
+places = "1"
+percent = 100
+"""
+    assert load_definition(toml, toml=True).seats_per_table == 6
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"seats_per_table": 11}, "seats_per_table"),
+        ({"starting_stack": "lots"}, "starting_stack"),
+        ({"levels": [{"small_blind": 25, "big_blind": "x", "minutes": 10}]}, "levels[0].big_blind"),
+        ({"levels": [{"small_blind": 25, "big_blind": 50}]}, "levels[0]: give exactly one of minutes or hands"),
+        ({"levels": [{"small_blind": 75, "big_blind": 50, "hands": 5}]}, "levels[0].small_blind"),
+        ({"payouts": [{"places": "1", "percent": 60}]}, "add up to 60%"),
+        ({"payouts": [{"places": "1", "percent": 50}, {"places": "3", "percent": 50}]}, "without gaps"),
+        ({"payouts": [{"places": "one", "percent": 100}]}, "places 'one'"),
+        ({"min_players": 50, "max_players": 10}, "min_players"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_definition_is_refused_naming_the_key(changes, named):
+    with pytest.raises(DefinitionError, match=named.replace("[", r"\[").replace("]", r"\]")):
+        load_definition(json.dumps(definition(**changes)))
+
+
+def test_prizes_are_whole_cents_and_add_up_to_the_pool():
+    payouts = [Payout("1", 50), Payout("2", 30), Payout("3", 20)]
+    assert prizes_cents(payouts, 100_001) == [50_001, 30_000, 20_000]  # the odd cent goes to first
+    for entrants in (2, 7, 45, 350, 1234, 10_000):
+        pool = entrants * 1_099
+        prizes = prizes_cents(default_payouts(entrants), pool)
+        assert sum(prizes) == pool and prizes == sorted(prizes, reverse=True) and prizes[-1] > 0
+
+
+def test_default_payouts_pay_tiers_of_ten_after_the_final_table():
+    payouts = default_payouts(350)
+    places = [p.places for p in payouts]
+    assert places[:10] == [str(i) for i in range(1, 11)]
+    assert places[10:13] == ["11-20", "21-30", "31-40"]
+    assert len(default_levels()) > 20 and default_levels()[2].bb_ante
+
+
+def test_seed_example_hand_for_hand_at_41_31_21_and_11():
+    # 350 entrants, 40 paid; places 11-20, 21-30 and 31-40 each share one percentage.
+    payouts = [Payout(str(p), pct) for p, pct in zip(range(1, 11), (20, 12, 9, 7, 6, 5, 4, 3.5, 3, 2.5))]
+    payouts += [Payout("11-20", 1.2), Payout("21-30", 0.9), Payout("31-40", 0.7)]
+    prizes = prizes_cents(payouts, 350 * 10_000)
+    points = hand_for_hand_points(prizes)
+    # With 10 seats a table, ten players or fewer sit at one table: hand-for-hand needs two.
+    assert [n for n in points if n > 10] == [41, 31, 21, 11]
+    assert hand_for_hand_points(prizes, min_jump_cents=10**9) == []
