@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cards import shuffled_deck  # noqa: E402
+from engine.cards import card_text, shuffled_deck  # noqa: E402
 from engine.hand import POKERKIT_RULES, Hand  # noqa: E402
 
 
@@ -83,10 +83,17 @@ def run_ours(hands, seats: int) -> float:
     return len(hands) / (time.perf_counter() - start)
 
 
+def deal_board(state, board: list[int], dealt: int) -> int:
+    """Deal PokerKit the board cards it now expects; returns how many are dealt."""
+    while state.can_deal_board():
+        count = 3 if dealt == 0 else 1
+        state.deal_board(card_text(board[dealt:dealt + count]))
+        dealt += count
+    return dealt
+
+
 def run_pokerkit(hands, seats: int) -> float:
     from pokerkit import Automation, Mode, NoLimitTexasHoldem
-
-    from engine.cards import card_text
 
     automations = (
         Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
@@ -103,10 +110,7 @@ def run_pokerkit(hands, seats: int) -> float:
         board = [deck[2 * seats + k] for k in (1, 2, 3, 5, 7)]
         dealt = 0
         for command, amount in commands:
-            while state.can_deal_board():
-                count = 3 if dealt == 0 else 1
-                state.deal_board(card_text(board[dealt:dealt + count]))
-                dealt += count
+            dealt = deal_board(state, board, dealt)
             # The same questions our run asks: who acts, may he fold, what a call costs, the raise range.
             state.actor_index, state.can_fold(), state.checking_or_calling_amount
             if state.can_complete_bet_or_raise_to():
@@ -117,10 +121,7 @@ def run_pokerkit(hands, seats: int) -> float:
                 state.complete_bet_or_raise_to(amount)
             else:
                 state.check_or_call()
-        while state.can_deal_board():
-            count = 3 if dealt == 0 else 1
-            state.deal_board(card_text(board[dealt:dealt + count]))
-            dealt += count
+        deal_board(state, board, dealt)
     return len(hands) / (time.perf_counter() - start)
 
 

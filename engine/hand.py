@@ -409,18 +409,18 @@ class Hand:
         self.short_sum = 0
         self.short_pending = False
         self.acted = [False] * n
+        max_bet = self._max_bet = max(bets)
         if self.street == 0:
             # Left of the largest blind posted (PokerKit; normally the big blind).
             due = self._blind_due
             top = max(range(n), key=lambda i: (bets[i] if due[i] else 0, i))
             self.opener = (top + 1) % n
-            self.level = max(bets)
+            self.level = max_bet
             if self.rules.short_blind == "full" and self.level < self.big_blind:
                 self.level = self.big_blind
         else:
             self.opener = 0
             self.level = 0
-        self._max_bet = max(bets)
         self._measure_reach()
         second = self._reach_second
         opener = self.opener
@@ -430,7 +430,7 @@ class Hand:
             if not folded[i] and stacks[i] and second - bets[i] > 0:
                 queue.append(i)
         self.queue = queue
-        if not queue or (len(queue) == 1 and bets[queue[0]] >= max(bets)):
+        if not queue or (len(queue) == 1 and bets[queue[0]] >= max_bet):
             self._end_betting()
 
     def _measure_reach(self) -> None:

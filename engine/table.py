@@ -76,15 +76,13 @@ class Table:
         """Fix the next hand's positions: the button and blinds move on."""
         positions, activated = self._positions()
         self.waiting -= activated
-        self.last_sb_seat = positions.sb_seat if positions.sb_seat is not None else self._sb_position(positions)
+        # With a dead small blind its seat (the last big blind's) still carries the button next hand;
+        # the first hand always has a small blind.
+        self.last_sb_seat = positions.sb_seat if positions.sb_seat is not None else self.last_bb_seat
         self.last_bb_seat = positions.bb_seat
         return positions
 
     # ---------------------------------------------------------------- internals
-
-    def _sb_position(self, positions: Positions) -> int:
-        # With a dead small blind the seat that would have posted still carries the button next.
-        return self.last_bb_seat if self.last_bb_seat is not None else positions.button_seat
 
     def _next_from(self, seat: int, active: set[int]) -> int:
         for step in range(1, self.size + 1):
