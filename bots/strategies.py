@@ -1,22 +1,126 @@
 """Bot strategies: pure functions from what a seat can see to a decision.
 
-A strategy gets the legal actions (engine.hand.LegalActions) and an RNG and
-returns ``(action, amount)`` as ``Hand.act`` takes it. Nothing here may look
-at other players' hole cards.
+A strategy gets a :class:`SeatView` and an RNG and returns ``(action, amount)``
+as ``Hand.act`` takes it. A view holds only what the seat's owner sees: their
+own hole cards, the board, the pot, their stack and the legal actions.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import NamedTuple
 
-from engine.hand import LegalActions
+from engine.cards import RANKS
+from engine.evaluate import hand_category, hand_strength
+from engine.hand import Hand, LegalActions
+
+Decision = tuple[str, int | None]
 
 
-def random_player(legal: LegalActions, rng: random.Random) -> tuple[str, int | None]:
+class SeatView(NamedTuple):
+    legal: LegalActions
+    hole: tuple[int, int]
+    board: tuple[int, ...]
+    pot: int  # every chip in the middle, this street's bets included
+    stack: int
+    big_blind: int
+
+
+def seat_view(hand: Hand) -> SeatView:
+    """What the player to act sees of ``hand`` (the simulator's in-process stand-in for the wire)."""
+    legal = hand.legal_actions()
+    seat = legal.player
+    pot = sum(hand.committed) + sum(hand.bets) + hand.dead
+    return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, hand.stacks[seat], hand.big_blind)
+
+
+def _passive(legal: LegalActions) -> Decision:
+    return ("check", None) if legal.can_check else ("call", None)
+
+
+def _check_or_fold(legal: LegalActions) -> Decision:
+    return ("check", None) if legal.can_check else ("fold", None)
+
+
+def _raise(legal: LegalActions, to: int) -> Decision:
+    """Raise to ``to``, kept inside the legal range; call when no raise is allowed."""
+    if legal.min_raise_to is None:
+        return _passive(legal)
+    return "raise", max(legal.min_raise_to, min(legal.max_raise_to, to))
+
+
+def random_player(view: SeatView, rng: random.Random) -> Decision:
     """Checks or calls mostly, raises sometimes, folds to some bets."""
+    legal = view.legal
     roll = rng.random()
     if legal.min_raise_to is not None and roll < 0.15:
         return "raise", rng.randint(legal.min_raise_to, min(legal.max_raise_to, 3 * legal.min_raise_to))
     if legal.can_fold and roll > 0.7:
         return "fold", None
-    return ("check", None) if legal.can_check else ("call", None)
+    return _passive(legal)
+
+
+def calling_station(view: SeatView, rng: random.Random) -> Decision:
+    """Never folds, never raises."""
+    return _passive(view.legal)
+
+
+def preflop_score(hole: tuple[int, int]) -> int:
+    """A rough starting-hand score, 0-100: pairs and high, suited, connected cards score higher."""
+    high, low = sorted((hole[0] // 4, hole[1] // 4), reverse=True)
+    if high == low:
+        return 50 + 4 * high
+    score = 3 * high + 2 * low
+    if hole[0] % 4 == hole[1] % 4:
+        score += 6
+    if high - low == 1:
+        score += 4
+    return score
+
+
+ACE = RANKS.index("A")
+PREMIUM = preflop_score((4 * ACE, 4 * RANKS.index("J")))  # AJ offsuit and better
+
+
+def tight_aggressive(view: SeatView, rng: random.Random) -> Decision:
+    """Plays few hands, raises them; after the flop bets made hands and gives up on air.
+
+    Pre-flop it raises the top hands, calls cheap with middling ones and
+    folds the rest. After the flop: two pair or better bets the pot, one pair
+    calls up to half its stack, anything less checks or folds.
+    """
+    legal = view.legal
+    if not view.board:
+        score = preflop_score(view.hole)
+        if score >= PREMIUM:
+            return _raise(legal, 3 * max(view.big_blind, legal.call + legal.call // 2) + legal.call)
+        if score >= 45 and legal.call <= 3 * view.big_blind:
+            return _passive(legal)
+        return _check_or_fold(legal)
+    category = hand_category(hand_strength(view.hole + view.board))
+    if category not in ("High Card", "Pair"):
+        return _raise(legal, view.pot + legal.call)
+    if category == "Pair" and legal.call <= view.stack // 2:
+        return _passive(legal)
+    return _check_or_fold(legal)
+
+
+def push_fold(view: SeatView, rng: random.Random) -> Decision:
+    """Short-stack play: at ten big blinds or less, all-in with a decent hand, otherwise fold; deeper, tight."""
+    legal = view.legal
+    if view.stack + legal.call > 10 * view.big_blind or view.board:
+        return tight_aggressive(view, rng)
+    if preflop_score(view.hole) >= 40:
+        return ("raise", legal.max_raise_to) if legal.max_raise_to is not None else _passive(legal)
+    return _check_or_fold(legal)
+
+
+Strategy = Callable[[SeatView, random.Random], Decision]
+
+STRATEGIES: dict[str, Strategy] = {
+    "random": random_player,
+    "station": calling_station,
+    "tag": tight_aggressive,
+    "pushfold": push_fold,
+}

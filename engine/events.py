@@ -1,4 +1,4 @@
-"""Frozen records of everything that happens in a hand.
+"""Frozen records of everything that happens in a hand and in a tournament.
 
 Each step of a hand appends one of these, so a hand can be replayed, journaled
 and broadcast. They are msgspec Structs: cheap to build on the hot path and
@@ -79,3 +79,117 @@ class HandEnded(Event, frozen=True, tag="hand_ended"):
     """Final stacks, in the hand's player order."""
 
     stacks: tuple[int, ...]
+
+
+# --------------------------------------------------------------- tournament
+# The director's records (engine.director), documented for readers of
+# ``mttsim simulate --events-out`` in docs/events.md.
+
+
+class StatusChanged(Event, frozen=True, tag="status_changed"):
+    status: Literal["waiting", "register", "running", "finished", "cancelled"]
+
+
+class Registered(Event, frozen=True, tag="registered"):
+    """An entry paid ``paid_cents`` (buy-in plus fee)."""
+
+    player: str
+    paid_cents: int
+
+
+class Refunded(Event, frozen=True, tag="refunded"):
+    """Money back to an entry: unregistration or a cancelled tournament (rules.md F.23)."""
+
+    player: str
+    refund_cents: int
+    reason: Literal["unregistered", "cancelled"]
+
+
+class Seated(Event, frozen=True, tag="seated"):
+    """A player's seat at the start (the initial draw, rules.md A.1)."""
+
+    player: str
+    table: int
+    seat: int
+    stack: int
+
+
+class SeatStack(msgspec.Struct, frozen=True):
+    player: str
+    seat: int
+    stack: int
+
+
+class HandStarted(Event, frozen=True, tag="hand_started"):
+    """``players`` are dealt in, clockwise from the first seat left of the button."""
+
+    table: int
+    hand: int
+    button: int
+    level: int
+    players: tuple[SeatStack, ...]
+
+
+class HandFinished(Event, frozen=True, tag="hand_finished"):
+    table: int
+    hand: int
+    stacks: dict[str, int]
+
+
+class PlayerEliminated(Event, frozen=True, tag="player_eliminated"):
+    player: str
+    place: int
+    prize_cents: int
+
+
+class TableBroken(Event, frozen=True, tag="table_broken"):
+    """A table closed (rules.md B.5-B.8); its players' moves follow as ``player_moved``."""
+
+    table: int
+    players_left: int
+
+
+class PlayerMoved(Event, frozen=True, tag="player_moved"):
+    player: str
+    from_table: int
+    to_table: int
+    seat: int
+    reason: Literal["break", "balance"]
+
+
+class HandForHandStarted(Event, frozen=True, tag="hand_for_hand_started"):
+    players_left: int
+
+
+class HandForHandEnded(Event, frozen=True, tag="hand_for_hand_ended"):
+    players_left: int
+
+
+class LevelChanged(Event, frozen=True, tag="level_changed"):
+    """Level numbers count from 1, as a tournament clock shows them."""
+
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    bb_ante: bool
+
+
+class BreakStarted(Event, frozen=True, tag="break_started"):
+    """No hand starts until ``until`` (seconds on the caller's clock)."""
+
+    until: float
+
+
+class BreakEnded(Event, frozen=True, tag="break_ended"):
+    pass
+
+
+class Result(msgspec.Struct, frozen=True):
+    player: str
+    place: int
+    prize_cents: int
+
+
+class TournamentFinished(Event, frozen=True, tag="tournament_finished"):
+    results: tuple[Result, ...]

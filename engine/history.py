@@ -102,7 +102,12 @@ def to_phh(
 
 def to_phhs(phh_texts: Iterable[str]) -> str:
     """Many PHH texts as one ``.phhs`` file of sections ``[1]``, ``[2]`` ..."""
-    return "\n".join(f"[{i}]\n{text}" for i, text in enumerate(phh_texts, start=1))
+    return "\n".join(phhs_section(i, text) for i, text in enumerate(phh_texts, start=1))
+
+
+def phhs_section(number: int, phh_text: str) -> str:
+    """One numbered section of a ``.phhs`` file; sections are joined by a blank line."""
+    return f"[{number}]\n{phh_text}"
 
 
 def _toml(value: object) -> str:

@@ -116,9 +116,19 @@ def prize_table(payouts: list[Payout]) -> list[Fraction]:
     return table
 
 
-def prizes_cents(payouts: list[Payout], pool_cents: int) -> list[int]:
-    """Prize per place in cents, place 1 first; leftover cents go to first (rules.md G.30)."""
-    prizes = [math.floor(share * pool_cents) for share in prize_table(payouts)]
+def prizes_cents(payouts: list[Payout], pool_cents: int, entrants: int | None = None) -> list[int]:
+    """Prize per place in cents, place 1 first; leftover cents go to first (rules.md G.30).
+
+    When the table pays more places than there are ``entrants``, the places
+    nobody can finish in are dropped and the others' shares scaled up in
+    proportion, so the whole pool is still paid (a decision: docs/config.md).
+    """
+    shares = prize_table(payouts)
+    if entrants is not None and entrants < len(shares):
+        shares = shares[:entrants]
+        scale = sum(shares)
+        shares = [share / scale for share in shares]
+    prizes = [math.floor(share * pool_cents) for share in shares]
     prizes[0] += pool_cents - sum(prizes)
     return prizes
 

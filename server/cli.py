@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
+from pathlib import Path
 
-from bots.strategies import random_player
+import msgspec
+
+from bots.strategies import random_player, seat_view
 from engine.cards import card_text, shuffled_deck
 from engine.events import Acted, BoardDealt, HandEnded, HoleDealt, PotAwarded, Posted, Returned, Shown
 from engine.hand import Hand
+from engine.structure import Definition, load_definition
+from server.simulator import Progress, Report, default_definition, parse_mix, simulate
 
 
 def describe(event) -> str:
@@ -49,13 +55,78 @@ def demo(args: argparse.Namespace) -> int:
         hand = Hand([p for p, _ in seated], [s for _, s in seated], small_blind=10, big_blind=20,
                     deck=shuffled_deck(rng))
         while not hand.finished:
-            hand.act(*random_player(hand.legal_actions(), rng))
+            hand.act(*random_player(seat_view(hand), rng))
         for event in hand.events:
             print(describe(event))
         final = dict(zip(hand.players, hand.stacks))
         stacks = [final.get(p, 0) for p in players]
         players = players[1:] + players[:1]  # the button moves one seat
         stacks = stacks[1:] + stacks[:1]
+    return 0
+
+
+def _definition(args: argparse.Namespace) -> Definition:
+    """The tournament to simulate: a definition file, or the default structure for --players."""
+    if args.config:
+        path = Path(args.config)
+        definition = load_definition(path.read_bytes(), toml=path.suffix.lower() == ".toml")
+    else:
+        definition = default_definition(args.players or 1000)
+    if args.seats is not None:
+        definition = msgspec.structs.replace(definition, seats_per_table=args.seats)
+        if not 2 <= args.seats <= 10:
+            raise ValueError("--seats must be 2 to 10")
+    return definition
+
+
+def _progress_line(progress: Progress) -> None:
+    rate = progress.hands / progress.wall_s if progress.wall_s else 0.0
+    sys.stderr.write(f"\r{progress.players_left:>7} players left | level {progress.level:>2} | "
+                     f"{progress.tables:>5} tables | {progress.hands:>8} hands | {rate:>8,.0f} hands/s ")
+    sys.stderr.flush()
+
+
+def _summary(report: Report, definition: Definition, seed: int) -> str:
+    lines = [
+        f"{definition.name}: {report.players} players, seed {seed}",
+        f"{report.hands:,} hands in {report.wall_s:.2f} s ({report.hands_per_s:,.0f} hands/s), "
+        f"{report.simulated_hours:.1f} simulated hours",
+        f"{report.tables_broken} tables broken, {report.moves} players moved, "
+        f"hand-for-hand at {', '.join(map(str, report.hand_for_hand_at)) or 'none'} players left",
+    ]
+    paid = [r for r in report.results if r["prize_cents"] > 0]
+    for result in paid[:10]:
+        lines.append(f"  {result['place']:>4}. {result['player']:<12} ${result['prize_cents'] / 100:,.2f}")
+    if len(paid) > 10:
+        lines.append(f"  ... {len(paid) - 10} more paid places")
+    return "\n".join(lines)
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    """Play a whole tournament with bots in accelerated time (``mttsim simulate``)."""
+    try:
+        definition = _definition(args)
+        mix = parse_mix(args.mix) if args.mix else None
+    except (OSError, ValueError) as error:
+        print(f"mttsim simulate: {error}", file=sys.stderr)
+        return 2
+    players = args.players if args.players is not None else definition.max_players
+    if not 2 <= players <= definition.max_players:
+        print(f"mttsim simulate: --players must be 2 to max_players ({definition.max_players})", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    show_progress = sys.stderr.isatty() and not args.json
+    with contextlib.ExitStack() as files:
+        events_out = files.enter_context(open(args.events_out, "wb")) if args.events_out else None
+        hands_out = files.enter_context(open(args.hands_out, "w", encoding="utf-8")) if args.hands_out else None
+        report = simulate(definition, players, seed, mix=mix, events_out=events_out, hands_out=hands_out,
+                          progress=_progress_line if show_progress else None)
+    if show_progress:
+        sys.stderr.write("\n")
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+    else:
+        print(_summary(report, definition, seed))
     return 0
 
 
@@ -67,6 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     demo_parser.add_argument("--hands", type=int, default=3)
     demo_parser.add_argument("--seed", type=int, default=None)
     demo_parser.set_defaults(run=demo)
+    simulate_parser = commands.add_parser("simulate", help="play a whole tournament with bots, in accelerated time")
+    simulate_parser.add_argument("--config", help="tournament definition, JSON or TOML (docs/config.md)")
+    simulate_parser.add_argument("--players", type=int, help="entries (default: 1000, or max_players of --config)")
+    simulate_parser.add_argument("--seats", type=int, help="seats per table (overrides the definition)")
+    simulate_parser.add_argument("--seed", type=int, help="same seed, same tournament")
+    simulate_parser.add_argument("--mix", help="bot strategies and weights, e.g. tag=4,pushfold=3,station=2,random=1")
+    simulate_parser.add_argument("--events-out", metavar="PATH", help="write every event as a JSON line")
+    simulate_parser.add_argument("--hands-out", metavar="PATH", help="write every hand as PHH (.phhs)")
+    simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
+    simulate_parser.set_defaults(run=simulate_command)
     args = parser.parse_args(argv)
     return args.run(args)
 

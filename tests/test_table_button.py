@@ -106,7 +106,7 @@ def test_bad_seating_is_refused():
 def test_a_table_plays_down_to_one_player_with_every_chip_kept():
     import random
 
-    from bots.strategies import random_player
+    from bots.strategies import random_player, seat_view
     from engine.cards import shuffled_deck
     from engine.events import Posted
     from engine.hand import Hand
@@ -124,7 +124,7 @@ def test_a_table_plays_down_to_one_player_with_every_chip_kept():
         big_blind = next(e.player for e in hand.events if type(e) is Posted and e.kind == "big_blind")
         assert big_blind == table.seats[positions.bb_seat]
         while not hand.finished:
-            hand.act(*random_player(hand.legal_actions(), rng))
+            hand.act(*random_player(seat_view(hand), rng))
         stacks.update(zip(hand.players, hand.stacks))
         for seat in positions.dealt:
             if stacks[table.seats[seat]] == 0:

@@ -1,0 +1,539 @@
+"""The tournament director: statuses, seating, levels, hand-for-hand, breaking, balancing, eliminations.
+
+A pure state machine, like ``engine.hand.Hand`` one level up. The caller (the
+real-time server or the accelerated simulator) owns the clock and the tables'
+pace; the director owns the rules. Every command returns the events it caused
+and has a ``verify_*`` query that raises :class:`TournamentError` naming the
+rule when the command is not allowed now (``can(name, ...)`` is the boolean
+form). A refused command changes nothing.
+
+The loop a caller runs::
+
+    events = director.advance(now)            # levels and breaks follow the caller's clock
+    for table in director.tables_ready():     # who may deal now (breaks, hand-for-hand)
+        director.start_hand(table)
+    director.act(table, "call")               # ... until director.hand(table).finished
+    director.end_hand(table)                  # stacks, eliminations, breaks, balancing
+
+Rules (../shared/docs/rules.md): statuses F.23; seating A.1, M.50; balancing
+A.3-A.4; breaking B.5-B.8; button and blinds C.9-C.12 (engine.table);
+hand-for-hand D.14-D.17; eliminations and payouts G.28-G.30.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engine.cards import shuffled_deck
+from engine.events import (
+    BreakEnded, BreakStarted, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
+    LevelChanged, PlayerEliminated, PlayerMoved, Refunded, Registered, Result, Seated, SeatStack,
+    StatusChanged, TableBroken, TournamentFinished,
+)
+from engine.hand import Hand
+from engine.seating import balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
+from engine.structure import Definition, Level, hand_for_hand_points, prizes_cents
+from engine.table import Table
+
+
+class Status(enum.StrEnum):
+    WAITING = "waiting"
+    REGISTER = "register"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class TournamentError(ValueError):
+    """A command the tournament rules do not allow now; the message names the rule."""
+
+
+class _Bust:
+    """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
+
+    __slots__ = ("player", "start_stack", "table", "position")
+
+    def __init__(self, player: str, start_stack: int, table: int, position: int) -> None:
+        self.player = player
+        self.start_stack = start_stack
+        self.table = table
+        self.position = position  # 0 = first seat dealt left of the button
+
+
+class _Playing:
+    """One open table: its seats, its hand in progress, and whether it is to be broken."""
+
+    __slots__ = ("id", "table", "hand", "number", "breaking")
+
+    def __init__(self, table_id: int, table: Table) -> None:
+        self.id = table_id
+        self.table = table
+        self.hand: Hand | None = None
+        self.number = 0  # the tournament-wide number of its current or last hand
+        self.breaking = False
+
+
+class Tournament:
+    """One tournament from announcement to results. Players are entry ids (strings)."""
+
+    def __init__(self, definition: Definition, rng: random.Random) -> None:
+        self.definition = definition
+        self.rng = rng
+        self.status = Status.WAITING
+        self.entries: list[str] = []  # registration order
+        self._people: dict[str, str] = {}  # entry -> person, only for people with several entries
+        self.stacks: dict[str, int] = {}  # live players; start-of-hand values while a hand is on
+        self.where: dict[str, tuple[int, int]] = {}  # player -> (table id, seat)
+        self.tables: dict[int, _Playing] = {}
+        self.results: dict[str, Result] = {}
+        self.prize_pool_cents = 0
+        self.prizes: list[int] = []
+        self.hands_played = 0
+        self.tables_broken = 0
+        self.moves = 0
+        self.hand_for_hand = False
+        self.hand_for_hand_at: list[int] = []
+        self.level = 0  # index into definition.levels
+        self.break_until: float | None = None
+        self._level_started_at = 0.0
+        self._hands_in_level: dict[int, int] = {}
+        self._most_hands_in_level = 0
+        self._h4h_points: set[int] = set()
+        self._round: set[int] | None = None  # tables yet to finish the hand-for-hand round
+        self._round_started: set[int] = set()
+        self._round_busts: list[_Bust] = []
+        self._idle: set[int] = set()  # open tables with no hand in progress
+        self._size: dict[int, int] = {}  # players seated, per table not being broken
+        self._by_size: list[set[int]] = [set() for _ in range(definition.seats_per_table + 1)]
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def players_left(self) -> int:
+        return len(self.stacks)
+
+    def hand(self, table: int) -> Hand | None:
+        """The table's hand in progress (or finished and not yet ended)."""
+        return self.tables[table].hand if table in self.tables else None
+
+    def hand_number(self, table: int) -> int:
+        return self.tables[table].number
+
+    def can(self, operation: str, *args: Any) -> bool:
+        """Whether ``verify_<operation>(*args)`` passes."""
+        try:
+            getattr(self, f"verify_{operation}")(*args)
+        except TournamentError:
+            return False
+        return True
+
+    def chips_in_play(self) -> int:
+        """Every chip in the tournament; equal to entries x starting stack after every event."""
+        in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
+        total = sum(stack for player, stack in self.stacks.items() if player not in in_hands)
+        return total + sum(state.hand.chips_in_play() for state in self.tables.values() if state.hand)
+
+    def tables_ready(self) -> list[int]:
+        """Tables that may deal their next hand now, lowest id first."""
+        if self.status is not Status.RUNNING or self.break_until is not None:
+            return []
+        if self.hand_for_hand:
+            if self._round is None:
+                return []
+            return sorted(t for t in self._round if t not in self._round_started)
+        return sorted(t for t in self._idle if len(self.tables[t].table.players) >= 2)
+
+    def standings(self) -> list[Result]:
+        return sorted(self.results.values(), key=lambda result: result.place)
+
+    def current_level(self) -> Level:
+        return self.definition.levels[self.level]
+
+    # ----------------------------------------------------- registration (F.23)
+
+    def verify_open_registration(self) -> None:
+        if self.status is not Status.WAITING:
+            raise TournamentError(f"registration opens only from Waiting; the tournament is {self.status}")
+
+    def open_registration(self) -> list[Event]:
+        self.verify_open_registration()
+        self.status = Status.REGISTER
+        return [StatusChanged(self.status.value)]
+
+    def verify_register(self, player: str, person: str | None = None) -> None:
+        if self.status is not Status.REGISTER:
+            raise TournamentError(f"registration is open only in Register; the tournament is {self.status}")
+        if not isinstance(player, str) or not player:
+            raise TournamentError("an entry needs a non-empty id")
+        if player in self.stacks:
+            raise TournamentError(f"{player} is already registered")
+        if len(self.entries) >= self.definition.max_players:
+            raise TournamentError(f"the tournament is full ({self.definition.max_players} entries)")
+
+    def register(self, player: str, person: str | None = None) -> list[Event]:
+        """A new entry. ``person`` groups the entries of one person, who never sit together (M.50)."""
+        self.verify_register(player, person)
+        self.entries.append(player)
+        self.stacks[player] = self.definition.starting_stack
+        if person is not None:
+            self._people[player] = person
+        return [Registered(player, self._entry_price)]
+
+    def verify_unregister(self, player: str) -> None:
+        if self.status is not Status.REGISTER:
+            raise TournamentError(f"unregistering is allowed only in Register; the tournament is {self.status}")
+        if player not in self.stacks:
+            raise TournamentError(f"{player} is not registered")
+
+    def unregister(self, player: str) -> list[Event]:
+        """Leave before the start: buy-in and fee back in full (F.23)."""
+        self.verify_unregister(player)
+        self.entries.remove(player)
+        del self.stacks[player]
+        self._people.pop(player, None)
+        return [Refunded(player, self._entry_price, "unregistered")]
+
+    def verify_cancel(self) -> None:
+        if self.status not in (Status.WAITING, Status.REGISTER):
+            raise TournamentError(
+                f"only a Waiting or Register tournament can be cancelled with full refunds; it is {self.status}")
+
+    def cancel(self) -> list[Event]:
+        """Cancel before the start; every entry gets buy-in and fee back (F.23)."""
+        self.verify_cancel()
+        return self._cancel()
+
+    def verify_start(self) -> None:
+        if self.status is not Status.REGISTER:
+            raise TournamentError(f"a tournament starts from Register; it is {self.status}")
+
+    def start(self, now: float = 0.0) -> list[Event]:
+        """Draw seats and begin level 1; below ``min_players`` entries, cancel and refund instead (F.23)."""
+        self.verify_start()
+        if len(self.entries) < self.definition.min_players:
+            return self._cancel()
+        definition = self.definition
+        self.status = Status.RUNNING
+        events: list[Event] = [StatusChanged(self.status.value)]
+        self.prize_pool_cents = definition.buy_in_cents * len(self.entries)
+        self.prizes = prizes_cents(definition.payouts, self.prize_pool_cents, len(self.entries))
+        self._h4h_points = set(hand_for_hand_points(self.prizes, definition.hand_for_hand_min_jump_cents))
+        layout = initial_draw(self.entries, definition.seats_per_table, self.rng, self._person)
+        for number, seats in enumerate(layout, start=1):
+            table = Table(definition.seats_per_table)
+            self.tables[number] = _Playing(number, table)
+            self._idle.add(number)
+            for seat, player in enumerate(seats):
+                if player is not None:
+                    table.seat(player, seat)
+                    self.where[player] = (number, seat)
+                    events.append(Seated(player, number, seat, self.stacks[player]))
+            self._track(number, len(table.players))
+        self._level_started_at = now
+        events.append(self._level_event())
+        self._check_hand_for_hand(events)
+        return events
+
+    # ---------------------------------------------------------- the clock
+
+    def advance(self, now: float) -> list[Event]:
+        """Move the tournament clock to ``now`` (seconds): levels by time or by hands, and breaks.
+
+        A level of ``hands`` ends once a table has dealt that many hands in
+        it. Breaks come after every ``breaks.every_levels`` levels and stop
+        new hands; hands in progress finish. The last level lasts until the end.
+        """
+        events: list[Event] = []
+        if self.status is not Status.RUNNING:
+            return events
+        levels = self.definition.levels
+        while True:
+            if self.break_until is not None:
+                if now < self.break_until:
+                    break
+                self._level_started_at, self.break_until = self.break_until, None
+                self.level += 1
+                events += [BreakEnded(), self._level_event()]
+                continue
+            if self.level == len(levels) - 1:
+                break
+            level = levels[self.level]
+            if level.minutes is not None:
+                ends_at = self._level_started_at + level.minutes * 60
+                if now < ends_at:
+                    break
+            elif self._most_hands_in_level >= level.hands:
+                ends_at = now
+            else:
+                break
+            self._hands_in_level.clear()
+            self._most_hands_in_level = 0
+            breaks = self.definition.breaks
+            if breaks is not None and (self.level + 1) % breaks.every_levels == 0:
+                self.break_until = ends_at + breaks.minutes * 60
+                events.append(BreakStarted(self.break_until))
+            else:
+                self.level += 1
+                self._level_started_at = ends_at
+                events.append(self._level_event())
+        return events
+
+    # ------------------------------------------------------------- hands
+
+    def verify_start_hand(self, table: int) -> None:
+        if self.status is not Status.RUNNING:
+            raise TournamentError(f"hands are dealt only while Running; the tournament is {self.status}")
+        state = self.tables.get(table)
+        if state is None:
+            raise TournamentError(f"table {table} is not open")
+        if state.hand is not None:
+            raise TournamentError(f"table {table} has a hand in progress")
+        if len(state.table.players) < 2:
+            raise TournamentError(f"table {table} has fewer than two players; it waits for balancing (A.3)")
+        if self.break_until is not None:
+            raise TournamentError("the tournament is on a break")
+        if self.hand_for_hand:
+            if self._round is None:
+                raise TournamentError("hand-for-hand: every table finishes its hand before the next deal (D.15)")
+            if table in self._round_started:
+                raise TournamentError(
+                    f"hand-for-hand: table {table} waits until every table has finished this round (D.15)")
+
+    def start_hand(self, table: int) -> list[Event]:
+        """Deal the table's next hand at the current level; the button and blinds move on (C.9-C.12)."""
+        self.verify_start_hand(table)
+        state = self.tables[table]
+        level = self.definition.levels[self.level]
+        positions = state.table.start_hand()
+        seats = state.table.seats
+        players = [seats[seat] for seat in positions.dealt]
+        stacks = [self.stacks[player] for player in players]
+        state.hand = Hand(
+            players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
+            ante=level.ante, bb_ante=level.bb_ante, deck=shuffled_deck(self.rng),
+            sb_index=positions.sb_index, bb_index=positions.bb_index,
+        )
+        self.hands_played += 1
+        state.number = self.hands_played
+        self._idle.discard(table)
+        if self._round is not None:
+            self._round_started.add(table)
+        dealt = self._hands_in_level.get(table, 0) + 1
+        self._hands_in_level[table] = dealt
+        self._most_hands_in_level = max(self._most_hands_in_level, dealt)
+        return [HandStarted(
+            table, state.number, positions.button_seat, self.level + 1,
+            tuple(SeatStack(p, seat, stack) for p, seat, stack in zip(players, positions.dealt, stacks)),
+        )]
+
+    def verify_act(self, table: int) -> None:
+        state = self.tables.get(table)
+        if state is None or state.hand is None:
+            raise TournamentError(f"table {table} has no hand in progress")
+
+    def act(self, table: int, action: str, amount: int | None = None, player: str | None = None) -> list[Event]:
+        """A decision in the table's hand; ``engine.hand.IllegalAction`` names a broken betting rule."""
+        self.verify_act(table)
+        return self.tables[table].hand.act(action, amount, player)
+
+    def verify_end_hand(self, table: int) -> None:
+        state = self.tables.get(table)
+        if state is None or state.hand is None:
+            raise TournamentError(f"table {table} has no hand in progress")
+        if not state.hand.finished:
+            raise TournamentError(f"table {table}'s hand is not finished")
+
+    def end_hand(self, table: int) -> list[Event]:
+        """Settle a finished hand: stacks, then (outside a hand-for-hand round) eliminations, breaks, balancing."""
+        self.verify_end_hand(table)
+        state = self.tables[table]
+        hand = state.hand
+        state.hand = None
+        self._idle.add(table)
+        busts = []
+        for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
+            if stack == 0:
+                busts.append(_Bust(player, hand.starting_stacks[position], table, position))
+            self.stacks[player] = stack
+        events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]
+        if self._round is not None and table in self._round:
+            self._round_busts += busts
+            self._round.discard(table)
+            if not self._round:
+                self._close_round(events)
+            return events
+        self._eliminate(busts, events)
+        if self.status is Status.RUNNING:
+            self._after_change(events)
+        return events
+
+    # ---------------------------------------------------------- internals
+
+    @property
+    def _entry_price(self) -> int:
+        return self.definition.buy_in_cents + self.definition.fee_cents
+
+    @property
+    def _person(self) -> Callable[[str], str] | None:
+        """The multi-entry constraint, or None when every entry is a person of its own (the fast path)."""
+        return person_of(self._people) if self._people else None
+
+    def _cancel(self) -> list[Event]:
+        self.status = Status.CANCELLED
+        events: list[Event] = [StatusChanged(self.status.value)]
+        events += [Refunded(player, self._entry_price, "cancelled") for player in self.entries]
+        self.stacks.clear()
+        return events
+
+    def _level_event(self) -> LevelChanged:
+        level = self.definition.levels[self.level]
+        return LevelChanged(self.level + 1, level.small_blind, level.big_blind, level.ante, level.bb_ante)
+
+    def _track(self, table: int, size: int | None) -> None:
+        """Record a table's player count (None: it is being broken and no longer counts)."""
+        old = self._size.pop(table, None)
+        if old is not None:
+            self._by_size[old].discard(table)
+        if size is not None:
+            self._size[table] = size
+            self._by_size[size].add(table)
+
+    def _prize(self, place: int) -> int:
+        return self.prizes[place - 1] if place <= len(self.prizes) else 0
+
+    def _eliminate(self, busts: list[_Bust], events: list[Event]) -> None:
+        """One hand's or round's busts take places N_after+1 .. N_before (G.28-G.30).
+
+        More chips at the start of the hand places higher. Equal stacks take
+        consecutive places by position (table, then the first seat left of the
+        button first) and share those places' prizes, the odd cents going to
+        the better-placed.
+        """
+        if not busts:
+            return
+        before = self.players_left
+        busts.sort(key=lambda b: (-b.start_stack, b.table, b.position))
+        place = before - len(busts) + 1
+        awarded: list[Result] = []
+        index = 0
+        while index < len(busts):
+            tied = [b for b in busts[index:] if b.start_stack == busts[index].start_stack]
+            places = range(place, place + len(tied))
+            share, odd = divmod(sum(self._prize(k) for k in places), len(tied))
+            for rank, (bust, finish) in enumerate(zip(tied, places)):
+                awarded.append(Result(bust.player, finish, share + (1 if rank < odd else 0)))
+            index += len(tied)
+            place += len(tied)
+        for result in reversed(awarded):  # the worst place first, as a floor announces them
+            table_id, seat = self.where.pop(result.player)
+            self.tables[table_id].table.remove(seat)
+            if table_id in self._size:
+                self._track(table_id, self._size[table_id] - 1)
+            del self.stacks[result.player]
+            self.results[result.player] = result
+            events.append(PlayerEliminated(result.player, result.place, result.prize_cents))
+        if self.players_left == 1:
+            self._finish(events)
+
+    def _finish(self, events: list[Event]) -> None:
+        (winner,) = self.stacks
+        self.results[winner] = Result(winner, 1, self._prize(1))
+        self.status = Status.FINISHED
+        self.hand_for_hand = False
+        events += [TournamentFinished(tuple(self.standings())), StatusChanged(self.status.value)]
+
+    def _after_change(self, events: list[Event]) -> None:
+        """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
+        self._plan_breaks()
+        for table in sorted(t for t in self._idle if self.tables[t].breaking):
+            self._break(table, events)
+        self._balance(events)
+        self._check_hand_for_hand(events)
+
+    def _plan_breaks(self) -> None:
+        """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
+        needed = math.ceil(self.players_left / self.definition.seats_per_table)
+        while len(self._size) > needed:
+            fewest = next(bucket for bucket in self._by_size if bucket)
+            table = self.rng.choice(sorted(fewest))
+            self.tables[table].breaking = True
+            self._track(table, None)
+
+    def _break(self, table: int, events: list[Event]) -> None:
+        """Close a locked table after its hand; its players draw open seats at the other tables (B.7)."""
+        state = self.tables.pop(table)
+        self._idle.discard(table)
+        self.tables_broken += 1
+        events.append(TableBroken(table, self.players_left))
+        targets = {t: self.tables[t].table for t in self._size}
+        for player, to_table, seat in draw_open_seats(state.table.players, targets, self.rng, self._person):
+            self.where[player] = (to_table, seat)
+            self._track(to_table, self._size[to_table] + 1)
+            events.append(PlayerMoved(player, table, to_table, seat, "break"))
+        self.moves += len(state.table.players)
+
+    def _balance(self, events: list[Event]) -> None:
+        """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
+        while len(self._size) >= 2:
+            sizes = [size for size, bucket in enumerate(self._by_size) if bucket]
+            shortest, fullest = sizes[0], sizes[-1]
+            if fullest - shortest < 2:
+                return
+            sources = [t for t in self._idle if self._size.get(t) == fullest]
+            if not sources:
+                return  # a fullest table moves someone when its hand ends
+            source = self.tables[min(sources)]
+            destination = self.tables[self.rng.choice(sorted(self._by_size[shortest]))]
+            seat = balancing_mover(source.table, destination.table, self._person)
+            to_seat = worst_seat(destination.table)
+            player = source.table.remove(seat)
+            destination.table.seat(player, to_seat)
+            self.where[player] = (destination.id, to_seat)
+            self._track(source.id, fullest - 1)
+            self._track(destination.id, shortest + 1)
+            self.moves += 1
+            events.append(PlayerMoved(player, source.id, destination.id, to_seat, "balance"))
+
+    def _hand_for_hand_due(self) -> bool:
+        """D.14: two or more tables, and the next bust changes prize money by at least the jump."""
+        return len(self._size) >= 2 and self.players_left in self._h4h_points
+
+    def _check_hand_for_hand(self, events: list[Event]) -> None:
+        """Start hand-for-hand when due; open its round once every table has finished its hand (D.15).
+
+        A hand already in progress when hand-for-hand is called finishes as
+        usual. If its busts take the field past the pay jump, the jump has
+        happened and hand-for-hand ends before any synchronised round.
+        """
+        due = self._hand_for_hand_due()
+        if not self.hand_for_hand:
+            if not due:
+                return
+            self.hand_for_hand = True
+            self.hand_for_hand_at.append(self.players_left)
+            events.append(HandForHandStarted(self.players_left))
+        if self._round is not None:
+            return
+        if not due:
+            self.hand_for_hand = False
+            events.append(HandForHandEnded(self.players_left))
+            return
+        if len(self._idle) == len(self.tables):
+            self._round = {t for t in self.tables if len(self.tables[t].table.players) >= 2}
+            self._round_started = set()
+
+    def _close_round(self, events: list[Event]) -> None:
+        """Every table has finished the round: its busts are one batch across tables (D.17), then moves."""
+        busts, self._round_busts, self._round = self._round_busts, [], None
+        self._eliminate(busts, events)
+        if self.status is not Status.RUNNING:
+            return
+        if busts:  # D.16: ends after the first synchronised round with an elimination
+            self.hand_for_hand = False
+            events.append(HandForHandEnded(self.players_left))
+        self._after_change(events)
+

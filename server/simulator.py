@@ -1,0 +1,168 @@
+"""The accelerated simulator: a whole tournament with in-process bots, as fast as the CPU allows.
+
+A second shell over the same director the real-time server drives. Time is
+simulated: a hand takes ``HAND_SECONDS`` plus ``DECISION_SECONDS`` per
+decision of the simulated clock, so levels by minutes, breaks and the
+interleaving of tables behave as in a live room: while one table's hand is
+on, others finish theirs, bust players, break and balance. Each hand is
+played to its end when it is dealt and settled with the director at its
+simulated finishing time, which is what an observer of the tables would see.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import IO
+
+import msgspec
+
+from bots.strategies import STRATEGIES, Strategy, seat_view
+from engine.director import Status, Tournament
+from engine.events import Event
+from engine.history import phhs_section, to_phh
+from engine.structure import Definition, default_levels, default_payouts
+
+HAND_SECONDS = 8.0
+DECISION_SECONDS = 4.0
+DEFAULT_MIX = {"tag": 4, "pushfold": 3, "station": 2, "random": 1}
+
+
+class Report(msgspec.Struct):
+    """What ``mttsim simulate --json`` prints."""
+
+    players: int
+    hands: int
+    wall_s: float
+    hands_per_s: float
+    tables_broken: int
+    moves: int
+    hand_for_hand_at: list[int]
+    simulated_hours: float
+    results: list[dict]
+
+
+class Progress(msgspec.Struct):
+    players_left: int
+    level: int
+    tables: int
+    hands: int
+    wall_s: float
+
+
+def default_definition(players: int, seats_per_table: int = 9) -> Definition:
+    """A $10+$1 tournament for ``players`` with the default structure and tiered payouts."""
+    return Definition(
+        name=f"{players}-player simulation", seats_per_table=seats_per_table, starting_stack=10_000,
+        buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=max(players, 2),
+        levels=default_levels(), payouts=default_payouts(players),
+    )
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """'tag=4,random=1' -> weights per strategy name; unknown names are refused."""
+    mix: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, weight = part.partition("=")
+        name = name.strip()
+        if name not in STRATEGIES:
+            raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+        try:
+            mix[name] = float(weight or 1)
+        except ValueError:
+            raise ValueError(f"weight of {name} must be a number, not {weight!r}") from None
+    if sum(mix.values()) <= 0:
+        raise ValueError("the mix needs a positive weight")
+    return mix
+
+
+def simulate(
+    definition: Definition,
+    players: int,
+    seed: int,
+    *,
+    mix: dict[str, float] | None = None,
+    events_out: IO[bytes] | None = None,
+    hands_out: IO[str] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    progress_every_s: float = 0.25,
+    on_event: Callable[[Tournament, Event], None] | None = None,
+) -> Report:
+    """Register ``players`` bots, run the tournament to its end and report.
+
+    The director's RNG (seats, decks, breaks) and the bots' RNG are both
+    seeded from ``seed``: the same arguments give the same tournament.
+    ``on_event`` sees every director event as it happens (tests use it to
+    check invariants after every hand).
+    """
+    rng = random.Random(seed)
+    bot_rng = random.Random(rng.getrandbits(64))
+    tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
+    mix = mix or DEFAULT_MIX
+    names, weights = list(mix), list(mix.values())
+    strategy: dict[str, Strategy] = {}
+    encoder = msgspec.json.Encoder()
+    written_hands = 0
+    started = time.perf_counter()
+    next_progress = started + progress_every_s
+
+    def emit(events: list[Event]) -> None:
+        for event in events:
+            if events_out is not None:
+                events_out.write(encoder.encode(event) + b"\n")
+            if on_event is not None:
+                on_event(tournament, event)
+
+    emit(tournament.open_registration())
+    for number in range(1, players + 1):
+        player = f"bot{number}"
+        emit(tournament.register(player))
+        strategy[player] = STRATEGIES[bot_rng.choices(names, weights)[0]]
+    now = 0.0
+    emit(tournament.start(now))
+
+    finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
+    seats: dict[int, list[int]] = {}
+    while tournament.status is Status.RUNNING:
+        emit(tournament.advance(now))
+        for table in tournament.tables_ready():
+            (hand_started,) = tournament.start_hand(table)
+            emit([hand_started])
+            seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
+            hand = tournament.hand(table)
+            decisions = 0
+            while not hand.finished:
+                view = seat_view(hand)
+                action, amount = strategy[hand.players[view.legal.player]](view, bot_rng)
+                hand.act(action, amount)
+                decisions += 1
+            heapq.heappush(finishing, (now + HAND_SECONDS + DECISION_SECONDS * decisions, table))
+        if not finishing:
+            if tournament.break_until is None:
+                raise RuntimeError("the simulation is stuck: no hand in progress and no table may deal")
+            now = tournament.break_until
+            continue
+        now, table = heapq.heappop(finishing)
+        if hands_out is not None:
+            written_hands += 1
+            text = to_phh(tournament.hand(table), table=table, hand_number=tournament.hand_number(table),
+                          seats=seats[table], level=tournament.level + 1)
+            hands_out.write(("\n" if written_hands > 1 else "") + phhs_section(written_hands, text))
+        emit(tournament.end_hand(table))
+        if progress is not None and time.perf_counter() >= next_progress:
+            next_progress = time.perf_counter() + progress_every_s
+            progress(Progress(tournament.players_left, tournament.level + 1, len(tournament.tables),
+                              tournament.hands_played, time.perf_counter() - started))
+
+    wall = time.perf_counter() - started
+    return Report(
+        players=players, hands=tournament.hands_played, wall_s=round(wall, 3),
+        hands_per_s=round(tournament.hands_played / wall, 1) if wall > 0 else math.inf,
+        tables_broken=tournament.tables_broken, moves=tournament.moves,
+        hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(now / 3600, 2),
+        results=[{"player": r.player, "place": r.place, "prize_cents": r.prize_cents}
+                 for r in tournament.standings()],
+    )
