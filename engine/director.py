@@ -80,9 +80,12 @@ class _Playing:
 class Tournament:
     """One tournament from announcement to results. Players are entry ids (strings)."""
 
-    def __init__(self, definition: Definition, rng: random.Random) -> None:
+    def __init__(self, definition: Definition, rng: random.Random,
+                 deal: Callable[[random.Random], list[int]] = shuffled_deck) -> None:
+        """``deal`` shuffles each hand's deck from ``rng``; a replay or a test can hand in its own decks."""
         self.definition = definition
         self.rng = rng
+        self.deal = deal
         self.status = Status.WAITING
         self.entries: list[str] = []  # registration order
         self._people: dict[str, str] = {}  # entry -> person, only for people with several entries
@@ -314,7 +317,7 @@ class Tournament:
         stacks = [self.stacks[player] for player in players]
         state.hand = Hand(
             players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
-            ante=level.ante, bb_ante=level.bb_ante, deck=shuffled_deck(self.rng),
+            ante=level.ante, bb_ante=level.bb_ante, deck=self.deal(self.rng),
             sb_index=positions.sb_index, bb_index=positions.bb_index,
         )
         self.hands_played += 1

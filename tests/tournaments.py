@@ -1,0 +1,102 @@
+"""Test helpers: small tournaments whose hands end the way a test says."""
+
+from __future__ import annotations
+
+import random
+
+from engine.cards import card, cards, shuffled_deck
+from engine.director import Tournament
+from engine.structure import Definition, Level, Payout
+
+# The winner holds aces; the others hold low cards that can make no straight or
+# flush with this board, so aces over kings always win, and win alone.
+WINNER_HOLE = cards("AcAd")
+BOARD = cards("KsKhQsJs2h")
+LOSER_CARDS = [card(rank + suit) for rank in "345678" for suit in "cdh"]
+
+
+class RiggedDealer:
+    """Deals the deck set in ``next`` once, then shuffles as usual."""
+
+    def __init__(self) -> None:
+        self.next: list[int] | None = None
+
+    def __call__(self, rng: random.Random) -> list[int]:
+        deck, self.next = self.next, None
+        return deck if deck is not None else shuffled_deck(rng)
+
+
+def rigged_deck(n: int, winner: int) -> list[int]:
+    """A deck where player ``winner`` of an ``n``-player hand has the best hand."""
+    losers = iter(LOSER_CARDS)
+    holes = [WINNER_HOLE if i == winner else (next(losers), next(losers)) for i in range(n)]
+    top = [h[0] for h in holes] + [h[1] for h in holes]
+    used = set(top) | set(BOARD)
+    spare = [c for c in range(52) if c not in used]
+    burn = spare.pop
+    deck = top + [burn(), *BOARD[:3], burn(), BOARD[3], burn(), BOARD[4]]
+    return deck + spare
+
+
+def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2,
+               levels: list[Level] | None = None, payouts: list[Payout] | None = None, **more) -> Definition:
+    """A small tournament: blinds 10/20 for an hour unless ``levels`` say otherwise."""
+    if payouts is None:
+        share = 100 // (paid + 1)
+        payouts = [Payout(places="1", percent=100 - share * (paid - 1))]
+        if paid > 1:
+            payouts.append(Payout(places=f"2-{paid}", percent=share))
+    return Definition(
+        name="test", seats_per_table=seats, starting_stack=starting_stack, buy_in_cents=1000, fee_cents=100,
+        min_players=min_players, levels=levels or [Level(10, 20, minutes=60)], payouts=payouts,
+        **{"max_players": 10_000, **more},
+    )
+
+
+def running(players: int, seats: int, *, seed: int = 0, **options) -> tuple[Tournament, RiggedDealer]:
+    """A started tournament of ``players`` entries p1, p2 ... and its rigged dealer."""
+    dealer = RiggedDealer()
+    tournament = Tournament(definition(seats, **options), random.Random(seed), deal=dealer)
+    tournament.open_registration()
+    for number in range(1, players + 1):
+        tournament.register(f"p{number}")
+    tournament.start(0.0)
+    return tournament, dealer
+
+
+def deal(tournament: Tournament, dealer: RiggedDealer, table: int, winner: str | None = None) -> list:
+    """Start a hand at ``table`` where ``winner`` has the best cards; returns the start events.
+
+    Without a winner the deck is shuffled as usual.
+    """
+    order = [tournament.tables[table].table.seats[s] for s in tournament.tables[table].table.next_positions().dealt]
+    if winner is not None:
+        dealer.next = rigged_deck(len(order), order.index(winner))
+    return tournament.start_hand(table)
+
+
+def play_out(tournament: Tournament, table: int, all_in: set[str] | frozenset[str] = frozenset()) -> None:
+    """Players in ``all_in`` go all-in or call it; everyone else checks or folds."""
+    hand = tournament.hand(table)
+    while not hand.finished:
+        legal = hand.legal_actions()
+        player = hand.players[legal.player]
+        if player in all_in:
+            if legal.max_raise_to is not None:
+                tournament.act(table, "raise", legal.max_raise_to)
+            else:
+                tournament.act(table, "check" if legal.can_check else "call")
+        else:
+            tournament.act(table, "check" if legal.can_check else "fold")
+
+
+def hand(tournament: Tournament, dealer: RiggedDealer, table: int, winner: str | None = None,
+         all_in: set[str] | frozenset[str] = frozenset()) -> list:
+    """Deal, play and settle one hand; returns the director's events of its start and its end."""
+    events = deal(tournament, dealer, table, winner)
+    play_out(tournament, table, all_in)
+    return events + tournament.end_hand(table)
+
+
+def seated(tournament: Tournament, table: int) -> list[str]:
+    return tournament.tables[table].table.players
