@@ -119,6 +119,11 @@ class Tournament:
     def players_left(self) -> int:
         return len(self.stacks)
 
+    @property
+    def tables_to_break(self) -> list[int]:
+        """Tables chosen to close that are finishing their hand first (B.7)."""
+        return sorted(t for t, state in self.tables.items() if state.breaking)
+
     def hand(self, table: int) -> Hand | None:
         """The table's hand in progress (or finished and not yet ended)."""
         return self.tables[table].hand if table in self.tables else None

@@ -38,7 +38,7 @@ def rigged_deck(n: int, winner: int) -> list[int]:
     return deck + spare
 
 
-def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2,
+def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2, buy_in_cents: int = 1000,
                levels: list[Level] | None = None, payouts: list[Payout] | None = None, **more) -> Definition:
     """A small tournament: blinds 10/20 for an hour unless ``levels`` say otherwise."""
     if payouts is None:
@@ -47,7 +47,7 @@ def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_pla
         if paid > 1:
             payouts.append(Payout(places=f"2-{paid}", percent=share))
     return Definition(
-        name="test", seats_per_table=seats, starting_stack=starting_stack, buy_in_cents=1000, fee_cents=100,
+        name="test", seats_per_table=seats, starting_stack=starting_stack, buy_in_cents=buy_in_cents, fee_cents=100,
         min_players=min_players, levels=levels or [Level(10, 20, minutes=60)], payouts=payouts,
         **{"max_players": 10_000, **more},
     )

@@ -1,0 +1,54 @@
+"""Blind levels by the caller's clock or by hands, and breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.director import TournamentError
+from engine.events import BreakEnded, BreakStarted, LevelChanged
+from engine.structure import Breaks, Level
+from tests.tournaments import deal, hand, play_out, running
+
+MINUTE_LEVELS = [Level(10, 20, minutes=1), Level(20, 40, ante=5, minutes=1), Level(50, 100, minutes=1)]
+
+
+def test_levels_follow_the_clock_and_the_last_one_lasts():
+    tournament, dealer = running(4, 4, levels=MINUTE_LEVELS)
+    assert tournament.advance(59.9) == []
+    assert tournament.advance(60) == [LevelChanged(2, 20, 40, 5, False)]
+    deal(tournament, dealer, 1)
+    assert (tournament.hand(1).small_blind, tournament.hand(1).big_blind, tournament.hand(1).ante) == (20, 40, 5)
+    assert tournament.advance(10_000) == [LevelChanged(3, 50, 100, 0, False)]
+    assert tournament.advance(20_000) == []
+
+
+def test_a_late_clock_catches_up_level_by_level():
+    tournament, _ = running(4, 4, levels=MINUTE_LEVELS)
+    assert [e.level for e in tournament.advance(150)] == [2, 3]
+
+
+def test_breaks_stop_new_hands_and_the_next_level_starts_when_the_break_ends():
+    tournament, dealer = running(4, 4, levels=MINUTE_LEVELS, breaks=Breaks(every_levels=1, minutes=5))
+    deal(tournament, dealer, 1)
+    assert tournament.advance(60) == [BreakStarted(360.0)]
+    play_out(tournament, 1)  # the hand in progress finishes
+    tournament.end_hand(1)
+    assert tournament.tables_ready() == []
+    with pytest.raises(TournamentError, match="break"):
+        tournament.start_hand(1)
+    assert tournament.advance(359) == []
+    assert tournament.advance(360) == [BreakEnded(), LevelChanged(2, 20, 40, 5, False)]
+    assert tournament.tables_ready() == [1]
+    assert tournament.advance(419) == []
+    assert tournament.advance(420) == [BreakStarted(720.0)]
+
+
+def test_levels_by_hands_end_when_a_table_has_dealt_that_many():
+    levels = [Level(10, 20, hands=2), Level(25, 50, bb_ante=True, ante=50, hands=2)]
+    tournament, dealer = running(4, 4, levels=levels)
+    hand(tournament, dealer, 1)
+    assert tournament.advance(0) == []
+    hand(tournament, dealer, 1)
+    assert tournament.advance(0) == [LevelChanged(2, 25, 50, 50, True)]
+    deal(tournament, dealer, 1)
+    assert tournament.hand(1).bb_ante

@@ -1,0 +1,89 @@
+"""``mttsim simulate``: the JSON report, the event log and the hand histories."""
+
+from __future__ import annotations
+
+import json
+
+from pokerkit import HandHistory
+
+from engine.structure import default_payouts
+from server.cli import main
+
+EVENT_TYPES = {"hand_started", "hand_finished", "player_eliminated", "table_broken", "player_moved",
+               "hand_for_hand_started", "hand_for_hand_ended", "level_changed", "tournament_finished"}
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["simulate", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_report_events_and_hands(tmp_path, capsys):
+    events_path, hands_path = tmp_path / "events.jsonl", tmp_path / "hands.phhs"
+    code, out, _ = run(capsys, "--players", "60", "--seats", "6", "--seed", "5", "--json",
+                       "--events-out", str(events_path), "--hands-out", str(hands_path))
+    assert code == 0
+    report = json.loads(out)
+    assert {"players", "hands", "wall_s", "hands_per_s", "tables_broken", "moves", "hand_for_hand_at",
+            "results"} <= set(report)
+    assert report["players"] == 60 and len(report["results"]) == 60
+    assert sum(r["prize_cents"] for r in report["results"]) == 60 * 1000
+
+    events = [json.loads(line) for line in events_path.read_text().splitlines()]
+    assert EVENT_TYPES <= {e["type"] for e in events}
+    started = [e for e in events if e["type"] == "hand_started"]
+    assert len(started) == report["hands"]
+    assert set(started[0]) == {"type", "table", "hand", "button", "level", "players"}
+    assert set(started[0]["players"][0]) == {"player", "seat", "stack"}
+    moves = [e for e in events if e["type"] == "player_moved"]
+    assert len(moves) == report["moves"] and {m["reason"] for m in moves} <= {"break", "balance"}
+    assert events[-2]["type"] == "tournament_finished"
+    assert events[-2]["results"] == report["results"]
+
+    histories = list(HandHistory.loads_all(hands_path.read_text()))
+    assert len(histories) == report["hands"]
+    finished = {e["hand"]: e["stacks"] for e in events if e["type"] == "hand_finished"}
+    for history in histories[:200]:
+        final = list(history)[-1]  # PokerKit replays the hand to its end
+        assert dict(zip(history.players, final.stacks)) == finished[history.hand]
+
+
+def test_same_seed_same_tournament(capsys):
+    _, first, _ = run(capsys, "--players", "40", "--seed", "11", "--json")
+    _, second, _ = run(capsys, "--players", "40", "--seed", "11", "--json")
+    strip = lambda text: {k: v for k, v in json.loads(text).items() if k not in ("wall_s", "hands_per_s")}
+    assert strip(first) == strip(second)
+
+
+def test_a_config_file_is_read_and_a_bad_one_refused_naming_the_key(tmp_path, capsys):
+    config = tmp_path / "t.toml"
+    payouts = "\n".join(f'[[payouts]]\nplaces = "{p.places}"\npercent = {p.percent}' for p in default_payouts(30))
+    config.write_text(f'''name = "Friday"
+seats_per_table = 6
+starting_stack = 3000
+buy_in_cents = 500
+fee_cents = 50
+min_players = 2
+max_players = 30
+[[levels]]
+small_blind = 25
+big_blind = 50
+hands = 20
+[[levels]]
+small_blind = 100
+big_blind = 200
+minutes = 10
+{payouts}
+''')
+    code, out, _ = run(capsys, "--config", str(config), "--seed", "1")
+    assert code == 0 and "Friday: 30 players" in out
+    config.write_text(config.read_text().replace("seats_per_table = 6", "seats_per_table = 11"))
+    code, _, err = run(capsys, "--config", str(config))
+    assert code == 2 and "seats_per_table" in err
+
+
+def test_bad_arguments_are_refused(capsys):
+    assert run(capsys, "--players", "1")[0] == 2
+    code, _, err = run(capsys, "--players", "10", "--mix", "shark=1")
+    assert code == 2 and "unknown strategy 'shark'" in err

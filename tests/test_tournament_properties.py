@@ -1,0 +1,82 @@
+"""Random whole tournaments, checked after every hand (hypothesis drives the field, seats, bots and seed)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.director import Status
+from engine.events import HandFinished, HandStarted, PlayerMoved, TournamentFinished
+from engine.structure import Level
+from server.simulator import default_definition, simulate
+from tests.tournaments import definition
+
+MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
+
+
+def check_after_every_hand(total_chips: int, seats: int):
+    def watch(tournament, event):
+        if isinstance(event, PlayerMoved):
+            in_hands = {p for state in tournament.tables.values() if state.hand for p in state.hand.players}
+            assert event.player not in in_hands, f"{event.player} moved during a hand"
+        if isinstance(event, HandStarted):
+            assert len({p.player for p in event.players}) == len(event.players)
+        if not isinstance(event, HandFinished):
+            return
+        assert tournament.chips_in_play() == total_chips
+        seated = [p for state in tournament.tables.values() for p in state.table.players]
+        assert len(seated) == len(set(seated)), "a player is seated twice"
+        assert sorted(seated) == sorted(tournament.stacks), "every live player has exactly one seat"
+        for player, (table, seat) in tournament.where.items():
+            assert tournament.tables[table].table.seats[seat] == player
+        if tournament.status is Status.RUNNING:
+            pending = tournament.tables_to_break
+            assert all(tournament.tables[t].hand is not None for t in pending), "a closing table waits idle"
+            assert len(tournament.tables) - len(pending) == math.ceil(tournament.players_left / seats)
+
+    return watch
+
+
+def check_results(report, players: int, pool: int) -> None:
+    assert sorted(r["place"] for r in report.results) == list(range(1, players + 1))
+    assert len({r["player"] for r in report.results}) == players
+    assert sum(r["prize_cents"] for r in report.results) == pool
+    places = sorted(report.results, key=lambda r: r["place"])
+    assert all(a["prize_cents"] >= b["prize_cents"] for a, b in zip(places, places[1:]))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 90), seats=st.integers(2, 10), seed=st.integers(0, 2**32), mix=MIXES)
+def test_random_tournaments_keep_every_invariant(players, seats, seed, mix):
+    tournament_definition = default_definition(players, seats)
+    finished = []
+    watch = check_after_every_hand(players * tournament_definition.starting_stack, seats)
+
+    def on_event(tournament, event):
+        watch(tournament, event)
+        if isinstance(event, TournamentFinished):
+            finished.append(event)
+
+    report = simulate(tournament_definition, players, seed, mix=mix, on_event=on_event)
+    assert len(finished) == 1
+    check_results(report, players, players * tournament_definition.buy_in_cents)
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 40), seats=st.integers(2, 10), seed=st.integers(0, 2**32),
+       paid=st.integers(1, 12), hands_per_level=st.integers(1, 6))
+def test_random_tournaments_with_levels_by_hands_and_many_pay_jumps(players, seats, seed, paid, hands_per_level):
+    levels = [Level(sb, 2 * sb, hands=hands_per_level) for sb in (10, 20, 40, 80, 160, 320)]
+    tournament_definition = definition(seats, paid=paid, levels=levels, starting_stack=500)
+    watch = check_after_every_hand(players * 500, seats)
+    report = simulate(tournament_definition, players, seed, on_event=watch)
+    check_results(report, players, players * 1000)
+
+
+def test_the_same_seed_plays_the_same_tournament():
+    first = simulate(default_definition(120), 120, 7)
+    second = simulate(default_definition(120), 120, 7)
+    assert (first.results, first.hands, first.moves) == (second.results, second.hands, second.moves)
+    assert first.results != simulate(default_definition(120), 120, 8).results
