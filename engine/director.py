@@ -55,13 +55,14 @@ class TournamentError(ValueError):
 class _Bust:
     """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
 
-    __slots__ = ("player", "start_stack", "table", "position")
+    __slots__ = ("player", "start_stack", "table", "position", "tie")
 
     def __init__(self, player: str, start_stack: int, table: int, position: int) -> None:
         self.player = player
         self.start_stack = start_stack
         self.table = table
         self.position = position  # 0 = first seat dealt left of the button
+        self.tie = 0  # busts with the same value share their places' prizes
 
 
 class _Playing:
@@ -413,23 +414,31 @@ class Tournament:
     def _prize(self, place: int) -> int:
         return self.prizes[place - 1] if place <= len(self.prizes) else 0
 
-    def _eliminate(self, busts: list[_Bust], events: list[Event]) -> None:
-        """One hand's or round's busts take places N_after+1 .. N_before (G.28-G.30).
+    def _eliminate(self, busts: list[_Bust], events: list[Event], *, round_: bool = False) -> None:
+        """One hand's or round's busts take places N_after+1 .. N_before (G.28-G.30, D.17).
 
-        More chips at the start of the hand places higher. Equal stacks take
-        consecutive places by position (table, then the first seat left of the
-        button first) and share those places' prizes, the odd cents going to
-        the better-placed.
+        More chips at the start of the hand places higher, and equal stacks
+        share their places' prizes (PokerStars). For a hand-for-hand round the
+        definition may choose instead: ``wsop``, busts at different tables tie
+        (at one table the bigger stack still places higher), or ``tda``, every
+        bust of the round shares the places crossed (TDA RP-8A). Within a tie
+        places go by stack, then table, then the first seat left of the
+        button; the odd cents of a split go to the better placed.
         """
         if not busts:
             return
-        before = self.players_left
-        busts.sort(key=lambda b: (-b.start_stack, b.table, b.position))
-        place = before - len(busts) + 1
+        ties = self.definition.hand_for_hand_ties if round_ else "pokerstars"
+        for bust in busts:
+            if ties == "wsop":  # rank among the busts of the same table
+                bust.tie = sum(other.start_stack > bust.start_stack for other in busts if other.table == bust.table)
+            elif ties == "pokerstars":
+                bust.tie = -bust.start_stack
+        busts.sort(key=lambda b: (b.tie, -b.start_stack, b.table, b.position))
+        place = self.players_left - len(busts) + 1
         awarded: list[Result] = []
         index = 0
         while index < len(busts):
-            tied = [b for b in busts[index:] if b.start_stack == busts[index].start_stack]
+            tied = [b for b in busts[index:] if b.tie == busts[index].tie]
             places = range(place, place + len(tied))
             share, odd = divmod(sum(self._prize(k) for k in places), len(tied))
             for rank, (bust, finish) in enumerate(zip(tied, places)):
@@ -537,7 +546,7 @@ class Tournament:
     def _close_round(self, events: list[Event]) -> None:
         """Every table has finished the round: its busts are one batch across tables (D.17), then moves."""
         busts, self._round_busts, self._round = self._round_busts, [], None
-        self._eliminate(busts, events)
+        self._eliminate(busts, events, round_=True)
         if self.status is not Status.RUNNING:
             return
         if busts:  # D.16: ends after the first synchronised round with an elimination

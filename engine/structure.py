@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -55,6 +55,7 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     payouts: Annotated[list[Payout], msgspec.Meta(min_length=1)]
     breaks: Breaks | None = None
     hand_for_hand_min_jump_cents: Positive = 1
+    hand_for_hand_ties: Literal["pokerstars", "wsop", "tda"] = "pokerstars"
     action_seconds: Annotated[float, msgspec.Meta(gt=0)] = 15.0
     time_bank_seconds: Annotated[float, msgspec.Meta(ge=0)] = 30.0
 

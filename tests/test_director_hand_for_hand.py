@@ -10,7 +10,7 @@ from engine.director import TournamentError
 from engine.events import HandForHandEnded, HandForHandStarted, HandFinished, PlayerEliminated, TableBroken
 from engine.structure import Payout, hand_for_hand_points, prizes_cents
 from server.simulator import simulate
-from tests.tournaments import deal, definition, hand, play_out, running, seated
+from tests.tournaments import deal, definition, hand, play_out, running, seated, set_stacks
 
 SEED_PAYOUTS = [Payout(places=str(place), percent=pct) for place, pct in
                 zip(range(1, 11), (25, 15, 10, 8, 6, 5, 4, 3, 2.5, 2))] + [
@@ -119,3 +119,23 @@ def test_a_hand_in_progress_when_hand_for_hand_is_called_finishes_and_can_end_it
     events = tournament.end_hand(one)
     assert [e.players_left for e in events if isinstance(e, HandForHandEnded)] == [8]
     assert not tournament.hand_for_hand and tournament.tables_ready() == [one, two]
+
+
+@pytest.mark.parametrize("ties,expected", [
+    # c (700) and b (500) bust at table 1, e (500) at table 2; places 4-6 pay 962, 962, 0.
+    ("pokerstars", {"c": (4, 962), "b": (5, 481), "e": (6, 481)}),  # by stack; the 500s split
+    ("wsop", {"c": (4, 962), "e": (5, 962), "b": (6, 0)}),  # each table's best busts tie across tables
+    ("tda", {"c": (4, 642), "b": (5, 641), "e": (6, 641)}),  # all share; the odd cent to the bigger stack
+])
+def test_bubble_round_three_busts_on_two_tables_with_an_equal_pair_pays_each_rule_to_the_cent(ties, expected):
+    tournament, dealer = running(6, 4, paid=5, buy_in_cents=1003, hand_for_hand_ties=ties)
+    assert tournament.prizes[3:5] == [962, 962] and tournament.hand_for_hand_at == [6]
+    one, two = sorted(tournament.tables)
+    a, b, c = seated(tournament, one)
+    d, e, f = seated(tournament, two)
+    set_stacks(tournament, {a: 1800, b: 500, c: 700, d: 1800, e: 500, f: 700})
+    events = hand(tournament, dealer, one, a, all_in={a, b, c}) + hand(tournament, dealer, two, d, all_in={d, e})
+    name = {b: "b", c: "c", e: "e"}
+    results = {name[ev.player]: (ev.place, ev.prize_cents) for ev in events if isinstance(ev, PlayerEliminated)}
+    assert results == expected
+    assert [ev.players_left for ev in events if isinstance(ev, HandForHandEnded)] == [3]

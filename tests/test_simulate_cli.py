@@ -87,3 +87,15 @@ def test_bad_arguments_are_refused(capsys):
     assert run(capsys, "--players", "1")[0] == 2
     code, _, err = run(capsys, "--players", "10", "--mix", "shark=1")
     assert code == 2 and "unknown strategy 'shark'" in err
+
+
+def test_progress_reports_the_field_shrinking():
+    from server.simulator import default_definition, simulate
+
+    seen = []
+    simulate(default_definition(300), 300, 2, progress=seen.append, progress_every_s=0)
+    assert len(seen) > 10
+    left = [p.players_left for p in seen]
+    assert left == sorted(left, reverse=True) and left[0] < 300 and left[-1] >= 2
+    assert [p.hands for p in seen] == sorted(p.hands for p in seen)
+    assert all(p.tables >= 1 and p.level >= 1 for p in seen)

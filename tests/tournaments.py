@@ -100,3 +100,10 @@ def hand(tournament: Tournament, dealer: RiggedDealer, table: int, winner: str |
 
 def seated(tournament: Tournament, table: int) -> list[str]:
     return tournament.tables[table].table.players
+
+
+def set_stacks(tournament: Tournament, stacks: dict[str, int]) -> None:
+    """Arrange stacks between hands for a test; the tournament's chip total must not change."""
+    total = sum(tournament.stacks.values())
+    tournament.stacks.update(stacks)
+    assert sum(tournament.stacks.values()) == total, "a test must move chips, not make them"
