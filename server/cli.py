@@ -81,7 +81,9 @@ def _definition(args: argparse.Namespace) -> Definition:
 
 def _progress_line(progress: Progress) -> None:
     rate = progress.hands / progress.wall_s if progress.wall_s else 0.0
-    sys.stderr.write(f"\r{progress.players_left:>7} players left | level {progress.level:>2} | "
+    done = (progress.players - progress.players_left) / max(progress.players - 1, 1)
+    bar = "#" * round(20 * done)
+    sys.stderr.write(f"\r[{bar:<20}] {progress.players_left:>7} players left | level {progress.level:>2} | "
                      f"{progress.tables:>5} tables | {progress.hands:>8} hands | {rate:>8,.0f} hands/s ")
     sys.stderr.flush()
 

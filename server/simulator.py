@@ -46,6 +46,7 @@ class Report(msgspec.Struct):
 
 
 class Progress(msgspec.Struct):
+    players: int
     players_left: int
     level: int
     tables: int
@@ -154,7 +155,7 @@ def simulate(
         emit(tournament.end_hand(table))
         if progress is not None and time.perf_counter() >= next_progress:
             next_progress = time.perf_counter() + progress_every_s
-            progress(Progress(tournament.players_left, tournament.level + 1, len(tournament.tables),
+            progress(Progress(players, tournament.players_left, tournament.level + 1, len(tournament.tables),
                               tournament.hands_played, time.perf_counter() - started))
 
     wall = time.perf_counter() - started
