@@ -30,12 +30,12 @@ from typing import Any
 
 from engine.cards import shuffled_deck
 from engine.events import (
-    BreakEnded, BreakStarted, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
+    BreakEnded, BreakStarted, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
     LevelChanged, PlayerEliminated, PlayerMoved, Refunded, Registered, Result, Seated, SeatStack,
     StatusChanged, TableBroken, TournamentFinished,
 )
 from engine.hand import Hand
-from engine.seating import balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
+from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
 from engine.structure import Definition, Level, hand_for_hand_points, prizes_cents
 from engine.table import Table
 
@@ -110,6 +110,7 @@ class Tournament:
         self._round: set[int] | None = None  # tables yet to finish the hand-for-hand round
         self._round_started: set[int] = set()
         self._round_busts: list[_Bust] = []
+        self._pending_chips: dict[str, int] = {}  # merged chips for entries that were in a hand
         self._idle: set[int] = set()  # open tables with no hand in progress
         self._size: dict[int, int] = {}  # players seated, per table not being broken
         self._by_size: list[set[int]] = [set() for _ in range(definition.seats_per_table + 1)]
@@ -144,6 +145,7 @@ class Tournament:
         """Every chip in the tournament; equal to entries x starting stack after every event."""
         in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
         total = sum(stack for player, stack in self.stacks.items() if player not in in_hands)
+        total += sum(self._pending_chips.values())
         return total + sum(state.hand.chips_in_play() for state in self.tables.values() if state.hand)
 
     def tables_ready(self) -> list[int]:
@@ -365,6 +367,7 @@ class Tournament:
         self._idle.add(table)
         busts = []
         for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
+            stack += self._pending_chips.pop(player, 0) if self._pending_chips else 0
             if stack == 0:
                 busts.append(_Bust(player, hand.starting_stacks[position], table, position))
             self.stacks[player] = stack
@@ -487,11 +490,36 @@ class Tournament:
         self.tables_broken += 1
         events.append(TableBroken(table, self.players_left))
         targets = {t: self.tables[t].table for t in self._size}
-        for player, to_table, seat in draw_open_seats(state.table.players, targets, self.rng, self._person):
+        placed, unplaced = draw_open_seats(state.table.players, targets, self.rng, self._person)
+        for player, to_table, seat in placed:
             self.where[player] = (to_table, seat)
             self._track(to_table, self._size[to_table] + 1)
             events.append(PlayerMoved(player, table, to_table, seat, "break"))
-        self.moves += len(state.table.players)
+        self.moves += len(placed)
+        for player in unplaced:
+            self._merge(player, events)
+
+    def _merge(self, absorbed: str, events: list[Event]) -> None:
+        """Merge a seatless entry into another entry of its person (M.51, Decision: the lowest open place).
+
+        The stack goes to the person's entry not in a hand if there is one
+        (else the one with the lowest id), and is added when its hand ends.
+        """
+        who = self._people[absorbed]
+        in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
+        into = min((p for p in self.stacks if p != absorbed and self._people.get(p) == who),
+                   key=lambda p: (p in in_hands, p))
+        place = self.players_left
+        chips = self.stacks.pop(absorbed)
+        del self.where[absorbed]
+        if into in in_hands:
+            self._pending_chips[into] = self._pending_chips.get(into, 0) + chips
+        else:
+            self.stacks[into] += chips
+        self.results[absorbed] = Result(absorbed, place, self._prize(place))
+        events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place))]
+        if self.players_left == 1:
+            self._finish(events)
 
     def _balance(self, events: list[Event]) -> None:
         """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
@@ -504,8 +532,17 @@ class Tournament:
             if not sources:
                 return  # a fullest table moves someone when its hand ends
             source = self.tables[min(sources)]
-            destination = self.tables[self.rng.choice(sorted(self._by_size[shortest]))]
-            seat = balancing_mover(source.table, destination.table, self._person)
+            destinations = sorted(self._by_size[shortest])
+            self.rng.shuffle(destinations)
+            for destination_id in destinations:  # ties at random; the first that takes a mover
+                destination = self.tables[destination_id]
+                try:
+                    seat = balancing_mover(source.table, destination.table, self._person)
+                    break
+                except SeatingError:
+                    continue
+            else:
+                return  # every candidate has another entry at each shortest table: wait for the next hand
             to_seat = worst_seat(destination.table)
             player = source.table.remove(seat)
             destination.table.seat(player, to_seat)

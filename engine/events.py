@@ -157,6 +157,19 @@ class PlayerMoved(Event, frozen=True, tag="player_moved"):
     reason: Literal["break", "balance"]
 
 
+class EntriesMerged(Event, frozen=True, tag="entries_merged"):
+    """A broken table's player found no seat away from their other entries: the stacks merge (rules.md M.51).
+
+    ``absorbed`` leaves with the lowest open place (its own
+    ``player_eliminated``); ``into`` gets its ``chips``, at once or, when in
+    a hand, when that hand is settled.
+    """
+
+    absorbed: str
+    into: str
+    chips: int
+
+
 class HandForHandStarted(Event, frozen=True, tag="hand_for_hand_started"):
     players_left: int
 

@@ -86,30 +86,37 @@ def shares_table(entry: str, table: Table, person: Person | None) -> bool:
 
 
 def draw_open_seats(players: list[str], tables: Mapping[int, Table], rng: random.Random,
-                    person: Person | None = None) -> list[tuple[str, int, int]]:
+                    person: Person | None = None) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Seats for a broken table's players: each draws a uniformly random open seat (B.7).
 
-    The players draw in random order; a player is never given a table where
-    another entry of theirs sits. ``person=None`` means every entry is its own
-    person, which skips that check. Returns ``(player, table id, seat)``.
+    The players draw in random order, except that players with another entry
+    at one of the tables draw first, while the most seats are open to them; a
+    player is never given a table where another entry of theirs sits.
+    ``person=None`` means every entry is its own person, which skips that
+    check. Returns the placements ``(player, table id, seat)`` and the players
+    for whom no open seat was allowed (their entries must merge, M.51).
     """
     order = list(players)
     rng.shuffle(order)
+    if person is not None:
+        order.sort(key=lambda p: not any(shares_table(p, table, person) for table in tables.values()))
     ids = list(tables)
     open_seats = {table_id: tables[table_id].open_seats() for table_id in ids}
     placed: list[tuple[str, int, int]] = []
+    unplaced: list[str] = []
     for player in order:
         rooms = [0 if shares_table(player, tables[t], person) else len(open_seats[t]) for t in ids]
         cumulative = list(accumulate(rooms))
         if not cumulative or cumulative[-1] == 0:
-            raise SeatingError(f"no open seat for {player}")
+            unplaced.append(player)
+            continue
         pick = rng.randrange(cumulative[-1])
         index = bisect_right(cumulative, pick)
         table_id = ids[index]
         seat = open_seats[table_id].pop(pick - (cumulative[index - 1] if index else 0))
         tables[table_id].seat(player, seat)
         placed.append((player, table_id, seat))
-    return placed
+    return placed, unplaced
 
 
 def worst_seat(table: Table) -> int:

@@ -91,13 +91,15 @@ def simulate(
     progress: Callable[[Progress], None] | None = None,
     progress_every_s: float = 0.25,
     on_event: Callable[[Tournament, Event], None] | None = None,
+    people: dict[str, str] | None = None,
 ) -> Report:
     """Register ``players`` bots, run the tournament to its end and report.
 
     The director's RNG (seats, decks, breaks) and the bots' RNG are both
     seeded from ``seed``: the same arguments give the same tournament.
     ``on_event`` sees every director event as it happens (tests use it to
-    check invariants after every hand).
+    check invariants after every hand). ``people`` maps bot names (bot1,
+    bot2 ...) to the person holding them, for multi-entry fields.
     """
     rng = random.Random(seed)
     bot_rng = random.Random(rng.getrandbits(64))
@@ -120,7 +122,7 @@ def simulate(
     emit(tournament.open_registration())
     for number in range(1, players + 1):
         player = f"bot{number}"
-        emit(tournament.register(player))
+        emit(tournament.register(player, (people or {}).get(player)))
         strategy[player] = STRATEGIES[bot_rng.choices(names, weights)[0]]
     now = 0.0
     emit(tournament.start(now))

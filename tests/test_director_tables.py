@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from engine.director import TournamentError
-from engine.events import PlayerMoved, TableBroken
+from engine.events import EntriesMerged, HandFinished, PlayerEliminated, PlayerMoved, TableBroken
 from engine.seating import SeatingError, initial_draw, person_of, worst_seat
 from engine.table import Table
 from tests.tournaments import deal, hand, play_out, running, seated
@@ -178,3 +178,24 @@ def test_worst_seat_is_the_next_big_blind_and_never_the_small_blind():
     assert worst_seat(table) == 5
     table.seat("y", 5)
     assert worst_seat(table) == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_player_with_no_seat_away_from_their_other_entry_merges_into_it(seed):
+    tournament, dealer = running(6, 2, seed=seed, paid=1, people={"p1": "ann", "p2": "ann"})
+    first, second = (tournament.where[p][0] for p in ("p1", "p2"))
+    assert first != second
+    partner = {t: next(p for p in seated(tournament, t) if p not in ("p1", "p2")) for t in (first, second)}
+    hand(tournament, dealer, first, "p1", all_in={"p1", partner[first]})  # 5 left: three tables still needed
+    before = dict(tournament.stacks)
+    events = hand(tournament, dealer, second, "p2", all_in={"p2", partner[second]})  # 4 left: one table closes
+    merged = [e for e in events if isinstance(e, EntriesMerged)]
+    assert len(merged) == 1 and {merged[0].absorbed, merged[0].into} == {"p1", "p2"}
+    absorbed, into = merged[0].absorbed, merged[0].into
+    after_hand = next(e for e in events if isinstance(e, HandFinished)).stacks
+    own = {"p1": before["p1"], "p2": after_hand["p2"]}
+    assert merged[0].chips == own[absorbed] and tournament.stacks[into] == own[into] + own[absorbed]
+    assert [(e.player, e.place) for e in events if isinstance(e, PlayerEliminated)] == [
+        (partner[second], 5), (absorbed, 4)]
+    assert absorbed not in tournament.where and tournament.players_left == 3
+    assert tournament.chips_in_play() == 6 * 1000

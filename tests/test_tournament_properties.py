@@ -80,3 +80,27 @@ def test_the_same_seed_plays_the_same_tournament():
     second = simulate(default_definition(120), 120, 7)
     assert (first.results, first.hands, first.moves) == (second.results, second.hands, second.moves)
     assert first.results != simulate(default_definition(120), 120, 8).results
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(12, 80), seats=st.integers(2, 10), seed=st.integers(0, 2**32),
+       holders=st.integers(1, 4), entries_each=st.integers(2, 3))
+def test_entries_of_one_person_never_share_a_table_in_any_hand(players, seats, seed, holders, entries_each):
+    tables_at_start = math.ceil(players / seats)
+    entries_each = min(entries_each, tables_at_start)
+    people = {f"bot{holder * entries_each + k + 1}": f"person{holder}"
+              for holder in range(holders) for k in range(entries_each)}
+    hands_checked = []
+    definition = default_definition(players, seats)
+    invariants = check_after_every_hand(players * definition.starting_stack, seats)
+
+    def watch(tournament, event):
+        invariants(tournament, event)
+        if isinstance(event, HandStarted):
+            owners = [people.get(p.player, p.player) for p in event.players]
+            assert len(owners) == len(set(owners)), f"two entries of one person at table {event.table}"
+            hands_checked.append(event.hand)
+
+    report = simulate(definition, players, seed, on_event=watch, people=people)
+    assert hands_checked
+    check_results(report, players, players * definition.buy_in_cents)

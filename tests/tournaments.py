@@ -53,13 +53,14 @@ def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_pla
     )
 
 
-def running(players: int, seats: int, *, seed: int = 0, **options) -> tuple[Tournament, RiggedDealer]:
-    """A started tournament of ``players`` entries p1, p2 ... and its rigged dealer."""
+def running(players: int, seats: int, *, seed: int = 0, people: dict[str, str] | None = None,
+            **options) -> tuple[Tournament, RiggedDealer]:
+    """A started tournament of ``players`` entries p1, p2 ... (``people`` maps entries to persons)."""
     dealer = RiggedDealer()
     tournament = Tournament(definition(seats, **options), random.Random(seed), deal=dealer)
     tournament.open_registration()
     for number in range(1, players + 1):
-        tournament.register(f"p{number}")
+        tournament.register(f"p{number}", (people or {}).get(f"p{number}"))
     tournament.start(0.0)
     return tournament, dealer
 
