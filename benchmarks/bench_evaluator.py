@@ -31,7 +31,7 @@ def ours(hands) -> float:
 
 
 def pokerkit(hands) -> float:
-    from pokerkit import Card, StandardHighHand
+    from pokerkit import StandardHighHand
 
     texts = [("".join(CARD_NAMES[c] for c in cards[:2]), "".join(CARD_NAMES[c] for c in cards[2:])) for cards in hands]
     start = time.perf_counter()

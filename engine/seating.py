@@ -59,7 +59,8 @@ def initial_draw(entries: list[str], seats_per_table: int, rng: random.Random,
             continue
         order = sorted(range(tables), key=lambda t: (-room[t], rng.random()))[:len(group)]
         if len(order) < len(group) or room[order[-1]] == 0:
-            raise SeatingError(f"{len(group)} entries of one person ({group[0]}, ...) cannot sit at {tables} different tables")
+            raise SeatingError(
+                f"{len(group)} entries of one person ({group[0]}, ...) cannot sit at {tables} different tables")
         for table, entry in zip(order, group):
             members[table].append(entry)
             room[table] -= 1
