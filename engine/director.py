@@ -36,7 +36,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
-from engine.structure import Definition, Level, hand_for_hand_points, prizes_cents
+from engine.structure import Definition, hand_for_hand_points, prizes_cents
 from engine.table import Table
 
 
@@ -160,9 +160,6 @@ class Tournament:
 
     def standings(self) -> list[Result]:
         return sorted(self.results.values(), key=lambda result: result.place)
-
-    def current_level(self) -> Level:
-        return self.definition.levels[self.level]
 
     # ----------------------------------------------------- registration (F.23)
 
