@@ -94,7 +94,7 @@ class Hand:
         "committed", "dead", "folded", "hole", "board", "street", "level",
         "full_raise", "queue", "acted", "faced", "short_sum", "short_pending",
         "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths", "_legal",
-        "_max_bet", "_reach_first", "_reach_second", "_reach_leader",
+        "_max_bet", "_reach_first", "_reach_second", "_reach_leader", "_live",
     )
 
     def __init__(
@@ -145,6 +145,7 @@ class Hand:
         self.committed = [0] * n
         self.dead = 0  # big-blind ante: dead money that sits in the main pot
         self.folded = [False] * n
+        self._live = n  # players who have not folded
         self.board: list[int] = []
         self.street = 0
         self.level = 0
@@ -239,6 +240,7 @@ class Hand:
             raise IllegalAction("folding is refused when checking is free: check instead")
         i = self.queue.popleft()
         self.folded[i] = True
+        self._live -= 1
         if i == self._reach_leader or self.bets[i] + self.stacks[i] >= self._reach_second:
             self._measure_reach()
         self._mark_acted(i)
@@ -413,7 +415,9 @@ class Hand:
         if self.street == 0:
             # Left of the largest blind posted (PokerKit; normally the big blind).
             due = self._blind_due
-            top = max(range(n), key=lambda i: (bets[i] if due[i] else 0, i))
+            # Only the blinds have a blind due; a blind posted as 0 (the ante took the stack) counts as none.
+            top = max([(0, n - 1)] + [(bets[i], i) for i in (self.sb_index, self.bb_index)
+                                      if i is not None and due[i]])[1]
             self.opener = (top + 1) % n
             self.level = max_bet
             if self.rules.short_blind == "full" and self.level < self.big_blind:
@@ -457,7 +461,7 @@ class Hand:
 
     def _after_action(self) -> None:
         self._legal = None
-        if not self.queue or self.folded.count(False) <= 1:
+        if not self.queue or self._live <= 1:
             self.queue.clear()
             self._end_betting()
 
@@ -535,6 +539,12 @@ class Hand:
         strengths = self._strengths = {
             i: hand_strength([*self.hole[i], *board]) for i in range(self.n) if not self.folded[i]
         }
+        committed = self.committed
+        top = max(committed)
+        if all(committed[i] == top for i in strengths):
+            # Every contender put in the most anyone did: one pot, and only the best hands contend for it.
+            best = max(strengths.values())
+            return [(sum(committed) + self.dead, tuple(i for i in strengths if strengths[i] == best))]
         out = list(self.folded)
         pots = self._pots(self.folded)
         for i in strengths:
