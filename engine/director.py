@@ -274,7 +274,7 @@ class Tournament:
                 ends_at = self._level_started_at + level.minutes * 60
                 if now < ends_at:
                     break
-            elif self._most_hands_in_level >= level.hands:
+            elif level.hands is not None and self._most_hands_in_level >= level.hands:
                 ends_at = now
             else:
                 break
@@ -317,8 +317,7 @@ class Tournament:
         state = self.tables[table]
         level = self.definition.levels[self.level]
         positions = state.table.start_hand()
-        seats = state.table.seats
-        players = [seats[seat] for seat in positions.dealt]
+        players = state.table.occupants(positions.dealt)
         stacks = [self.stacks[player] for player in players]
         state.hand = Hand(
             players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
@@ -338,28 +337,28 @@ class Tournament:
             tuple(SeatStack(p, seat, stack) for p, seat, stack in zip(players, positions.dealt, stacks)),
         )]
 
-    def verify_act(self, table: int) -> None:
+    def verify_act(self, table: int) -> Hand:
+        """The table's hand in progress; TournamentError when there is none."""
         state = self.tables.get(table)
         if state is None or state.hand is None:
             raise TournamentError(f"table {table} has no hand in progress")
+        return state.hand
 
-    def act(self, table: int, action: str, amount: int | None = None, player: str | None = None) -> list[Event]:
+    def act(self, table: int, action: object, amount: object = None, player: object = None) -> list[Event]:
         """A decision in the table's hand; ``engine.hand.IllegalAction`` names a broken betting rule."""
-        self.verify_act(table)
-        return self.tables[table].hand.act(action, amount, player)
+        return self.verify_act(table).act(action, amount, player)
 
-    def verify_end_hand(self, table: int) -> None:
-        state = self.tables.get(table)
-        if state is None or state.hand is None:
-            raise TournamentError(f"table {table} has no hand in progress")
-        if not state.hand.finished:
+    def verify_end_hand(self, table: int) -> Hand:
+        """The table's finished hand; TournamentError when there is none to settle."""
+        hand = self.verify_act(table)
+        if not hand.finished:
             raise TournamentError(f"table {table}'s hand is not finished")
+        return hand
 
     def end_hand(self, table: int) -> list[Event]:
         """Settle a finished hand: stacks, then (outside a hand-for-hand round) eliminations, breaks, balancing."""
-        self.verify_end_hand(table)
+        hand = self.verify_end_hand(table)
         state = self.tables[table]
-        hand = state.hand
         state.hand = None
         self._idle.add(table)
         busts = []

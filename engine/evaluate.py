@@ -8,14 +8,16 @@ evaluator touches one file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import eval7
 
 from engine.cards import CARD_NAMES
 
 _EVAL7_CARDS = tuple(eval7.Card(name) for name in CARD_NAMES)
-_evaluate = eval7.evaluate
+_evaluate: Callable[[list[Any]], int] = eval7.evaluate  # eval7 ships no types
+_handtype: Callable[[int], str] = eval7.handtype
 
 
 def hand_strength(cards: Sequence[int]) -> int:
@@ -26,4 +28,4 @@ def hand_strength(cards: Sequence[int]) -> int:
 
 def hand_category(strength: int) -> str:
     """'Pair', 'Flush', ... for a strength from ``hand_strength``."""
-    return eval7.handtype(strength)
+    return _handtype(strength)

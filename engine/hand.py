@@ -35,7 +35,7 @@ from engine.events import (
 )
 from engine.evaluate import hand_strength
 
-STREETS = ("preflop", "flop", "turn", "river")
+BOARD_STREETS: tuple[Literal["flop", "turn", "river"], ...] = ("flop", "turn", "river")
 
 
 class IllegalAction(ValueError):
@@ -276,19 +276,23 @@ class Hand:
         self._after_action()
         return self.events[start:]
 
-    def raise_to(self, amount: int) -> list[Event]:
-        """Bet or raise so that this street's bet totals ``amount``."""
+    def raise_to(self, amount: object) -> list[Event]:
+        """Bet or raise so that this street's bet totals ``amount``.
+
+        ``amount`` is typed ``object`` because it arrives from the wire and
+        the bots unchecked: anything but a whole number is refused here, by
+        the rule, rather than by the compiled module's type check.
+        """
         legal = self.legal_actions()
-        if legal.min_raise_to is None:
+        min_to, max_to = legal.min_raise_to, legal.max_raise_to
+        if min_to is None or max_to is None:
             raise IllegalAction(self._why_no_raise(legal.player))
         if type(amount) is not int:
             raise IllegalAction(f"a bet must be a whole number of chips, not {amount!r}")
-        if amount > legal.max_raise_to:
-            raise IllegalAction(f"cannot bet more than your stack: at most {legal.max_raise_to}")
-        if amount < legal.min_raise_to:
-            raise IllegalAction(
-                f"a bet or raise must reach at least {legal.min_raise_to} (min-raise rule) unless all-in"
-            )
+        if amount > max_to:
+            raise IllegalAction(f"cannot bet more than your stack: at most {max_to}")
+        if amount < min_to:
+            raise IllegalAction(f"a bet or raise must reach at least {min_to} (min-raise rule) unless all-in")
         i = self.queue.popleft()
         bets = self.bets
         stacks = self.stacks
@@ -338,10 +342,12 @@ class Hand:
             return self.call()
         raise IllegalAction(self._why_no_raise(legal.player))
 
-    def act(self, action: str, amount: int | None = None, player: str | None = None) -> list[Event]:
+    def act(self, action: object, amount: object = None, player: object = None) -> list[Event]:
         """Apply a command by name, as the wire and the bots send it.
 
         With ``player``, the command is refused unless that player is to act.
+        The arguments are typed ``object``: whatever arrives is refused by a
+        rule (IllegalAction), never by the compiled module's type checks.
         """
         if player is not None:
             if not self.queue:
@@ -352,7 +358,7 @@ class Hand:
             if amount is None:
                 raise IllegalAction(f"{action} needs an amount to raise to")
             return self.raise_to(amount)
-        command = _COMMANDS.get(action)
+        command = _COMMANDS.get(action) if isinstance(action, str) else None
         if command is None:
             raise IllegalAction(f"unknown action {action!r}: expected fold, check, call, bet, raise or all_in")
         return command(self)
@@ -384,22 +390,23 @@ class Hand:
                 events.append(Posted(players[i], "ante", paid))
             self._return_uncalled()  # an ante nobody can match is given back
             self._collect_bets()
-        for index, amount, kind in (
-            (self.sb_index, self.small_blind, "small_blind"),
-            (self.bb_index, self.big_blind, "big_blind"),
-        ):
-            if index is None or amount == 0:
-                continue
-            self._blind_due[index] = amount
-            paid = min(amount, stacks[index])
-            stacks[index] -= paid
-            self.bets[index] = paid
-            events.append(Posted(players[index], kind, paid))
+        if self.sb_index is not None:
+            self._post_blind(self.sb_index, self.small_blind, "small_blind")
+        self._post_blind(self.bb_index, self.big_blind, "big_blind")
         if self.bb_ante and self.ante:
             paid = min(self.ante, stacks[self.bb_index])
             stacks[self.bb_index] -= paid
             self.dead += paid
             events.append(Posted(players[self.bb_index], "big_blind_ante", paid))
+
+    def _post_blind(self, index: int, amount: int, kind: Literal["small_blind", "big_blind"]) -> None:
+        if amount == 0:
+            return
+        self._blind_due[index] = amount
+        paid = min(amount, self.stacks[index])
+        self.stacks[index] -= paid
+        self.bets[index] = paid
+        self.events.append(Posted(self.players[index], kind, paid))
 
     def _start_betting(self) -> None:
         """Open the current street's betting round, or close it at once when nobody can act."""
@@ -428,7 +435,7 @@ class Hand:
         self._measure_reach()
         second = self._reach_second
         opener = self.opener
-        queue = deque()
+        queue: deque[int] = deque()
         for k in range(n):
             i = (opener + k) % n
             if not folded[i] and stacks[i] and second - bets[i] > 0:
@@ -511,6 +518,7 @@ class Hand:
         n2 = 2 * self.n
         deck = self._deck
         street = self.street
+        new: tuple[int, ...]
         if street == 1:
             new = (deck[n2 + 1], deck[n2 + 2], deck[n2 + 3])
         elif street == 2:
@@ -518,7 +526,7 @@ class Hand:
         else:
             new = (deck[n2 + 7],)
         self.board.extend(new)
-        self.events.append(BoardDealt(STREETS[street], new))
+        self.events.append(BoardDealt(BOARD_STREETS[street - 1], new))
 
     def _show(self, live: list[int]) -> None:
         """Showdown order: from the last street's opener (its last aggressor, else left of the button)."""
@@ -585,6 +593,7 @@ class Hand:
         players = self.players
         strengths = self._strengths
         for number, (amount, eligible) in enumerate(pots):
+            winners: tuple[int, ...]
             if len(eligible) == 1:
                 winners = eligible
             else:

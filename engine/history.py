@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from engine.cards import card_text
-from engine.events import Acted, BoardDealt, HoleDealt, Shown
+from engine.events import Acted, BoardDealt, HoleDealt, Posted, Shown
 from engine.hand import Hand
 
 
@@ -32,7 +32,7 @@ def position_forced_bets(hand: Hand) -> tuple[list[int], list[int], bool]:
     blinds[hand.bb_index] = hand.big_blind
     if hand.bb_ante:
         antes[hand.bb_index] = next(
-            (e.amount for e in hand.events if getattr(e, "kind", None) == "big_blind_ante"), 0
+            (e.amount for e in hand.events if isinstance(e, Posted) and e.kind == "big_blind_ante"), 0
         )
         trimming = False  # a lone dead ante must not be returned as uncalled
     else:

@@ -46,6 +46,13 @@ class Table:
     def players(self) -> list[str]:
         return [p for p in self.seats if p is not None]
 
+    def occupants(self, seats: tuple[int, ...]) -> list[str]:
+        """The players in ``seats``, which must all be taken (a hand's dealt seats)."""
+        players = [player for player in (self.seats[seat] for seat in seats) if player is not None]
+        if len(players) != len(seats):
+            raise ValueError("an empty seat cannot be dealt in")
+        return players
+
     def open_seats(self) -> list[int]:
         return [s for s in range(self.size) if self.seats[s] is None]
 
@@ -100,30 +107,33 @@ class Table:
         if len(occupied) < 2:
             raise ValueError("a hand needs at least two seated players")
         if self.last_bb_seat is None:
-            # First hand: the button on the first seat with a player from seat 0 [PS-R].
-            active = occupied
-            button = min(active)
-            if len(active) == 2:
-                sb, bb = button, self._next_from(button, active)
-            else:
-                sb = self._next_from(button, active)
-                bb = self._next_from(sb, active)
-            return self._order(button, sb, bb, active), set()
-
-        button, sb_seat = self.last_sb_seat, self.last_bb_seat
+            return self._first_positions(occupied), set()
+        sb_seat = self.last_bb_seat
+        button = self.last_sb_seat if self.last_sb_seat is not None else sb_seat
         activated = {s for s in self.waiting & occupied if not self._between(s, button, sb_seat)}
         active = (occupied - self.waiting) | activated
         if len(active) < 2:
             # Only a waiting player could play: the wait cannot hold the game up.
             activated = set(self.waiting & occupied)
             active = occupied
-        bb = self._next_from(self.last_bb_seat, active)
+        bb = self._next_from(sb_seat, active)
+        sb: int | None
         if len(active) == 2:
             # Heads-up (C.11): the big blind moves on; the other player has the button and the small blind.
             sb = button = next(s for s in active if s != bb)
         else:
             sb = sb_seat if sb_seat in active else None
         return self._order(button, sb, bb, active), activated
+
+    def _first_positions(self, occupied: set[int]) -> Positions:
+        """The first hand: the button on the first seat with a player from seat 0 [PS-R]."""
+        button = min(occupied)
+        if len(occupied) == 2:
+            sb, bb = button, self._next_from(button, occupied)
+        else:
+            sb = self._next_from(button, occupied)
+            bb = self._next_from(sb, occupied)
+        return self._order(button, sb, bb, occupied)
 
     def _order(self, button: int, sb: int | None, bb: int, active: set[int]) -> Positions:
         dealt = tuple(s for s in ((button + k) % self.size for k in range(1, self.size + 1)) if s in active)
