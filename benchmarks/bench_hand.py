@@ -19,6 +19,7 @@ Prints the median of R runs per engine and the ratio.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import sys
@@ -28,8 +29,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import engine.hand  # noqa: E402
 from engine.cards import card_text, shuffled_deck  # noqa: E402
 from engine.hand import POKERKIT_RULES, Hand  # noqa: E402
+
+COMPILED = Path(engine.hand.__file__).suffix != ".py"
+
+
+def pure_python_hand() -> type:
+    """The same engine run from its Python source, for the figure without mypyc."""
+    source = Path(__file__).resolve().parents[1] / "engine" / "hand.py"
+    spec = importlib.util.spec_from_file_location("engine_hand_source", source)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module.Hand
 
 
 def choose_uniform(legal, rng: random.Random) -> tuple[str, int | None]:
@@ -72,11 +86,11 @@ def workload(seats: int, count: int, seed: int, choose) -> list[tuple[list[int],
     return hands
 
 
-def run_ours(hands, seats: int) -> float:
+def run_ours(hands, seats: int, engine_class=Hand) -> float:
     players = [str(i) for i in range(seats)]
     start = time.perf_counter()
     for stacks, deck, commands in hands:
-        hand = Hand(players, stacks, small_blind=50, big_blind=100, ante=10, deck=deck, rules=POKERKIT_RULES)
+        hand = engine_class(players, stacks, small_blind=50, big_blind=100, ante=10, deck=deck, rules=POKERKIT_RULES)
         for command, amount in commands:
             hand.legal_actions()  # a real player asks before acting
             hand.act(command, amount)
@@ -131,14 +145,18 @@ def main() -> None:
     parser.add_argument("--peer-hands", type=int, default=200, help="hands per run of PokerKit")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    pure = pure_python_hand()
+    print(f"engine: {'compiled by mypyc' if COMPILED else 'pure Python (no C compiler at install)'}")
     for name, choose in WORKLOADS.items():
         for seats in (6, 9):
             hands = workload(seats, args.hands, seats, choose)
             decisions = sum(len(commands) for _, _, commands in hands) / len(hands)
             ours = statistics.median(run_ours(hands, seats) for _ in range(args.repeat))
+            source = statistics.median(run_ours(hands, seats, pure) for _ in range(args.repeat))
             peer = statistics.median(run_pokerkit(hands[: args.peer_hands], seats) for _ in range(args.repeat))
-            print(f"{name:8} {seats}-max ({decisions:4.1f} decisions/hand): mttsim {ours:8,.0f} hands/s,"
-                  f" PokerKit {peer:5,.0f} hands/s, ratio {ours / peer:4,.0f}x (median of {args.repeat} runs)")
+            print(f"{name:8} {seats}-max ({decisions:4.1f} decisions/hand): mttsim {ours:8,.0f} hands/s"
+                  f" (from source {source:7,.0f}), PokerKit {peer:5,.0f} hands/s, ratio {ours / peer:4,.0f}x"
+                  f" (median of {args.repeat} runs)")
 
 
 if __name__ == "__main__":
