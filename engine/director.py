@@ -150,13 +150,22 @@ class Tournament:
 
     def tables_ready(self) -> list[int]:
         """Tables that may deal their next hand now, lowest id first."""
-        if self.status is not Status.RUNNING or self.break_until is not None:
-            return []
         if self.hand_for_hand:
-            if self._round is None:
-                return []
-            return sorted(t for t in self._round if t not in self._round_started)
-        return sorted(t for t in self._idle if len(self.tables[t].table.players) >= 2)
+            candidates = self._round - self._round_started if self._round is not None else set()
+        else:
+            candidates = self._idle
+        return sorted(t for t in candidates if self.is_ready(t))
+
+    def is_ready(self, table: int) -> bool:
+        """Whether ``table`` may deal its next hand now (``verify_start_hand`` without the reason)."""
+        if self.status is not Status.RUNNING or self.break_until is not None:
+            return False
+        state = self.tables.get(table)
+        if state is None or state.hand is not None or len(state.table.players) < 2:
+            return False
+        if self.hand_for_hand:
+            return self._round is not None and table in self._round and table not in self._round_started
+        return True
 
     def standings(self) -> list[Result]:
         return sorted(self.results.values(), key=lambda result: result.place)

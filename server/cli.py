@@ -132,6 +132,23 @@ def simulate_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve(args: argparse.Namespace) -> int:
+    """Run the real-time server (``mttsim serve``); prints the admin token when it makes one."""
+    import secrets
+
+    import uvicorn
+
+    from server.app import Settings, create_app
+
+    token = args.admin_token or secrets.token_urlsafe(24)
+    if not args.admin_token:
+        print(f"admin token: {token}", flush=True)
+    app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause))
+    print(f"mttsim serving on http://{args.host}:{args.port}/", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", ws_max_size=65536, log_level="warning")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mttsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -150,6 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     simulate_parser.add_argument("--hands-out", metavar="PATH", help="write every hand as PHH (.phhs)")
     simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
     simulate_parser.set_defaults(run=simulate_command)
+    serve_parser = commands.add_parser("serve", help="run the real-time server")
+    serve_parser.add_argument("--host", default="127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
+    serve_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
+    serve_parser.set_defaults(run=serve)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -1,0 +1,211 @@
+"""The Starlette app: every route on one screen (docs/protocol.md describes the wire, /api/openapi.json the REST)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from engine.structure import DefinitionError, load_definition
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
+from server.openapi import openapi_document
+from server.protocol import MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder
+from server.runtime import Refused, TournamentRuntime, error_for
+
+WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+
+
+class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+class Settings(msgspec.Struct):
+    """Server limits and pacing; ``mttsim serve`` sets them from its options."""
+
+    admin_token: str
+    hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
+    max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
+    rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
+    burst: int = 100
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+def create_app(settings: Settings) -> Starlette:
+    tournaments: dict[str, TournamentRuntime] = {}
+    holder: dict[str, asyncio.TaskGroup] = {}
+
+    def bearer(request: Request) -> str | None:
+        header = request.headers.get("authorization", "")
+        return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+    def admin(request: Request) -> Response | None:
+        token = bearer(request)
+        if token is None or not secrets.compare_digest(token, settings.admin_token):
+            return error(401, "admin_only", "this needs the admin token: Authorization: Bearer <token>")
+        return None
+
+    def runtime_of(request: Request) -> TournamentRuntime:
+        runtime = tournaments.get(request.path_params["id"])
+        if runtime is None:
+            raise Refused(404, "no_tournament", f"no tournament {request.path_params['id']!r}")
+        return runtime
+
+    async def list_tournaments(request: Request) -> Response:
+        return JSONResponse([runtime.summary() for runtime in tournaments.values()])
+
+    async def create_tournament(request: Request) -> Response:
+        if (refusal := admin(request)) is not None:
+            return refusal
+        body = await request.body()
+        try:
+            definition = load_definition(body, toml="toml" in request.headers.get("content-type", ""))
+        except DefinitionError as problem:
+            return error(400, "bad_definition", str(problem))
+        tournament_id = secrets.token_hex(4)
+        tournaments[tournament_id] = TournamentRuntime(tournament_id, definition, hand_pause=settings.hand_pause)
+        return JSONResponse({"id": tournament_id}, status_code=201)
+
+    async def show_tournament(request: Request) -> Response:
+        return JSONResponse(runtime_of(request).details())
+
+    async def register(request: Request) -> Response:
+        runtime = runtime_of(request)
+        try:
+            body = msgspec.json.decode(await request.body(), type=RegisterRequest)
+        except msgspec.DecodeError as problem:
+            return error(400, "bad_request", str(problem))
+        player, token = runtime.register(body.name)
+        return JSONResponse({"player_id": player, "token": token}, status_code=201)
+
+    async def unregister(request: Request) -> Response:
+        runtime = runtime_of(request)
+        refund = runtime.unregister(bearer(request) or "")
+        return JSONResponse({"refund_cents": refund})
+
+    async def admin_command(request: Request) -> Response:
+        if (refusal := admin(request)) is not None:
+            return refusal
+        runtime = runtime_of(request)
+        command = request.path_params["command"]
+        if command == "start":
+            runtime.start(holder["tasks"])
+        elif command == "pause":
+            runtime.pause()
+        elif command == "resume":
+            runtime.resume()
+        elif command == "cancel":
+            runtime.cancel()
+        else:
+            return error(404, "no_command", f"unknown command {command!r}: start, pause, resume or cancel")
+        return JSONResponse(runtime.summary())
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    async def play(websocket: WebSocket) -> None:
+        """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
+        runtime = tournaments.get(websocket.path_params["id"])
+        token = websocket.query_params.get("token")
+        player = runtime.tokens.get(token) if runtime is not None and token else None
+        await websocket.accept()
+        if runtime is None or (token and player is None):
+            reason = "no such tournament" if runtime is None else "unknown player token"
+            await websocket.send_text(error_text("refused", reason))
+            await websocket.close(4404 if runtime is None else 4401, reason)
+            return
+        table = websocket.query_params.get("table")
+        connection = Connection(websocket, player=player, max_queue=settings.max_queue,
+                                rate=settings.rate, burst=settings.burst)
+        connection.start()
+        runtime.connect(connection, int(table) if table and table.isdigit() else None)
+        try:
+            await receive_loop(runtime, connection)
+        finally:
+            runtime.disconnect(connection)
+            await connection.stop()
+
+    async def receive_loop(runtime: TournamentRuntime, connection: Connection) -> None:
+        websocket = connection.websocket
+        closed = asyncio.ensure_future(connection.closed.wait())
+        try:
+            while True:
+                receive = asyncio.ensure_future(websocket.receive())
+                await asyncio.wait({receive, closed}, return_when=asyncio.FIRST_COMPLETED)
+                if not receive.done():
+                    receive.cancel()
+                    return  # dropped by the server (too slow)
+                message = receive.result()
+                if message["type"] == "websocket.disconnect":
+                    return
+                data = message.get("text") or message.get("bytes") or ""
+                if len(data) > MAX_MESSAGE_BYTES:
+                    connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
+                    return
+                if not connection.rate_limit.allow():
+                    connection.drop(CLOSE_FLOOD, "too many messages")
+                    return
+                try:
+                    request = incoming_decoder.decode(data)
+                except msgspec.DecodeError as problem:
+                    connection.send(error_text(*describe_decode_error(problem)))
+                    continue
+                try:
+                    handle(runtime, connection, request)
+                except Refused as refusal:
+                    connection.send(error_for(refusal))
+        finally:
+            closed.cancel()
+
+    def handle(runtime: TournamentRuntime, connection: Connection, request: Act | Back | Sync | Watch) -> None:
+        if isinstance(request, Sync):
+            connection.send(runtime.snapshot_text(connection))
+        elif isinstance(request, Watch):
+            runtime.watch(connection, request.table)
+        elif connection.player is None:
+            raise Refused(403, "observer", "observers cannot act; connect with your player token")
+        elif isinstance(request, Act):
+            runtime.player_act(connection.player, request)
+        else:
+            runtime.player_back(connection.player)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refused)
+        return error(exc.status, exc.code, exc.message)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with asyncio.TaskGroup() as tasks:
+            holder["tasks"] = tasks
+            yield
+            for runtime in tournaments.values():
+                await runtime.shutdown()
+
+    routes = [
+        Route("/api/openapi.json", openapi),
+        Route("/api/tournaments", list_tournaments, methods=["GET"]),
+        Route("/api/tournaments", create_tournament, methods=["POST"]),
+        Route("/api/tournaments/{id}", show_tournament),
+        Route("/api/tournaments/{id}/register", register, methods=["POST"]),
+        Route("/api/tournaments/{id}/unregister", unregister, methods=["POST"]),
+        Route("/api/tournaments/{id}/{command}", admin_command, methods=["POST"]),
+        WebSocketRoute("/ws/tournaments/{id}", play),
+    ]
+    if WEB_DIR.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
+    app.state.tournaments = tournaments
+    return app

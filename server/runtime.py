@@ -1,0 +1,514 @@
+"""One tournament in real time: a task per table, the action clocks, the level clock, and the table streams.
+
+The director (engine.director) decides; this module only waits. Each table
+task asks the director whether it may deal (so the hand-for-hand barrier,
+breaks and pauses are the director's answer, not a second implementation),
+plays the hand decision by decision against the clock, and settles it.
+Everything the director says comes back as events, which are routed to
+table streams: each public event is encoded once per table, numbered with
+that table's sequence number, and queued to every client watching the table.
+
+Clocks (rules.md E.19-E.22): a decision has ``action_seconds`` plus what is
+left of the player's time bank, used automatically. When both run out the
+clock checks if free and folds otherwise, connected or not, and the player
+sits out: from then on their decisions are taken at once, blinds are
+posted, until they act or send ``back``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgspec
+
+from engine.cards import shuffled_deck
+from engine.director import Status, Tournament, TournamentError
+from engine.events import (
+    EntriesMerged, Event, HandFinished, HandStarted, HoleDealt, PlayerMoved, Refunded, Registered, Seated,
+    Shown, StatusChanged, TableBroken,
+)
+from engine.hand import Hand, IllegalAction
+from engine.structure import Definition
+from server.hub import Connection
+from server.protocol import (
+    Act, Envelope, Moved, Private, SittingOut, Snapshot, TimedOut, TournamentState, Turn, YourTurn, encoder,
+    error_text,
+)
+
+CLOCK_TICK_SECONDS = 0.25
+logger = logging.getLogger("mttsim.server")
+
+
+@contextlib.contextmanager
+def refusals() -> Iterator[None]:
+    """The director's refusals (TournamentError, naming the rule) as a 409 Refused."""
+    try:
+        yield
+    except TournamentError as error:
+        raise Refused(409, "refused", str(error)) from None
+
+
+class Refused(Exception):
+    """A refused request, with its HTTP status and the wire's error code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class _TableClock:
+    """The decision in progress at one table."""
+
+    __slots__ = ("decision", "wake", "turn_started", "button")
+
+    def __init__(self) -> None:
+        self.decision = 0  # bumped when a turn starts and when it is answered
+        self.wake = asyncio.Event()
+        self.turn_started = 0.0
+        self.button = 0
+
+
+class TournamentRuntime:
+    """A tournament served live: registration over REST, then tables played over websockets."""
+
+    def __init__(self, tournament_id: str, definition: Definition, *, hand_pause: float = 2.0,
+                 rng: random.Random | None = None) -> None:
+        self.id = tournament_id
+        self.definition = definition
+        self.hand_pause = hand_pause
+        rng = rng or secrets.SystemRandom()
+        self.director = Tournament(definition, rng, deal=shuffled_deck)
+        self.director.open_registration()
+        self.names: dict[str, str] = {}
+        self.tokens: dict[str, str] = {}  # token -> player id
+        self.sitting_out: set[str] = set()
+        self.time_bank: dict[str, float] = {}
+        self.paused = False
+        self.log: list[tuple[float, Any]] = []  # every director and hand event, in order (tests, journal)
+        self._seq: dict[int, int] = {}
+        self._watchers: dict[int, set[Connection]] = {}
+        self._players: dict[str, set[Connection]] = {}
+        self._clocks: dict[int, _TableClock] = {}
+        self._started_at = 0.0
+        self._paused_at = 0.0
+        self._paused_total = 0.0
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._next_player = 0
+        self.crashed = False
+
+    # ------------------------------------------------------------ the clock
+
+    def now(self) -> float:
+        """Tournament seconds: the wall clock since the start, minus pauses."""
+        if self._started_at == 0.0:
+            return 0.0
+        paused = self._paused_total + (time.monotonic() - self._paused_at if self.paused else 0.0)
+        return time.monotonic() - self._started_at - paused
+
+    # ------------------------------------------------------- REST commands
+
+    def register(self, name: str) -> tuple[str, str]:
+        """A new entry; returns ``(player_id, token)``. The token is the player's key to their seat."""
+        self._next_player += 1
+        player = f"p{self._next_player}"
+        with refusals():
+            self._record(self.director.register(player))
+        token = secrets.token_urlsafe(18)
+        self.names[player] = name
+        self.tokens[token] = player
+        self.time_bank[player] = self.definition.time_bank_seconds
+        return player, token
+
+    def unregister(self, token: str) -> int:
+        """Leave during Register; returns the refund in cents (buy-in and fee)."""
+        player = self.player_of(token)
+        with refusals():
+            events = self.director.unregister(player)
+        self._record(events)
+        return sum(e.refund_cents for e in events if isinstance(e, Refunded))
+
+    def start(self, task_group: asyncio.TaskGroup) -> None:
+        with refusals():
+            self.director.verify_start()
+        self._started_at = time.monotonic()
+        self._route(self.director.start(self.now()))
+        if self.director.status is Status.RUNNING:
+            self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
+
+    def cancel(self) -> None:
+        with refusals():
+            self._record(self.director.cancel())
+
+    def pause(self) -> None:
+        if self.director.status is not Status.RUNNING or self.paused:
+            raise Refused(409, "not_running", "only a running, unpaused tournament can be paused")
+        self.paused = True
+        self._paused_at = time.monotonic()
+        self._publish_everywhere(TournamentState(True))
+
+    def resume(self) -> None:
+        if not self.paused:
+            raise Refused(409, "not_paused", "the tournament is not paused")
+        self._paused_total += time.monotonic() - self._paused_at
+        self.paused = False
+        self._publish_everywhere(TournamentState(False))
+        self._wake_all()
+
+    async def shutdown(self) -> None:
+        """Cancel the tournament's tables and wait for them."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    def player_of(self, token: str) -> str:
+        player = self.tokens.get(token)
+        if player is None:
+            raise Refused(401, "bad_token", "unknown player token")
+        return player
+
+    # -------------------------------------------------------------- running
+
+    async def run(self) -> None:
+        """The tournament's task group: the level clock and one task per table, until a winner is left.
+
+        A failure inside one tournament stops that tournament (its tables are
+        cancelled and the error is logged), never the server or the others.
+        """
+        try:
+            await self._run_tables()
+        except Exception:
+            self.crashed = True
+            logger.exception("tournament %s stopped by an error", self.id)
+
+    async def _run_tables(self) -> None:
+        async with asyncio.TaskGroup() as tables:
+            tables.create_task(self._clock_loop(), name=f"clock:{self.id}")
+            for table in sorted(self.director.tables):
+                self._clocks[table] = _TableClock()
+                tables.create_task(self._table_loop(table), name=f"table:{self.id}:{table}")
+
+    async def _until(self, condition: Callable[[], bool]) -> None:
+        while not condition():
+            changed = self._changed
+            await changed.wait()
+
+    def _wake_all(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def _clock_loop(self) -> None:
+        director = self.director
+        while director.status is Status.RUNNING:
+            if not self.paused:
+                events = director.advance(self.now())
+                if events:
+                    self._route(events)
+                    self._wake_all()
+            await asyncio.sleep(CLOCK_TICK_SECONDS)
+
+    async def _table_loop(self, table: int) -> None:
+        director = self.director
+
+        def may_deal() -> bool:
+            return (table not in director.tables or director.status is not Status.RUNNING
+                    or (not self.paused and director.is_ready(table)))
+
+        while True:
+            await self._until(may_deal)
+            if table not in director.tables or director.status is not Status.RUNNING:
+                return
+            (started,) = director.start_hand(table)
+            self._clocks[table].button = started.button
+            self._route([started])
+            hand = director.hand(table)
+            assert hand is not None
+            self._route_hand(table, hand.events)
+            await self._play(table, hand)
+            await asyncio.sleep(self.hand_pause)  # the table sees the result before the next deal
+            self._route(director.end_hand(table))
+            self._wake_all()
+
+    async def _play(self, table: int, hand: Hand) -> None:
+        clock = self._clocks[table]
+        loop = asyncio.get_running_loop()
+        while not hand.finished:
+            legal = hand.legal_actions()
+            player = hand.players[legal.player]
+            if player in self.sitting_out:
+                self._apply(table, hand, player, hand.timeout_action(), None)
+                continue
+            bank = self.time_bank[player]
+            seconds = self.definition.action_seconds + bank
+            clock.decision += 1
+            asked = clock.decision
+            clock.turn_started = loop.time()
+            self._publish(table, Turn(player, seconds, bank))
+            self._tell(player, YourTurn(
+                self.director.hand_number(table), legal.can_fold, legal.can_check, legal.call,
+                legal.min_raise_to, legal.max_raise_to, seconds, hand.hole[legal.player], tuple(hand.board),
+                sum(hand.committed) + sum(hand.bets) + hand.dead, hand.stacks[legal.player], hand.big_blind))
+            deadline = clock.turn_started + seconds
+            while clock.decision == asked:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    action = hand.timeout_action()
+                    self.time_bank[player] = 0.0
+                    self._apply(table, hand, player, action, None)
+                    self._publish(table, TimedOut(player, action))
+                    self._set_sitting_out(player, True)
+                    break
+                clock.wake.clear()
+                try:
+                    await asyncio.wait_for(clock.wake.wait(), remaining)
+                except TimeoutError:
+                    pass
+
+    def _apply(self, table: int, hand: Hand, player: str, action: str, amount: int | None) -> None:
+        events = self.director.act(table, action, amount, player)
+        self._route_hand(table, events)
+        self._clocks[table].decision += 1
+        self._clocks[table].wake.set()
+
+    def player_act(self, player: str, message: Act) -> None:
+        """A decision from the wire: only the player to act, at their own table, by the betting rules."""
+        if player in self.sitting_out:
+            self._set_sitting_out(player, False)
+        where = self.director.where.get(player)
+        hand = self.director.hand(where[0]) if where else None
+        if where is None or hand is None or hand.finished:
+            raise Refused(409, "no_hand", "you have no hand in progress")
+        table = where[0]
+        if hand.actor is None or hand.players[hand.actor] != player:
+            actor = hand.players[hand.actor] if hand.actor is not None else "nobody"
+            raise Refused(409, "not_your_turn", f"it is not your turn: {self.names.get(actor, actor)} is to act")
+        try:
+            self._apply(table, hand, player, message.action, message.amount)
+        except IllegalAction as error:
+            raise Refused(409, "illegal_action", str(error)) from None
+        overtime = asyncio.get_running_loop().time() - self._clocks[table].turn_started
+        overtime -= self.definition.action_seconds
+        if overtime > 0:
+            self.time_bank[player] = max(0.0, self.time_bank[player] - overtime)
+
+    def player_back(self, player: str) -> None:
+        self._set_sitting_out(player, False)
+
+    def _set_sitting_out(self, player: str, sitting_out: bool) -> None:
+        if (player in self.sitting_out) == sitting_out:
+            return
+        if sitting_out:
+            self.sitting_out.add(player)
+        else:
+            self.sitting_out.discard(player)
+        where = self.director.where.get(player)
+        if where is not None:
+            self._publish(where[0], SittingOut(player, sitting_out))
+
+    # ------------------------------------------------------------- streams
+
+    def _record(self, events: list[Event]) -> None:
+        stamp = time.time()
+        self.log.extend((stamp, event) for event in events)
+
+    def _route(self, events: list[Event]) -> None:
+        """Director events to the streams of the tables they concern, and moves to the moved players."""
+        self._record(events)
+        for event in events:
+            if isinstance(event, Seated):  # the draw: players already connected go to their table
+                self._publish(event.table, event)
+                for connection in list(self._players.get(event.player, ())):
+                    self._watch(connection, event.table)
+                    connection.send(self.snapshot_text(connection))
+            elif isinstance(event, (HandStarted, HandFinished)):
+                self._publish(event.table, event)
+            elif isinstance(event, PlayerMoved):
+                self._publish(event.from_table, event)
+                self._publish(event.to_table, event)
+                self._follow(event)
+            elif isinstance(event, TableBroken):
+                self._publish(event.table, event)
+                self._close_table(event.table)
+            elif isinstance(event, (Registered, Refunded)):
+                continue
+            else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
+                self._publish_everywhere(event)
+                if isinstance(event, (StatusChanged, EntriesMerged)):
+                    self._wake_all()
+
+    def _route_hand(self, table: int, events: list[Event]) -> None:
+        self._record(events)
+        for event in events:
+            if isinstance(event, HoleDealt):
+                self._tell(event.player, event)  # hole cards go to their owner only
+            else:
+                self._publish(table, event)
+
+    def _publish(self, table: int, event: Any) -> None:
+        """Number, encode once, and queue to everyone watching ``table``."""
+        seq = self._seq.get(table, 0) + 1
+        self._seq[table] = seq
+        watchers = self._watchers.get(table)
+        if not watchers:
+            return
+        text = encoder.encode(Envelope(seq, table, event, time.time())).decode()
+        for connection in list(watchers):
+            connection.send(text)
+
+    def _publish_everywhere(self, event: Any) -> None:
+        """To every table stream, including one whose table the same command has just closed."""
+        for table in sorted(set(self.director.tables) | set(self._watchers)):
+            self._publish(table, event)
+
+    def _tell(self, player: str, event: Any) -> None:
+        connections = self._players.get(player)
+        if connections:
+            text = encoder.encode(Private(event, time.time())).decode()
+            for connection in list(connections):
+                connection.send(text)
+
+    def _follow(self, move: PlayerMoved) -> None:
+        """A moved player's connections follow them to the new table, with the reason and a snapshot."""
+        for connection in list(self._players.get(move.player, ())):
+            self._watch(connection, move.to_table)
+            connection.send(encoder.encode(Private(
+                Moved(move.from_table, move.to_table, move.seat, move.reason), time.time())).decode())
+            connection.send(self.snapshot_text(connection))
+
+    def _close_table(self, table: int) -> None:
+        """Observers of a closed table move to the lowest open table."""
+        for connection in list(self._watchers.pop(table, ())):
+            if connection.player is None:
+                self._watch(connection, min(self.director.tables, default=None))
+                connection.send(self.snapshot_text(connection))
+
+    # ---------------------------------------------------------- connections
+
+    def connect(self, connection: Connection, table: int | None) -> None:
+        """A client joins: a player watches their own table, an observer the one asked for (or the first)."""
+        if connection.player is not None:
+            self._players.setdefault(connection.player, set()).add(connection)
+            where = self.director.where.get(connection.player)
+            table = where[0] if where else None
+        elif table is None or table not in self.director.tables:
+            table = min(self.director.tables, default=None)
+        self._watch(connection, table)
+        connection.send(self.snapshot_text(connection))
+
+    def disconnect(self, connection: Connection) -> None:
+        if connection.player is not None:
+            self._players.get(connection.player, set()).discard(connection)
+        if connection.table is not None:
+            self._watchers.get(connection.table, set()).discard(connection)
+
+    def watch(self, connection: Connection, table: int) -> None:
+        if connection.player is not None:
+            raise Refused(409, "player_cannot_watch", "players watch their own table")
+        if table not in self.director.tables:
+            raise Refused(404, "no_table", f"table {table} is not open")
+        self._watch(connection, table)
+        connection.send(self.snapshot_text(connection))
+
+    def _watch(self, connection: Connection, table: int | None) -> None:
+        if connection.table is not None:
+            self._watchers.get(connection.table, set()).discard(connection)
+        connection.table = table
+        if table is not None:
+            self._watchers.setdefault(table, set()).add(connection)
+
+    # ------------------------------------------------------------ snapshots
+
+    def snapshot_text(self, connection: Connection) -> str:
+        table = connection.table
+        return encoder.encode(Snapshot(
+            self._seq.get(table, 0) if table is not None else 0,
+            self.summary(),
+            self.table_view(table) if table is not None and table in self.director.tables else None,
+            self.you(connection.player) if connection.player is not None else None,
+        )).decode()
+
+    def summary(self) -> dict[str, Any]:
+        director = self.director
+        level = self.definition.levels[director.level]
+        return {
+            "id": self.id, "name": self.definition.name, "status": director.status.value, "paused": self.paused,
+            "entries": len(director.entries), "players_left": director.players_left,
+            "level": director.level + 1, "small_blind": level.small_blind, "big_blind": level.big_blind,
+            "ante": level.ante, "bb_ante": level.bb_ante, "hand_for_hand": director.hand_for_hand,
+            "on_break_until": director.break_until, "tables": len(director.tables),
+        }
+
+    def table_view(self, table: int) -> dict[str, Any]:
+        """What anyone at or watching the table may see: no hole cards unless shown."""
+        director = self.director
+        state = director.tables[table]
+        hand = state.hand
+        in_hand = {p: i for i, p in enumerate(hand.players)} if hand else {}
+        shown = {e.player: e.cards for e in hand.events if isinstance(e, Shown)} if hand else {}
+        seats = []
+        for seat, player in enumerate(state.table.seats):
+            if player is None:
+                continue
+            i = in_hand.get(player)
+            seats.append({
+                "seat": seat, "player": player, "name": self.names.get(player, player),
+                "stack": hand.stacks[i] if i is not None and hand else director.stacks.get(player, 0),
+                "bet": hand.bets[i] if i is not None and hand else 0,
+                "in_hand": i is not None, "folded": bool(hand.folded[i]) if i is not None and hand else False,
+                "shown": list(shown.get(player, ())), "sitting_out": player in self.sitting_out,
+                "connected": bool(self._players.get(player)),
+            })
+        actor = hand.players[hand.actor] if hand and hand.actor is not None else None
+        return {
+            "id": table, "seats": seats, "size": state.table.size, "button": self._clocks.get(table, _TableClock()).button,
+            "hand": state.number if hand else None, "board": list(hand.board) if hand else [],
+            "pot": (sum(hand.committed) + sum(hand.bets) + hand.dead) if hand else 0, "actor": actor,
+        }
+
+    def you(self, player: str) -> dict[str, Any]:
+        director = self.director
+        where = director.where.get(player)
+        mine: dict[str, Any] = {
+            "player": player, "name": self.names.get(player, player), "table": where[0] if where else None,
+            "seat": where[1] if where else None, "stack": director.stacks.get(player),
+            "sitting_out": player in self.sitting_out, "time_bank": self.time_bank.get(player, 0.0),
+            "result": msgspec.to_builtins(director.results[player]) if player in director.results else None,
+            "hole": None, "legal": None,
+        }
+        hand = director.hand(where[0]) if where else None
+        if hand is not None and player in hand.players:
+            i = hand.players.index(player)
+            mine["hole"] = list(hand.hole[i])
+            if not hand.finished and hand.actor == i:
+                legal = hand.legal_actions()
+                mine["legal"] = {"can_fold": legal.can_fold, "can_check": legal.can_check, "call": legal.call,
+                                 "min_raise_to": legal.min_raise_to, "max_raise_to": legal.max_raise_to}
+        return mine
+
+    def details(self) -> dict[str, Any]:
+        """``GET /api/tournaments/{id}``: the summary, the payouts and every table's seats."""
+        director = self.director
+        return {
+            **self.summary(),
+            "buy_in_cents": self.definition.buy_in_cents, "fee_cents": self.definition.fee_cents,
+            "prize_pool_cents": director.prize_pool_cents or self.definition.buy_in_cents * len(director.entries),
+            "payouts_cents": list(director.prizes),
+            "results": [msgspec.to_builtins(r) for r in director.standings()],
+            "table_list": [self.table_view(t) for t in sorted(director.tables)],
+        }
+
+
+def error_for(error: Refused) -> str:
+    return error_text(error.code, error.message)

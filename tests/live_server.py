@@ -1,0 +1,90 @@
+"""Test helpers: a real server on an ephemeral port of 127.0.0.1, and bots that play it over websockets."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+
+from bots.client import SeatReport, play_seat
+from bots.strategies import STRATEGIES
+from server.app import Settings, create_app
+from server.runtime import TournamentRuntime
+
+ADMIN = {"Authorization": "Bearer admin-token"}
+
+
+@dataclass
+class Live:
+    app: Any
+    http: str
+    ws: str
+
+    def runtime(self, tournament: str) -> TournamentRuntime:
+        return self.app.state.tournaments[tournament]
+
+
+@contextlib.asynccontextmanager
+async def live_server(**settings: Any) -> AsyncIterator[Live]:
+    app = create_app(Settings(admin_token="admin-token", **settings))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           ws_max_size=65536, lifespan="on"))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield Live(app, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}")
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+
+
+def definition(players: int, seats: int, *, action_seconds: float = 2.0, time_bank_seconds: float = 0.0,
+               paid: int = 1, stack: int = 1000, **more: Any) -> dict[str, Any]:
+    share = 100 // (paid + 1)
+    payouts = [{"places": "1", "percent": 100 - share * (paid - 1)}]
+    if paid > 1:
+        payouts.append({"places": f"2-{paid}", "percent": share})
+    return {"name": "live test", "seats_per_table": seats, "starting_stack": stack, "buy_in_cents": 1000,
+            "fee_cents": 100, "min_players": 2, "max_players": players,
+            "levels": [{"small_blind": 10, "big_blind": 20, "minutes": 60}], "payouts": payouts,
+            "action_seconds": action_seconds, "time_bank_seconds": time_bank_seconds, **more}
+
+
+async def create(live: Live, body: dict[str, Any], players: int) -> tuple[str, list[tuple[str, str]]]:
+    """Create a tournament and register ``players`` entries; returns its id and (player id, token) pairs."""
+    async with httpx.AsyncClient(base_url=live.http) as client:
+        created = await client.post("/api/tournaments", json=body, headers=ADMIN)
+        assert created.status_code == 201, created.text
+        tournament = created.json()["id"]
+        seats = []
+        for number in range(players):
+            response = await client.post(f"/api/tournaments/{tournament}/register", json={"name": f"bot {number}"})
+            assert response.status_code == 201, response.text
+            seats.append((response.json()["player_id"], response.json()["token"]))
+    return tournament, seats
+
+
+async def admin(live: Live, tournament: str, command: str) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=live.http) as client:
+        return await client.post(f"/api/tournaments/{tournament}/{command}", headers=ADMIN)
+
+
+def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: str, seed: int = 0
+         ) -> list[asyncio.Task[SeatReport]]:
+    rng = random.Random(seed)
+    return [asyncio.create_task(play_seat(live.ws, tournament, player, token, STRATEGIES[strategy],
+                                          random.Random(rng.random())))
+            for player, token in seats]
+
+
+async def receive_json(websocket: Any, timeout: float = 10.0) -> dict[str, Any]:
+    return json.loads(await asyncio.wait_for(websocket.recv(), timeout))
