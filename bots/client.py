@@ -25,6 +25,7 @@ class SeatReport:
     decisions: int = 0
     errors: list[dict] = field(default_factory=list)
     moves: list[dict] = field(default_factory=list)
+    decisions_before_move: list[int] = field(default_factory=list)
     place: int | None = None
     timed_out: int = 0
     snapshots: int = 0
@@ -60,6 +61,7 @@ async def play_seat(ws_url: str, tournament: str, player: str, token: str, strat
                     report.decisions += 1
                 elif event["type"] == "moved":
                     report.moves.append(event)
+                    report.decisions_before_move.append(report.decisions)
             elif kind == "event":
                 event = message["event"]
                 if event["type"] == "player_eliminated" and event["player"] == player:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
 import random
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,3 +91,40 @@ def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: st
 
 async def receive_json(websocket: Any, timeout: float = 10.0) -> dict[str, Any]:
     return json.loads(await asyncio.wait_for(websocket.recv(), timeout))
+
+
+class SilentClient:
+    """A websocket client that sends but never reads: its tiny receive buffer fills and stays full.
+
+    Written on a raw socket because a websocket library reads into its own
+    buffers in the background, which would hide the backlog from the server.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    @classmethod
+    async def open(cls, live: Live, path: str) -> SilentClient:
+        loop = asyncio.get_running_loop()
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        host, port = live.http.removeprefix("http://").split(":")
+        await loop.sock_connect(sock, (host, int(port)))
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        await loop.sock_sendall(sock, request.encode())
+        answer = await loop.sock_recv(sock, 1024)
+        assert answer.startswith(b"HTTP/1.1 101"), answer
+        return cls(sock)
+
+    async def send(self, text: str) -> None:
+        """One masked text frame, as RFC 6455 asks of a client (payloads under 126 bytes)."""
+        data = text.encode()
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        await asyncio.get_running_loop().sock_sendall(self.sock, bytes([0x81, 0x80 | len(data)]) + mask + masked)
+
+    def close(self) -> None:
+        self.sock.close()

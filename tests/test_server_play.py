@@ -1,0 +1,276 @@
+"""End to end: a real server on 127.0.0.1, real websocket clients, real clocks (short ones)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from engine.events import HandForHandEnded, HandForHandStarted, HandFinished, HandStarted
+from tests.live_server import SilentClient, admin, bots, create, definition, live_server, receive_json
+
+pytestmark = pytest.mark.asyncio
+
+
+def player_url(live, tournament: str, token: str) -> str:
+    return f"{live.ws}/ws/tournaments/{tournament}?token={token}"
+
+
+async def until(condition, timeout: float = 20.0, step: float = 0.02) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await asyncio.sleep(step)
+
+
+async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
+    async with live_server(hand_pause=0.05) as live:
+        tournament, seats = await create(live, definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2), 2)
+        (me, token), station = seats[0], seats[1:]
+        tasks = bots(live, tournament, station, "station")
+        seen: dict[bool, str] = {}  # could check -> what the clock did
+        sitting_out = []
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await admin(live, tournament, "start")
+            can_check = None
+            while len(seen) < 2:
+                message = await receive_json(websocket)
+                event = message.get("event", {})
+                if event.get("type") == "your_turn":
+                    can_check = event["can_check"]
+                elif event.get("type") == "timed_out" and event["player"] == me:
+                    seen[can_check] = event["action"]
+                    await websocket.send(json.dumps({"type": "back"}))
+                elif event.get("type") == "sitting_out" and event["player"] == me:
+                    sitting_out.append(event["sitting_out"])
+        assert seen == {True: "check", False: "fold"}
+        assert sitting_out[:2] == [True, False]  # a timeout sits the player out; "back" returns them
+        for task in tasks:
+            task.cancel()
+
+
+async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_a_snapshot():
+    async with live_server(hand_pause=0.05) as live:
+        tournament, seats = await create(live, definition(2, 2, action_seconds=0.3), 2)
+        (me, token), station = seats[0], seats[1:]
+        tasks = bots(live, tournament, station, "station")
+        async with connect(player_url(live, tournament, token)) as websocket:
+            first = await receive_json(websocket)
+            assert first["type"] == "snapshot" and first["you"]["player"] == me
+        await admin(live, tournament, "start")
+        runtime = live.runtime(tournament)
+        await until(lambda: me in runtime.sitting_out)  # the clock acted for the absent player
+        hands_before = runtime.director.hands_played
+        await until(lambda: runtime.director.hands_played >= hands_before + 2)  # and play went on
+        async with connect(player_url(live, tournament, token)) as websocket:
+            snapshot = await receive_json(websocket)
+            assert snapshot["type"] == "snapshot"
+            assert snapshot["you"]["player"] == me and snapshot["you"]["sitting_out"] is True
+            assert snapshot["table"]["id"] == snapshot["you"]["table"] and snapshot["seq"] > 0
+            await websocket.send(json.dumps({"type": "back"}))
+            acted = False
+            while not acted:
+                message = await receive_json(websocket)
+                event = message.get("event", {})
+                if event.get("type") == "your_turn":
+                    await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"]
+                                                     else "call"}))
+                elif event.get("type") == "acted" and event["player"] == me:
+                    acted = True
+                elif message["type"] == "error":
+                    pytest.fail(message["message"])
+        for task in tasks:
+            task.cancel()
+
+
+async def test_under_hand_for_hand_no_table_deals_hand_n_plus_1_before_every_table_finished_hand_n():
+    async with live_server(hand_pause=0.02) as live:
+        tournament, seats = await create(live, definition(9, 3, paid=8), 9)
+        tasks = bots(live, tournament, seats, "station")  # nobody raises: busts are rare, rounds many
+        await asyncio.sleep(0.2)
+        await admin(live, tournament, "start")
+        runtime = live.runtime(tournament)
+        await until(lambda: sum(isinstance(e, HandFinished) for _, e in runtime.log) >= 12, timeout=60)
+        # Replay the server's log: hand n+1 at a table only once every table has finished its hand n.
+        started = {t: 0 for t in (1, 2, 3)}
+        finished = {t: 0 for t in (1, 2, 3)}
+        active = False
+        hands_checked = 0
+        for _, event in runtime.log:
+            if isinstance(event, HandForHandStarted):
+                active = True
+            elif isinstance(event, HandForHandEnded):
+                break
+            elif active and isinstance(event, HandStarted):
+                behind = [t for t in finished if finished[t] < started[event.table]]
+                assert not behind, f"table {event.table} dealt hand {started[event.table] + 1} before {behind}"
+                started[event.table] += 1
+                hands_checked += 1
+            elif active and isinstance(event, HandFinished):
+                finished[event.table] += 1
+        assert hands_checked >= 6
+        for task in tasks:
+            task.cancel()
+
+
+async def test_a_table_break_moves_a_connected_player_who_keeps_playing():
+    # Bots answer at once and hands follow each other fast: allow them more messages than a person sends.
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        tournament, seats = await create(live, definition(6, 3, action_seconds=2, stack=300), 6)
+        tasks = bots(live, tournament, seats, "random", seed=3)
+        await asyncio.sleep(0.2)
+        await admin(live, tournament, "start")
+        reports = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        assert sorted(r.place for r in reports) == [1, 2, 3, 4, 5, 6]
+        moved = [r for r in reports if any(m["reason"] == "break" for m in r.moves)]
+        assert moved, "nobody was moved by the break"
+        assert any(r.decisions > r.decisions_before_move[-1] for r in moved), "no moved player acted again"
+        assert all(not r.errors for r in reports)
+
+
+async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
+    async with live_server(hand_pause=0.05) as live:
+        tournament, seats = await create(live, definition(2, 2, action_seconds=2), 2)
+        (me, token), other = seats[0], seats[1:]
+        tasks = bots(live, tournament, other, "station")
+        received = []
+        async with connect(player_url(live, tournament, token)) as websocket, \
+                connect(f"{live.ws}/ws/tournaments/{tournament}") as observer:
+            await admin(live, tournament, "start")
+            refused_turn = refused_field = False
+            hands_seen = set()
+            while not (refused_turn and refused_field and len(hands_seen) >= 3):
+                message = await receive_json(websocket)
+                received.append(message)
+                event = message.get("event", {})
+                if event.get("type") == "hand_started":
+                    hands_seen.add(event["hand"])
+                if event.get("type") == "turn" and event["player"] != me and not refused_turn:
+                    await websocket.send(json.dumps({"type": "act", "action": "fold"}))
+                elif event.get("type") == "your_turn":
+                    if not refused_field:
+                        await websocket.send(json.dumps({"type": "act", "action": "fold", "player": other[0][0]}))
+                    await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"]
+                                                     else "call"}))
+                elif message["type"] == "error":
+                    if message["code"] == "not_your_turn":
+                        refused_turn = True
+                    elif message["code"] == "invalid_message" and "player" in message["message"]:
+                        refused_field = True
+            await observer.send(json.dumps({"type": "act", "action": "fold"}))
+            watched = []
+            while not any(m["type"] == "error" for m in watched):
+                watched.append(await receive_json(observer))
+        for message in received:
+            event = message.get("event", {})
+            if event.get("type") == "hole_dealt":
+                assert message["type"] == "private" and event["player"] == me
+            if message["type"] == "snapshot" and message["table"]:
+                assert all("hole" not in seat for seat in message["table"]["seats"])
+        assert any(m.get("event", {}).get("type") == "hole_dealt" for m in received)
+        assert not any(m["type"] == "private" for m in watched)
+        assert watched[0]["type"] == "snapshot" and watched[0]["you"] is None
+        assert watched[-1]["code"] == "observer"
+        assert not any(m.get("event", {}).get("type") == "hole_dealt" for m in watched)
+        for task in tasks:
+            task.cancel()
+
+
+async def test_malformed_oversized_and_flooding_clients_get_errors_or_are_closed_while_tables_play_on():
+    async with live_server(hand_pause=0.02) as live:
+        tournament, seats = await create(live, definition(4, 4, action_seconds=2), 4)
+        (me, token), others = seats[0], seats[1:]
+        tasks = bots(live, tournament, others, "station")
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await admin(live, tournament, "start")
+            runtime = live.runtime(tournament)
+            hands_at_start = runtime.director.hands_played
+
+            async def error_for(text: str) -> dict:
+                await websocket.send(text)
+                while True:
+                    message = await receive_json(websocket)
+                    if message["type"] == "error":
+                        return message
+
+            assert (await error_for("{nope"))["code"] == "malformed_json"
+            unknown = await error_for(json.dumps({"type": "dance"}))
+            assert unknown["code"] == "invalid_message" and "dance" in unknown["message"]
+            negative = await error_for(json.dumps({"type": "act", "action": "raise", "amount": -5}))
+            assert negative["code"] == "invalid_message" and "amount" in negative["message"]
+            await websocket.send(json.dumps({"type": "sync"}))  # still connected
+            while (await receive_json(websocket))["type"] != "snapshot":
+                pass
+
+        async with connect(f"{live.ws}/ws/tournaments/{tournament}", max_size=None) as big:
+            await big.send("x" * 5000)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await receive_json(big)
+            assert closed.value.rcvd.code == 1009
+
+        async with connect(f"{live.ws}/ws/tournaments/{tournament}") as flood:
+            with pytest.raises(ConnectionClosed) as closed:
+                for _ in range(1000):
+                    await flood.send(json.dumps({"type": "sync"}))
+                while True:
+                    await receive_json(flood)
+            assert closed.value.rcvd.code == 1008
+        await until(lambda: runtime.director.hands_played > hands_at_start + 5)
+        for task in tasks:
+            task.cancel()
+
+
+async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table():
+    async with live_server(hand_pause=0.0, max_queue=16, rate=5000, burst=5000) as live:
+        tournament, seats = await create(live, definition(6, 6, action_seconds=2, stack=100_000), 6)
+        tasks = bots(live, tournament, seats, "station")
+        await asyncio.sleep(0.2)
+        await admin(live, tournament, "start")
+        runtime = live.runtime(tournament)
+        slow = await SilentClient.open(live, f"/ws/tournaments/{tournament}?table=1")
+        await until(lambda: any(c.player is None for c in runtime._watchers.get(1, ())))
+        slow_connection = next(c for c in runtime._watchers[1] if c.player is None)
+        hands_then = runtime.director.hands_played
+        started = time.monotonic()
+        while not slow_connection.closed.is_set():  # ask for snapshots, never read one
+            await slow.send(json.dumps({"type": "sync"}))
+            await asyncio.sleep(0.001)
+            assert time.monotonic() - started < 60, "the slow client was never dropped"
+        slow.close()
+        assert slow_connection.close_code == 4008
+        assert slow_connection not in runtime._watchers.get(1, set())
+        # The table kept dealing while the slow client's queue filled.
+        assert runtime.director.hands_played > hands_then
+        for task in tasks:
+            task.cancel()
+
+
+async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_clock():
+    levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.01}, {"small_blind": 20, "big_blind": 40,
+                                                                       "minutes": 0.01},
+              {"small_blind": 40, "big_blind": 80, "minutes": 60}]
+    async with live_server(hand_pause=0.05) as live:
+        tournament, seats = await create(live, definition(4, 4, levels=levels, stack=100_000), 4)
+        tasks = bots(live, tournament, seats, "station")
+        await asyncio.sleep(0.2)
+        await admin(live, tournament, "start")
+        started = time.monotonic()
+        runtime = live.runtime(tournament)
+        await until(lambda: runtime.director.level == 1, timeout=10)  # level 2 (from 0) after 0.6 s
+        assert time.monotonic() - started >= 0.55
+        paused = await admin(live, tournament, "pause")
+        assert paused.json()["paused"] is True
+        await until(lambda: all(state.hand is None for state in runtime.director.tables.values()))
+        hands, clock = runtime.director.hands_played, runtime.now()
+        await asyncio.sleep(0.5)
+        assert runtime.director.hands_played == hands  # no new deal while paused
+        assert runtime.now() - clock < 0.05  # and the tournament clock stood still
+        await admin(live, tournament, "resume")
+        await until(lambda: runtime.director.hands_played > hands)
+        for task in tasks:
+            task.cancel()

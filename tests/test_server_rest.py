@@ -1,0 +1,72 @@
+"""REST: create, list, show, register, unregister, start, pause, resume, cancel; errors with the right status."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.live_server import ADMIN, create, definition, live_server
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_the_rest_flow_and_its_refusals():
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(3, 3, min_players=2)
+        assert (await client.post("/api/tournaments", json=body)).status_code == 401
+        bad = await client.post("/api/tournaments", json={**body, "seats_per_table": 11}, headers=ADMIN)
+        assert bad.status_code == 400 and "seats_per_table" in bad.json()["message"]
+        garbage = await client.post("/api/tournaments", content=b"{not json", headers=ADMIN)
+        assert garbage.status_code == 400 and garbage.json()["error"] == "bad_definition"
+
+        created = await client.post("/api/tournaments", json=body, headers=ADMIN)
+        assert created.status_code == 201
+        tournament = created.json()["id"]
+        assert [t["id"] for t in (await client.get("/api/tournaments")).json()] == [tournament]
+        assert (await client.get("/api/tournaments/nope")).status_code == 404
+
+        empty = await client.post(f"/api/tournaments/{tournament}/register", json={"name": ""})
+        assert empty.status_code == 400
+        seats = [(await client.post(f"/api/tournaments/{tournament}/register", json={"name": n})).json()
+                 for n in ("ann", "bob", "cy")]
+        assert [s["player_id"] for s in seats] == ["p1", "p2", "p3"]
+        full = await client.post(f"/api/tournaments/{tournament}/register", json={"name": "dee"})
+        assert full.status_code == 409 and "full" in full.json()["message"]
+
+        wrong = await client.post(f"/api/tournaments/{tournament}/unregister",
+                                  headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        left = await client.post(f"/api/tournaments/{tournament}/unregister",
+                                 headers={"Authorization": f"Bearer {seats[2]['token']}"})
+        assert left.json() == {"refund_cents": 1100}
+
+        assert (await client.post(f"/api/tournaments/{tournament}/start")).status_code == 401
+        assert (await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)).status_code == 409
+        started = await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        assert started.status_code == 200 and started.json()["status"] == "running"
+        assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 409
+        late = await client.post(f"/api/tournaments/{tournament}/unregister",
+                                 headers={"Authorization": f"Bearer {seats[0]['token']}"})
+        assert late.status_code == 409 and "Register" in late.json()["message"]
+        assert (await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)).json()["paused"]
+        assert not (await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)).json()["paused"]
+        assert (await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)).status_code == 409
+
+        shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        assert shown["status"] == "running" and shown["players_left"] == 2 and shown["level"] == 1
+        assert shown["payouts_cents"] == [2000] and shown["hand_for_hand"] is False
+        (table,) = shown["table_list"]
+        assert {s["player"] for s in table["seats"]} == {"p1", "p2"}
+        assert all("hole" not in s for s in table["seats"])
+
+
+async def test_cancel_during_registration_and_the_openapi_description():
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 2)
+        cancelled = await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)
+        assert cancelled.json()["status"] == "cancelled"
+        document = (await client.get("/api/openapi.json")).json()
+        assert document["openapi"].startswith("3.")
+        assert {"/api/tournaments", "/api/tournaments/{id}/register", "/api/tournaments/{id}/start"} <= set(
+            document["paths"])
+        assert "seats_per_table" in document["components"]["schemas"]["Definition"]["properties"]
