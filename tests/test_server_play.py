@@ -49,6 +49,7 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
                     sitting_out.append(event["sitting_out"])
         assert seen == {True: "check", False: "fold"}
         assert sitting_out[:2] == [True, False]  # a timeout sits the player out; "back" returns them
+        assert live.runtime(tournament).time_bank[me] == 0.0  # the bank was spent before the clock acted
         for task in tasks:
             task.cancel()
 
@@ -165,6 +166,13 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
             watched = []
             while not any(m["type"] == "error" for m in watched):
                 watched.append(await receive_json(observer))
+        last = None
+        for message in received:  # events continue each snapshot's number without a gap
+            if message["type"] == "snapshot":
+                last = message["seq"]
+            elif message["type"] == "event":
+                assert message["seq"] == last + 1
+                last = message["seq"]
         for message in received:
             event = message.get("event", {})
             if event.get("type") == "hole_dealt":
@@ -243,7 +251,7 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
             assert time.monotonic() - started < 60, "the slow client was never dropped"
         slow.close()
         assert slow_connection.close_code == 4008
-        assert slow_connection not in runtime._watchers.get(1, set())
+        await until(lambda: slow_connection not in runtime._watchers.get(1, set()))
         # The table kept dealing while the slow client's queue filled.
         assert runtime.director.hands_played > hands_then
         for task in tasks:

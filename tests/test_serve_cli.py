@@ -1,0 +1,43 @@
+"""``mttsim serve`` starts the server on the given port and prints the admin token it made."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_prints_a_token_that_works_and_answers_rest():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port)],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        token_line = process.stdout.readline()
+        assert token_line.startswith("admin token: ")
+        token = token_line.split(": ", 1)[1].strip()
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}/api/tournaments")
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.1)
+        assert response.status_code == 200 and response.json() == []
+        refused = httpx.post(f"http://127.0.0.1:{port}/api/tournaments/x/start", headers={"Authorization": "Bearer no"})
+        assert refused.status_code == 401
+        accepted = httpx.post(f"http://127.0.0.1:{port}/api/tournaments/x/start",
+                              headers={"Authorization": f"Bearer {token}"})
+        assert accepted.status_code == 404  # past the admin check: there is no tournament x
+    finally:
+        process.terminate()
+        process.wait(10)
