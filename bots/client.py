@@ -7,6 +7,7 @@ table moves without reconnecting, because the server moves its connection.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from dataclasses import dataclass, field
@@ -38,8 +39,12 @@ def view_of(turn: dict) -> SeatView:
 
 
 async def play_seat(ws_url: str, tournament: str, player: str, token: str, strategy: Strategy,
-                    rng: random.Random) -> SeatReport:
-    """Play until the player is out or the tournament is over; returns what happened."""
+                    rng: random.Random, think: tuple[float, float] = (0.0, 0.0)) -> SeatReport:
+    """Play until the player is out or the tournament is over; returns what happened.
+
+    ``think`` is a range of seconds the bot waits before each decision, so a
+    person watching can follow the play.
+    """
     report = SeatReport(player)
     async with connect(f"{ws_url}/ws/tournaments/{tournament}?token={token}") as websocket:
         async for text in websocket:
@@ -56,6 +61,8 @@ async def play_seat(ws_url: str, tournament: str, player: str, token: str, strat
             elif kind == "private":
                 event = message["event"]
                 if event["type"] == "your_turn":
+                    if think[1] > 0:
+                        await asyncio.sleep(rng.uniform(*think))
                     action, amount = strategy(view_of(event), rng)
                     await websocket.send(json.dumps({"type": "act", "action": action, "amount": amount}))
                     report.decisions += 1

@@ -10,58 +10,21 @@ from pathlib import Path
 
 import msgspec
 
-from bots.strategies import random_player, seat_view
-from engine.cards import card_text, shuffled_deck
-from engine.events import Acted, BoardDealt, HandEnded, HoleDealt, PotAwarded, Posted, Returned, Shown
-from engine.hand import Hand
 from engine.structure import Definition, load_definition
 from server.simulator import Progress, Report, default_definition, parse_mix, simulate
 
 
-def describe(event) -> str:
-    """One line of plain English per hand event, for the terminal."""
-    match event:
-        case Posted(player=p, kind=kind, amount=amount):
-            return f"{p} posts {kind.replace('_', ' ')} {amount}"
-        case HoleDealt(player=p, cards=cards):
-            return f"{p} is dealt {card_text(cards)}"
-        case BoardDealt(street=street, cards=cards):
-            return f"--- {street}: {card_text(cards)}"
-        case Acted(player=p, action=action, amount=amount, to=to, all_in=all_in):
-            detail = {"bet": f" to {to}", "raise": f" to {to}", "call": f" {amount}"}.get(action, "")
-            return f"{p} {action}s{detail}{' (all-in)' if all_in else ''}"
-        case Returned(player=p, amount=amount):
-            return f"{amount} uncalled returned to {p}"
-        case Shown(player=p, cards=cards):
-            return f"{p} shows {card_text(cards)}"
-        case PotAwarded(pot=number, amount=amount, winners=winners, shares=shares):
-            name = "main pot" if number == 0 else f"side pot {number}"
-            return f"{name} {amount}: " + ", ".join(f"{w} wins {s}" for w, s in zip(winners, shares))
-        case HandEnded(stacks=stacks):
-            return f"stacks: {list(stacks)}"
-    return repr(event)
-
-
 def demo(args: argparse.Namespace) -> int:
-    """Play a few hands among bots and narrate them (until the server exists)."""
-    rng = random.Random(args.seed)
-    players = [f"bot{i}" for i in range(1, args.players + 1)]
-    stacks = [1000] * len(players)
-    for number in range(1, args.hands + 1):
-        seated = [(p, s) for p, s in zip(players, stacks) if s > 0]
-        if len(seated) < 2:
-            break
-        print(f"\n=== hand {number}")
-        hand = Hand([p for p, _ in seated], [s for _, s in seated], small_blind=10, big_blind=20,
-                    deck=shuffled_deck(rng))
-        while not hand.finished:
-            hand.act(*random_player(seat_view(hand), rng))
-        for event in hand.events:
-            print(describe(event))
-        final = dict(zip(hand.players, hand.stacks))
-        stacks = [final.get(p, 0) for p in players]
-        players = players[1:] + players[:1]  # the button moves one seat
-        stacks = stacks[1:] + stacks[:1]
+    """Start the server with a bot-filled tournament to watch in a browser (``mttsim demo``)."""
+    import asyncio
+
+    from server.demo import run_demo
+
+    try:
+        asyncio.run(run_demo(args.host, args.port, args.players, args.seats, (args.think_min, args.think_max),
+                             args.hand_pause, args.seed))
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
@@ -152,9 +115,14 @@ def serve(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mttsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    demo_parser = commands.add_parser("demo", help="play a few bot hands in the terminal")
-    demo_parser.add_argument("--players", type=int, default=6)
-    demo_parser.add_argument("--hands", type=int, default=3)
+    demo_parser = commands.add_parser("demo", help="the server with a bot-filled tournament to watch in a browser")
+    demo_parser.add_argument("--host", default="127.0.0.1")
+    demo_parser.add_argument("--port", type=int, default=8000)
+    demo_parser.add_argument("--players", type=int, default=45)
+    demo_parser.add_argument("--seats", type=int, default=9)
+    demo_parser.add_argument("--think-min", type=float, default=0.3, help="seconds a bot thinks, at least")
+    demo_parser.add_argument("--think-max", type=float, default=1.5)
+    demo_parser.add_argument("--hand-pause", type=float, default=2.0)
     demo_parser.add_argument("--seed", type=int, default=None)
     demo_parser.set_defaults(run=demo)
     simulate_parser = commands.add_parser("simulate", help="play a whole tournament with bots, in accelerated time")

@@ -191,7 +191,7 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
 async def test_malformed_oversized_and_flooding_clients_get_errors_or_are_closed_while_tables_play_on():
     async with live_server(hand_pause=0.02) as live:
         tournament, seats = await create(live, definition(4, 4, action_seconds=2), 4)
-        (me, token), others = seats[0], seats[1:]
+        (_, token), others = seats[0], seats[1:]
         tasks = bots(live, tournament, others, "station")
         async with connect(player_url(live, tournament, token)) as websocket:
             await admin(live, tournament, "start")

@@ -1,0 +1,67 @@
+"""``mttsim demo``: the server, a tournament filled with bots, and a browser to watch it in.
+
+The bots play over the same websocket protocol as any client (bots/client.py);
+only their registration is done in-process, as the server's own operator
+would. Bots think for a moment before each decision so a person can follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+
+import uvicorn
+
+from bots.client import play_seat
+from bots.strategies import STRATEGIES
+from engine.structure import Breaks, Definition, Level, default_payouts
+from server.app import Settings, create_app
+from server.runtime import TournamentRuntime
+from server.simulator import DEFAULT_MIX
+
+DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=number >= 2, minutes=3)
+               for number, sb in enumerate((10, 15, 25, 40, 60, 100, 150, 250, 400, 600, 1000, 1500, 2500))]
+
+
+def demo_definition(players: int, seats: int) -> Definition:
+    return Definition(
+        name="Demo freezeout", seats_per_table=seats, starting_stack=3000, buy_in_cents=500, fee_cents=50,
+        min_players=2, max_players=players, levels=DEMO_LEVELS, payouts=default_payouts(players),
+        breaks=Breaks(every_levels=6, minutes=1), action_seconds=8, time_bank_seconds=15,
+    )
+
+
+async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[float, float],
+                   hand_pause: float, seed: int | None, announce=print) -> None:
+    admin_token = secrets.token_urlsafe(18)
+    app = create_app(Settings(admin_token=admin_token, hand_pause=hand_pause))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=65536))
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        if serving.done():
+            await serving  # the port was taken: let uvicorn's error through
+        await asyncio.sleep(0.05)
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    rng = random.Random(seed)
+    tournaments: dict[str, TournamentRuntime] = app.state.tournaments
+    runtime = TournamentRuntime("demo", demo_definition(players, seats), hand_pause=hand_pause)
+    tournaments[runtime.id] = runtime
+    names, weights = list(DEFAULT_MIX), list(DEFAULT_MIX.values())
+    seats_taken = [runtime.register(f"{rng.choice(names)} bot {number}") for number in range(1, players + 1)]
+    bots = [asyncio.create_task(play_seat(f"ws://{host}:{bound}", runtime.id, player, token,
+                                          STRATEGIES[rng.choices(names, weights)[0]],
+                                          random.Random(rng.random()), think))
+            for player, token in seats_taken]
+    await asyncio.sleep(0.5)  # let the bots connect
+    async with asyncio.TaskGroup() as tasks:
+        runtime.start(tasks)
+        announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
+                 f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
+                 f"Ctrl-C stops the demo.")
+    await asyncio.gather(*bots, return_exceptions=True)
+    winner = runtime.director.standings()[0] if runtime.director.standings() else None
+    if winner is not None:
+        announce(f"The tournament is over: {runtime.names[winner.player]} wins "
+                 f"${winner.prize_cents / 100:,.2f}. The server keeps running; Ctrl-C stops it.")
+    await serving
