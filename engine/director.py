@@ -133,6 +133,13 @@ class Tournament:
     def hand_number(self, table: int) -> int:
         return self.tables[table].number
 
+    def level_ends_at(self) -> float | None:
+        """When the current level ends on the caller's clock; None for a level of hands or the last level."""
+        level = self.definition.levels[self.level]
+        if level.minutes is None or self.level == len(self.definition.levels) - 1 or self.break_until is not None:
+            return None
+        return self._level_started_at + level.minutes * 60
+
     def can(self, operation: str, *args: Any) -> bool:
         """Whether ``verify_<operation>(*args)`` passes."""
         try:

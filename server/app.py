@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,12 +23,22 @@ from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
 from server.openapi import openapi_document
 from server.protocol import MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder
 from server.runtime import Refused, TournamentRuntime, error_for
+from server.simulator import DEFAULT_MIX, parse_mix
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Fill a tournament with bots that play over the websocket (``mix`` as in ``mttsim simulate --mix``)."""
+
+    count: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+    mix: str | None = None
+    think_min: Annotated[float, msgspec.Meta(ge=0)] = 0.3
+    think_max: Annotated[float, msgspec.Meta(ge=0)] = 1.5
 
 
 class Settings(msgspec.Struct):
@@ -112,6 +123,20 @@ def create_app(settings: Settings) -> Starlette:
         else:
             return error(404, "no_command", f"unknown command {command!r}: start, pause, resume or cancel")
         return JSONResponse(runtime.summary())
+
+    async def add_bots(request: Request) -> Response:
+        if (refusal := admin(request)) is not None:
+            return refusal
+        runtime = runtime_of(request)
+        try:
+            body = msgspec.json.decode(await request.body() or b"{}", type=BotsRequest)
+            mix = parse_mix(body.mix) if body.mix else DEFAULT_MIX
+        except (msgspec.DecodeError, ValueError) as problem:
+            return error(400, "bad_request", str(problem))
+        ws_url = f"ws://{request.url.hostname}:{request.url.port}"
+        added = runtime.add_bots(body.count, ws_url, holder["tasks"], mix=mix, think=(body.think_min, body.think_max),
+                                 rng=random.Random())
+        return JSONResponse({"players": added}, status_code=201)
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
@@ -201,6 +226,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments/{id}", show_tournament),
         Route("/api/tournaments/{id}/register", register, methods=["POST"]),
         Route("/api/tournaments/{id}/unregister", unregister, methods=["POST"]),
+        Route("/api/tournaments/{id}/bots", add_bots, methods=["POST"]),
         Route("/api/tournaments/{id}/{command}", admin_command, methods=["POST"]),
         WebSocketRoute("/ws/tournaments/{id}", play),
     ]

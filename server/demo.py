@@ -13,8 +13,6 @@ import secrets
 
 import uvicorn
 
-from bots.client import play_seat
-from bots.strategies import STRATEGIES
 from engine.structure import Breaks, Definition, Level, default_payouts
 from server.app import Settings, create_app
 from server.runtime import TournamentRuntime
@@ -47,19 +45,13 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
     tournaments: dict[str, TournamentRuntime] = app.state.tournaments
     runtime = TournamentRuntime("demo", demo_definition(players, seats), hand_pause=hand_pause)
     tournaments[runtime.id] = runtime
-    names, weights = list(DEFAULT_MIX), list(DEFAULT_MIX.values())
-    seats_taken = [runtime.register(f"{rng.choice(names)} bot {number}") for number in range(1, players + 1)]
-    bots = [asyncio.create_task(play_seat(f"ws://{host}:{bound}", runtime.id, player, token,
-                                          STRATEGIES[rng.choices(names, weights)[0]],
-                                          random.Random(rng.random()), think))
-            for player, token in seats_taken]
-    await asyncio.sleep(0.5)  # let the bots connect
-    async with asyncio.TaskGroup() as tasks:
-        runtime.start(tasks)
+    async with asyncio.TaskGroup() as bots:
+        runtime.add_bots(players, f"ws://{host}:{bound}", bots, mix=DEFAULT_MIX, think=think, rng=rng)
+        await asyncio.sleep(0.5)  # let the bots connect
+        runtime.start(bots)
         announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
                  f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
                  f"Ctrl-C stops the demo.")
-    await asyncio.gather(*bots, return_exceptions=True)
     winner = runtime.director.standings()[0] if runtime.director.standings() else None
     if winner is not None:
         announce(f"The tournament is over: {runtime.names[winner.player]} wins "

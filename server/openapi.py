@@ -75,6 +75,12 @@ def openapi_document() -> dict[str, Any]:
                          "parameters": [tournament], "security": [{"player": []}],
                          "responses": {"200": _object("{refund_cents}"), "401": refused, "409": refused}},
             },
+            "/api/tournaments/{id}/bots": {
+                "post": {"summary": "Fill with bots that play over the websocket: {count, mix, think_min, think_max}",
+                         "parameters": [tournament], "security": admin,
+                         "responses": {"201": _object("{players}: the bots' player ids"), "400": refused,
+                                       "401": refused, "409": refused}},
+            },
             **{f"/api/tournaments/{{id}}/{command}": {
                 "post": {"summary": summary, "parameters": [tournament], "security": admin,
                          "responses": {"200": _object("the tournament's summary"), "401": refused,

@@ -124,6 +124,13 @@ class Moved(msgspec.Struct, tag="moved", tag_field="type"):
     reason: Literal["break", "balance"]
 
 
+class Presence(msgspec.Struct, tag="presence", tag_field="type"):
+    """A player's first connection opened, or their last one closed."""
+
+    player: str
+    connected: bool
+
+
 class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):
     """Pause and resume, broadcast to every table."""
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import msgspec
 
+from bots.client import play_seat
+from bots.strategies import STRATEGIES, Strategy
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament, TournamentError
 from engine.events import (
@@ -38,7 +40,7 @@ from engine.hand import Hand, IllegalAction
 from engine.structure import Definition
 from server.hub import Connection
 from server.protocol import (
-    Act, Envelope, Moved, Private, SittingOut, Snapshot, TimedOut, TournamentState, Turn, YourTurn, encoder,
+    Act, Envelope, Moved, Presence, Private, SittingOut, Snapshot, TimedOut, TournamentState, Turn, YourTurn, encoder,
     error_text,
 )
 
@@ -68,12 +70,14 @@ class Refused(Exception):
 class _TableClock:
     """The decision in progress at one table."""
 
-    __slots__ = ("decision", "wake", "turn_started", "button")
+    __slots__ = ("decision", "wake", "turn_started", "seconds", "time_bank", "button")
 
     def __init__(self) -> None:
         self.decision = 0  # bumped when a turn starts and when it is answered
         self.wake = asyncio.Event()
         self.turn_started = 0.0
+        self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
+        self.time_bank = 0.0
         self.button = 0
 
 
@@ -105,6 +109,7 @@ class TournamentRuntime:
         self._task: asyncio.Task[None] | None = None
         self._next_player = 0
         self.crashed = False
+        self.started_wall: float | None = None  # seconds since the epoch, for the lobby
 
     # ------------------------------------------------------------ the clock
 
@@ -129,6 +134,26 @@ class TournamentRuntime:
         self.time_bank[player] = self.definition.time_bank_seconds
         return player, token
 
+    def add_bots(self, count: int, ws_url: str, tasks: asyncio.TaskGroup, *, mix: dict[str, float],
+                 think: tuple[float, float], rng: random.Random) -> list[str]:
+        """Register ``count`` bots that play over the websocket like any client (bots/client.py)."""
+        names, weights = list(mix), list(mix.values())
+        added = []
+        for _ in range(count):
+            strategy = rng.choices(names, weights)[0]
+            player, token = self.register(f"{strategy} bot {self._next_player + 1}")
+            added.append(player)
+            tasks.create_task(self._bot(ws_url, player, token, STRATEGIES[strategy], random.Random(rng.random()),
+                                        think), name=f"bot:{self.id}:{player}")
+        return added
+
+    async def _bot(self, ws_url: str, player: str, token: str, strategy: Strategy, rng: random.Random,
+                   think: tuple[float, float]) -> None:
+        try:
+            await play_seat(ws_url, self.id, player, token, strategy, rng, think)
+        except Exception:  # a bot's failure is the bot's: the tournament plays on and its clock acts for it
+            logger.exception("bot %s stopped", player)
+
     def unregister(self, token: str) -> int:
         """Leave during Register; returns the refund in cents (buy-in and fee)."""
         player = self.player_of(token)
@@ -141,6 +166,7 @@ class TournamentRuntime:
         with refusals():
             self.director.verify_start()
         self._started_at = time.monotonic()
+        self.started_wall = time.time()
         self._route(self.director.start(self.now()))
         if self.director.status is Status.RUNNING:
             self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
@@ -255,6 +281,7 @@ class TournamentRuntime:
             clock.decision += 1
             asked = clock.decision
             clock.turn_started = loop.time()
+            clock.seconds, clock.time_bank = seconds, bank
             self._publish(table, Turn(player, seconds, bank))
             self._tell(player, YourTurn(
                 self.director.hand_number(table), legal.can_fold, legal.can_check, legal.call,
@@ -399,8 +426,11 @@ class TournamentRuntime:
     def connect(self, connection: Connection, table: int | None) -> None:
         """A client joins: a player watches their own table, an observer the one asked for (or the first)."""
         if connection.player is not None:
-            self._players.setdefault(connection.player, set()).add(connection)
+            connections = self._players.setdefault(connection.player, set())
+            connections.add(connection)
             where = self.director.where.get(connection.player)
+            if len(connections) == 1 and where is not None:
+                self._publish(where[0], Presence(connection.player, True))
             table = where[0] if where else None
         elif table is None or table not in self.director.tables:
             table = min(self.director.tables, default=None)
@@ -409,7 +439,11 @@ class TournamentRuntime:
 
     def disconnect(self, connection: Connection) -> None:
         if connection.player is not None:
-            self._players.get(connection.player, set()).discard(connection)
+            connections = self._players.get(connection.player, set())
+            connections.discard(connection)
+            where = self.director.where.get(connection.player)
+            if not connections and where is not None:
+                self._publish(where[0], Presence(connection.player, False))
         if connection.table is not None:
             self._watchers.get(connection.table, set()).discard(connection)
 
@@ -442,12 +476,19 @@ class TournamentRuntime:
     def summary(self) -> dict[str, Any]:
         director = self.director
         level = self.definition.levels[director.level]
+        ends_at = director.level_ends_at()
+        stacks = list(director.stacks.values()) if director.status is Status.RUNNING else []
         return {
             "id": self.id, "name": self.definition.name, "status": director.status.value, "paused": self.paused,
             "entries": len(director.entries), "players_left": director.players_left,
+            "buy_in_cents": self.definition.buy_in_cents, "fee_cents": self.definition.fee_cents,
             "level": director.level + 1, "small_blind": level.small_blind, "big_blind": level.big_blind,
             "ante": level.ante, "bb_ante": level.bb_ante, "hand_for_hand": director.hand_for_hand,
-            "on_break_until": director.break_until, "tables": len(director.tables),
+            "level_ends_in": max(0.0, ends_at - self.now()) if ends_at is not None else None,
+            "on_break_for": max(0.0, director.break_until - self.now()) if director.break_until else None,
+            "average_stack": sum(stacks) // len(stacks) if stacks else None,
+            "largest_stack": max(stacks) if stacks else None, "tables": len(director.tables),
+            "started_at": self.started_wall,
         }
 
     def table_view(self, table: int) -> dict[str, Any]:
@@ -471,7 +512,13 @@ class TournamentRuntime:
                 "connected": bool(self._players.get(player)),
             })
         actor = hand.players[hand.actor] if hand and hand.actor is not None else None
+        clock = self._clocks.get(table)
+        countdown = None
+        if actor is not None and clock is not None and clock.turn_started:
+            elapsed = asyncio.get_running_loop().time() - clock.turn_started
+            countdown = {"player": actor, "seconds": max(0.0, clock.seconds - elapsed), "time_bank": clock.time_bank}
         return {
+            "clock": countdown,
             "id": table, "seats": seats, "size": state.table.size, "button": self._clocks.get(table, _TableClock()).button,
             "hand": state.number if hand else None, "board": list(hand.board) if hand else [],
             "pot": (sum(hand.committed) + sum(hand.bets) + hand.dead) if hand else 0, "actor": actor,

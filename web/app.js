@@ -1,187 +1,134 @@
-// mttsim in the browser: the lobby, and a tournament's tables watched live as an observer.
-// Plain ES module, no build step. Text from the server is always inserted as text, never as HTML.
+// mttsim in the browser: the lobby (with the admin's controls), and a tournament's tables, played or watched live.
 
-const RANKS = "23456789TJQKA";
-const SUITS = "cdhs";
-const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+import { api, chips, el, money } from "./dom.js";
+import { TableClient } from "./table.js";
+
 const view = document.getElementById("view");
 const statusLine = document.getElementById("status");
-let socket = null;
-let refresher = null;
+const DEFAULT_DEFINITION = {
+  name: "Friday freezeout", seats_per_table: 6, starting_stack: 3000, buy_in_cents: 500, fee_cents: 50,
+  min_players: 2, max_players: 60, action_seconds: 15, time_bank_seconds: 30,
+  levels: [{ small_blind: 10, big_blind: 20, minutes: 5 }, { small_blind: 20, big_blind: 40, minutes: 5 },
+    { small_blind: 40, big_blind: 80, ante: 80, bb_ante: true, minutes: 5 }],
+  payouts: [{ places: "1", percent: 60 }, { places: "2", percent: 40 }],
+};
+let current = null;  // what the page shows: { stop() }
 
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  return node;
-}
+const seatKey = (id) => `mttsim:seat:${id}`;
+const mySeat = (id) => JSON.parse(localStorage.getItem(seatKey(id)) || "null");
+const adminToken = () => localStorage.getItem("mttsim:admin") || "";
 
-function cardNode(card) {
-  const rank = RANKS[Math.floor(card / 4)];
-  const suit = SUITS[card % 4];
-  return el("span", { class: `card ${suit === "h" || suit === "d" ? "red" : ""}` }, rank + SUIT_SIGNS[suit]);
-}
-
-const chips = (n) => Number(n).toLocaleString();
-const money = (cents) => `$${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: 2 })}`;
-
-async function getJSON(path) {
-  const response = await fetch(path);
-  if (!response.ok) throw new Error(`${path}: ${response.status}`);
-  return response.json();
-}
-
-function stop() {
-  if (socket) { socket.onclose = null; socket.close(); socket = null; }
-  if (refresher) { clearInterval(refresher); refresher = null; }
+function show(...children) {
+  if (current) current.stop();
+  current = null;
+  view.replaceChildren(...children);
 }
 
 async function lobby() {
-  stop();
-  const tournaments = await getJSON("/api/tournaments");
-  const rows = tournaments.map((t) => el("tr", {},
-    el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)), el("td", {}, t.status),
-    el("td", {}, `${t.players_left} / ${t.entries}`), el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`),
-    el("td", {}, t.tables)));
-  view.replaceChildren(el("h2", {}, "Tournaments"), el("table", { class: "list" },
-    el("tr", {}, ...["Name", "Status", "Players", "Level", "Tables"].map((h) => el("th", {}, h))), ...rows));
-  statusLine.textContent = `${tournaments.length} tournament(s)`;
+  const tournaments = await api("/api/tournaments");
+  const message = el("p", { id: "message", class: "message" });
+  const attempt = async (work) => {
+    try { await work(); await lobby(); } catch (error) { message.textContent = error.message; }
+  };
+  const rows = tournaments.map((t) => {
+    const seat = mySeat(t.id);
+    const name = el("input", { placeholder: "your name", class: "name-input", "aria-label": `name for ${t.name}` });
+    const actions = [];
+    if (t.status === "register" && !seat) {
+      actions.push(name, el("button", { class: "register", onclick: () => attempt(async () => {
+        const answer = await api(`/api/tournaments/${t.id}/register`, { method: "POST", body: { name: name.value } });
+        localStorage.setItem(seatKey(t.id), JSON.stringify(answer));
+      }) }, "Register"));
+    }
+    if (seat && t.status === "register") {
+      actions.push(el("button", { class: "unregister", onclick: () => attempt(async () => {
+        await api(`/api/tournaments/${t.id}/unregister`, { method: "POST", token: seat.token });
+        localStorage.removeItem(seatKey(t.id));
+      }) }, "Unregister"));
+    }
+    if (adminToken()) {
+      const count = el("input", { type: "number", value: 20, min: 1, class: "bot-count", "aria-label": "bots" });
+      const mix = el("input", { class: "bot-mix", placeholder: "tag=4,pushfold=3,station=2,random=1", "aria-label": "bot mix" });
+      const admin = (command, body) => attempt(() => api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body }));
+      actions.push(el("span", { class: "admin" }, count, mix,
+        el("button", { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) }, "Add bots"),
+        ...["start", "pause", "resume", "cancel"].map((c) => el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)))));
+    }
+    return el("tr", { "data-id": t.id },
+      el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)), el("td", { class: "status" }, t.paused ? "paused" : t.status),
+      el("td", {}, `${t.players_left} / ${t.entries}`), el("td", {}, money(t.buy_in_cents + t.fee_cents)),
+      el("td", {}, t.started_at ? new Date(t.started_at * 1000).toLocaleTimeString() : "not yet"),
+      el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`), el("td", {}, seat ? `you are ${seat.player_id}` : ""),
+      el("td", {}, actions));
+  });
+  show(el("h2", {}, "Tournaments"), message,
+    el("table", { class: "list" }, el("tr", {}, ...["Name", "Status", "Players", "Buy-in", "Started", "Level", "", ""].map((h) => el("th", {}, h))), rows),
+    adminPanel(attempt));
+  statusLine.textContent = `${tournaments.length} tournament${tournaments.length === 1 ? "" : "s"}`;
 }
 
-function tournamentView(id, tableId) {
-  stop();
-  const state = { table: null, tournament: null, seq: 0, log: [] };
-  const summary = el("div", { class: "summary" });
-  const banner = el("div");
-  const oval = el("div", { class: "oval" });
-  const log = el("div", { class: "log" });
-  const thumbs = el("div", { class: "thumbs" });
-  view.replaceChildren(summary, banner, el("div", { class: "layout" }, el("div", {}, oval, thumbs), log));
+function adminPanel(attempt) {
+  const token = el("input", { id: "admin-token", type: "password", value: adminToken(), placeholder: "admin token" });
+  const definition = el("textarea", { id: "definition", rows: 10 }, JSON.stringify(DEFAULT_DEFINITION, null, 1));
+  const file = el("input", { type: "file", accept: ".json,.toml" });
+  file.onchange = async () => { definition.value = await file.files[0].text(); };
+  return el("details", { class: "admin-panel", open: adminToken() ? true : undefined }, el("summary", {}, "Admin"),
+    el("p", {}, token, el("button", { id: "save-token", onclick: () => { localStorage.setItem("mttsim:admin", token.value); lobby(); } }, "Use token")),
+    el("p", {}, "A tournament definition (docs/config.md), typed here or read from a file: ", file), definition,
+    el("p", {}, el("button", { id: "create", onclick: () => attempt(async () => {
+      const response = await fetch("/api/tournaments", { method: "POST", body: definition.value,
+        headers: { Authorization: `Bearer ${adminToken()}`, "content-type": definition.value.trim().startsWith("{") ? "application/json" : "application/toml" } });
+      const data = await response.json();
+      if (!response.ok) throw new Error(data.message);
+    }) }, "Create tournament")));
+}
 
-  const url = new URL(`/ws/tournaments/${id}`, location.href);
-  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-  if (tableId) url.searchParams.set("table", tableId);
-  socket = new WebSocket(url);
-  socket.onmessage = (message) => {
-    const data = JSON.parse(message.data);
-    if (data.type === "snapshot") {
-      Object.assign(state, { seq: data.seq, table: data.table, tournament: data.tournament });
-    } else if (data.type === "event") {
-      if (data.seq !== state.seq + 1) { socket.send(JSON.stringify({ type: "sync" })); return; }
-      state.seq = data.seq;
-      apply(state, data.event);
-      note(log, data.event, state);
-    } else if (data.type === "error") {
-      note(log, { type: "error", message: data.message }, state);
-    }
-    draw(state, summary, banner, oval);
+function tournamentPage(id, table) {
+  const seat = table ? null : mySeat(id);
+  const summary = el("div", { class: "summary", id: "summary" });
+  const banner = el("div", { id: "banner" });
+  const notices = el("div", { class: "notice", id: "notice", hidden: true });
+  const board = el("div", { id: "table" });
+  const log = el("div", { class: "log", id: "log" });
+  const payouts = el("table", { class: "payouts", id: "payouts" });
+  const thumbs = el("div", { class: "thumbs", id: "thumbs" });
+  show(summary, banner, notices,
+    el("div", { class: "layout" }, el("div", {}, board, el("h3", {}, "Tables"), thumbs),
+      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts)));
+  let tournament = null;
+  let levelClock = null;
+  const drawSummary = () => {
+    if (!tournament) return;
+    const endsIn = levelClock ? Math.max(0, levelClock.seconds - (Date.now() - levelClock.since) / 1000) : null;
+    const items = [["Level", `${tournament.level}: ${tournament.small_blind}/${tournament.big_blind}${tournament.ante ? ` (${tournament.ante})` : ""}`],
+      ["Next level", endsIn === null ? "—" : `${Math.floor(endsIn / 60)}:${String(Math.floor(endsIn % 60)).padStart(2, "0")}`],
+      ["Players left", `${tournament.players_left} / ${tournament.entries}`],
+      ["Average stack", tournament.average_stack === null ? "—" : chips(tournament.average_stack)],
+      ["Largest stack", tournament.largest_stack === null ? "—" : chips(tournament.largest_stack)],
+      ["Status", tournament.paused ? "paused" : tournament.status]];
+    summary.replaceChildren(...items.map(([k, v]) => el("div", {}, k, el("b", {}, v))));
+    banner.replaceChildren(...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []));
   };
-  socket.onclose = () => { statusLine.textContent = "disconnected: reload to reconnect"; };
+  const client = new TableClient(id, { token: seat && seat.token, table, root: board, log, notices,
+    onTournament: (t) => { tournament = { ...tournament, ...t }; drawSummary(); } });
   const refresh = async () => {
-    const details = await getJSON(`/api/tournaments/${id}`);
-    thumbs.replaceChildren(...details.table_list.map((t) => el("div", {
-      class: `thumb ${state.table && t.id === state.table.id ? "current" : ""}`,
-      onclick: () => socket.send(JSON.stringify({ type: "watch", table: t.id })),
-    }, `Table ${t.id}: ${t.seats.length} players`)));
-    statusLine.textContent = `${details.name}: ${details.status}`;
+    const details = await api(`/api/tournaments/${id}`);
+    tournament = details;
+    levelClock = details.level_ends_in === null ? null : { seconds: details.level_ends_in, since: Date.now() };
+    drawSummary();
+    payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`), el("td", {}, money(cents)))));
+    thumbs.replaceChildren(...details.table_list.map((t) => el("a", { class: "thumb", href: `#/t/${id}/table/${t.id}`, "data-table": t.id },
+      el("b", {}, `Table ${t.id}`), ...t.seats.map((s) => el("div", {}, `${s.name}: ${chips(s.stack)}`)))));
+    statusLine.textContent = `${details.name}: ${details.status}${table ? ` · watching table ${table}` : seat ? ` · playing as ${seat.player_id}` : " · observer"}`;
   };
   refresh();
-  refresher = setInterval(refresh, 2000);
-}
-
-function apply(state, event) {
-  const table = state.table;
-  const seat = (player) => table && table.seats.find((s) => s.player === player);
-  switch (event.type) {
-    case "hand_started":
-      if (table) {
-        table.hand = event.hand; table.board = []; table.button = event.button; table.pot = 0;
-        for (const s of table.seats) { s.bet = 0; s.folded = false; s.shown = []; s.in_hand = false; }
-        for (const p of event.players) { const s = seat(p.player); if (s) { s.stack = p.stack; s.in_hand = true; } }
-      }
-      break;
-    case "posted": case "acted": {
-      const s = seat(event.player);
-      if (s) { s.stack -= event.amount; if (event.kind !== "ante" && event.kind !== "big_blind_ante") s.bet += event.amount; }
-      if (s && event.type === "acted" && event.action === "fold") s.folded = true;
-      if (table) table.pot += event.amount;
-      break;
-    }
-    case "board_dealt":
-      if (table) { table.board.push(...event.cards); for (const s of table.seats) s.bet = 0; }
-      break;
-    case "shown": { const s = seat(event.player); if (s) s.shown = event.cards; break; }
-    case "returned": { const s = seat(event.player); if (s) s.stack += event.amount; if (table) table.pot -= event.amount; break; }
-    case "pot_awarded":
-      event.winners.forEach((w, i) => { const s = seat(w); if (s) s.stack += event.shares[i]; });
-      break;
-    case "turn": if (table) table.actor = event.player; break;
-    case "hand_ended": if (table) { table.actor = null; table.pot = 0; } break;
-    case "level_changed": Object.assign(state.tournament, { level: event.level, small_blind: event.small_blind, big_blind: event.big_blind }); break;
-    case "player_eliminated": state.tournament.players_left -= 1; break;
-    case "hand_for_hand_started": state.tournament.hand_for_hand = true; break;
-    case "hand_for_hand_ended": state.tournament.hand_for_hand = false; break;
-  }
-}
-
-function name(state, player) {
-  const s = state.table && state.table.seats.find((x) => x.player === player);
-  return s ? s.name : player;
-}
-
-function note(log, event, state) {
-  const words = {
-    acted: () => `${name(state, event.player)} ${event.action}s${event.action === "raise" || event.action === "bet" ? ` to ${chips(event.to)}` : event.amount ? ` ${chips(event.amount)}` : ""}`,
-    hand_started: () => `— hand #${event.hand}`,
-    pot_awarded: () => `${event.winners.map((w) => name(state, w)).join(", ")} win${event.winners.length > 1 ? "" : "s"} ${chips(event.amount)}`,
-    player_eliminated: () => `${event.player} is out in place ${event.place}${event.prize_cents ? ` (${money(event.prize_cents)})` : ""}`,
-    player_moved: () => `${event.player} moves from table ${event.from_table} to ${event.to_table} (${event.reason})`,
-    table_broken: () => `table ${event.table} breaks`,
-    level_changed: () => `level ${event.level}: ${event.small_blind}/${event.big_blind}`,
-    hand_for_hand_started: () => `hand-for-hand at ${event.players_left} players`,
-    timed_out: () => `${name(state, event.player)} timed out (${event.action})`,
-    tournament_finished: () => `tournament over: ${event.results[0].player} wins`,
-    error: () => `error: ${event.message}`,
-  }[event.type];
-  if (!words) return;
-  log.append(el("div", {}, words()));
-  while (log.childElementCount > 300) log.firstChild.remove();
-  log.scrollTop = log.scrollHeight;
-}
-
-function draw(state, summary, banner, oval) {
-  const t = state.tournament;
-  if (t) {
-    summary.replaceChildren(...[["Level", `${t.level}: ${t.small_blind}/${t.big_blind}`],
-      ["Players left", `${t.players_left} / ${t.entries}`], ["Status", t.paused ? "paused" : t.status],
-      ["Tables", t.tables]].map(([k, v]) => el("div", {}, k, el("b", {}, v))));
-    banner.replaceChildren(...(t.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand")] : []));
-  }
-  const table = state.table;
-  if (!table) { oval.replaceChildren(el("div", { class: "middle" }, "No table to show")); return; }
-  const nodes = table.seats.map((s) => {
-    const angle = (2 * Math.PI * s.seat) / table.size + Math.PI / 2;
-    const node = el("div", { class: `seat ${s.player === table.actor ? "actor" : ""} ${s.folded ? "folded" : ""}` },
-      el("div", { class: "name" }, s.name, s.seat === table.button ? " " : "", ...(s.seat === table.button ? [el("span", { class: "button" }, "D")] : [])),
-      el("div", {}, chips(s.stack)),
-      el("div", { class: "bet" }, s.bet ? `bet ${chips(s.bet)}` : s.sitting_out ? "sitting out" : ""),
-      el("div", {}, ...(s.shown || []).map(cardNode)));
-    node.style.left = `${50 + 46 * Math.cos(angle)}%`;
-    node.style.top = `${50 + 44 * Math.sin(angle)}%`;
-    return node;
-  });
-  const middle = el("div", { class: "middle" }, el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
-    el("div", {}, ...table.board.map(cardNode)), el("div", {}, table.pot ? `pot ${chips(table.pot)}` : ""));
-  oval.replaceChildren(middle, ...nodes);
+  const timers = [setInterval(refresh, 2000), setInterval(drawSummary, 1000)];
+  current = { stop: () => { client.stop(); timers.forEach(clearInterval); } };
 }
 
 function route() {
-  const match = location.hash.match(/^#\/t\/([^/]+)(?:\/(\d+))?/);
-  if (match) tournamentView(match[1], match[2]);
+  const match = location.hash.match(/^#\/t\/([^/]+)(?:\/table\/(\d+))?/);
+  if (match) tournamentPage(match[1], match[2] ? Number(match[2]) : null);
   else lobby().catch((error) => { statusLine.textContent = error.message; });
 }
 

@@ -1,0 +1,131 @@
+"""The browser client, driven by Playwright in Debian's chromium against a real server on 127.0.0.1.
+
+A person registers in the lobby; the admin creates the tournament, fills it with bots and starts it, all
+through the page. The person sees their cards, plays with the buttons and the keyboard, lets the clock run
+out once, is moved when their table breaks and keeps playing; another page watches a table as an observer.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from tests.live_server import live_server
+from tests.tournaments import RiggedDealer, rigged_deck
+
+pytestmark = pytest.mark.asyncio
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+                  "--disable-background-networking", "--disable-component-update"]
+DEFINITION = {
+    "name": "Browser test", "seats_per_table": 3, "starting_stack": 3000, "buy_in_cents": 500, "fee_cents": 50,
+    "min_players": 2, "max_players": 4, "action_seconds": 3, "time_bank_seconds": 0,
+    "levels": [{"small_blind": 10, "big_blind": 20, "minutes": 60}], "payouts": [{"places": "1", "percent": 100}],
+}
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    assert path, "Debian's chromium is missing: ./dev test installs it with apt-get"
+    return path
+
+
+def rig_for(runtime, player: str) -> None:
+    """Deal ``player`` the best hand at their table, so the break that follows is theirs to be moved by."""
+    director = runtime.director
+    dealer = RiggedDealer()
+    director.deal = dealer
+    start_hand = director.start_hand
+
+    def rigged(table: int):
+        seats = director.tables[table].table
+        order = seats.occupants(seats.next_positions().dealt)
+        if player in order:
+            dealer.next = rigged_deck(len(order), order.index(player))
+        return start_hand(table)
+
+    director.start_hand = rigged
+
+
+async def my_turn(page):
+    await expect(page.locator(".controls.mine")).to_be_visible(timeout=20_000)
+
+
+async def test_a_person_plays_a_tournament_in_the_browser():
+    ARTIFACTS.mkdir(exist_ok=True)
+    async with live_server(hand_pause=0.4) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        admin = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+        person = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+
+        # The admin creates the tournament from the lobby's form.
+        await admin.goto(live.http + "/")
+        await admin.click("summary")
+        await admin.fill("#admin-token", "admin-token")
+        await admin.click("#save-token")
+        await admin.fill("#definition", json.dumps(DEFINITION))
+        await admin.click("#create")
+        row = admin.locator("tr[data-id]")
+        await expect(row).to_have_count(1)
+        tournament = await row.get_attribute("data-id")
+        rig_for(live.runtime(tournament), "p1")
+
+        # The person registers in the lobby.
+        await person.goto(live.http + "/")
+        await person.fill(".name-input", "Alice")
+        await person.click(".register")
+        await expect(person.locator("tr[data-id]")).to_contain_text("you are p1")
+        await person.screenshot(path=ARTIFACTS / "lobby.png")
+
+        # The admin fills it with bots (calling stations: they never fold, never raise) and starts it.
+        await admin.reload()
+        await admin.fill(".bot-count", "3")
+        await admin.fill(".bot-mix", "station=1")
+        await admin.click(".add-bots")
+        await expect(admin.locator("tr[data-id]")).to_contain_text("4 / 4")
+        await admin.click(".start")
+        await expect(admin.locator("tr[data-id] .status")).to_have_text("running")
+
+        # The person sees their two cards, face up.
+        await person.goto(f"{live.http}/#/t/{tournament}")
+        await expect(person.locator(".seat.me .cards .card:not(.back)")).to_have_count(2, timeout=20_000)
+        first_table = await person.locator(".middle").inner_text()
+
+        # Another page watches the other table as an observer: no cards face up but shown ones.
+        runtime = live.runtime(tournament)
+        other = next(t for t in runtime.director.tables if t != runtime.director.where["p1"][0])
+        observer = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+        await observer.goto(f"{live.http}/#/t/{tournament}/table/{other}")
+        await expect(observer.locator(".controls.observer")).to_be_visible()
+        await expect(observer.locator(".middle")).to_contain_text(f"Table {other}")
+        await expect(observer.locator(".seat")).to_have_count(2)
+        await observer.screenshot(path=ARTIFACTS / "tournament.png")
+
+        # A hand with the buttons, then one with the keyboard.
+        await my_turn(person)
+        await person.screenshot(path=ARTIFACTS / "table.png")
+        await person.locator("#call, #check").first.click()
+        await my_turn(person)
+        await person.keyboard.press("c")
+
+        # The clock runs out once: the page shows the automatic check or fold, and the way back.
+        await my_turn(person)
+        await expect(person.locator("#log")).to_contain_text("Alice ran out of time", timeout=10_000)
+        await person.click("#back")
+
+        # All-in with the rigged best hand: the station calls and busts, the table breaks, Alice moves.
+        await my_turn(person)
+        await person.click("text=All-in")
+        await person.click("#raise")
+        await expect(person.locator("#notice")).to_contain_text("your table was broken", timeout=20_000)
+        await expect(person.locator(".middle")).not_to_have_text(first_table)
+        await my_turn(person)  # and she plays on at the new table
+        await person.locator("#call, #check").first.click()
+        await expect(person.locator("#log")).to_contain_text("Alice c", timeout=10_000)
+        assert runtime.director.where["p1"][0] == other
+        await browser.close()

@@ -1,0 +1,41 @@
+// Small DOM helpers. Text from the server is always inserted as text nodes, never as HTML.
+
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const RANKS = "23456789TJQKA";
+const SUITS = "cdhs";
+const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+
+// A card is rank * 4 + suit (engine/cards.py); null draws a card face down.
+export function cardNode(card) {
+  if (card === null) return el("span", { class: "card back" }, "🂠");
+  const suit = SUITS[card % 4];
+  return el("span", { class: `card ${suit === "h" || suit === "d" ? "red" : ""}` },
+    RANKS[Math.floor(card / 4)] + SUIT_SIGNS[suit]);
+}
+
+export const chips = (n) => Number(n).toLocaleString("en");
+export const money = (cents) => `$${(cents / 100).toLocaleString("en", { minimumFractionDigits: 2 })}`;
+
+export async function api(path, { method = "GET", body, token } = {}) {
+  const headers = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.message || `${method} ${path}: ${response.status}`);
+  return data;
+}
