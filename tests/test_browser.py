@@ -127,5 +127,6 @@ async def test_a_person_plays_a_tournament_in_the_browser():
         await my_turn(person)  # and she plays on at the new table
         await person.locator("#call, #check").first.click()
         await expect(person.locator("#log")).to_contain_text("Alice c", timeout=10_000)
+        await expect(person.locator("#log")).to_contain_text("Main pot")
         assert runtime.director.where["p1"][0] == other
         await browser.close()

@@ -130,7 +130,7 @@ export class TableClient {
       hand_started: () => `— Hand #${event.hand}`,
       acted: () => `${this.name(event.player)} ${event.action}s${["bet", "raise"].includes(event.action) ? ` to ${chips(event.to)}` : event.amount ? ` ${chips(event.amount)}` : ""}${event.all_in ? " (all-in)" : ""}`,
       board_dealt: () => `${event.street}`,
-      pot_awarded: () => `${event.winners.map((w) => this.name(w)).join(", ")} win${event.winners.length > 1 ? "" : "s"} ${chips(event.amount)}`,
+      pot_awarded: () => `${event.pot === 0 ? "Main pot" : `Side pot ${event.pot}`} ${chips(event.amount)}: ${event.winners.map((w, i) => `${this.name(w)} wins ${chips(event.shares[i])}`).join(", ")}`,
       timed_out: () => `${this.name(event.player)} ran out of time: ${event.action === "check" ? "checked" : "folded"} automatically`,
       player_eliminated: () => `${event.player} is out in place ${event.place}`,
       player_moved: () => `${event.player} moves from table ${event.from_table} to ${event.to_table} (${event.reason})`,
