@@ -8,7 +8,7 @@ own hole cards, the board, the pot, their stack and the legal actions.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from engine.cards import RANKS
@@ -124,3 +124,21 @@ STRATEGIES: dict[str, Strategy] = {
     "tag": tight_aggressive,
     "pushfold": push_fold,
 }
+
+
+def parse_mix(text: str, known: Iterable[str] = STRATEGIES) -> dict[str, float]:
+    """'tag=4,random=1' -> weights per tag; a tag not in ``known`` is refused by name."""
+    known = list(known)
+    mix: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, weight = part.partition("=")
+        name = name.strip()
+        if name not in known:
+            raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(known)}")
+        try:
+            mix[name] = float(weight or 1)
+        except ValueError:
+            raise ValueError(f"weight of {name} must be a number, not {weight!r}") from None
+    if sum(mix.values()) <= 0:
+        raise ValueError("the mix needs a positive weight")
+    return mix

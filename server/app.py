@@ -18,12 +18,16 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from bots.client import FAULTS
+from bots.strategies import STRATEGIES, parse_mix
 from engine.structure import DefinitionError, load_definition
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
 from server.openapi import openapi_document
-from server.protocol import MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder
+from server.protocol import (
+    MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
+)
 from server.runtime import Refused, TournamentRuntime, error_for
-from server.simulator import DEFAULT_MIX, parse_mix
+from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 
@@ -130,7 +134,7 @@ def create_app(settings: Settings) -> Starlette:
         runtime = runtime_of(request)
         try:
             body = msgspec.json.decode(await request.body() or b"{}", type=BotsRequest)
-            mix = parse_mix(body.mix) if body.mix else DEFAULT_MIX
+            mix = parse_mix(body.mix, [*STRATEGIES, *FAULTS]) if body.mix else DEFAULT_MIX
         except (msgspec.DecodeError, ValueError) as problem:
             return error(400, "bad_request", str(problem))
         ws_url = f"ws://{request.url.hostname}:{request.url.port}"

@@ -11,7 +11,8 @@ from pathlib import Path
 import msgspec
 
 from engine.structure import Definition, load_definition
-from server.simulator import Progress, Report, default_definition, parse_mix, simulate
+from bots.strategies import parse_mix
+from server.simulator import Progress, Report, default_definition, simulate
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -112,6 +113,60 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def swarm(args: argparse.Namespace) -> int:
+    """Load-test a server with bots over the wire (``mttsim swarm``)."""
+    import asyncio
+
+    from bots.client import FAULTS
+    from bots.strategies import STRATEGIES
+    from bots.swarm import SwarmOptions, public, run_swarm, write_csv
+
+    try:
+        mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
+        low, _, high = (args.think or "0-0").partition("-")
+        think = (float(low), float(high or low))
+        shard, _, shards = (args.shard or "0/1").partition("/")
+        shard_of = (int(shard), int(shards))
+        if not 0 <= shard_of[0] < shard_of[1]:
+            raise ValueError("--shard I/N needs 0 <= I < N")
+        if (args.tournament is None) == (not args.create):
+            raise ValueError("give exactly one of --tournament ID or --create")
+        definition = None
+        if args.config:
+            path = Path(args.config)
+            definition = msgspec.to_builtins(load_definition(path.read_bytes(), toml=path.suffix.lower() == ".toml"))
+    except (OSError, ValueError) as error:
+        print(f"mttsim swarm: {error}", file=sys.stderr)
+        return 2
+    options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
+                           definition=definition, admin_token=args.admin_token, think=think, shard=shard_of,
+                           seed=args.seed, **({"mix": mix} if mix else {}))
+    show = sys.stderr.isatty() and not args.json
+
+    def line(live) -> None:
+        sys.stderr.write(f"\r{live.players_left:>6} players left | {live.tables:>5} tables | "
+                         f"{live.actions_per_s:>7,.0f} actions/s | p50 {live.p50_ms:6.1f} ms p99 {live.p99_ms:6.1f} ms"
+                         f" | {live.errors} errors ")
+        sys.stderr.flush()
+
+    report = asyncio.run(run_swarm(options, line if show else None))
+    if show:
+        sys.stderr.write("\n")
+    if args.csv:
+        write_csv(args.csv, report)
+    summary = public(report)
+    if args.json:
+        print(msgspec.json.encode(summary).decode())
+    else:
+        latency = summary["latency_ms"]
+        print(f"{summary['players']} bots, {summary['actions']:,} actions in {summary['wall_s']} s "
+              f"({summary['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
+              f"{summary['errors']} errors, {summary['missed_deadlines']} missed deadlines, "
+              f"{summary['reconnections']} reconnections; swarm CPU {summary['swarm_cpu_percent']}%; "
+              f"finished: {summary['finished']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mttsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +196,20 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
     serve_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
     serve_parser.set_defaults(run=serve)
+    swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
+    swarm_parser.add_argument("--url", default="http://127.0.0.1:8000")
+    swarm_parser.add_argument("--players", type=int, required=True)
+    swarm_parser.add_argument("--tournament", help="join this tournament (its id)")
+    swarm_parser.add_argument("--create", action="store_true", help="create the tournament (needs --admin-token)")
+    swarm_parser.add_argument("--config", help="with --create: a definition file (default: the default structure)")
+    swarm_parser.add_argument("--admin-token")
+    swarm_parser.add_argument("--mix", help="strategies and faults with weights: tag=4,random=1,slow=1,flaky=1,rude=1")
+    swarm_parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default 0-0)")
+    swarm_parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I")
+    swarm_parser.add_argument("--seed", type=int)
+    swarm_parser.add_argument("--csv", metavar="PREFIX", help="write PREFIX_stats.csv (Locust's columns)")
+    swarm_parser.add_argument("--json", action="store_true")
+    swarm_parser.set_defaults(run=swarm)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import msgspec
 
-from bots.client import play_seat
-from bots.strategies import STRATEGIES, Strategy
+from bots.client import Fault, play_seat, strategy_for
+from bots.strategies import Strategy
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament, TournamentError
 from engine.events import (
@@ -140,17 +140,18 @@ class TournamentRuntime:
         names, weights = list(mix), list(mix.values())
         added = []
         for _ in range(count):
-            strategy = rng.choices(names, weights)[0]
-            player, token = self.register(f"{strategy} bot {self._next_player + 1}")
+            tag = rng.choices(names, weights)[0]
+            player, token = self.register(f"{tag} bot {self._next_player + 1}")
             added.append(player)
-            tasks.create_task(self._bot(ws_url, player, token, STRATEGIES[strategy], random.Random(rng.random()),
-                                        think), name=f"bot:{self.id}:{player}")
+            strategy, fault = strategy_for(tag)
+            tasks.create_task(self._bot(ws_url, player, token, strategy, random.Random(rng.random()), think, fault),
+                              name=f"bot:{self.id}:{player}")
         return added
 
     async def _bot(self, ws_url: str, player: str, token: str, strategy: Strategy, rng: random.Random,
-                   think: tuple[float, float]) -> None:
+                   think: tuple[float, float], fault: Fault | None) -> None:
         try:
-            await play_seat(ws_url, self.id, player, token, strategy, rng, think)
+            await play_seat(ws_url, self.id, player, token, strategy, rng, think, fault)
         except Exception:  # a bot's failure is the bot's: the tournament plays on and its clock acts for it
             logger.exception("bot %s stopped", player)
 

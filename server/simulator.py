@@ -63,23 +63,6 @@ def default_definition(players: int, seats_per_table: int = 9) -> Definition:
     )
 
 
-def parse_mix(text: str) -> dict[str, float]:
-    """'tag=4,random=1' -> weights per strategy name; unknown names are refused."""
-    mix: dict[str, float] = {}
-    for part in text.split(","):
-        name, _, weight = part.partition("=")
-        name = name.strip()
-        if name not in STRATEGIES:
-            raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
-        try:
-            mix[name] = float(weight or 1)
-        except ValueError:
-            raise ValueError(f"weight of {name} must be a number, not {weight!r}") from None
-    if sum(mix.values()) <= 0:
-        raise ValueError("the mix needs a positive weight")
-    return mix
-
-
 def simulate(
     definition: Definition,
     players: int,

@@ -1,0 +1,168 @@
+"""``mttsim swarm``: many bots in one process, playing a real tournament over REST and websockets, measured.
+
+Each bot is a ``bots.client.SeatBot``: it registers over REST, plays its seat
+over the websocket like any client, and records latencies and lags. The
+swarm adds them up the way load-testing tools report: percentiles,
+throughput, failures, a Locust-style CSV. ``--shard I/N`` lets N swarm
+processes share one tournament: each registers every N-th bot, and the
+creating shard starts the tournament once all have registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import msgspec
+
+from bots.client import SeatBot, SeatReport, strategy_for
+
+
+@dataclass
+class SwarmOptions:
+    url: str
+    players: int
+    tournament: str | None = None
+    definition: dict[str, Any] | None = None  # with --create: the definition to create (None: a default)
+    admin_token: str | None = None
+    mix: dict[str, float] = field(default_factory=lambda: {"tag": 4, "pushfold": 3, "station": 2, "random": 1})
+    think: tuple[float, float] = (0.0, 0.0)
+    shard: tuple[int, int] = (0, 1)
+    seed: int | None = None
+
+
+@dataclass
+class Live:
+    """Figures for the progress line, refreshed while the bots play."""
+
+    players_left: int = 0
+    tables: int = 0
+    actions: int = 0
+    actions_per_s: float = 0.0
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+    errors: int = 0
+    wall_s: float = 0.0
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at ``fraction`` of the sorted data (nearest rank); 0 for no data."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
+
+
+def default_swarm_definition(players: int) -> dict[str, Any]:
+    from server.simulator import default_definition
+
+    return msgspec.to_builtins(default_definition(players))
+
+
+async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None) -> dict[str, Any]:
+    """Create or join the tournament, register this shard's bots, play to the end, and report."""
+    rng = random.Random(options.seed)
+    admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
+    ws_url = "ws" + options.url.removeprefix("http")
+    shard, shards = options.shard
+    async with httpx.AsyncClient(base_url=options.url, timeout=30) as http:
+        tournament = options.tournament
+        if tournament is None:
+            definition = options.definition or default_swarm_definition(options.players)
+            created = await http.post("/api/tournaments", json=definition, headers=admin)
+            created.raise_for_status()
+            tournament = created.json()["id"]
+        mine = [k for k in range(options.players) if k % shards == shard]
+        tags = rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
+
+        async def register(k: int, tag: str) -> SeatBot:
+            answer = await http.post(f"/api/tournaments/{tournament}/register", json={"name": f"{tag} {k + 1}"})
+            answer.raise_for_status()
+            seat = answer.json()
+            strategy, fault = strategy_for(tag)
+            return SeatBot(ws_url, tournament, seat["player_id"], seat["token"], strategy,
+                           random.Random(rng.random()), options.think, fault)
+
+        bots: list[SeatBot] = []
+        for start in range(0, len(mine), 100):  # registration in batches keeps the server's queue short
+            bots += await asyncio.gather(*(register(k, tag) for k, tag in
+                                           zip(mine[start:start + 100], tags[start:start + 100])))
+        cpu_before, started = time.process_time(), time.perf_counter()
+        tasks = [asyncio.create_task(bot.play()) for bot in bots]
+        if options.tournament is None:  # the creating shard starts once every shard has registered
+            while (await http.get(f"/api/tournaments/{tournament}")).json()["entries"] < options.players:
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)  # let the last connections open
+            (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
+        live = Live()
+        while not all(task.done() for task in tasks):
+            await asyncio.wait(tasks, timeout=1.0)
+            summary = (await http.get(f"/api/tournaments/{tournament}")).json()
+            reports = [bot.report for bot in bots]
+            recent = [x for r in reports for x in r.latencies[-20:]]
+            live.players_left, live.tables = summary["players_left"], summary["tables"]
+            live.wall_s = time.perf_counter() - started
+            live.actions = sum(r.decisions for r in reports)
+            live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
+            live.p50_ms, live.p99_ms = 1000 * percentile(recent, 0.5), 1000 * percentile(recent, 0.99)
+            live.errors = sum(len(r.errors) for r in reports)
+            if progress is not None:
+                progress(live)
+        wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu_before
+        final = (await http.get(f"/api/tournaments/{tournament}")).json()
+    return report_of([task.result() for task in tasks], tournament, final, wall, cpu)
+
+
+def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any], wall: float,
+              cpu: float) -> dict[str, Any]:
+    latencies = [x for r in reports for x in r.latencies]
+    lags = [x for r in reports for x in r.lags]
+    actions = sum(r.decisions for r in reports)
+    ms = lambda values, q: round(1000 * percentile(values, q), 2)  # noqa: E731
+    return {
+        "tournament": tournament, "players": len(reports), "tables": final.get("tables", 0),
+        "actions": actions, "actions_per_s": round(actions / wall, 1) if wall else 0.0,
+        "latency_ms": {"p50": ms(latencies, 0.5), "p95": ms(latencies, 0.95), "p99": ms(latencies, 0.99),
+                       "max": ms(latencies, 1.0)},
+        "event_lag_ms": {"p50": ms(lags, 0.5), "p99": ms(lags, 0.99)},
+        "errors": sum(len(r.errors) for r in reports), "provoked_errors": sum(r.provoked_errors for r in reports),
+        "missed_deadlines": sum(r.missed_deadlines for r in reports), "timeouts": sum(r.timed_out for r in reports),
+        "reconnections": sum(r.reconnections for r in reports), "messages": sum(r.messages for r in reports),
+        "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
+        "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
+        "_latencies": latencies, "_lags": lags,
+    }
+
+
+def write_csv(prefix: str, report: dict[str, Any]) -> str:
+    """``PREFIX_stats.csv`` in Locust's columns: one row per measured kind, then the aggregate."""
+    path = f"{prefix}_stats.csv"
+    wall = report["wall_s"] or 1.0
+    rows = [("WS", "act -> acted", report["_latencies"], report["errors"] + report["missed_deadlines"]),
+            ("WS", "event lag", report["_lags"], 0)]
+    with open(path, "w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["Type", "Name", "Request Count", "Failure Count", "Median Response Time",
+                         "95%", "99%", "Max Response Time", "Requests/s"])
+        for kind, name, values, failures in rows:
+            writer.writerow([kind, name, len(values), failures, round(1000 * percentile(values, 0.5), 2),
+                             round(1000 * percentile(values, 0.95), 2), round(1000 * percentile(values, 0.99), 2),
+                             round(1000 * percentile(values, 1.0), 2), round(len(values) / wall, 1)])
+        everything = rows[0][2]
+        writer.writerow(["", "Aggregated", len(everything), rows[0][3], round(1000 * percentile(everything, 0.5), 2),
+                         round(1000 * percentile(everything, 0.95), 2), round(1000 * percentile(everything, 0.99), 2),
+                         round(1000 * percentile(everything, 1.0), 2), round(len(everything) / wall, 1)])
+    return path
+
+
+def public(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without its raw samples (what ``--json`` prints)."""
+    return {k: v for k, v in report.items() if not k.startswith("_")}

@@ -1,0 +1,84 @@
+"""The swarm: bots over REST and websockets play a live tournament to its end, measured; faults included."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import sys
+
+import pytest
+
+from bots.swarm import SwarmOptions, run_swarm
+from tests.live_server import definition, live_server
+
+pytestmark = pytest.mark.asyncio
+
+
+def accounted(live, tournament: str, players: int, stack: int) -> None:
+    """Every chip is with the winner and every cent of the pool is paid, each entry placed once."""
+    director = live.runtime(tournament).director
+    results = director.standings()
+    assert sorted(r.place for r in results) == list(range(1, players + 1))
+    assert sum(r.prize_cents for r in results) == director.prize_pool_cents == players * 1000
+    assert director.chips_in_play() == players * stack
+
+
+async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tmp_path):
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.cli", "swarm", "--url", live.http, "--players", "30", "--create",
+            "--admin-token", "admin-token", "--config", str(write_config(tmp_path, 30)), "--seed", "4", "--json",
+            "--csv", str(tmp_path / "run"), stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(process.communicate(), 180)
+        assert process.returncode == 0
+        report = json.loads(out)
+        assert report["finished"] and report["players"] == 30
+        assert report["errors"] == 0 and report["missed_deadlines"] == 0
+        assert report["actions"] > 0 and report["latency_ms"]["p99"] > 0 and report["event_lag_ms"]["p50"] >= 0
+        assert set(report) >= {"players", "tables", "actions", "actions_per_s", "latency_ms", "event_lag_ms",
+                               "errors", "missed_deadlines", "reconnections", "finished", "swarm_cpu_percent"}
+        accounted(live, report["tournament"], 30, 500)
+        rows = list(csv.DictReader(open(tmp_path / "run_stats.csv")))
+        assert [r["Name"] for r in rows] == ["act -> acted", "event lag", "Aggregated"]
+        assert int(rows[0]["Request Count"]) == report["actions"]  # every action acknowledged
+
+
+async def test_fault_injectors_cause_timeouts_reconnects_and_errors_and_the_tournament_still_ends():
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        options = SwarmOptions(url=live.http, players=24, admin_token="admin-token", seed=2,
+                               definition=definition(24, 6, action_seconds=0.3, stack=500),
+                               mix={"random": 2, "tag": 1, "slow": 1, "flaky": 1, "rude": 1})
+        report = await asyncio.wait_for(run_swarm(options), 240)
+        assert report["finished"]
+        assert report["timeouts"] > 0  # slow bots let the clock run out
+        assert report["reconnections"] > 0  # flaky bots came back with their tokens
+        assert report["provoked_errors"] > 0  # rude bots got error replies
+        assert report["errors"] == 0  # and nobody else did
+        accounted(live, report["tournament"], 24, 500)
+
+
+async def test_two_shards_share_one_tournament():
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        creator = SwarmOptions(url=live.http, players=12, admin_token="admin-token", seed=5, shard=(0, 2),
+                               definition=definition(12, 6, action_seconds=1, stack=400), mix={"random": 1})
+        first = asyncio.create_task(run_swarm(creator))
+        await until_created(live)
+        (tournament,) = live.app.state.tournaments
+        joiner = SwarmOptions(url=live.http, players=12, tournament=tournament, seed=6, shard=(1, 2),
+                              mix={"random": 1})
+        reports = await asyncio.wait_for(asyncio.gather(first, run_swarm(joiner)), 180)
+        assert [r["players"] for r in reports] == [6, 6]
+        assert all(r["finished"] and r["errors"] == 0 for r in reports)
+        accounted(live, tournament, 12, 400)
+
+
+async def until_created(live) -> None:
+    while not live.app.state.tournaments:
+        await asyncio.sleep(0.05)
+
+
+def write_config(tmp_path, players: int):
+    path = tmp_path / "definition.json"
+    path.write_text(json.dumps(definition(players, 6, action_seconds=1, stack=500)))
+    return path
