@@ -36,6 +36,7 @@ class SwarmOptions:
     think: tuple[float, float] = (0.0, 0.0)
     shard: tuple[int, int] = (0, 1)
     seed: int | None = None
+    duration: float | None = None  # stop measuring after this many seconds of play (benchmarks)
 
 
 @dataclass
@@ -104,6 +105,11 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         live = Live()
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=1.0)
+            if options.duration is not None and time.perf_counter() - started >= options.duration:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                break
             summary = (await http.get(f"/api/tournaments/{tournament}")).json()
             reports = [bot.report for bot in bots]
             recent = [x for r in reports for x in r.latencies[-20:]]
@@ -118,7 +124,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_before
         final = (await http.get(f"/api/tournaments/{tournament}")).json()
-    return report_of([task.result() for task in tasks], tournament, final, wall, cpu)
+    return report_of([bot.report for bot in bots], tournament, final, wall, cpu)
 
 
 def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any], wall: float,

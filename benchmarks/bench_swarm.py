@@ -1,0 +1,173 @@
+"""The server under a swarm: latency with thinking bots, peak actions/s, messages/s against a raw floor.
+
+The server (``mttsim serve``) runs in its own process pinned to core 0; the
+swarm runs here, pinned to core 1, so each has a core of this 2-core machine.
+(a) Tournaments of growing size with bots thinking 1-3 s, each measured for
+    ``--window`` seconds of play: the largest whose p99 action latency
+    (action sent to its ``acted`` event received) stays under 100 ms.
+(b) Instant bots (no think time): actions per second through the server.
+(c) Messages per second the swarm received in (b), next to a floor: a bare
+    ``websockets`` server broadcasting small JSON messages to as many
+    clients, measured in the same run on the same cores.
+
+Run: .venv/bin/python benchmarks/bench_swarm.py [--sizes 500,1000,2000,...] [--window S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from msgspec import to_builtins  # noqa: E402
+
+from bots.swarm import SwarmOptions, public, run_swarm  # noqa: E402
+from server.simulator import default_definition  # noqa: E402
+
+TOKEN = "bench-admin"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def pin(core: int) -> None:
+    if hasattr(os, "sched_setaffinity") and os.cpu_count() and os.cpu_count() > 1:
+        os.sched_setaffinity(0, {core})
+
+
+def start_server(port: int, hand_pause: float) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--admin-token", TOKEN,
+         "--hand-pause", str(hand_pause)], preexec_fn=lambda: pin(0), stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start") from None
+            time.sleep(0.1)
+
+
+def definition(players: int, action_seconds: float) -> dict:
+    body = to_builtins(default_definition(players))
+    body["action_seconds"] = action_seconds
+    return body
+
+
+async def measure(players: int, think: tuple[float, float], window: float, hand_pause: float) -> dict:
+    port = free_port()
+    server = start_server(port, hand_pause)
+    try:
+        options = SwarmOptions(url=f"http://127.0.0.1:{port}", players=players, admin_token=TOKEN,
+                               definition=definition(players, 15.0), think=think, duration=window, seed=1,
+                               mix={"tag": 4, "pushfold": 3, "station": 2, "random": 1})
+        return public(await run_swarm(options))
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+async def broadcast_floor(clients: int, messages: int) -> float:
+    """Messages/s a bare websockets server delivers: ``messages`` broadcasts of a small JSON text to ``clients``."""
+    from websockets.asyncio.client import connect
+
+    port = free_port()
+    text = json.dumps({"type": "event", "seq": 1, "table": 1, "event": {"type": "acted", "player": "p1",
+                                                                       "action": "call", "amount": 20}})
+    script = (
+        "import asyncio, sys, os\n"
+        "os.sched_setaffinity(0, {0})\n"
+        "from websockets.asyncio.server import serve, broadcast\n"
+        f"N, M, TEXT = {clients}, {messages}, {text!r}\n"
+        "async def main():\n"
+        "    peers = set(); full = asyncio.Event()\n"
+        "    async def handler(ws):\n"
+        "        peers.add(ws)\n"
+        "        if len(peers) == N: full.set()\n"
+        "        await ws.wait_closed()\n"
+        f"    async with serve(handler, '127.0.0.1', {port}):\n"
+        "        await full.wait()\n"
+        "        for i in range(M):\n"
+        "            broadcast(peers, TEXT)\n"
+        "            if i % 50 == 0: await asyncio.sleep(0)\n"
+        "        await asyncio.sleep(3600)\n"
+        "asyncio.run(main())\n")
+    server = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        await asyncio.sleep(0.5)
+        received = 0
+        done = asyncio.Event()
+        started = 0.0
+
+        async def client():
+            nonlocal received, started
+            async with connect(f"ws://127.0.0.1:{port}", max_queue=None) as websocket:
+                async for _ in websocket:
+                    if not started:
+                        started = time.perf_counter()
+                    received += 1
+                    if received == clients * messages:
+                        done.set()
+                        return
+                    if done.is_set():
+                        return
+
+        tasks = [asyncio.create_task(client()) for _ in range(clients)]
+        await asyncio.wait_for(done.wait(), 300)
+        rate = received / (time.perf_counter() - started)
+        for task in tasks:
+            task.cancel()
+        return rate
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="500,1000,2000,4000,7000,10000")
+    parser.add_argument("--window", type=float, default=40.0)
+    parser.add_argument("--instant-players", type=int, default=900)
+    args = parser.parse_args()
+    pin(1)
+
+    print("(a) p99 action latency, bots thinking 1-3 s")
+    largest = None
+    for players in map(int, args.sizes.split(",")):
+        report = await measure(players, (1.0, 3.0), args.window, hand_pause=2.0)
+        p99 = report["latency_ms"]["p99"]
+        print(f"  {players:>6} players, {report['tables']:>5} tables: {report['actions_per_s']:7,.0f} actions/s, "
+              f"latency p50 {report['latency_ms']['p50']:.1f} ms p99 {p99:.1f} ms, event lag p99 "
+              f"{report['event_lag_ms']['p99']:.1f} ms, errors {report['errors']}, swarm CPU "
+              f"{report['swarm_cpu_percent']}%", flush=True)
+        if p99 >= 100:
+            break
+        largest = players
+    print(f"  largest with p99 under 100 ms: {largest} players (goal 10,000)")
+
+    print("(b) instant bots")
+    report = await measure(args.instant_players, (0.0, 0.0), args.window / 2, hand_pause=0.2)
+    print(f"  {args.instant_players} players: {report['actions_per_s']:,.0f} actions/s (goal 5,000), latency p50 "
+          f"{report['latency_ms']['p50']:.1f} ms p99 {report['latency_ms']['p99']:.1f} ms, swarm CPU "
+          f"{report['swarm_cpu_percent']}%", flush=True)
+    delivered = report["messages"] / report["wall_s"]
+    floor = await broadcast_floor(args.instant_players, 200)
+    print(f"(c) messages delivered: {delivered:,.0f}/s; bare websockets broadcast to {args.instant_players} "
+          f"clients, same cores: {floor:,.0f}/s -> {delivered / floor:.2f} of the floor")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
