@@ -97,37 +97,43 @@ class SeatBot:
         return self.report
 
     async def _session(self, websocket: Any) -> None:
-        report = self.report
-        async for text in websocket:
-            received = time.time()
-            report.messages += 1
-            message = json.loads(text)
-            kind = message["type"]
-            if "at" in message:
-                report.lags.append(received - message["at"])
-            if kind == "error":
-                if self.fault == "rude":
-                    report.provoked_errors += 1
-                else:
-                    report.errors.append(message)
-            elif kind == "snapshot":
-                report.snapshots += 1
-                result = message["you"]["result"] if message["you"] else None
-                if result is not None or message["tournament"]["status"] in ("finished", "cancelled"):
-                    report.place = result["place"] if result else None
-                    self._done = True
-                    return
-                turn = turn_from_snapshot(message)
-                if turn is not None:
-                    await self._decide(websocket, turn)
-            elif kind == "private":
-                await self._private(websocket, message["event"])
-            elif kind == "event":
-                if await self._public(websocket, message["event"]):
-                    self._done = True
+        async for frame in websocket:
+            for text in frame.split("\n"):  # a frame carries one or more messages, one per line
+                if await self._handle(websocket, json.loads(text)):
                     return
             if self.fault == "flaky" and self.rng.random() < 0.005:
                 return  # hang up; play() reconnects
+
+    async def _handle(self, websocket: Any, message: dict[str, Any]) -> bool:
+        """One message; True when this connection's session is over."""
+        report = self.report
+        received = time.time()
+        report.messages += 1
+        kind = message["type"]
+        if "at" in message:
+            report.lags.append(received - message["at"])
+        if kind == "error":
+            if self.fault == "rude":
+                report.provoked_errors += 1
+            else:
+                report.errors.append(message)
+        elif kind == "snapshot":
+            report.snapshots += 1
+            result = message["you"]["result"] if message["you"] else None
+            if result is not None or message["tournament"]["status"] in ("finished", "cancelled"):
+                report.place = result["place"] if result else None
+                self._done = True
+                return True
+            turn = turn_from_snapshot(message)
+            if turn is not None:
+                await self._decide(websocket, turn)
+        elif kind == "private":
+            await self._private(websocket, message["event"])
+        elif kind == "event":
+            if await self._public(websocket, message["event"]):
+                self._done = True
+                return True
+        return False
 
     async def _private(self, websocket: Any, event: dict[str, Any]) -> None:
         if event["type"] == "your_turn":

@@ -121,9 +121,12 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             live.errors = sum(len(r.errors) for r in reports)
             if progress is not None:
                 progress(live)
+        final = (await http.get(f"/api/tournaments/{tournament}")).json()
+        while options.duration is None and final["status"] == "running":
+            await asyncio.sleep(0.5)  # this shard's bots are out; the others' play on to the end
+            final = (await http.get(f"/api/tournaments/{tournament}")).json()
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_before
-        final = (await http.get(f"/api/tournaments/{tournament}")).json()
     return report_of([bot.report for bot in bots], tournament, final, wall, cpu)
 
 

@@ -23,7 +23,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -105,7 +105,7 @@ class TournamentRuntime:
         self._started_at = 0.0
         self._paused_at = 0.0
         self._paused_total = 0.0
-        self._changed = asyncio.Event()
+        self._wakers: dict[int, asyncio.Event] = {}  # a table task waits on its own event
         self._task: asyncio.Task[None] | None = None
         self._next_player = 0
         self.crashed = False
@@ -227,14 +227,21 @@ class TournamentRuntime:
                 self._clocks[table] = _TableClock()
                 tables.create_task(self._table_loop(table), name=f"table:{self.id}:{table}")
 
-    async def _until(self, condition: Callable[[], bool]) -> None:
-        while not condition():
-            changed = self._changed
-            await changed.wait()
-
     def _wake_all(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        """Wake the table tasks that have something to do now: deal, or stop.
+
+        Only those, not every table: with a thousand tables, waking all of
+        them after every hand would cost more than the hands.
+        """
+        director = self.director
+        if director.status is not Status.RUNNING:
+            targets: list[int] = list(self._wakers)
+        else:
+            targets = [] if self.paused else director.tables_ready()
+        for table in targets:
+            waker = self._wakers.get(table)
+            if waker is not None:
+                waker.set()
 
     async def _clock_loop(self) -> None:
         director = self.director
@@ -253,9 +260,13 @@ class TournamentRuntime:
             return (table not in director.tables or director.status is not Status.RUNNING
                     or (not self.paused and director.is_ready(table)))
 
+        waker = self._wakers[table] = asyncio.Event()
         while True:
-            await self._until(may_deal)
+            while not may_deal():
+                waker.clear()
+                await waker.wait()
             if table not in director.tables or director.status is not Status.RUNNING:
+                self._wakers.pop(table, None)
                 return
             (started,) = director.start_hand(table)
             self._clocks[table].button = started.button
@@ -416,7 +427,9 @@ class TournamentRuntime:
             connection.send(self.snapshot_text(connection))
 
     def _close_table(self, table: int) -> None:
-        """Observers of a closed table move to the lowest open table."""
+        """Observers of a closed table move to the lowest open table; its task is woken to end."""
+        if table in self._wakers:
+            self._wakers[table].set()
         for connection in list(self._watchers.pop(table, ())):
             if connection.player is None:
                 self._watch(connection, min(self.director.tables, default=None))

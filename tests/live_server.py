@@ -9,6 +9,7 @@ import json
 import os
 import random
 import socket
+import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -89,8 +90,16 @@ def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: st
             for player, token in seats]
 
 
+_pending: weakref.WeakKeyDictionary[Any, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
 async def receive_json(websocket: Any, timeout: float = 10.0) -> dict[str, Any]:
-    return json.loads(await asyncio.wait_for(websocket.recv(), timeout))
+    """The next message; a frame may carry several, one per line (docs/protocol.md)."""
+    queue = _pending.setdefault(websocket, [])
+    while not queue:
+        frame = await asyncio.wait_for(websocket.recv(), timeout)
+        queue.extend(json.loads(line) for line in frame.split("\n"))
+    return queue.pop(0)
 
 
 class SilentClient:

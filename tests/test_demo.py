@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 
 import httpx
 from websockets.asyncio.client import connect
 
+from tests.live_server import receive_json
 from tests.test_serve_cli import free_port
 
 
@@ -32,7 +32,7 @@ def test_the_demo_serves_the_page_and_a_tournament_played_by_bots():
             async with connect(f"ws://127.0.0.1:{port}/ws/tournaments/{tournament['id']}") as websocket:
                 messages = []
                 while not any(m.get("event", {}).get("type") == "acted" for m in messages):
-                    messages.append(json.loads(await asyncio.wait_for(websocket.recv(), 20)))
+                    messages.append(await receive_json(websocket, 20))
                 return messages
 
         messages = asyncio.run(watch())

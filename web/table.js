@@ -21,7 +21,8 @@ export class TableClient {
     if (this.token) url.searchParams.set("token", this.token);
     else if (this.table) url.searchParams.set("table", this.table);
     this.socket = new WebSocket(url);
-    this.socket.onmessage = (message) => this.receive(JSON.parse(message.data));
+    // A frame carries one or more messages, one per line (docs/protocol.md).
+    this.socket.onmessage = (message) => message.data.split("\n").forEach((line) => this.receive(JSON.parse(line)));
     this.socket.onopen = () => { this.retry = 500; this.notice(""); };
     this.socket.onclose = () => {
       if (this.stopped) return;
