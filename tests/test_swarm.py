@@ -13,6 +13,8 @@ from bots.swarm import SwarmOptions, run_swarm
 from tests.live_server import definition, live_server
 
 pytestmark = pytest.mark.asyncio
+# Blinds that double every few hands, so no heads-up between two careful bots drags on.
+RISING = [{"small_blind": 10 * 2**k, "big_blind": 20 * 2**k, "hands": 6} for k in range(10)]
 
 
 def accounted(live, tournament: str, players: int, stack: int) -> None:
@@ -47,7 +49,7 @@ async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tm
 async def test_fault_injectors_cause_timeouts_reconnects_and_errors_and_the_tournament_still_ends():
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
         options = SwarmOptions(url=live.http, players=18, admin_token="admin-token", seed=2,
-                               definition=definition(18, 6, action_seconds=0.3, stack=300),
+                               definition=definition(18, 6, action_seconds=0.3, stack=300, levels=RISING),
                                mix={"random": 2, "tag": 1, "slow": 1, "flaky": 1, "rude": 1})
         report = await asyncio.wait_for(run_swarm(options), 240)
         assert report["finished"]
@@ -61,7 +63,8 @@ async def test_fault_injectors_cause_timeouts_reconnects_and_errors_and_the_tour
 async def test_two_shards_share_one_tournament():
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
         creator = SwarmOptions(url=live.http, players=12, admin_token="admin-token", seed=5, shard=(0, 2),
-                               definition=definition(12, 6, action_seconds=1, stack=400), mix={"random": 1})
+                               definition=definition(12, 6, action_seconds=1, stack=400, levels=RISING),
+                               mix={"random": 1})
         first = asyncio.create_task(run_swarm(creator))
         await until_created(live)
         (tournament,) = live.app.state.tournaments
@@ -80,5 +83,5 @@ async def until_created(live) -> None:
 
 def write_config(tmp_path, players: int):
     path = tmp_path / "definition.json"
-    path.write_text(json.dumps(definition(players, 6, action_seconds=1, stack=500)))
+    path.write_text(json.dumps(definition(players, 6, action_seconds=1, stack=500, levels=RISING)))
     return path
