@@ -81,6 +81,7 @@ class SeatBot:
         self._sent_at: float | None = None
         self._ignored_turn = False
         self._done = False
+        self._thinking: asyncio.Task[None] | None = None
 
     async def play(self) -> SeatReport:
         """Play until the player is out or the tournament is over; returns the report."""
@@ -91,6 +92,9 @@ class SeatBot:
             except ConnectionClosed:
                 if self._done:
                     break
+            finally:
+                if self._thinking is not None:
+                    self._thinking.cancel()
             if not self._done:  # a flaky bot hung up, or the connection dropped: come back with the token
                 self.report.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
@@ -174,10 +178,21 @@ class SeatBot:
         if self.fault == "rude" and self.rng.random() < 0.2:
             await websocket.send('{"type": "act", "action": ')  # malformed
         if self.think[1] > 0:
-            await asyncio.sleep(self.rng.uniform(*self.think))
+            # Think in the background: the bot keeps reading while it thinks, so what it measures is the
+            # server's delivery, not its own pause.
+            self._thinking = asyncio.create_task(self._act(websocket, turn, self.rng.uniform(*self.think)))
+        else:
+            await self._act(websocket, turn, 0.0)
+
+    async def _act(self, websocket: Any, turn: dict[str, Any], delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
-        await websocket.send(json.dumps({"type": "act", "action": action, "amount": amount}))
+        try:
+            await websocket.send(json.dumps({"type": "act", "action": action, "amount": amount}))
+        except ConnectionClosed:
+            return  # the session ended while thinking; the clock acts for the seat
         self.report.decisions += 1
 
 

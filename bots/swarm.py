@@ -37,6 +37,7 @@ class SwarmOptions:
     shard: tuple[int, int] = (0, 1)
     seed: int | None = None
     duration: float | None = None  # stop measuring after this many seconds of play (benchmarks)
+    warmup: float = 0.0  # seconds of play at the start left out of the latencies and lags
 
 
 @dataclass
@@ -98,19 +99,25 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         cpu_before, started = time.process_time(), time.perf_counter()
         tasks = [asyncio.create_task(bot.play()) for bot in bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
-            while (await http.get(f"/api/tournaments/{tournament}")).json()["entries"] < options.players:
+            while (await summary_of(http, tournament))["entries"] < options.players:
                 await asyncio.sleep(0.2)
             await asyncio.sleep(0.5)  # let the last connections open
             (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
         live = Live()
+        warm = options.warmup == 0
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=1.0)
+            if not warm and time.perf_counter() - started >= options.warmup:
+                warm = True
+                for bot in bots:  # the start's burst (every table dealing at once) is not the steady state
+                    bot.report.latencies.clear()
+                    bot.report.lags.clear()
             if options.duration is not None and time.perf_counter() - started >= options.duration:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 break
-            summary = (await http.get(f"/api/tournaments/{tournament}")).json()
+            summary = await summary_of(http, tournament)
             reports = [bot.report for bot in bots]
             recent = [x for r in reports for x in r.latencies[-20:]]
             live.players_left, live.tables = summary["players_left"], summary["tables"]
@@ -121,13 +128,19 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             live.errors = sum(len(r.errors) for r in reports)
             if progress is not None:
                 progress(live)
-        final = (await http.get(f"/api/tournaments/{tournament}")).json()
+        final = await summary_of(http, tournament)
         while options.duration is None and final["status"] == "running":
             await asyncio.sleep(0.5)  # this shard's bots are out; the others' play on to the end
-            final = (await http.get(f"/api/tournaments/{tournament}")).json()
+            final = await summary_of(http, tournament)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_before
     return report_of([bot.report for bot in bots], tournament, final, wall, cpu)
+
+
+async def summary_of(http: httpx.AsyncClient, tournament: str) -> dict[str, Any]:
+    """The tournament's summary from the list: cheap for the server, unlike the full table view."""
+    listed = (await http.get("/api/tournaments")).json()
+    return next(t for t in listed if t["id"] == tournament)
 
 
 def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any], wall: float,
