@@ -467,7 +467,7 @@ class Tournament:
                 self._track(table_id, self._size[table_id] - 1)
             del self.stacks[result.player]
             self.results[result.player] = result
-            events.append(PlayerEliminated(result.player, result.place, result.prize_cents))
+            events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
         if self.players_left == 1:
             self._finish(events)
 
@@ -523,13 +523,13 @@ class Tournament:
                    key=lambda p: (p in in_hands, p))
         place = self.players_left
         chips = self.stacks.pop(absorbed)
-        del self.where[absorbed]
+        table = self.where.pop(absorbed)[0]
         if into in in_hands:
             self._pending_chips[into] = self._pending_chips.get(into, 0) + chips
         else:
             self.stacks[into] += chips
         self.results[absorbed] = Result(absorbed, place, self._prize(place))
-        events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place))]
+        events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place), table)]
         if self.players_left == 1:
             self._finish(events)
 

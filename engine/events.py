@@ -137,9 +137,12 @@ class HandFinished(Event, frozen=True, tag="hand_finished"):
 
 
 class PlayerEliminated(Event, frozen=True, tag="player_eliminated"):
+    """``table`` is where the player last sat (its stream is the one that carries this event live)."""
+
     player: str
     place: int
     prize_cents: int
+    table: int
 
 
 class TableBroken(Event, frozen=True, tag="table_broken"):

@@ -33,7 +33,8 @@ from bots.strategies import Strategy
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament, TournamentError
 from engine.events import (
-    EntriesMerged, Event, HandFinished, HandStarted, HoleDealt, PlayerMoved, Refunded, Registered, Seated,
+    EntriesMerged, Event, HandFinished, HandStarted, HoleDealt, PlayerEliminated, PlayerMoved, Refunded, Registered,
+    Seated,
     Shown, StatusChanged, TableBroken,
 )
 from engine.hand import Hand, IllegalAction
@@ -371,7 +372,9 @@ class TournamentRuntime:
                 for connection in list(self._players.get(event.player, ())):
                     self._watch(connection, event.table)
                     connection.send(self.snapshot_text(connection))
-            elif isinstance(event, (HandStarted, HandFinished)):
+            elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated)):
+                # An elimination goes to its own table only: sent to every table, busts would cost the
+                # server players x busts messages. Other tables read players left from the summary.
                 self._publish(event.table, event)
             elif isinstance(event, PlayerMoved):
                 self._publish(event.from_table, event)
