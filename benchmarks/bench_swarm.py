@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from msgspec import to_builtins  # noqa: E402
 
 from bots.swarm import SwarmOptions, public, run_swarm  # noqa: E402
+from server.cli import quiet_garbage_collector  # noqa: E402
 from server.simulator import default_definition  # noqa: E402
 
 TOKEN = "bench-admin"
@@ -146,6 +147,7 @@ async def main() -> None:
     parser.add_argument("--instant-players", type=int, default=900)
     args = parser.parse_args()
     pin(1)
+    quiet_garbage_collector()  # as `mttsim swarm` does
 
     print("(a) p99 action latency, bots thinking 1-3 s")
     largest = None

@@ -30,6 +30,9 @@ from server.runtime import Refused, TournamentRuntime, error_for
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+# The websocket transport: a frame limit over the app's own message limit, and no per-message compression,
+# which cost a quarter of the server's time under a swarm (docs/performance.md) for small JSON messages.
+UVICORN_WEBSOCKETS = {"ws_max_size": 65536, "ws_per_message_deflate": False}
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):

@@ -14,7 +14,7 @@ import secrets
 import uvicorn
 
 from engine.structure import Breaks, Definition, Level, default_payouts
-from server.app import Settings, create_app
+from server.app import UVICORN_WEBSOCKETS, Settings, create_app
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
@@ -34,7 +34,7 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
                    hand_pause: float, seed: int | None, announce=print) -> None:
     admin_token = secrets.token_urlsafe(18)
     app = create_app(Settings(admin_token=admin_token, hand_pause=hand_pause))
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=65536))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", **UVICORN_WEBSOCKETS))
     serving = asyncio.create_task(server.serve())
     while not server.started:
         if serving.done():
