@@ -87,8 +87,9 @@ def tight_aggressive(view: SeatView, rng: random.Random) -> Decision:
     """Plays few hands, raises them; after the flop bets made hands and gives up on air.
 
     Pre-flop it raises the top hands, calls cheap with middling ones and
-    folds the rest. After the flop: two pair or better bets the pot, one pair
-    calls up to half its stack, anything less checks or folds.
+    folds the rest. After the flop, by the evaluator's hand category: two
+    pair or better bets the pot; one pair calls when the pot odds are better
+    than 2 to 1; anything less checks or folds.
     """
     legal = view.legal
     if not view.board:
@@ -101,7 +102,8 @@ def tight_aggressive(view: SeatView, rng: random.Random) -> Decision:
     category = hand_category(hand_strength(view.hole + view.board))
     if category not in ("High Card", "Pair"):
         return _raise(legal, view.pot + legal.call)
-    if category == "Pair" and legal.call <= view.stack // 2:
+    # Pot odds: a pair calls while the price is under a third of the pot it would win.
+    if category == "Pair" and 3 * legal.call <= view.pot + legal.call:
         return _passive(legal)
     return _check_or_fold(legal)
 
