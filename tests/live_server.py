@@ -11,7 +11,7 @@ import random
 import socket
 import weakref
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -30,6 +30,7 @@ class Live:
     app: Any
     http: str
     ws: str
+    bot_tasks: list[asyncio.Task[SeatReport]] = field(default_factory=list)  # cancelled when the server stops
 
     def runtime(self, tournament: str) -> TournamentRuntime:
         return self.app.state.tournaments[tournament]
@@ -40,15 +41,19 @@ async def live_server(**settings: Any) -> AsyncIterator[Live]:
     app = create_app(Settings(admin_token="admin-token", **settings))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
                                            **UVICORN_WEBSOCKETS))
-    task = asyncio.create_task(server.serve())
+    serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
+    live = Live(app, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}")
     try:
-        yield Live(app, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}")
+        yield live
     finally:
+        for bot in live.bot_tasks:
+            bot.cancel()
+        await asyncio.gather(*live.bot_tasks, return_exceptions=True)
         server.should_exit = True
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(serving, 10)
 
 
 def definition(players: int, seats: int, *, action_seconds: float = 2.0, time_bank_seconds: float = 0.0,
@@ -85,9 +90,11 @@ async def admin(live: Live, tournament: str, command: str) -> httpx.Response:
 def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: str, seed: int = 0
          ) -> list[asyncio.Task[SeatReport]]:
     rng = random.Random(seed)
-    return [asyncio.create_task(play_seat(live.ws, tournament, player, token, STRATEGIES[strategy],
-                                          random.Random(rng.random())))
-            for player, token in seats]
+    tasks = [asyncio.create_task(play_seat(live.ws, tournament, player, token, STRATEGIES[strategy],
+                                           random.Random(rng.random())))
+             for player, token in seats]
+    live.bot_tasks += tasks
+    return tasks
 
 
 _pending: weakref.WeakKeyDictionary[Any, list[dict[str, Any]]] = weakref.WeakKeyDictionary()

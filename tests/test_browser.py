@@ -68,6 +68,8 @@ async def test_a_person_plays_a_tournament_in_the_browser():
         await admin.click("summary")
         await admin.fill("#admin-token", "admin-token")
         await admin.click("#save-token")
+        await admin.reload()  # the lobby redraws with the admin's controls; fill the form once it has
+        await expect(admin.locator(".admin-panel[open] #definition")).to_be_visible()
         await admin.fill("#definition", json.dumps(DEFINITION))
         await admin.click("#create")
         row = admin.locator("tr[data-id]")

@@ -31,7 +31,7 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
     async with live_server(hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2), 2)
         (me, token), station = seats[0], seats[1:]
-        tasks = bots(live, tournament, station, "station")
+        bots(live, tournament, station, "station")
         seen: dict[bool, str] = {}  # could check -> what the clock did
         sitting_out = []
         async with connect(player_url(live, tournament, token)) as websocket:
@@ -50,15 +50,13 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
         assert seen == {True: "check", False: "fold"}
         assert sitting_out[:2] == [True, False]  # a timeout sits the player out; "back" returns them
         assert live.runtime(tournament).time_bank[me] == 0.0  # the bank was spent before the clock acted
-        for task in tasks:
-            task.cancel()
 
 
 async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_a_snapshot():
     async with live_server(hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(2, 2, action_seconds=0.3), 2)
         (me, token), station = seats[0], seats[1:]
-        tasks = bots(live, tournament, station, "station")
+        bots(live, tournament, station, "station")
         async with connect(player_url(live, tournament, token)) as websocket:
             first = await receive_json(websocket)
             assert first["type"] == "snapshot" and first["you"]["player"] == me
@@ -84,14 +82,12 @@ async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_
                     acted = True
                 elif message["type"] == "error":
                     pytest.fail(message["message"])
-        for task in tasks:
-            task.cancel()
 
 
 async def test_under_hand_for_hand_no_table_deals_hand_n_plus_1_before_every_table_finished_hand_n():
     async with live_server(hand_pause=0.02) as live:
         tournament, seats = await create(live, definition(9, 3, paid=8), 9)
-        tasks = bots(live, tournament, seats, "station")  # nobody raises: busts are rare, rounds many
+        bots(live, tournament, seats, "station")  # nobody raises: busts are rare, rounds many
         await asyncio.sleep(0.2)
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
@@ -114,8 +110,6 @@ async def test_under_hand_for_hand_no_table_deals_hand_n_plus_1_before_every_tab
             elif active and isinstance(event, HandFinished):
                 finished[event.table] += 1
         assert hands_checked >= 6
-        for task in tasks:
-            task.cancel()
 
 
 async def test_a_table_break_moves_a_connected_player_who_keeps_playing():
@@ -137,7 +131,7 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
     async with live_server(hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(2, 2, action_seconds=2), 2)
         (me, token), other = seats[0], seats[1:]
-        tasks = bots(live, tournament, other, "station")
+        bots(live, tournament, other, "station")
         received = []
         async with connect(player_url(live, tournament, token)) as websocket, \
                 connect(f"{live.ws}/ws/tournaments/{tournament}") as observer:
@@ -184,15 +178,13 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
         assert watched[0]["type"] == "snapshot" and watched[0]["you"] is None
         assert watched[-1]["code"] == "observer"
         assert not any(m.get("event", {}).get("type") == "hole_dealt" for m in watched)
-        for task in tasks:
-            task.cancel()
 
 
 async def test_malformed_oversized_and_flooding_clients_get_errors_or_are_closed_while_tables_play_on():
     async with live_server(hand_pause=0.02) as live:
         tournament, seats = await create(live, definition(4, 4, action_seconds=2), 4)
         (_, token), others = seats[0], seats[1:]
-        tasks = bots(live, tournament, others, "station")
+        bots(live, tournament, others, "station")
         async with connect(player_url(live, tournament, token)) as websocket:
             await admin(live, tournament, "start")
             runtime = live.runtime(tournament)
@@ -229,14 +221,12 @@ async def test_malformed_oversized_and_flooding_clients_get_errors_or_are_closed
                     await receive_json(flood)
             assert closed.value.rcvd.code == 1008
         await until(lambda: runtime.director.hands_played > hands_at_start + 5)
-        for task in tasks:
-            task.cancel()
 
 
 async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table():
     async with live_server(hand_pause=0.0, max_queue=16, rate=5000, burst=5000) as live:
         tournament, seats = await create(live, definition(6, 6, action_seconds=2, stack=100_000), 6)
-        tasks = bots(live, tournament, seats, "station")
+        bots(live, tournament, seats, "station")
         await asyncio.sleep(0.2)
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
@@ -254,8 +244,6 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
         await until(lambda: slow_connection not in runtime._watchers.get(1, set()))
         # The table kept dealing while the slow client's queue filled.
         assert runtime.director.hands_played > hands_then
-        for task in tasks:
-            task.cancel()
 
 
 async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_clock():
@@ -264,7 +252,7 @@ async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_cloc
               {"small_blind": 40, "big_blind": 80, "minutes": 60}]
     async with live_server(hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(4, 4, levels=levels, stack=100_000), 4)
-        tasks = bots(live, tournament, seats, "station")
+        bots(live, tournament, seats, "station")
         await asyncio.sleep(0.2)
         await admin(live, tournament, "start")
         started = time.monotonic()
@@ -280,5 +268,3 @@ async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_cloc
         assert runtime.now() - clock < 0.05  # and the tournament clock stood still
         await admin(live, tournament, "resume")
         await until(lambda: runtime.director.hands_played > hands)
-        for task in tasks:
-            task.cancel()
