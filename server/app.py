@@ -26,7 +26,7 @@ from server.openapi import openapi_document
 from server.protocol import (
     MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
 )
-from server.runtime import Refused, TournamentRuntime, error_for
+from server.runtime import Refused, TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
@@ -198,7 +198,7 @@ def create_app(settings: Settings) -> Starlette:
                 try:
                     handle(runtime, connection, request)
                 except Refused as refusal:
-                    connection.send(error_for(refusal))
+                    connection.send(refusal.wire_text())
         finally:
             closed.cancel()
 

@@ -67,6 +67,10 @@ class Refused(Exception):
         self.code = code
         self.message = message
 
+    def wire_text(self) -> str:
+        """The refusal as the websocket's error message."""
+        return error_text(self.code, self.message)
+
 
 class _TableClock:
     """The decision in progress at one table."""
@@ -572,7 +576,3 @@ class TournamentRuntime:
             "results": [msgspec.to_builtins(r) for r in director.standings()],
             "table_list": [self.table_view(t) for t in sorted(director.tables)],
         }
-
-
-def error_for(error: Refused) -> str:
-    return error_text(error.code, error.message)

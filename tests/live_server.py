@@ -82,6 +82,17 @@ async def create(live: Live, body: dict[str, Any], players: int) -> tuple[str, l
     return tournament, seats
 
 
+async def person_among_stations(live: Live, body: dict[str, Any], players: int) -> tuple[str, str, str]:
+    """A tournament where p1 is the test's own client and everyone else is a calling-station bot.
+
+    Returns the tournament id, p1's player id and p1's token.
+    """
+    tournament, seats = await create(live, body, players)
+    (me, token), others = seats[0], seats[1:]
+    bots(live, tournament, others, "station")
+    return tournament, me, token
+
+
 async def admin(live: Live, tournament: str, command: str) -> httpx.Response:
     async with httpx.AsyncClient(base_url=live.http) as client:
         return await client.post(f"/api/tournaments/{tournament}/{command}", headers=ADMIN)

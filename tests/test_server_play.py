@@ -11,7 +11,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from engine.events import HandForHandEnded, HandForHandStarted, HandFinished, HandStarted
-from tests.live_server import SilentClient, admin, bots, create, definition, live_server, receive_json
+from tests.live_server import (
+    SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,9 +31,7 @@ async def until(condition, timeout: float = 20.0, step: float = 0.02) -> None:
 
 async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
     async with live_server(hand_pause=0.05) as live:
-        tournament, seats = await create(live, definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2), 2)
-        (me, token), station = seats[0], seats[1:]
-        bots(live, tournament, station, "station")
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2), 2)
         seen: dict[bool, str] = {}  # could check -> what the clock did
         sitting_out = []
         async with connect(player_url(live, tournament, token)) as websocket:
@@ -54,9 +54,7 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
 
 async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_a_snapshot():
     async with live_server(hand_pause=0.05) as live:
-        tournament, seats = await create(live, definition(2, 2, action_seconds=0.3), 2)
-        (me, token), station = seats[0], seats[1:]
-        bots(live, tournament, station, "station")
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=0.3), 2)
         async with connect(player_url(live, tournament, token)) as websocket:
             first = await receive_json(websocket)
             assert first["type"] == "snapshot" and first["you"]["player"] == me
@@ -129,9 +127,7 @@ async def test_a_table_break_moves_a_connected_player_who_keeps_playing():
 
 async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
     async with live_server(hand_pause=0.05) as live:
-        tournament, seats = await create(live, definition(2, 2, action_seconds=2), 2)
-        (me, token), other = seats[0], seats[1:]
-        bots(live, tournament, other, "station")
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=2), 2)
         received = []
         async with connect(player_url(live, tournament, token)) as websocket, \
                 connect(f"{live.ws}/ws/tournaments/{tournament}") as observer:
@@ -148,7 +144,7 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
                     await websocket.send(json.dumps({"type": "act", "action": "fold"}))
                 elif event.get("type") == "your_turn":
                     if not refused_field:
-                        await websocket.send(json.dumps({"type": "act", "action": "fold", "player": other[0][0]}))
+                        await websocket.send(json.dumps({"type": "act", "action": "fold", "player": "p2"}))
                     await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"]
                                                      else "call"}))
                 elif message["type"] == "error":
@@ -182,9 +178,7 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
 
 async def test_malformed_oversized_and_flooding_clients_get_errors_or_are_closed_while_tables_play_on():
     async with live_server(hand_pause=0.02) as live:
-        tournament, seats = await create(live, definition(4, 4, action_seconds=2), 4)
-        (_, token), others = seats[0], seats[1:]
-        bots(live, tournament, others, "station")
+        tournament, _, token = await person_among_stations(live, definition(4, 4, action_seconds=2), 4)
         async with connect(player_url(live, tournament, token)) as websocket:
             await admin(live, tournament, "start")
             runtime = live.runtime(tournament)
