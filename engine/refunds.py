@@ -1,0 +1,227 @@
+"""What each entry gets back when a running tournament is cancelled or cannot resume (rules.md I.38-I.39).
+
+A pure function of the situation: who paid what, the pool still held, the
+prize table, and the live players' stacks at the start of the interrupted
+hand. Two policies from the seed documents:
+
+Policy A (000_22c9604f7bad1698.txt):
+  A1  under 20% of entries eliminated: rollback, everything paid comes back;
+  A2  20% or more, before the money: half the pool equally among the players
+      left, half by chips; fees are kept (a decision, ``refund_fees`` gives
+      them back as PokerStars does);
+  A3  in the money: each gets the next unawarded prize, then the rest half
+      equally and half by chips;
+  A4  during the re-buy period, re-buys and add-ons are refunded to whoever
+      bought them and left out of the pool; the rest follows A1-A3.
+
+Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries:
+  pre (e < 5%): rollback (a freeroll pays nothing);
+  early and middle: chip equity, clamped to at least the buy-in and at most
+      first prize (a freeroll has no buy-in floor);
+  late (in the money): chip equity, or chip position when the policy says
+      so, clamped to at least the next elimination's prize and at most first;
+  satellite: cash by chip equity capped at the seat value, no tickets.
+Clamps are applied by water-filling: violators are fixed at their bound and
+the rest of the pool is recomputed over the others, until nobody violates.
+
+"In the money" means every player left is sure of a prize (players left <=
+paid places). Every amount is an exact Fraction until the end, then cents by
+largest remainder with ties to the bigger stack, then the earlier seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Literal
+
+import msgspec
+
+from engine.money import largest_remainder
+
+
+class RefundPolicy(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: Literal["A", "B"] = "A"
+    refund_fees: bool = False
+    late_formula: Literal["chip_equity", "chip_position"] = "chip_equity"
+
+
+class Situation(msgspec.Struct, frozen=True):
+    """A tournament at the moment of cancellation.
+
+    ``live`` is (entry, stack) for every player left, in seat order (that
+    order breaks remainder ties); ``paid`` is each entry's payments by ledger
+    kind; ``pool_cents`` what the pool still holds (prizes already paid are
+    gone from it); ``prizes`` the prize per place, first place first.
+    """
+
+    entries: int
+    live: list[tuple[str, int]]
+    paid: dict[str, dict[str, int]]
+    pool_cents: int
+    prizes: list[int]
+    buy_in_cents: int
+    started: bool = True
+    in_rebuy_period: bool = False
+    kind: Literal["regular", "freeroll", "satellite"] = "regular"
+    seat_value_cents: int = 0
+
+
+class Refund(msgspec.Struct, frozen=True):
+    """Cents back to ``player`` out of the pool and out of the fees, and the rule that gave them."""
+
+    player: str
+    pool_cents: int
+    fee_cents: int
+    rule: str
+
+    @property
+    def cents(self) -> int:
+        return self.pool_cents + self.fee_cents
+
+
+_PRICE_KINDS = ("buy_in", "rebuy", "add_on", "added")
+_FEE_KINDS = ("fee", "rebuy_fee", "add_on_fee")
+
+
+def _in_money(situation: Situation) -> bool:
+    return 0 < len(situation.live) <= len(situation.prizes)
+
+
+def _stage(situation: Situation, policy: RefundPolicy) -> str:
+    """The rule that applies: A1/A2/A3 or B-pre/B-early/B-middle/B-late."""
+    eliminated = Fraction(situation.entries - len(situation.live), max(situation.entries, 1))
+    if not situation.started:
+        return "A1" if policy.name == "A" else "B-pre"
+    if policy.name == "A":
+        if _in_money(situation):
+            return "A3"
+        return "A1" if eliminated < Fraction(1, 5) else "A2"
+    if _in_money(situation):
+        return "B-late"
+    if eliminated < Fraction(1, 20):
+        return "B-pre"
+    return "B-early" if eliminated < Fraction(1, 4) else "B-middle"
+
+
+def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
+    """Every refund the policy gives; what is not refunded of the fees is the house's, the pool is emptied."""
+    stage = _stage(situation, policy)
+    refunds: list[Refund] = []
+    pool = situation.pool_cents
+    rollback = stage in ("A1", "B-pre")
+    if situation.in_rebuy_period and not rollback:  # A4 (and the same for B)
+        for player, paid in situation.paid.items():
+            bought = paid.get("rebuy", 0) + paid.get("add_on", 0)
+            fees = paid.get("rebuy_fee", 0) + paid.get("add_on_fee", 0)
+            if bought or fees:
+                refunds.append(Refund(player, bought, fees, "re-buys and add-ons back (A4)"))
+                pool -= bought
+    if rollback:
+        if stage == "B-pre" and situation.kind == "freeroll":
+            return [Refund("", pool, 0, "freeroll: the sponsored pool goes back (B pre)")] if pool else []
+        for player, paid in situation.paid.items():
+            price = sum(paid.get(kind, 0) for kind in _PRICE_KINDS)
+            fees = sum(paid.get(kind, 0) for kind in _FEE_KINDS)
+            if price or fees:
+                refunds.append(Refund(player, price, fees, f"everything paid comes back ({stage})"))
+        return refunds
+    shares = _shares(stage, policy, situation, pool)
+    stacks = [stack for _, stack in situation.live]
+    tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
+    rank = {index: position for position, index in enumerate(tie_order)}
+    cents = largest_remainder(shares, pool, [rank[i] for i in range(len(stacks))])
+    rule = {"A2": "half equally, half by chips (A2)", "A3": "the next prize, then half equally, half by chips (A3)",
+            "B-early": "chip equity, clamped (B early)", "B-middle": "chip equity, clamped (B middle)",
+            "B-late": f"{policy.late_formula.replace('_', ' ')}, clamped (B late)"}[stage]
+    for (player, _), amount in zip(situation.live, cents):
+        fees = 0
+        if policy.refund_fees and situation.kind != "freeroll":
+            fees = situation.paid.get(player, {}).get("fee", 0)
+        if amount or fees:
+            refunds.append(Refund(player, amount, fees, rule))
+    return refunds
+
+
+def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -> list[Fraction]:
+    """Each live player's exact share of ``pool`` cents under the stage's formula and clamps."""
+    live = situation.live
+    count = len(live)
+    stacks = [stack for _, stack in live]
+    prizes = situation.prizes
+    first = Fraction(prizes[0]) if prizes else Fraction(pool)
+    next_prize = Fraction(prizes[count - 1]) if count <= len(prizes) else Fraction(0)
+    weights = [Fraction(stack) for stack in stacks]
+    if stage == "A3":
+        floor_all = [next_prize] * count
+        rest = pool - next_prize * count
+        return [base + extra for base, extra in zip(floor_all, _half_and_half(rest, weights))]
+    if stage == "A2":
+        return _half_and_half(Fraction(pool), weights)
+    if stage == "B-late" and policy.late_formula == "chip_position":
+        weights = _rank_weights(stacks, prizes)
+    if situation.kind == "satellite":
+        low = [Fraction(0)] * count
+        high: Fraction | None = Fraction(situation.seat_value_cents) if situation.seat_value_cents else None
+    else:
+        floor = next_prize if stage == "B-late" else Fraction(0 if situation.kind == "freeroll" else situation.buy_in_cents)
+        low = [floor] * count
+        high = first
+    return water_fill(Fraction(pool), weights, low, high, _half_and_half)
+
+
+def _half_and_half(total: Fraction, weights: list[Fraction]) -> list[Fraction]:
+    """Half of ``total`` equally, half in proportion to ``weights`` (chips: the chip equity formula)."""
+    if not weights:
+        return []
+    equal = total / 2 / len(weights)
+    weight_sum = sum(weights)
+    return [equal + total / 2 * weight / weight_sum for weight in weights]
+
+
+def _rank_weights(stacks: list[int], prizes: list[int]) -> list[Fraction]:
+    """Chip position: each player weighs the prize of their chip rank; equal stacks share their ranks' prizes."""
+    order = sorted(range(len(stacks)), key=lambda i: -stacks[i])
+    weights = [Fraction(0)] * len(stacks)
+    position = 0
+    while position < len(order):
+        tied = [i for i in order[position:] if stacks[i] == stacks[order[position]]]
+        ranks = range(position, position + len(tied))
+        share = Fraction(sum(prizes[r] if r < len(prizes) else 0 for r in ranks), len(tied))
+        for index in tied:
+            weights[index] = share
+        position += len(tied)
+    return weights
+
+
+def water_fill(total: Fraction, weights: list[Fraction], low: list[Fraction], high: Fraction | None,
+               formula: Callable[[Fraction, list[Fraction]], list[Fraction]]) -> list[Fraction]:
+    """``formula`` over the players, with each held within [low_i, high] (rules.md I.39).
+
+    Players below their floor are fixed at it first (the floor is the
+    promise), then players above the cap; the rest of the total is
+    recomputed over those still free, until nobody is out of bounds.
+    """
+    count = len(weights)
+    if sum(low) > total:
+        raise ValueError("the floors add up to more than the pool")
+    fixed: dict[int, Fraction] = {}
+    while True:
+        free = [i for i in range(count) if i not in fixed]
+        if not free:
+            break
+        rest = total - sum(fixed.values())
+        raw = dict(zip(free, formula(rest, [weights[i] for i in free])))
+        below = [i for i in free if raw[i] < low[i]]
+        above = [] if below or high is None else [i for i in free if raw[i] > high]
+        if not below and not above:
+            fixed.update(raw)
+            break
+        for i in below:
+            fixed[i] = low[i]
+        for i in above:
+            fixed[i] = high if high is not None else raw[i]
+    shares = [fixed[i] for i in range(count)]
+    if sum(shares) != total:
+        raise ValueError("the clamps leave part of the pool unassigned")
+    return shares

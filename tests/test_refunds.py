@@ -1,0 +1,141 @@
+"""Cancellation and crash refunds (rules.md I.38-I.39): every worked example to the cent, and the ledger's rules."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from engine.money import Ledger, LedgerError, largest_remainder
+from engine.refunds import RefundPolicy, Situation, plan, water_fill
+
+SEED_PRIZES = [300_000, 200_000, 150_000] + [50_000] * 7  # $10,000: 30%, 20%, 15%, then 5% for 4th-10th
+
+
+def paid(entries: int, buy_in: int, fee: int) -> dict[str, dict[str, int]]:
+    return {f"p{i}": {"buy_in": buy_in, "fee": fee} for i in range(entries)}
+
+
+def three_left() -> Situation:
+    """The seed's example: $10,000 pool, three left with 50/40/10 chips, 4th-10th already paid."""
+    return Situation(entries=100, live=[("p0", 50), ("p1", 40), ("p2", 10)], paid=paid(100, 10_000, 1_000),
+                     pool_cents=650_000, prizes=SEED_PRIZES, buy_in_cents=10_000)
+
+
+def amounts(refunds: list) -> dict[str, int]:
+    return {refund.player: refund.cents for refund in refunds}
+
+
+def test_policy_a_in_the_money_is_the_seed_example() -> None:
+    refunds = plan(RefundPolicy("A"), three_left())
+    assert amounts(refunds) == {"p0": 233_334, "p1": 223_333, "p2": 193_333}
+    assert all(refund.fee_cents == 0 and "A3" in refund.rule for refund in refunds)
+
+
+def test_policy_b_late_chip_equity_floors_the_short_stack_at_the_next_prize() -> None:
+    assert amounts(plan(RefundPolicy("B"), three_left())) == {"p0": 263_889, "p1": 236_111, "p2": 150_000}
+
+
+def test_policy_b_late_chip_position() -> None:
+    refunds = plan(RefundPolicy("B", late_formula="chip_position"), three_left())
+    assert amounts(refunds) == {"p0": 258_334, "p1": 208_333, "p2": 183_333}
+
+
+def test_policy_a_before_the_money_is_the_pokerstars_example() -> None:
+    """$9,000 pool, 100 left, 37,500 of 300,000 chips: $45 + $562.50 = $607.50, plus the $3 fee when refunded."""
+    live = [("p0", 37_500), ("p1", 2_800)] + [(f"p{i}", 2_650) for i in range(2, 100)]
+    situation = Situation(entries=300, live=live, paid=paid(300, 3_000, 300), pool_cents=900_000,
+                          prizes=[300_000, 200_000, 150_000] + [25_000] * 10, buy_in_cents=3_000)
+    assert amounts(plan(RefundPolicy("A"), situation))["p0"] == 60_750
+    with_fees = plan(RefundPolicy("A", refund_fees=True), situation)
+    assert amounts(with_fees)["p0"] == 61_050
+    assert sum(refund.pool_cents for refund in with_fees) == 900_000
+
+
+def test_under_a_fifth_eliminated_everything_paid_comes_back() -> None:
+    entries = paid(10, 1_000, 100)
+    entries["p3"] |= {"rebuy": 1_000, "rebuy_fee": 100}
+    situation = Situation(entries=10, live=[(f"p{i}", 1500) for i in range(1, 10)], paid=entries,
+                          pool_cents=11_000, prizes=[7_000, 4_000], buy_in_cents=1_000)
+    refunds = amounts(plan(RefundPolicy("A"), situation))
+    assert refunds["p0"] == 1_100  # eliminated, still rolled back
+    assert refunds["p3"] == 2_200
+    assert sum(refunds.values()) == 11_000 + 1_100
+
+
+def test_in_the_rebuy_period_rebuys_are_returned_and_the_rest_follows_a2() -> None:
+    entries = paid(10, 1_000, 100)
+    entries["p9"] |= {"rebuy": 1_000, "rebuy_fee": 100, "add_on": 1_000, "add_on_fee": 100}
+    live = [("p7", 6000), ("p8", 3000), ("p9", 3000)]
+    situation = Situation(entries=10, live=live, paid=entries, pool_cents=12_000, prizes=[7_000, 5_000],
+                          buy_in_cents=1_000, in_rebuy_period=True)
+    refunds = plan(RefundPolicy("A"), situation)
+    assert refunds[0].player == "p9" and (refunds[0].pool_cents, refunds[0].fee_cents) == (2_000, 200)
+    cash = {r.player: r.pool_cents for r in refunds[1:]}
+    assert cash == {"p7": 1_667 + 2_500, "p8": 1_667 + 1_250, "p9": 1_666 + 1_250}
+    assert sum(r.pool_cents for r in refunds) == 12_000
+
+
+def test_policy_b_stages_by_the_share_eliminated() -> None:
+    def situation(left: int) -> Situation:
+        return Situation(entries=100, live=[(f"p{i}", 1000) for i in range(left)], paid=paid(100, 1_000, 100),
+                         pool_cents=100_000, prizes=[50_000, 30_000, 20_000], buy_in_cents=1_000)
+
+    pre = plan(RefundPolicy("B"), situation(96))
+    assert len(pre) == 100 and all("B-pre" in r.rule and r.cents == 1_100 for r in pre)
+    early = plan(RefundPolicy("B"), situation(80))
+    assert len(early) == 80 and all("early" in r.rule and r.fee_cents == 0 for r in early)
+    assert sum(r.cents for r in early) == 100_000
+    middle = plan(RefundPolicy("B"), situation(75))
+    assert all("middle" in r.rule for r in middle)
+
+
+def test_a_freeroll_in_its_first_stage_pays_nothing_and_the_sponsor_gets_the_pool_back() -> None:
+    situation = Situation(entries=100, live=[(f"p{i}", 1000) for i in range(98)], paid={"": {"added": 50_000}},
+                          pool_cents=50_000, prizes=[30_000, 20_000], buy_in_cents=0, kind="freeroll")
+    assert amounts(plan(RefundPolicy("B"), situation)) == {"": 50_000}
+    later = plan(RefundPolicy("B"), Situation(**{**msgspec_fields(situation), "live": [("a", 900), ("b", 100)] * 20}))
+    assert sum(r.cents for r in later) == 50_000
+
+
+def msgspec_fields(situation: Situation) -> dict:
+    return {name: getattr(situation, name) for name in situation.__struct_fields__}
+
+
+def test_a_satellite_pays_cash_capped_at_the_seat_value() -> None:
+    situation = Situation(entries=50, live=[("a", 80_000), ("b", 10_000), ("c", 5_000), ("d", 5_000)],
+                          paid=paid(50, 1_000, 100), pool_cents=50_000, prizes=[25_000, 25_000],
+                          buy_in_cents=1_000, kind="satellite", seat_value_cents=25_000)
+    refunds = amounts(plan(RefundPolicy("B"), situation))
+    assert refunds == {"a": 25_000, "b": 10_417, "c": 7_292, "d": 7_291}  # c before d: the earlier seat
+
+
+def test_water_filling_where_one_clamp_pushes_another_player_past_it() -> None:
+    """Edge case 7: capping the chip leader hands money to the second, who then passes the cap too."""
+    weights = [Fraction(w) for w in (600, 399, 1)]
+
+    def chip_equity(total: Fraction, w: list[Fraction]) -> list[Fraction]:
+        return [total / 2 / len(w) + total / 2 * x / sum(w) for x in w]
+
+    first_pass = chip_equity(Fraction(1000), weights)
+    assert first_pass[0] > 400 >= first_pass[1]
+    shares = water_fill(Fraction(1000), weights, [Fraction(100)] * 3, Fraction(400), chip_equity)
+    assert shares == [400, 400, 200]
+    odd = water_fill(Fraction(1001), [Fraction(w) for w in (5, 3, 3)], [Fraction(300)] * 3, Fraction(400),
+                     chip_equity)
+    assert largest_remainder(odd, 1001, [0, 1, 2]) == [395, 303, 303]  # three equal remainders: the odd cent to the first
+    assert sum(odd) == 1001
+
+
+def test_the_ledger_refuses_what_it_does_not_hold_and_balances() -> None:
+    ledger = Ledger()
+    ledger.record("buy_in", "a", 1_000)
+    ledger.record("fee", "a", 100)
+    with pytest.raises(LedgerError, match="exceeds"):
+        ledger.record("prize", "a", 1_001)
+    with pytest.raises(LedgerError, match="positive whole"):
+        ledger.record("refund", "a", 0)
+    ledger.record("refund", "a", 100, from_fees=True)
+    ledger.record("prize", "a", 1_000)
+    assert ledger.balances() and ledger.pool_cents == ledger.fees_cents == 0
+    assert ledger.received_by("a") == 1_100
