@@ -1,7 +1,8 @@
 """A bot playing one seat over the real wire protocol (docs/protocol.md), as any client would.
 
 It keeps no table state: the server's ``your_turn`` message (or, after a
-reconnect, the snapshot) carries what a strategy needs. It follows table
+reconnect, the snapshot) carries what a strategy needs, and an ``offer``
+(a re-buy, the add-on, a deal) what ``money_choice`` needs. It follows table
 moves without reconnecting, because the server moves its connection. It
 records what a load test measures: action-to-acknowledgement latency, event
 delivery lag, errors, missed deadlines and reconnections.
@@ -24,7 +25,7 @@ from typing import Any, Literal
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bots.strategies import STRATEGIES, SeatView, Strategy, random_player
+from bots.strategies import STRATEGIES, MoneyView, SeatView, Strategy, money_choice, random_player
 from engine.hand import LegalActions
 
 Fault = Literal["slow", "flaky", "rude"]
@@ -78,6 +79,9 @@ class SeatBot:
         self.think = think
         self.fault = fault
         self.report = SeatReport(player)
+        self.style = next((name for name, play in STRATEGIES.items() if play is strategy), "random")
+        self._stack = 0
+        self._starting_stack = 0
         self._sent_at: float | None = None
         self._ignored_turn = False
         self._done = False
@@ -123,6 +127,9 @@ class SeatBot:
                 report.errors.append(message)
         elif kind == "snapshot":
             report.snapshots += 1
+            self._starting_stack = message["tournament"]["starting_stack"]
+            if message["you"] and message["you"]["stack"] is not None:
+                self._stack = message["you"]["stack"]
             result = message["you"]["result"] if message["you"] else None
             if result is not None or message["tournament"]["status"] in ("finished", "cancelled"):
                 report.place = result["place"] if result else None
@@ -141,7 +148,10 @@ class SeatBot:
 
     async def _private(self, websocket: Any, event: dict[str, Any]) -> None:
         if event["type"] == "your_turn":
+            self._stack = event["stack"]
             await self._decide(websocket, event)
+        elif event["type"] == "offer":
+            await self._answer(websocket, event)
         elif event["type"] == "moved":
             self.report.moves.append(event)
             self.report.decisions_before_move.append(self.report.decisions)
@@ -170,6 +180,27 @@ class SeatBot:
             report.place = next((r["place"] for r in event["results"] if r["player"] == self.player), report.place)
             return True
         return False
+
+    async def _answer(self, websocket: Any, offer: dict[str, Any]) -> None:
+        """Say yes or no to a re-buy, the add-on, pressing Deal or a deal's amounts."""
+        kind = offer["kind"]
+        stacks = offer.get("stacks") or {}
+        amounts = offer.get("amounts") or {}
+        stack = stacks.get(self.player, 0 if kind == "rebuy" else self._stack)
+        view = MoneyView(kind, stack, self._starting_stack, stack / (sum(stacks.values()) or 1),
+                         amounts.get(self.player, 0), sum(amounts.values()))
+        yes = money_choice(self.style, view, self.rng)
+        reply: dict[str, Any] | None = {
+            "rebuy": {"type": "rebuy" if yes else "decline_rebuy"},
+            "add_on": {"type": "add_on"} if yes else None,
+            "press_deal": {"type": "deal", "on": True} if yes else None,
+            "deal": {"type": "deal_answer", "accept": yes},
+        }[kind]
+        if reply is not None:
+            try:
+                await websocket.send(json.dumps(reply))
+            except ConnectionClosed:
+                return
 
     async def _decide(self, websocket: Any, turn: dict[str, Any]) -> None:
         if self.fault == "slow" and self.rng.random() < 0.5:

@@ -128,6 +128,43 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
+class MoneyView(NamedTuple):
+    """What a seat sees when it is offered chips for money or a deal.
+
+    ``offer`` is 'rebuy', 'add_on', 'press_deal' or 'deal'; ``deal_cents``
+    is this seat's amount in a proposed deal, ``chip_share`` its part of
+    the chips in play and ``pool_cents`` what the prizes left add up to.
+    """
+
+    offer: str
+    stack: int
+    starting_stack: int
+    chip_share: float = 0.0
+    deal_cents: int = 0
+    pool_cents: int = 0
+
+
+def money_choice(strategy: str, view: MoneyView, rng: random.Random) -> bool:
+    """Whether a bot of ``strategy`` says yes: buy the chips, press Deal, accept the deal.
+
+    A station says yes to everything; a random bot flips a coin; a tight
+    player re-buys, adds on when short (under two starting stacks), wants a
+    deal, and accepts one worth at least 90% of its chip share of the
+    prizes; a push/fold player buys every chip it can and plays on.
+    """
+    if strategy == "station":
+        return True
+    if strategy == "random":
+        return rng.random() < 0.5
+    if strategy == "pushfold":
+        return view.offer in ("rebuy", "add_on")
+    if view.offer == "add_on":
+        return view.stack < 2 * view.starting_stack
+    if view.offer == "deal":
+        return view.deal_cents >= 0.9 * view.chip_share * view.pool_cents
+    return True
+
+
 def parse_mix(text: str, known: Iterable[str] = STRATEGIES) -> dict[str, float]:
     """'tag=4,random=1' -> weights per tag; a tag not in ``known`` is refused by name."""
     known = list(known)

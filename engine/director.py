@@ -17,7 +17,14 @@ The loop a caller runs::
 
 Rules (../shared/docs/rules.md): statuses F.23; seating A.1, M.50; balancing
 A.3-A.4; breaking B.5-B.8; button and blinds C.9-C.12 (engine.table);
-hand-for-hand D.14-D.17; eliminations and payouts G.28-G.30.
+hand-for-hand D.14-D.17; eliminations and payouts G.28-G.30; re-buys and
+add-ons F.25-F.26; ICM deals H.36; cancellation refunds I.38-I.39.
+
+Every cent goes through ``self.ledger`` (engine.money): buy-ins and fees at
+registration, re-buys and add-ons, prizes at elimination, refunds, and the
+fees the house keeps when the tournament ends. Decisions with a deadline
+(a re-buy offer, the add-on, a deal) expire by the caller's clock in
+``advance``.
 """
 
 from __future__ import annotations
@@ -30,11 +37,15 @@ from typing import Any
 
 from engine.cards import shuffled_deck
 from engine.events import (
-    BreakEnded, BreakStarted, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
-    LevelChanged, PlayerEliminated, PlayerMoved, Refunded, Registered, Result, Seated, SeatStack,
-    StatusChanged, TableBroken, TournamentFinished,
+    AddOnEnded, AddOnOffered, AddOnTaken, BreakEnded, BreakStarted, DealAccepted, DealPressed, DealProposed,
+    DealRejected, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted, HandVoided,
+    LevelChanged, PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
+    Result, Seated, SeatStack, StatusChanged, TableBroken, TournamentFinished,
 )
 from engine.hand import Hand
+from engine.icm import equities
+from engine.money import Ledger, largest_remainder
+from engine.refunds import Refund, RefundPolicy, Situation, plan
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
 from engine.structure import Definition, hand_for_hand_points, prizes_cents
 from engine.table import Table
@@ -63,6 +74,29 @@ class _Bust:
         self.table = table
         self.position = position  # 0 = first seat dealt left of the button
         self.tie = 0  # busts with the same value share their places' prizes
+
+
+class _Held:
+    """A hand's (or round's) busts waiting for re-buy decisions before they are ranked (F.25)."""
+
+    __slots__ = ("busts", "round_", "waiting")
+
+    def __init__(self, busts: list[_Bust], round_: bool, waiting: set[str]) -> None:
+        self.busts = busts
+        self.round_ = round_
+        self.waiting = waiting
+
+
+class _Deal:
+    """An ICM proposal every player left must accept before ``until`` (H.36)."""
+
+    __slots__ = ("amounts", "until", "accepted", "seat_order")
+
+    def __init__(self, amounts: dict[str, int], until: float, seat_order: list[str]) -> None:
+        self.amounts = amounts
+        self.until = until
+        self.accepted: set[str] = set()
+        self.seat_order = seat_order
 
 
 class _Playing:
@@ -114,6 +148,19 @@ class Tournament:
         self._idle: set[int] = set()  # open tables with no hand in progress
         self._size: dict[int, int] = {}  # players seated, per table not being broken
         self._by_size: list[set[int]] = [set() for _ in range(definition.seats_per_table + 1)]
+        self.ledger = Ledger()
+        self.chips_issued = 0  # starting stacks, re-buys and add-ons: what chips_in_play() must equal
+        self.refunds: list[Refund] = []  # what a cancellation paid back
+        self._now = 0.0  # the caller's clock at the last start() or advance()
+        self.rebuys_taken: dict[str, int] = {}
+        self.rebuy_offers: dict[str, float] = {}  # player -> deadline
+        self._held: list[_Held] = []
+        self.rebuy_period_over = definition.rebuys is None
+        self.add_on_until: float | None = None
+        self.add_ons: set[str] = set()
+        self.deal_pressed: set[str] = set()
+        self.proposal: _Deal | None = None
+        self._deal_due = False
 
     # ------------------------------------------------------------ queries
 
@@ -149,7 +196,7 @@ class Tournament:
         return True
 
     def chips_in_play(self) -> int:
-        """Every chip in the tournament; equal to entries x starting stack after every event."""
+        """Every chip in the tournament; equal to ``chips_issued`` after every event."""
         in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
         total = sum(stack for player, stack in self.stacks.items() if player not in in_hands)
         total += sum(self._pending_chips.values())
@@ -168,7 +215,9 @@ class Tournament:
         if self.status is not Status.RUNNING or self.break_until is not None:
             return False
         state = self.tables.get(table)
-        if state is None or state.hand is not None or len(state.table.players) < 2:
+        if state is None or state.hand is not None or len(state.table.players) < 2 or self.proposal is not None:
+            return False
+        if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
             return False
         if self.hand_for_hand:
             return self._round is not None and table in self._round and table not in self._round_started
@@ -203,8 +252,10 @@ class Tournament:
         self.verify_register(player, person)
         self.entries.append(player)
         self.stacks[player] = self.definition.starting_stack
+        self.chips_issued += self.definition.starting_stack
         if person is not None:
             self._people[player] = person
+        self._pay(player, "buy_in", self.definition.buy_in_cents, "fee", self.definition.fee_cents)
         return [Registered(player, self._entry_price)]
 
     def verify_unregister(self, player: str) -> None:
@@ -218,18 +269,54 @@ class Tournament:
         self.verify_unregister(player)
         self.entries.remove(player)
         del self.stacks[player]
+        self.chips_issued -= self.definition.starting_stack
         self._people.pop(player, None)
+        for cents, from_fees in ((self.definition.buy_in_cents, False), (self.definition.fee_cents, True)):
+            if cents:
+                self.ledger.record("refund", player, cents, from_fees=from_fees)
         return [Refunded(player, self._entry_price, "unregistered")]
 
-    def verify_cancel(self) -> None:
-        if self.status not in (Status.WAITING, Status.REGISTER):
-            raise TournamentError(
-                f"only a Waiting or Register tournament can be cancelled with full refunds; it is {self.status}")
+    def verify_cancel(self, policy: RefundPolicy | None = None) -> None:
+        if self.status not in (Status.WAITING, Status.REGISTER, Status.RUNNING):
+            raise TournamentError(f"a {self.status} tournament cannot be cancelled")
+        if policy is not None and not isinstance(policy, RefundPolicy):
+            raise TournamentError("a cancellation takes a refund policy (A or B)")
 
-    def cancel(self) -> list[Event]:
-        """Cancel before the start; every entry gets buy-in and fee back (F.23)."""
-        self.verify_cancel()
-        return self._cancel()
+    def cancellation_preview(self, policy: RefundPolicy | None = None) -> list[Refund]:
+        """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing.
+
+        Before the start everyone gets everything back. While running, the
+        stacks are those at the start of any hand in progress (the hand is
+        void); a player waiting on a re-buy offer has no chips and counts as
+        eliminated.
+        """
+        self.verify_cancel(policy)
+        live = sorted((p for p, stack in self.stacks.items() if stack + self._pending_chips.get(p, 0) > 0),
+                      key=lambda p: self.where.get(p, (0, 0)))
+        paid: dict[str, dict[str, int]] = {}
+        for movement in self.ledger.movements:
+            if movement.kind in ("buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "added"):
+                kinds = paid.setdefault(movement.player, {})
+                kinds[movement.kind] = kinds.get(movement.kind, 0) + movement.cents
+            elif movement.kind == "refund":  # an unregistered entry has nothing left to get back
+                paid.pop(movement.player, None)
+        definition = self.definition
+        situation = Situation(
+            entries=len(self.entries), live=[(p, self.stacks[p] + self._pending_chips.get(p, 0)) for p in live],
+            paid=paid, pool_cents=self.ledger.pool_cents, prizes=self.prizes, buy_in_cents=definition.buy_in_cents,
+            started=self.status is Status.RUNNING,
+            in_rebuy_period=not self.rebuy_period_over or self.add_on_until is not None,
+            kind="freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+        )
+        return plan(policy or definition.refund_policy, situation)
+
+    def cancel(self, policy: RefundPolicy | None = None) -> list[Event]:
+        """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
+
+        Hands in progress are void. ``policy`` overrides the definition's.
+        """
+        self.verify_cancel(policy)
+        return self._cancel(policy)
 
     def verify_start(self) -> None:
         if self.status is not Status.REGISTER:
@@ -242,10 +329,11 @@ class Tournament:
             return self._cancel()
         definition = self.definition
         self.status = Status.RUNNING
+        self._now = now
         events: list[Event] = [StatusChanged(self.status.value)]
-        self.prize_pool_cents = definition.buy_in_cents * len(self.entries)
-        self.prizes = prizes_cents(definition.payouts, self.prize_pool_cents, len(self.entries))
-        self._h4h_points = set(hand_for_hand_points(self.prizes, definition.hand_for_hand_min_jump_cents))
+        if definition.added_cents:
+            self.ledger.record("added", "", definition.added_cents)
+        self._price_prizes()
         layout = initial_draw(self.entries, definition.seats_per_table, self.rng, self._person)
         for number, seats in enumerate(layout, start=1):
             table = Table(definition.seats_per_table)
@@ -274,6 +362,8 @@ class Tournament:
         events: list[Event] = []
         if self.status is not Status.RUNNING:
             return events
+        self._now = now
+        self._expire(now, events)
         levels = self.definition.levels
         while True:
             if self.break_until is not None:
@@ -296,6 +386,9 @@ class Tournament:
                 break
             self._hands_in_level.clear()
             self._most_hands_in_level = 0
+            rebuys = self.definition.rebuys
+            if rebuys is not None and self.level + 1 == rebuys.levels:
+                self._end_rebuy_period(ends_at, events)
             breaks = self.definition.breaks
             if breaks is not None and (self.level + 1) % breaks.every_levels == 0:
                 self.break_until = ends_at + breaks.minutes * 60
@@ -320,6 +413,10 @@ class Tournament:
             raise TournamentError(f"table {table} has fewer than two players; it waits for balancing (A.3)")
         if self.break_until is not None:
             raise TournamentError("the tournament is on a break")
+        if self.proposal is not None:
+            raise TournamentError("the players are deciding on a deal; play waits (H.36)")
+        if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
+            raise TournamentError(f"table {table} waits for a re-buy decision; no hand is missed (F.25, TDA 27)")
         if self.hand_for_hand:
             if self._round is None:
                 raise TournamentError("hand-for-hand: every table finishes its hand before the next deal (D.15)")
@@ -389,13 +486,253 @@ class Tournament:
             self._round.discard(table)
             if not self._round:
                 self._close_round(events)
-            return events
-        self._eliminate(busts, events)
-        if self.status is Status.RUNNING:
-            self._after_change(events)
+        else:
+            self._settle(busts, events, round_=False)
+        if self._deal_due and self.status is Status.RUNNING and not self._held:
+            self._propose_deal(events)
         return events
 
+    # ------------------------------------------------ re-buys and add-ons
+
+    def verify_rebuy(self, player: str) -> None:
+        rebuys = self.definition.rebuys
+        if rebuys is None:
+            raise TournamentError("this tournament has no re-buys (F.25)")
+        if self.status is not Status.RUNNING:
+            raise TournamentError(f"re-buys are only while Running; the tournament is {self.status}")
+        if player not in self.stacks:
+            raise TournamentError(f"{player} is not playing")
+        if player in self.rebuy_offers:
+            return  # a bust in the period keeps its offer until the deadline
+        if self.rebuy_period_over:
+            raise TournamentError("the re-buy period is over (F.25)")
+        if self.rebuys_taken.get(player, 0) >= rebuys.max_count:
+            raise TournamentError(f"{player} has used all {rebuys.max_count} re-buys")
+        if rebuys.allowed_at == "zero":
+            raise TournamentError("a re-buy is offered only at zero chips in this tournament (F.25)")
+        if self.stacks[player] + self._pending_chips.get(player, 0) > self.definition.starting_stack:
+            raise TournamentError("a re-buy needs a stack at or below the starting stack (F.25)")
+        if self._in_hand(player):
+            raise TournamentError(f"{player} is in a hand; re-buy between hands (F.25)")
+
+    def rebuy(self, player: str) -> list[Event]:
+        """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice between hands."""
+        self.verify_rebuy(player)
+        rebuys = self.definition.rebuys
+        assert rebuys is not None
+        count = self.rebuys_taken.get(player, 0) + 1
+        self.rebuys_taken[player] = count
+        self._pay(player, "rebuy", rebuys.price_cents, "rebuy_fee", rebuys.fee_cents)
+        self.chips_issued += rebuys.chips
+        self.stacks[player] += rebuys.chips
+        self._price_prizes()
+        events: list[Event] = [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]
+        if player in self.rebuy_offers:
+            self._answered(player, events, rebought=True)
+        return events
+
+    def verify_decline_rebuy(self, player: str) -> None:
+        if player not in self.rebuy_offers:
+            raise TournamentError(f"{player} has no re-buy offer")
+
+    def decline_rebuy(self, player: str) -> list[Event]:
+        """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
+        self.verify_decline_rebuy(player)
+        events: list[Event] = [RebuyDeclined(player, "declined")]
+        self._answered(player, events, rebought=False)
+        return events
+
+    def verify_add_on(self, player: str) -> None:
+        if self.definition.add_on is None:
+            raise TournamentError("this tournament has no add-on (F.26)")
+        if self.add_on_until is None:
+            raise TournamentError("the add-on is offered only at the end of the re-buy period (F.26)")
+        if player not in self.stacks:
+            raise TournamentError(f"{player} is not playing")
+        if player in self.add_ons:
+            raise TournamentError(f"{player} has already taken the add-on")
+
+    def add_on(self, player: str) -> list[Event]:
+        """Buy the add-on once, whatever the stack; chips bought during a hand arrive when it ends (F.26)."""
+        self.verify_add_on(player)
+        add_on = self.definition.add_on
+        assert add_on is not None
+        self.add_ons.add(player)
+        self._pay(player, "add_on", add_on.price_cents, "add_on_fee", add_on.fee_cents)
+        self.chips_issued += add_on.chips
+        if self._in_hand(player):
+            self._pending_chips[player] = self._pending_chips.get(player, 0) + add_on.chips
+        else:
+            self.stacks[player] += add_on.chips
+        self._price_prizes()
+        return [AddOnTaken(player, add_on.chips, add_on.price_cents + add_on.fee_cents)]
+
+    # --------------------------------------------------------- deals (H.36)
+
+    def verify_press_deal(self, player: str, on: bool = True) -> None:
+        if not self.definition.deals:
+            raise TournamentError("this tournament does not allow deals (H.36)")
+        if self.status is not Status.RUNNING:
+            raise TournamentError(f"deals are only while Running; the tournament is {self.status}")
+        if player not in self.stacks:
+            raise TournamentError(f"{player} is not playing")
+        if len(self.tables) != 1 or self.players_left > len(self.prizes):
+            raise TournamentError("deals are only at the final table once every player left is in the money (H.36)")
+        if self.proposal is not None:
+            raise TournamentError("a deal proposal is already on the table")
+        if not isinstance(on, bool):
+            raise TournamentError("pressing Deal is on (true) or off (false)")
+
+    def press_deal(self, player: str, on: bool = True) -> list[Event]:
+        """Press (or un-press) Deal; once everyone has, the proposal comes at the end of the hand (H.36)."""
+        self.verify_press_deal(player, on)
+        if on:
+            self.deal_pressed.add(player)
+        else:
+            self.deal_pressed.discard(player)
+        events: list[Event] = [DealPressed(player, on, len(self.deal_pressed), self.players_left)]
+        self._deal_due = len(self.deal_pressed) == self.players_left
+        if self._deal_due and not any(state.hand for state in self.tables.values()) and not self._held:
+            self._propose_deal(events)
+        return events
+
+    def verify_answer_deal(self, player: str) -> None:
+        if self.proposal is None:
+            raise TournamentError("there is no deal proposal")
+        if player not in self.proposal.amounts:
+            raise TournamentError(f"{player} is not part of the deal")
+        if player in self.proposal.accepted:
+            raise TournamentError(f"{player} has already accepted")
+
+    def accept_deal(self, player: str) -> list[Event]:
+        """Accept the ICM proposal; when the last player does, the amounts are paid and the tournament ends."""
+        self.verify_answer_deal(player)
+        deal = self.proposal
+        assert deal is not None
+        deal.accepted.add(player)
+        events: list[Event] = [DealAccepted(player)]
+        if len(deal.accepted) == len(deal.amounts):
+            self._close_deal(deal, events)
+        return events
+
+    def reject_deal(self, player: str, reason: str = "rejected") -> list[Event]:
+        """Any no (or a disconnection, ``reason='disconnected'``) ends the proposal; play continues (H.36)."""
+        self.verify_answer_deal(player)
+        return self._no_deal(player, "disconnected" if reason == "disconnected" else "rejected")
+
     # ---------------------------------------------------------- internals
+
+    def _pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
+        if price:
+            self.ledger.record(price_kind, player, price)
+        if fee:
+            self.ledger.record(fee_kind, player, fee)
+
+    def _price_prizes(self) -> None:
+        """The prize table follows the pool as re-buys and add-ons grow it (places already paid keep theirs)."""
+        self.prize_pool_cents = self.ledger.pool_cents + self.ledger.prizes_cents
+        self.prizes = prizes_cents(self.definition.payouts, self.prize_pool_cents, len(self.entries))
+        self._h4h_points = set(hand_for_hand_points(self.prizes, self.definition.hand_for_hand_min_jump_cents))
+
+    def _in_hand(self, player: str) -> bool:
+        state = self.tables.get(self.where[player][0]) if player in self.where else None
+        return state is not None and state.hand is not None and player in state.hand.players
+
+    def _expire(self, now: float, events: list[Event]) -> None:
+        """Decisions whose clock has run out: a re-buy offer is a no, the add-on closes, a deal fails."""
+        for player, until in sorted(self.rebuy_offers.items(), key=lambda item: item[1]):
+            if until <= now and player in self.rebuy_offers:
+                events.append(RebuyDeclined(player, "expired"))
+                self._answered(player, events, rebought=False)
+        if self.add_on_until is not None and now >= self.add_on_until:
+            self.add_on_until = None
+            events.append(AddOnEnded())
+        if self.proposal is not None and now >= self.proposal.until:
+            events += self._no_deal("", "expired")
+
+    def _end_rebuy_period(self, ends_at: float, events: list[Event]) -> None:
+        self.rebuy_period_over = True
+        add_on = self.definition.add_on
+        if add_on is not None:
+            self.add_on_until = ends_at + add_on.offer_seconds
+            events.append(AddOnOffered(self.add_on_until, add_on.price_cents + add_on.fee_cents, add_on.chips))
+
+    def _settle(self, busts: list[_Bust], events: list[Event], *, round_: bool) -> None:
+        """A hand's or round's busts: offer re-buys first, and rank the batch once every offer is answered."""
+        rebuys = self.definition.rebuys
+        offered = [] if rebuys is None or self.rebuy_period_over else [
+            bust for bust in busts if self.rebuys_taken.get(bust.player, 0) < rebuys.max_count]
+        if not offered:
+            self._conclude(busts, events, round_)
+            return
+        assert rebuys is not None
+        self._held.append(_Held(busts, round_, {bust.player for bust in offered}))
+        for bust in offered:
+            until = self._now + rebuys.offer_seconds
+            self.rebuy_offers[bust.player] = until
+            events.append(RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
+
+    def _answered(self, player: str, events: list[Event], *, rebought: bool) -> None:
+        del self.rebuy_offers[player]
+        held = next(h for h in self._held if player in h.waiting)
+        held.waiting.discard(player)
+        if rebought:
+            held.busts = [bust for bust in held.busts if bust.player != player]
+        if not held.waiting:
+            self._held.remove(held)
+            self._conclude(held.busts, events, held.round_)
+
+    def _conclude(self, busts: list[_Bust], events: list[Event], round_: bool) -> None:
+        self._eliminate(busts, events, round_=round_)
+        if self.status is not Status.RUNNING:
+            return
+        if round_ and busts:  # D.16: ends after the first synchronised round with an elimination
+            self.hand_for_hand = False
+            events.append(HandForHandEnded(self.players_left))
+        if not self._held:
+            self._after_change(events)
+
+    def _propose_deal(self, events: list[Event]) -> None:
+        """The ICM split of what the pool still holds, for places 1..n, in cents (H.31-H.36, G.30)."""
+        self._deal_due = False
+        (state,) = self.tables.values()
+        seat_order = state.table.players  # every player left, dealt in next hand or not
+        stacks = [self.stacks[p] for p in seat_order]
+        prizes = self.prizes[:len(seat_order)]
+        pool = self.ledger.pool_cents
+        prizes[0] += pool - sum(prizes)
+        tie_rank = {p: rank for rank, p in enumerate(sorted(seat_order, key=lambda p: -self.stacks[p]))}
+        cents = largest_remainder(equities(stacks, prizes), pool, [tie_rank[p] for p in seat_order])
+        self.proposal = _Deal(dict(zip(seat_order, cents)), self._now + self.definition.deal_seconds, seat_order)
+        events.append(DealProposed(dict(self.proposal.amounts), dict(zip(seat_order, stacks)), self.proposal.until))
+
+    def _no_deal(self, player: str, reason: Any) -> list[Event]:
+        self.proposal = None
+        self.deal_pressed.clear()
+        self._deal_due = False
+        return [DealRejected(player, reason)]
+
+    def _close_deal(self, deal: _Deal, events: list[Event]) -> None:
+        """Everyone accepted: pay the amounts; places follow the stacks, then the seat numbers."""
+        order = sorted(deal.seat_order, key=lambda p: (-self.stacks[p], deal.seat_order.index(p)))
+        for place, player in enumerate(order, start=1):
+            self.results[player] = Result(player, place, deal.amounts[player])
+            self._pay_prize(player, deal.amounts[player])
+        self.stacks.clear()
+        self.proposal = None
+        self._end(events, deal=True)
+
+    def _pay_prize(self, player: str, cents: int) -> None:
+        if cents:
+            self.ledger.record("prize", player, cents)
+
+    def _end(self, events: list[Event], *, deal: bool = False) -> None:
+        """The tournament is over: the house keeps the fees; the pool is empty."""
+        self.status = Status.FINISHED
+        self.hand_for_hand = False
+        if self.ledger.fees_cents:
+            self.ledger.record("fee_kept", "", self.ledger.fees_cents)
+        events += [TournamentFinished(tuple(self.standings()), deal), StatusChanged(self.status.value)]
 
     @property
     def _entry_price(self) -> int:
@@ -406,10 +743,31 @@ class Tournament:
         """The multi-entry constraint, or None when every entry is a person of its own (the fast path)."""
         return person_of(self._people) if self._people else None
 
-    def _cancel(self) -> list[Event]:
+    def _cancel(self, policy: RefundPolicy | None = None) -> list[Event]:
+        refunds = self.cancellation_preview(policy)
+        events: list[Event] = []
+        for table, state in sorted(self.tables.items()):
+            if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
+                events.append(HandVoided(table, state.number))
+                state.hand = None
+        for player in list(self.rebuy_offers):
+            events.append(RebuyDeclined(player, "cancelled"))
+        self.rebuy_offers.clear()
+        self._held.clear()
+        self.proposal = None
         self.status = Status.CANCELLED
-        events: list[Event] = [StatusChanged(self.status.value)]
-        events += [Refunded(player, self._entry_price, "cancelled") for player in self.entries]
+        events.append(StatusChanged(self.status.value))
+        for refund in refunds:
+            if refund.pool_cents:
+                self.ledger.record("refund", refund.player, refund.pool_cents)
+            if refund.fee_cents:
+                self.ledger.record("refund", refund.player, refund.fee_cents, from_fees=True)
+            events.append(Refunded(refund.player, refund.cents, "cancelled", refund.rule))
+        if self.ledger.pool_cents:
+            raise AssertionError(f"a cancellation left {self.ledger.pool_cents} cents in the pool")
+        if self.ledger.fees_cents:
+            self.ledger.record("fee_kept", "", self.ledger.fees_cents)
+        self.refunds = refunds
         self.stacks.clear()
         return events
 
@@ -460,7 +818,10 @@ class Tournament:
                 awarded.append(Result(bust.player, finish, share + (1 if rank < odd else 0)))
             index += len(tied)
             place += len(tied)
+        self.deal_pressed.clear()  # the players changed: a deal starts over
+        self._deal_due = False
         for result in reversed(awarded):  # the worst place first, as a floor announces them
+            self._pay_prize(result.player, result.prize_cents)
             table_id, seat = self.where.pop(result.player)
             self.tables[table_id].table.remove(seat)
             if table_id in self._size:
@@ -472,11 +833,11 @@ class Tournament:
             self._finish(events)
 
     def _finish(self, events: list[Event]) -> None:
+        """The last player wins first place: what the pool still holds (the prize table's first prize)."""
         (winner,) = self.stacks
-        self.results[winner] = Result(winner, 1, self._prize(1))
-        self.status = Status.FINISHED
-        self.hand_for_hand = False
-        events += [TournamentFinished(tuple(self.standings())), StatusChanged(self.status.value)]
+        self.results[winner] = Result(winner, 1, self.ledger.pool_cents)
+        self._pay_prize(winner, self.ledger.pool_cents)
+        self._end(events)
 
     def _after_change(self, events: list[Event]) -> None:
         """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
@@ -529,6 +890,7 @@ class Tournament:
         else:
             self.stacks[into] += chips
         self.results[absorbed] = Result(absorbed, place, self._prize(place))
+        self._pay_prize(absorbed, self._prize(place))
         events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place), table)]
         if self.players_left == 1:
             self._finish(events)
@@ -595,11 +957,5 @@ class Tournament:
     def _close_round(self, events: list[Event]) -> None:
         """Every table has finished the round: its busts are one batch across tables (D.17), then moves."""
         busts, self._round_busts, self._round = self._round_busts, [], None
-        self._eliminate(busts, events, round_=True)
-        if self.status is not Status.RUNNING:
-            return
-        if busts:  # D.16: ends after the first synchronised round with an elimination
-            self.hand_for_hand = False
-            events.append(HandForHandEnded(self.players_left))
-        self._after_change(events)
+        self._settle(busts, events, round_=True)
 

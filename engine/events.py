@@ -98,11 +98,96 @@ class Registered(Event, frozen=True, tag="registered"):
 
 
 class Refunded(Event, frozen=True, tag="refunded"):
-    """Money back to an entry: unregistration or a cancelled tournament (rules.md F.23)."""
+    """Money back to an entry: unregistration or a cancelled tournament (rules.md F.23, I.38-I.39).
+
+    ``rule`` names the refund policy's rule that gave the amount; player ''
+    is the house taking back prize money it added.
+    """
 
     player: str
     refund_cents: int
     reason: Literal["unregistered", "cancelled"]
+    rule: str = ""
+
+
+class RebuyOffered(Event, frozen=True, tag="rebuy_offered"):
+    """A player who busted in the re-buy period may buy ``chips`` until ``until`` (caller's clock; F.25)."""
+
+    player: str
+    until: float
+    price_cents: int
+    chips: int
+
+
+class RebuyTaken(Event, frozen=True, tag="rebuy_taken"):
+    """``count`` is the entry's re-buys so far; ``paid_cents`` includes the fee."""
+
+    player: str
+    chips: int
+    count: int
+    paid_cents: int
+
+
+class RebuyDeclined(Event, frozen=True, tag="rebuy_declined"):
+    """The offer lapsed: the player is eliminated with the busts of the hand they lost their chips in."""
+
+    player: str
+    reason: Literal["declined", "expired", "cancelled"]
+
+
+class AddOnOffered(Event, frozen=True, tag="add_on_offered"):
+    """The re-buy period is over: every player may add ``chips`` once until ``until`` (F.26)."""
+
+    until: float
+    price_cents: int
+    chips: int
+
+
+class AddOnTaken(Event, frozen=True, tag="add_on_taken"):
+    """Chips bought during a hand are added when it ends."""
+
+    player: str
+    chips: int
+    paid_cents: int
+
+
+class AddOnEnded(Event, frozen=True, tag="add_on_ended"):
+    pass
+
+
+class DealPressed(Event, frozen=True, tag="deal_pressed"):
+    """A player pressed (or un-pressed) Deal; when ``pressed`` equals ``players`` the proposal follows (H.36)."""
+
+    player: str
+    on: bool
+    pressed: int
+    players: int
+
+
+class DealProposed(Event, frozen=True, tag="deal_proposed"):
+    """ICM amounts in cents for each player left; everyone must accept before ``until``."""
+
+    amounts: dict[str, int]
+    stacks: dict[str, int]
+    until: float
+
+
+class DealAccepted(Event, frozen=True, tag="deal_accepted"):
+    player: str
+
+
+class DealRejected(Event, frozen=True, tag="deal_rejected"):
+    """No deal: play continues. ``player`` is who said no ('' when nobody did: the clock ran out)."""
+
+    player: str
+    reason: Literal["rejected", "expired", "disconnected", "players_changed"]
+
+
+class HandVoided(Event, frozen=True, tag="hand_voided"):
+    """A hand that will not finish (the tournament was cancelled): its players keep their start-of-hand stacks."""
+
+    table: int
+    hand: int
 
 
 class Seated(Event, frozen=True, tag="seated"):
@@ -208,4 +293,7 @@ class Result(msgspec.Struct, frozen=True):
 
 
 class TournamentFinished(Event, frozen=True, tag="tournament_finished"):
+    """``deal`` is true when the players left agreed an ICM deal; their places then follow their stacks."""
+
     results: tuple[Result, ...]
+    deal: bool = False

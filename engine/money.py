@@ -52,6 +52,7 @@ class Ledger:
         self.fees_cents = 0
         self.paid_in_cents = 0
         self.paid_out_cents = 0
+        self.prizes_cents = 0
 
     def record(self, kind: Kind, player: str, cents: int, *, from_fees: bool = False) -> Movement:
         """Append one movement; refuses a non-positive amount or one the balances cannot cover."""
@@ -73,6 +74,8 @@ class Ledger:
             else:
                 self.pool_cents -= cents
             self.paid_out_cents += cents
+            if kind == "prize":
+                self.prizes_cents += cents
         movement = Movement(kind, player, cents, from_fees)
         self.movements.append(movement)
         return movement
@@ -82,6 +85,17 @@ class Ledger:
         paid_in = sum(m.cents for m in self.movements if m.kind in _POOL_IN or m.kind in _FEES_IN)
         paid_out = sum(m.cents for m in self.movements if m.kind not in _POOL_IN and m.kind not in _FEES_IN)
         return paid_in == paid_out + self.pool_cents + self.fees_cents and self.pool_cents >= 0 <= self.fees_cents
+
+    def summary(self) -> dict[str, int]:
+        """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
+        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "refunds": 0, "fees_kept": 0,
+                  "held": self.pool_cents + self.fees_cents}
+        for movement in self.movements:
+            if movement.kind in ("prize", "refund"):
+                totals[movement.kind + "s"] += movement.cents
+            elif movement.kind == "fee_kept":
+                totals["fees_kept"] += movement.cents
+        return totals
 
     def paid_by(self, player: str) -> dict[str, int]:
         """What one entry paid in, by kind."""

@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from engine.refunds import RefundPolicy
+
 Positive = Annotated[int, msgspec.Meta(gt=0)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
@@ -43,6 +45,33 @@ class Breaks(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     minutes: float
 
 
+class Rebuys(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The re-buy period is levels 1..``levels`` (rules.md F.25).
+
+    ``allowed_at``: ``zero`` offers a re-buy only to a player who busts;
+    ``starting_stack`` also lets a player re-buy between hands while at or
+    below the starting stack (PokerStars style). A bust is offered the
+    re-buy for ``offer_seconds``; silence is a no.
+    """
+
+    levels: Positive
+    price_cents: NonNegative
+    chips: Positive
+    fee_cents: NonNegative = 0
+    max_count: Positive = 1
+    allowed_at: Literal["zero", "starting_stack"] = "zero"
+    offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 20.0
+
+
+class AddOn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Offered to every player left when the re-buy period ends, for ``offer_seconds`` (rules.md F.26)."""
+
+    price_cents: NonNegative
+    chips: Positive
+    fee_cents: NonNegative = 0
+    offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60.0
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -58,10 +87,18 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     hand_for_hand_ties: Literal["pokerstars", "wsop", "tda"] = "pokerstars"
     action_seconds: Annotated[float, msgspec.Meta(gt=0)] = 15.0
     time_bank_seconds: Annotated[float, msgspec.Meta(ge=0)] = 30.0
+    added_cents: NonNegative = 0
+    rebuys: Rebuys | None = None
+    add_on: AddOn | None = None
+    deals: bool = False
+    deal_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    refund_policy: RefundPolicy = msgspec.field(default_factory=RefundPolicy)
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
             raise DefinitionError("min_players: must not exceed max_players")
+        if self.add_on is not None and self.rebuys is None:
+            raise DefinitionError("add_on: is offered at the end of the re-buy period, so it needs rebuys")
         for number, level in enumerate(self.levels):
             where = f"levels[{number}]"
             if level.small_blind > level.big_blind:

@@ -20,11 +20,12 @@ from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
+from engine.refunds import RefundPolicy
 from engine.structure import DefinitionError, load_definition
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
 from server.openapi import openapi_document
 from server.protocol import (
-    MAX_MESSAGE_BYTES, Act, Back, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
+    MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
 )
 from server.runtime import Refused, TournamentRuntime
 from server.simulator import DEFAULT_MIX
@@ -46,6 +47,12 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
     mix: str | None = None
     think_min: Annotated[float, msgspec.Meta(ge=0)] = 0.3
     think_max: Annotated[float, msgspec.Meta(ge=0)] = 1.5
+
+
+class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """An optional refund policy for this cancellation; without one, the tournament's own applies."""
+
+    policy: RefundPolicy | None = None
 
 
 class Settings(msgspec.Struct):
@@ -126,10 +133,25 @@ def create_app(settings: Settings) -> Starlette:
         elif command == "resume":
             runtime.resume()
         elif command == "cancel":
-            runtime.cancel()
+            try:
+                body = msgspec.json.decode(await request.body() or b"{}", type=CancelRequest)
+            except msgspec.DecodeError as problem:
+                return error(400, "bad_request", str(problem))
+            runtime.cancel(body.policy)
         else:
             return error(404, "no_command", f"unknown command {command!r}: start, pause, resume or cancel")
         return JSONResponse(runtime.summary())
+
+    async def cancellation_preview(request: Request) -> Response:
+        """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
+        if (refusal := admin(request)) is not None:
+            return refusal
+        runtime = runtime_of(request)
+        name = request.query_params.get("policy")
+        if name not in (None, "A", "B"):
+            return error(400, "bad_request", "policy: A or B")
+        policy = msgspec.structs.replace(runtime.definition.refund_policy, name=name) if name else None
+        return JSONResponse({"refunds": runtime.cancellation_preview(policy)})
 
     async def add_bots(request: Request) -> Response:
         if (refusal := admin(request)) is not None:
@@ -202,7 +224,7 @@ def create_app(settings: Settings) -> Starlette:
         finally:
             closed.cancel()
 
-    def handle(runtime: TournamentRuntime, connection: Connection, request: Act | Back | Sync | Watch) -> None:
+    def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
         if isinstance(request, Sync):
             connection.send(runtime.snapshot_text(connection))
         elif isinstance(request, Watch):
@@ -211,8 +233,10 @@ def create_app(settings: Settings) -> Starlette:
             raise Refused(403, "observer", "observers cannot act; connect with your player token")
         elif isinstance(request, Act):
             runtime.player_act(connection.player, request)
-        else:
+        elif isinstance(request, Back):
             runtime.player_back(connection.player)
+        else:
+            runtime.player_money(connection.player, request)
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
@@ -234,6 +258,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments/{id}/register", register, methods=["POST"]),
         Route("/api/tournaments/{id}/unregister", unregister, methods=["POST"]),
         Route("/api/tournaments/{id}/bots", add_bots, methods=["POST"]),
+        Route("/api/tournaments/{id}/cancellation", cancellation_preview, methods=["GET"]),
         Route("/api/tournaments/{id}/{command}", admin_command, methods=["POST"]),
         WebSocketRoute("/ws/tournaments/{id}", play),
     ]

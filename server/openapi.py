@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from engine.refunds import RefundPolicy
 from engine.structure import Definition
 
 
@@ -24,6 +25,10 @@ class Registered(msgspec.Struct):
 
 class Created(msgspec.Struct):
     id: str
+
+
+class CancelBody(msgspec.Struct):
+    policy: RefundPolicy | None = None
 
 
 class Problem(msgspec.Struct):
@@ -41,7 +46,7 @@ def _object(description: str) -> dict[str, Any]:
 
 def openapi_document() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
-        [Definition, Register, Registered, Created, Problem], ref_template="#/components/schemas/{name}")
+        [Definition, Register, Registered, Created, Problem, CancelBody], ref_template="#/components/schemas/{name}")
     tournament = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
     refused = {"description": "refused: the message names the rule", **_json("Problem")}
     admin = [{"admin": []}]
@@ -81,6 +86,22 @@ def openapi_document() -> dict[str, Any]:
                          "responses": {"201": _object("{players}: the bots' player ids"), "400": refused,
                                        "401": refused, "409": refused}},
             },
+            "/api/tournaments/{id}/cancellation": {
+                "get": {"summary": "Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B",
+                        "parameters": [tournament, {"name": "policy", "in": "query", "required": False,
+                                                    "schema": {"enum": ["A", "B"]}}],
+                        "security": admin,
+                        "responses": {"200": _object("{refunds: [{player, name, refund_cents, fee_cents, rule}]}"),
+                                      "400": refused, "401": refused, "404": refused, "409": refused}},
+            },
+            "/api/tournaments/{id}/cancel": {
+                "post": {"summary": "Cancel: full refunds before the start; while running, the refund policy "
+                                    "(the tournament's, or {policy} in the body) pays out and hands in progress are void",
+                         "parameters": [tournament], "security": admin,
+                         "requestBody": {"required": False, **_json("CancelBody")},
+                         "responses": {"200": _object("the tournament's summary"), "400": refused, "401": refused,
+                                       "404": refused, "409": refused}},
+            },
             **{f"/api/tournaments/{{id}}/{command}": {
                 "post": {"summary": summary, "parameters": [tournament], "security": admin,
                          "responses": {"200": _object("the tournament's summary"), "401": refused,
@@ -89,7 +110,6 @@ def openapi_document() -> dict[str, Any]:
                 ("start", "Start: seats are drawn, or the tournament is cancelled below min_players"),
                 ("pause", "Pause: no new hands and the level clock stops; hands in progress finish"),
                 ("resume", "Resume after a pause"),
-                ("cancel", "Cancel before the start, refunding every entry"),
             )},
         },
     }

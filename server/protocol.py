@@ -41,7 +41,32 @@ class Watch(ClientMessage, tag="watch"):
     table: int
 
 
-Incoming = Act | Back | Sync | Watch
+class Rebuy(ClientMessage, tag="rebuy"):
+    """Answer a re-buy offer with yes, or re-buy a short stack between hands when the tournament allows it."""
+
+
+class DeclineRebuy(ClientMessage, tag="decline_rebuy"):
+    """Say no to a re-buy offer now rather than let it expire."""
+
+
+class TakeAddOn(ClientMessage, tag="add_on"):
+    """Buy the add-on while it is offered."""
+
+
+class PressDeal(ClientMessage, tag="deal"):
+    """Press (``on``) or un-press the Deal button at the final table."""
+
+    on: bool = True
+
+
+class AnswerDeal(ClientMessage, tag="deal_answer"):
+    """Accept or reject the ICM proposal."""
+
+    accept: bool
+
+
+MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
+Incoming = Act | Back | Sync | Watch | Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
 incoming_decoder = msgspec.json.Decoder(Incoming)
 
 
@@ -129,6 +154,19 @@ class Presence(msgspec.Struct, tag="presence", tag_field="type"):
 
     player: str
     connected: bool
+
+
+class Offer(msgspec.Struct, tag="offer", tag_field="type"):
+    """To one player: a decision with a clock. ``kind`` 'rebuy' or 'add_on' (buy ``chips`` for ``price_cents``),
+    'press_deal' (a deal may be asked for: no clock) or 'deal' (accept ``amounts``, in cents, or not).
+    """
+
+    kind: Literal["rebuy", "add_on", "press_deal", "deal"]
+    seconds: float | None
+    price_cents: int = 0
+    chips: int = 0
+    amounts: dict[str, int] | None = None
+    stacks: dict[str, int] | None = None
 
 
 class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):

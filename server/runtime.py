@@ -13,6 +13,12 @@ left of the player's time bank, used automatically. When both run out the
 clock checks if free and folds otherwise, connected or not, and the player
 sits out: from then on their decisions are taken at once, blinds are
 posted, until they act or send ``back``.
+
+Money decisions (rules.md F.25-F.26, H.36) are the director's too: a re-buy
+offer, the add-on and a deal proposal each carry a deadline on the
+tournament clock, which the clock loop's ``advance`` enforces. The players
+concerned get a private ``offer`` with the seconds they have; a player who
+disconnects while a deal is on the table rejects it.
 """
 
 from __future__ import annotations
@@ -33,16 +39,17 @@ from bots.strategies import Strategy
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament, TournamentError
 from engine.events import (
-    EntriesMerged, Event, HandFinished, HandStarted, HoleDealt, PlayerEliminated, PlayerMoved, Refunded, Registered,
-    Seated,
-    Shown, StatusChanged, TableBroken,
+    AddOnOffered, AddOnTaken, DealProposed, EntriesMerged, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
+    PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Seated, Shown,
+    StatusChanged, TableBroken,
 )
 from engine.hand import Hand, IllegalAction
+from engine.refunds import RefundPolicy
 from engine.structure import Definition
 from server.hub import Connection
 from server.protocol import (
-    Act, Envelope, Moved, Presence, Private, SittingOut, Snapshot, TimedOut, TournamentState, Turn, YourTurn, encoder,
-    error_text,
+    Act, AnswerDeal, DeclineRebuy, Envelope, MoneyMessage, Moved, Offer, Presence, PressDeal, Private, Rebuy,
+    SittingOut, Snapshot, TakeAddOn, TimedOut, TournamentState, Turn, YourTurn, encoder, error_text,
 )
 
 CLOCK_TICK_SECONDS = 0.25
@@ -114,6 +121,7 @@ class TournamentRuntime:
         self._task: asyncio.Task[None] | None = None
         self._next_player = 0
         self.crashed = False
+        self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
         self.started_wall: float | None = None  # seconds since the epoch, for the lobby
 
     # ------------------------------------------------------------ the clock
@@ -177,9 +185,41 @@ class TournamentRuntime:
         if self.director.status is Status.RUNNING:
             self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
 
-    def cancel(self) -> None:
+    def cancel(self, policy: RefundPolicy | None = None) -> None:
+        """Cancel with the tournament's refund policy (or ``policy``): hands in progress are void, refunds paid."""
         with refusals():
-            self._record(self.director.cancel())
+            events = self.director.cancel(policy)
+        if self._task is not None:  # the tables stop: their hands are void
+            self._task.cancel()
+        self._route(events)
+
+    def cancellation_preview(self, policy: RefundPolicy | None = None) -> list[dict[str, Any]]:
+        with refusals():
+            refunds = self.director.cancellation_preview(policy)
+        return [self._refund_row(refund) for refund in refunds]
+
+    def _refund_row(self, refund: Any) -> dict[str, Any]:
+        return {"player": refund.player, "name": self.names.get(refund.player, "the house"),
+                "refund_cents": refund.cents, "fee_cents": refund.fee_cents, "rule": refund.rule}
+
+    def player_money(self, player: str, message: MoneyMessage) -> None:
+        """A re-buy, an add-on or a deal answer from the wire; the director names the rule when it refuses."""
+        director = self.director
+        with refusals():
+            if isinstance(message, Rebuy):
+                events = director.rebuy(player)
+            elif isinstance(message, DeclineRebuy):
+                events = director.decline_rebuy(player)
+            elif isinstance(message, TakeAddOn):
+                events = director.add_on(player)
+            elif isinstance(message, PressDeal):
+                events = director.press_deal(player, message.on)
+            elif isinstance(message, AnswerDeal):
+                events = director.accept_deal(player) if message.accept else director.reject_deal(player)
+            else:
+                raise Refused(400, "invalid_message", "not a money message")
+        self._route(events)
+        self._wake_all()
 
     def pause(self) -> None:
         if self.director.status is not Status.RUNNING or self.paused:
@@ -389,10 +429,67 @@ class TournamentRuntime:
                 self._close_table(event.table)
             elif isinstance(event, (Registered, Refunded)):
                 continue
+            elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
+                where = self.director.where.get(event.player)
+                if where is not None:
+                    self._publish(where[0], event)
+                if isinstance(event, RebuyOffered):
+                    self._tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
+            elif isinstance(event, HandVoided):
+                self._publish(event.table, event)
             else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
                 self._publish_everywhere(event)
                 if isinstance(event, (StatusChanged, EntriesMerged)):
                     self._wake_all()
+                elif isinstance(event, AddOnOffered):
+                    offer = Offer("add_on", event.until - self.now(), event.price_cents, event.chips)
+                    for player in self.director.stacks:
+                        self._tell(player, offer)
+                elif isinstance(event, DealProposed):
+                    self._propose(event)
+        self._offer_deal_button()
+
+    def _propose(self, proposal: DealProposed) -> None:
+        """Everyone sees the proposal; a player with no connection cannot accept it (H.36: no deal)."""
+        offer = Offer("deal", proposal.until - self.now(), amounts=proposal.amounts, stacks=proposal.stacks)
+        for player in proposal.amounts:
+            if not self._players.get(player) and self.director.proposal is not None:
+                self._route(self.director.reject_deal(player, "disconnected"))
+                return
+            self._tell(player, offer)
+
+    def _deal_may_be_asked(self) -> bool:
+        director = self.director
+        return (self.definition.deals and director.status is Status.RUNNING and len(director.tables) == 1
+                and director.players_left <= len(director.prizes) and director.proposal is None)
+
+    def _offer_deal_button(self) -> None:
+        """Once per field size at the final table in the money, tell the players a deal may be asked for."""
+        if self._deal_offered_at == self.director.players_left or not self._deal_may_be_asked():
+            return
+        self._deal_offered_at = self.director.players_left
+        for player in self.director.stacks:
+            self._tell(player, Offer("press_deal", None))
+
+    def _open_offers(self, player: str) -> list[Offer]:
+        """The decisions waiting for ``player``, repeated to a (re)connecting client."""
+        director = self.director
+        offers = []
+        if player in director.rebuy_offers and director.definition.rebuys is not None:
+            rebuys = director.definition.rebuys
+            offers.append(Offer("rebuy", director.rebuy_offers[player] - self.now(),
+                                rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
+        add_on = director.definition.add_on
+        if director.add_on_until is not None and add_on is not None and player not in director.add_ons:
+            offers.append(Offer("add_on", director.add_on_until - self.now(), add_on.price_cents + add_on.fee_cents,
+                                add_on.chips))
+        proposal = director.proposal
+        if proposal is not None and player in proposal.amounts and player not in proposal.accepted:
+            offers.append(Offer("deal", proposal.until - self.now(), amounts=proposal.amounts,
+                                stacks={p: director.stacks[p] for p in proposal.amounts}))
+        elif player in director.stacks and player not in director.deal_pressed and self._deal_may_be_asked():
+            offers.append(Offer("press_deal", None))
+        return offers
 
     def _route_hand(self, table: int, events: list[Event]) -> None:
         self._record(events)
@@ -457,6 +554,9 @@ class TournamentRuntime:
             table = min(self.director.tables, default=None)
         self._watch(connection, table)
         connection.send(self.snapshot_text(connection))
+        if connection.player is not None:
+            for offer in self._open_offers(connection.player):
+                connection.send(encoder.encode(Private(offer, time.time())).decode())
 
     def disconnect(self, connection: Connection) -> None:
         if connection.player is not None:
@@ -465,6 +565,10 @@ class TournamentRuntime:
             where = self.director.where.get(connection.player)
             if not connections and where is not None:
                 self._publish(where[0], Presence(connection.player, False))
+            proposal = self.director.proposal
+            if not connections and proposal is not None and connection.player in proposal.amounts:
+                self._route(self.director.reject_deal(connection.player, "disconnected"))
+                self._wake_all()
         if connection.table is not None:
             self._watchers.get(connection.table, set()).discard(connection)
 
@@ -501,6 +605,7 @@ class TournamentRuntime:
         stacks = list(director.stacks.values()) if director.status is Status.RUNNING else []
         return {
             "id": self.id, "name": self.definition.name, "status": director.status.value, "paused": self.paused,
+            "starting_stack": self.definition.starting_stack,
             "entries": len(director.entries), "players_left": director.players_left,
             "buy_in_cents": self.definition.buy_in_cents, "fee_cents": self.definition.fee_cents,
             "level": director.level + 1, "small_blind": level.small_blind, "big_blind": level.big_blind,
@@ -510,7 +615,18 @@ class TournamentRuntime:
             "average_stack": sum(stacks) // len(stacks) if stacks else None,
             "largest_stack": max(stacks) if stacks else None, "tables": len(director.tables),
             "started_at": self.started_wall,
+            "prize_pool_cents": director.prize_pool_cents or self.definition.buy_in_cents * len(director.entries),
+            "add_on_open_for": max(0.0, director.add_on_until - self.now()) if director.add_on_until else None,
+            "rebuy_period": not director.rebuy_period_over,
+            "deals": self.definition.deals, "deal": self._deal_view(),
         }
+
+    def _deal_view(self) -> dict[str, Any] | None:
+        proposal = self.director.proposal
+        if proposal is None:
+            return {"pressed": sorted(self.director.deal_pressed)} if self.director.deal_pressed else None
+        return {"amounts": proposal.amounts, "accepted": sorted(proposal.accepted),
+                "seconds": max(0.0, proposal.until - self.now())}
 
     def table_view(self, table: int) -> dict[str, Any]:
         """What anyone at or watching the table may see: no hole cards unless shown."""
@@ -554,6 +670,10 @@ class TournamentRuntime:
             "sitting_out": player in self.sitting_out, "time_bank": self.time_bank.get(player, 0.0),
             "result": msgspec.to_builtins(director.results[player]) if player in director.results else None,
             "hole": None, "legal": None,
+            "rebuy_offer": max(0.0, director.rebuy_offers[player] - self.now()) if player in director.rebuy_offers
+            else None,
+            "rebuys": director.rebuys_taken.get(player, 0), "add_on_taken": player in director.add_ons,
+            "deal_pressed": player in director.deal_pressed,
         }
         hand = director.hand(where[0]) if where else None
         if hand is not None and player in hand.players:
@@ -570,9 +690,11 @@ class TournamentRuntime:
         director = self.director
         return {
             **self.summary(),
-            "buy_in_cents": self.definition.buy_in_cents, "fee_cents": self.definition.fee_cents,
-            "prize_pool_cents": director.prize_pool_cents or self.definition.buy_in_cents * len(director.entries),
             "payouts_cents": list(director.prizes),
+            "rebuys": msgspec.to_builtins(self.definition.rebuys), "add_on": msgspec.to_builtins(self.definition.add_on),
+            "refund_policy": msgspec.to_builtins(self.definition.refund_policy),
+            "refunds": [self._refund_row(refund) for refund in director.refunds],
+            "ledger": director.ledger.summary(),
             "results": [msgspec.to_builtins(r) for r in director.standings()],
             "table_list": [self.table_view(t) for t in sorted(director.tables)],
         }

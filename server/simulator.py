@@ -7,6 +7,11 @@ interleaving of tables behave as in a live room: while one table's hand is
 on, others finish theirs, bust players, break and balance. Each hand is
 played to its end when it is dealt and settled with the director at its
 simulated finishing time, which is what an observer of the tables would see.
+
+Money decisions are the bots' too (``bots.strategies.money_choice``): a
+re-buy offer or the add-on is answered the moment it is made, and at the
+final table in the money every bot is asked once per field size whether it
+wants a deal, then whether it accepts the proposal.
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from typing import IO
 
 import msgspec
 
-from bots.strategies import STRATEGIES, Strategy, seat_view
+from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
 from engine.director import Status, Tournament
-from engine.events import Event
+from engine.events import AddOnOffered, DealProposed, Event, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition, default_levels, default_payouts
 
@@ -43,6 +48,8 @@ class Report(msgspec.Struct):
     hand_for_hand_at: list[int]
     simulated_hours: float
     results: list[dict]
+    status: str = "finished"
+    money: dict[str, int] = {}
 
 
 class Progress(msgspec.Struct):
@@ -75,6 +82,7 @@ def simulate(
     progress_every_s: float = 0.25,
     on_event: Callable[[Tournament, Event], None] | None = None,
     people: dict[str, str] | None = None,
+    cancel_at_hand: int | None = None,
 ) -> Report:
     """Register ``players`` bots, run the tournament to its end and report.
 
@@ -83,36 +91,76 @@ def simulate(
     ``on_event`` sees every director event as it happens (tests use it to
     check invariants after every hand). ``people`` maps bot names (bot1,
     bot2 ...) to the person holding them, for multi-entry fields.
+    ``cancel_at_hand`` cancels the tournament (its refund policy) once that
+    many hands have been dealt, with hands still in progress.
     """
     rng = random.Random(seed)
     bot_rng = random.Random(rng.getrandbits(64))
     tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
     mix = mix or DEFAULT_MIX
     names, weights = list(mix), list(mix.values())
-    strategy: dict[str, Strategy] = {}
+    strategy: dict[str, str] = {}
     encoder = msgspec.json.Encoder()
     written_hands = 0
     started = time.perf_counter()
     next_progress = started + progress_every_s
 
     def emit(events: list[Event]) -> None:
-        for event in events:
+        pending = list(events)
+        while pending:
+            event = pending.pop(0)
             if events_out is not None:
                 events_out.write(encoder.encode(event) + b"\n")
             if on_event is not None:
                 on_event(tournament, event)
+            pending += answer(event)
+
+    def says_yes(player: str, offer: str, deal_cents: int = 0) -> bool:
+        stack = tournament.stacks.get(player, 0)
+        chips = sum(tournament.stacks.values()) or 1
+        view = MoneyView(offer, stack, definition.starting_stack, stack / chips, deal_cents,
+                         tournament.ledger.pool_cents)
+        return money_choice(strategy[player], view, bot_rng)
+
+    def answer(event: Event) -> list[Event]:
+        """The bots' replies to an offer, as director events."""
+        replies: list[Event] = []
+        if isinstance(event, RebuyOffered):
+            yes = says_yes(event.player, "rebuy")
+            replies += tournament.rebuy(event.player) if yes else tournament.decline_rebuy(event.player)
+        elif isinstance(event, AddOnOffered):
+            for player in list(tournament.stacks):
+                if says_yes(player, "add_on"):
+                    replies += tournament.add_on(player)
+        elif isinstance(event, DealProposed):
+            for player, cents in event.amounts.items():
+                if tournament.proposal is None:
+                    break
+                yes = says_yes(player, "deal", cents)
+                replies += tournament.accept_deal(player) if yes else tournament.reject_deal(player)
+        return replies
+
+    def ask_for_a_deal() -> None:
+        for player in list(tournament.stacks):
+            if tournament.status is Status.RUNNING and tournament.can("press_deal", player) \
+                    and says_yes(player, "press_deal"):
+                emit(tournament.press_deal(player))
 
     emit(tournament.open_registration())
     for number in range(1, players + 1):
         player = f"bot{number}"
         emit(tournament.register(player, (people or {}).get(player)))
-        strategy[player] = STRATEGIES[bot_rng.choices(names, weights)[0]]
+        strategy[player] = bot_rng.choices(names, weights)[0]
     now = 0.0
     emit(tournament.start(now))
 
     finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
     seats: dict[int, list[int]] = {}
+    asked_for_deal_at = 0
     while tournament.status is Status.RUNNING:
+        if cancel_at_hand is not None and tournament.hands_played >= cancel_at_hand:
+            emit(tournament.cancel())
+            break
         emit(tournament.advance(now))
         for table in tournament.tables_ready():
             (hand_started,) = tournament.start_hand(table)
@@ -122,7 +170,7 @@ def simulate(
             decisions = 0
             while not hand.finished:
                 view = seat_view(hand)
-                action, amount = strategy[hand.players[view.legal.player]](view, bot_rng)
+                action, amount = STRATEGIES[strategy[hand.players[view.legal.player]]](view, bot_rng)
                 hand.act(action, amount)
                 decisions += 1
             heapq.heappush(finishing, (now + HAND_SECONDS + DECISION_SECONDS * decisions, table))
@@ -138,6 +186,9 @@ def simulate(
                           seats=seats[table], level=tournament.level + 1)
             hands_out.write(("\n" if written_hands > 1 else "") + phhs_section(written_hands, text))
         emit(tournament.end_hand(table))
+        if definition.deals and tournament.players_left != asked_for_deal_at and len(tournament.tables) == 1:
+            asked_for_deal_at = tournament.players_left
+            ask_for_a_deal()
         if progress is not None and time.perf_counter() >= next_progress:
             next_progress = time.perf_counter() + progress_every_s
             progress(Progress(players, tournament.players_left, tournament.level + 1, len(tournament.tables),
@@ -151,4 +202,11 @@ def simulate(
         hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(now / 3600, 2),
         results=[{"player": r.player, "place": r.place, "prize_cents": r.prize_cents}
                  for r in tournament.standings()],
+        status=tournament.status.value, money=money_summary(tournament),
     )
+
+
+def money_summary(tournament: Tournament) -> dict[str, int]:
+    """The ledger's totals in cents, and how many re-buys and add-ons were bought."""
+    return {**tournament.ledger.summary(), "rebuys": sum(tournament.rebuys_taken.values()),
+            "add_ons": len(tournament.add_ons)}

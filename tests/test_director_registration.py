@@ -57,6 +57,9 @@ def test_refused_registrations_change_nothing():
     assert (tournament.entries, tournament.stacks) == before
 
 
+ROLLBACK = "everything paid comes back (A1)"
+
+
 def test_no_unregistering_once_running():
     tournament = fresh()
     tournament.open_registration()
@@ -65,7 +68,9 @@ def test_no_unregistering_once_running():
     tournament.start(0.0)
     with pytest.raises(TournamentError, match="only in Register"):
         tournament.unregister("p1")
-    with pytest.raises(TournamentError, match="Waiting or Register"):
+    tournament.cancel()
+    assert tournament.ledger.pool_cents == tournament.ledger.fees_cents == 0
+    with pytest.raises(TournamentError, match="cancelled tournament cannot be cancelled"):
         tournament.cancel()
 
 
@@ -76,7 +81,7 @@ def test_below_min_players_at_start_the_tournament_is_cancelled_and_everyone_ref
         tournament.register(player)
     events = tournament.start(0.0)
     assert tournament.status is Status.CANCELLED
-    assert events == [StatusChanged("cancelled")] + [Refunded(p, 1100, "cancelled") for p in ("p1", "p2", "p3")]
+    assert events == [StatusChanged("cancelled")] + [Refunded(p, 1100, "cancelled", ROLLBACK) for p in ("p1", "p2", "p3")]
     assert tournament.tables == {}
 
 
@@ -88,7 +93,7 @@ def test_cancel_before_the_start_refunds_every_entry(status_steps):
         tournament.register("p1")
     events = tournament.cancel()
     assert tournament.status is Status.CANCELLED
-    assert events[1:] == ([Refunded("p1", 1100, "cancelled")] if status_steps else [])
+    assert events[1:] == ([Refunded("p1", 1100, "cancelled", ROLLBACK)] if status_steps else [])
     with pytest.raises(TournamentError):
         tournament.open_registration()
 

@@ -50,7 +50,10 @@ async def test_the_rest_flow_and_its_refusals():
         assert late.status_code == 409 and "Register" in late.json()["message"]
         assert (await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)).json()["paused"]
         assert not (await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)).json()["paused"]
-        assert (await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)).status_code == 409
+        bad_policy = await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN,
+                                       content=b'{"policy": {"name": "C"}}')
+        assert bad_policy.status_code == 400 and "policy.name" in bad_policy.json()["message"]
+        assert (await client.get(f"/api/tournaments/{tournament}/cancellation")).status_code == 401
 
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
         assert shown["status"] == "running" and shown["players_left"] == 2 and shown["level"] == 1

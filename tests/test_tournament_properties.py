@@ -9,15 +9,22 @@ from hypothesis import strategies as st
 
 from engine.director import Status
 from engine.events import HandFinished, HandStarted, PlayerMoved, TournamentFinished
-from engine.structure import Level
+from engine.refunds import RefundPolicy
+from engine.structure import AddOn, Level, Rebuys
 from server.simulator import default_definition, simulate
 from tests.tournaments import definition
 
 MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
 
 
-def check_after_every_hand(total_chips: int, seats: int):
+def check_after_every_hand(total_chips: int | None, seats: int):
+    """Invariants after every event (money) and every hand (chips, seats, tables).
+
+    ``total_chips`` None: chips are bought during the tournament, so the
+    total is what the director has issued.
+    """
     def watch(tournament, event):
+        assert tournament.ledger.balances(), f"the ledger does not balance after {event}"
         if isinstance(event, PlayerMoved):
             in_hands = {p for state in tournament.tables.values() if state.hand for p in state.hand.players}
             assert event.player not in in_hands, f"{event.player} moved during a hand"
@@ -25,7 +32,7 @@ def check_after_every_hand(total_chips: int, seats: int):
             assert len({p.player for p in event.players}) == len(event.players)
         if not isinstance(event, HandFinished):
             return
-        assert tournament.chips_in_play() == total_chips
+        assert tournament.chips_in_play() == (tournament.chips_issued if total_chips is None else total_chips)
         seated = [p for state in tournament.tables.values() for p in state.table.players]
         assert len(seated) == len(set(seated)), "a player is seated twice"
         assert sorted(seated) == sorted(tournament.stacks), "every live player has exactly one seat"
@@ -40,6 +47,7 @@ def check_after_every_hand(total_chips: int, seats: int):
 
 
 def check_results(report, players: int, pool: int) -> None:
+    assert report.money["held"] == 0 and report.money["paid_in"] == report.money["prizes"] + report.money["fees_kept"]
     assert sorted(r["place"] for r in report.results) == list(range(1, players + 1))
     assert len({r["player"] for r in report.results}) == players
     assert sum(r["prize_cents"] for r in report.results) == pool
@@ -104,3 +112,39 @@ def test_entries_of_one_person_never_share_a_table_in_any_hand(players, seats, s
     report = simulate(definition, players, seed, on_event=watch, people=people)
     assert hands_checked
     check_results(report, players, players * definition.buy_in_cents)
+
+
+MONEY_OPTIONS = st.fixed_dictionaries({
+    "rebuys": st.one_of(st.none(), st.builds(
+        Rebuys, levels=st.integers(1, 3), price_cents=st.sampled_from([0, 500, 1000]), chips=st.just(1000),
+        fee_cents=st.sampled_from([0, 50]), max_count=st.integers(1, 3),
+        allowed_at=st.sampled_from(["zero", "starting_stack"]))),
+    "deals": st.booleans(),
+    "policy": st.builds(RefundPolicy, name=st.sampled_from(["A", "B"]), refund_fees=st.booleans(),
+                        late_formula=st.sampled_from(["chip_equity", "chip_position"])),
+    "add_on": st.booleans(),
+})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 40), seats=st.integers(2, 9), seed=st.integers(0, 2**32), money=MONEY_OPTIONS,
+       cancel_at=st.one_of(st.none(), st.integers(0, 120)), mix=MIXES)
+def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancellations(
+        players, seats, seed, money, cancel_at, mix):
+    levels = [Level(sb, 2 * sb, hands=4) for sb in (10, 20, 40, 80, 160, 320, 640)]
+    add_on = AddOn(price_cents=1000, chips=1500, fee_cents=50) if money["add_on"] and money["rebuys"] else None
+    tournament_definition = definition(seats, paid=min(players, 3), levels=levels, rebuys=money["rebuys"],
+                                       add_on=add_on, deals=money["deals"], refund_policy=money["policy"])
+    seen = []
+
+    def watch(tournament, event):
+        check_after_every_hand(None, seats)(tournament, event)
+        seen.append(type(event).__name__)
+
+    report = simulate(tournament_definition, players, seed, mix=mix, on_event=watch, cancel_at_hand=cancel_at)
+    assert report.money["held"] == 0, "a finished or cancelled tournament holds no money"
+    assert report.money["paid_in"] == report.money["prizes"] + report.money["refunds"] + report.money["fees_kept"]
+    if report.status == "finished":
+        check_results(report, players, report.money["paid_in"] - report.money["fees_kept"])
+    else:
+        assert report.status == "cancelled" and "Refunded" in seen
