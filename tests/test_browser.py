@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.live_server import live_server
-from tests.tournaments import RiggedDealer, rigged_deck
+from tests.tournaments import rig_winners
 
 pytestmark = pytest.mark.asyncio
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -37,19 +37,7 @@ def chromium() -> str:
 
 def rig_for(runtime, player: str) -> None:
     """Deal ``player`` the best hand at their table, so the break that follows is theirs to be moved by."""
-    director = runtime.director
-    dealer = RiggedDealer()
-    director.deal = dealer
-    start_hand = director.start_hand
-
-    def rigged(table: int):
-        seats = director.tables[table].table
-        order = seats.occupants(seats.next_positions().dealt)
-        if player in order:
-            dealer.next = rigged_deck(len(order), order.index(player))
-        return start_hand(table)
-
-    director.start_hand = rigged
+    rig_winners(runtime.director, lambda order: player if player in order else None)
 
 
 async def my_turn(page):

@@ -11,24 +11,14 @@ from engine.director import Status
 from server.protocol import PressDeal
 from tests.live_server import admin, definition, live_server, person_among_stations, receive_json
 from tests.test_server_play import player_url, until
-from tests.tournaments import RiggedDealer, rigged_deck
+from tests.tournaments import rig_winners
 
 pytestmark = pytest.mark.asyncio
 
 
 def make_lose(director, loser: str) -> None:
     """Every hand is dealt so that somebody other than ``loser`` holds the winning cards."""
-    dealer = RiggedDealer()
-    director.deal = dealer
-    start_hand = director.start_hand
-
-    def rigged(table: int):
-        seats = director.tables[table].table
-        order = seats.occupants(seats.next_positions().dealt)
-        dealer.next = rigged_deck(len(order), order.index(next(p for p in order if p != loser)))
-        return start_hand(table)
-
-    director.start_hand = rigged
+    rig_winners(director, lambda order: next(p for p in order if p != loser))
 
 
 async def wait_for_connections(runtime, players: int) -> None:

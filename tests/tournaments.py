@@ -38,6 +38,23 @@ def rigged_deck(n: int, winner: int) -> list[int]:
     return deck + spare
 
 
+def rig_winners(director: Tournament, choose) -> None:
+    """From now on each hand's best cards go to ``choose(players in dealing order)`` (None: a fair deal)."""
+    dealer = RiggedDealer()
+    director.deal = dealer
+    start_hand = director.start_hand
+
+    def rigged(table: int):
+        seats = director.tables[table].table
+        order = seats.occupants(seats.next_positions().dealt)
+        winner = choose(order)
+        if winner is not None:
+            dealer.next = rigged_deck(len(order), order.index(winner))
+        return start_hand(table)
+
+    director.start_hand = rigged
+
+
 def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2, buy_in_cents: int = 1000,
                levels: list[Level] | None = None, payouts: list[Payout] | None = None, **more) -> Definition:
     """A small tournament: blinds 10/20 for an hour unless ``levels`` say otherwise."""

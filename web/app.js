@@ -92,9 +92,10 @@ function tournamentPage(id, table) {
   const log = el("div", { class: "log", id: "log" });
   const payouts = el("table", { class: "payouts", id: "payouts" });
   const thumbs = el("div", { class: "thumbs", id: "thumbs" });
-  show(summary, banner, notices,
+  const refunds = el("div", { id: "refunds" });
+  show(summary, banner, notices, refunds,
     el("div", { class: "layout" }, el("div", {}, board, el("h3", {}, "Tables"), thumbs),
-      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts)));
+      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts, cancellationPanel(id))));
   let tournament = null;
   let levelClock = null;
   const drawSummary = () => {
@@ -116,6 +117,7 @@ function tournamentPage(id, table) {
     tournament = details;
     levelClock = details.level_ends_in === null ? null : { seconds: details.level_ends_in, since: Date.now() };
     drawSummary();
+    refunds.replaceChildren(...(details.refunds.length ? [refundTable("Refunds paid", details.refunds)] : []));
     payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`), el("td", {}, money(cents)))));
     thumbs.replaceChildren(...details.table_list.map((t) => el("a", { class: "thumb", href: `#/t/${id}/table/${t.id}`, "data-table": t.id },
       el("b", {}, `Table ${t.id}`), ...t.seats.map((s) => el("div", {}, `${s.name}: ${chips(s.stack)}`)))));
@@ -124,6 +126,32 @@ function tournamentPage(id, table) {
   refresh();
   const timers = [setInterval(refresh, 2000), setInterval(drawSummary, 1000)];
   current = { stop: () => { client.stop(); timers.forEach(clearInterval); } };
+}
+
+// Who gets what back, and by which rule (rules.md I); the total is what left the prize pool and the fees.
+function refundTable(title, rows) {
+  const total = rows.reduce((sum, r) => sum + r.refund_cents, 0);
+  return el("div", { class: "refunds" }, el("h3", {}, title),
+    el("table", { class: "list refund-list" },
+      el("tr", {}, el("th", {}, "Player"), el("th", {}, "Refund"), el("th", {}, "Rule")),
+      rows.map((r) => el("tr", { "data-player": r.player }, el("td", {}, r.name), el("td", { class: "cents", "data-cents": r.refund_cents }, money(r.refund_cents)), el("td", {}, r.rule))),
+      el("tr", { class: "total" }, el("td", {}, "Total"), el("td", { id: "refund-total", "data-cents": total }, money(total)), el("td", {}, ""))));
+}
+
+// The admin's cancellation: preview the refunds under policy A or B, then cancel with them.
+function cancellationPanel(id) {
+  if (!adminToken()) return null;
+  const policy = el("select", { id: "policy" }, el("option", { value: "" }, "the tournament's policy"),
+    el("option", { value: "A" }, "policy A"), el("option", { value: "B" }, "policy B"));
+  const out = el("div", { id: "cancellation-preview" });
+  const fail = (error) => out.replaceChildren(el("p", { class: "message" }, error.message));
+  const preview = () => api(`/api/tournaments/${id}/cancellation${policy.value ? `?policy=${policy.value}` : ""}`, { token: adminToken() })
+    .then((answer) => out.replaceChildren(refundTable("If cancelled now", answer.refunds))).catch(fail);
+  const cancel = () => api(`/api/tournaments/${id}/cancel`, { method: "POST", token: adminToken(), body: policy.value ? { policy: { name: policy.value } } : {} })
+    .then(() => out.replaceChildren()).catch(fail);
+  return el("details", { class: "admin-panel" }, el("summary", {}, "Cancel with refunds (admin)"),
+    el("p", {}, policy, el("button", { id: "preview-refunds", onclick: preview }, "Preview refunds"),
+      el("button", { id: "cancel-tournament", onclick: cancel }, "Cancel tournament")), out);
 }
 
 function route() {

@@ -1,12 +1,14 @@
 // One table, live: a websocket client that keeps the table's state from a snapshot plus numbered events,
 // draws it, and, for a seated player, offers only the legal actions. Reconnects by itself with the same token.
 
-import { cardNode, chips, el } from "./dom.js";
+import { cardNode, chips, el, money } from "./dom.js";
 
 export class TableClient {
   constructor(tournamentId, { token = null, table = null, root, log, notices, onTournament = () => {} }) {
     Object.assign(this, { tournamentId, token, table, root, log, notices, onTournament });
     this.state = { seq: 0, table: null, you: null, tournament: null, turn: null, clock: null };
+    this.offers = {};  // kind -> the server's offer (rebuy, add_on, press_deal, deal), with when it arrived
+    this.dealPressed = false;
     this.stopped = false;
     this.retry = 500;
     this.ticker = setInterval(() => this.drawClock(), 250);
@@ -69,6 +71,7 @@ export class TableClient {
     const state = this.state;
     if (event.type === "hole_dealt" && state.you) state.you.hole = event.cards;
     if (event.type === "your_turn") { state.turn = event; this.amount = null; }
+    if (event.type === "offer") this.offers[event.kind] = { ...event, since: Date.now() };
     if (event.type === "moved") {
       this.notice(`You were moved from table ${event.from_table} to table ${event.to_table}, seat ${event.seat + 1} ` +
         `(${event.reason === "break" ? "your table was broken" : "tables were balanced"}).`);
@@ -120,11 +123,20 @@ export class TableClient {
       case "hand_for_hand_started": state.tournament.hand_for_hand = true; this.onTournament(state.tournament); break;
       case "hand_for_hand_ended": state.tournament.hand_for_hand = false; this.onTournament(state.tournament); break;
       case "tournament_state": state.tournament.paused = event.paused; this.onTournament(state.tournament); break;
-      case "tournament_finished": state.tournament.status = "finished"; this.onTournament(state.tournament); break;
+      case "tournament_finished": state.tournament.status = "finished"; this.offers = {}; this.onTournament(state.tournament); break;
+      case "status_changed": state.tournament.status = event.status; if (event.status !== "running") this.offers = {}; this.onTournament(state.tournament); break;
+      case "rebuy_taken": case "rebuy_declined": if (this.mine(event)) delete this.offers.rebuy; break;
+      case "add_on_taken": if (this.mine(event)) delete this.offers.add_on; break;
+      case "add_on_ended": delete this.offers.add_on; break;
+      case "deal_pressed": if (this.mine(event)) this.dealPressed = event.on; break;
+      case "deal_rejected": delete this.offers.deal; this.dealPressed = false; break;
     }
+    if (event.type === "player_eliminated") { delete this.offers.press_deal; this.dealPressed = false; }
   }
 
   name(player) { const s = this.seat(player); return s ? s.name : player; }
+
+  mine(event) { return this.state.you && event.player === this.state.you.player; }
 
   write(event) {
     const text = {
@@ -139,6 +151,17 @@ export class TableClient {
       table_broken: () => `Table ${event.table} breaks`,
       level_changed: () => `Level ${event.level}: ${event.small_blind}/${event.big_blind}`,
       hand_for_hand_started: () => `Hand-for-hand at ${event.players_left} players`,
+      rebuy_offered: () => `${this.name(event.player)} may re-buy`,
+      rebuy_taken: () => `${this.name(event.player)} re-buys ${chips(event.chips)} chips`,
+      rebuy_declined: () => `${this.name(event.player)} does not re-buy (${event.reason})`,
+      add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
+      add_on_taken: () => `${this.name(event.player)} adds on ${chips(event.chips)} chips`,
+      deal_pressed: () => `${this.name(event.player)} ${event.on ? "wants" : "no longer wants"} a deal (${event.pressed}/${event.players})`,
+      deal_proposed: () => `Deal proposed (ICM): ${Object.entries(event.amounts).map(([p, c]) => `${this.name(p)} ${money(c)}`).join(", ")}`,
+      deal_accepted: () => `${this.name(event.player)} accepts the deal`,
+      deal_rejected: () => `No deal (${event.reason}${event.player ? `: ${this.name(event.player)}` : ""}); play continues`,
+      hand_voided: () => `Hand #${event.hand} is void`,
+      status_changed: () => `The tournament is ${event.status}`,
       error: () => `Error: ${event.message}`,
     }[event.type];
     if (!text) return;
@@ -177,17 +200,56 @@ export class TableClient {
       el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
       el("div", { class: "board" }, table.board.map(cardNode)),
       el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""));
-    this.root.replaceChildren(el("div", { class: "oval" }, middle, seats), this.controls());
+    this.root.replaceChildren(el("div", { class: "oval" }, middle, seats), this.controls(), this.dialogs());
     this.drawClock();
   }
 
   drawClock() {
+    for (const node of this.root.querySelectorAll(".offer-seconds")) {
+      const left = Math.max(0, Number(node.dataset.seconds) - (Date.now() - Number(node.dataset.since)) / 1000);
+      node.textContent = `${left.toFixed(0)}s`;
+    }
     const clock = this.state.clock;
     const node = this.root.querySelector(".seat.actor .clock");
     if (!clock || !node) return;
     const left = Math.max(0, clock.seconds - (Date.now() - clock.since) / 1000);
     node.textContent = left <= clock.time_bank && clock.time_bank > 0 ? `time bank ${left.toFixed(0)}s` : `${(left - clock.time_bank).toFixed(0)}s`;
     node.classList.toggle("bank", left <= clock.time_bank && clock.time_bank > 0);
+  }
+
+  secondsLeft(offer) { return Math.max(0, offer.seconds - (Date.now() - offer.since) / 1000); }
+
+  // Money decisions, each a small dialog with its clock: a re-buy, the add-on, the Deal button, a proposal.
+  dialogs() {
+    const { rebuy, add_on: addOn, press_deal: pressDeal, deal } = this.offers;
+    const answer = (kind, message) => { delete this.offers[kind]; this.send(message); this.draw(); };
+    const clock = (offer) => el("span", { class: "offer-seconds", "data-seconds": offer.seconds, "data-since": offer.since }, `${this.secondsLeft(offer).toFixed(0)}s`);
+    const boxes = [];
+    if (rebuy) {
+      boxes.push(el("div", { class: "dialog", id: "rebuy-dialog" },
+        `Re-buy ${chips(rebuy.chips)} chips for ${money(rebuy.price_cents)}? `, clock(rebuy), " ",
+        el("button", { id: "rebuy", onclick: () => answer("rebuy", { type: "rebuy" }) }, "Re-buy"),
+        el("button", { id: "decline-rebuy", onclick: () => answer("rebuy", { type: "decline_rebuy" }) }, "No, I'm out")));
+    }
+    if (addOn) {
+      boxes.push(el("div", { class: "dialog", id: "add-on-dialog" },
+        `Add-on: ${chips(addOn.chips)} chips for ${money(addOn.price_cents)}. `, clock(addOn), " ",
+        el("button", { id: "add-on", onclick: () => answer("add_on", { type: "add_on" }) }, "Add on"),
+        el("button", { id: "skip-add-on", onclick: () => { delete this.offers.add_on; this.draw(); } }, "No thanks")));
+    }
+    if (deal) {
+      boxes.push(el("div", { class: "dialog", id: "deal-dialog" },
+        el("b", {}, "Deal proposal (ICM) "), clock(deal),
+        el("table", { class: "deal" }, Object.entries(deal.amounts).map(([player, cents]) =>
+          el("tr", {}, el("td", {}, this.name(player)), el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)), el("td", {}, money(cents))))),
+        el("button", { id: "accept-deal", onclick: () => answer("deal", { type: "deal_answer", accept: true }) }, "Accept"),
+        el("button", { id: "reject-deal", onclick: () => answer("deal", { type: "deal_answer", accept: false }) }, "Reject")));
+    } else if (pressDeal) {
+      boxes.push(el("div", { class: "dialog", id: "deal-button" },
+        el("button", { id: "press-deal", class: this.dealPressed ? "pressed" : "", onclick: () => this.send({ type: "deal", on: !this.dealPressed }) },
+          this.dealPressed ? "Deal pressed (click to cancel)" : "Deal")));
+    }
+    return el("div", { class: "dialogs" }, boxes);
   }
 
   controls() {

@@ -1,0 +1,109 @@
+"""Money in the browser: the re-buy and add-on dialogs, an ICM deal, and an admin's cancellation with its refunds.
+
+Chromium (Debian's, through Playwright) against a real server on 127.0.0.1; screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from tests.live_server import ADMIN, bots, create, definition, live_server
+from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn
+from tests.tournaments import rig_winners
+
+pytestmark = pytest.mark.asyncio
+
+
+async def open_as(browser, live, path: str, storage: dict[str, str]):
+    """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``."""
+    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    await page.goto(live.http + "/")
+    for key, value in storage.items():
+        await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
+    await page.goto(live.http + path)
+    return page
+
+
+async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_page_shows():
+    ARTIFACTS.mkdir(exist_ok=True)
+    body = definition(3, 3, action_seconds=4, stack=3000,
+                      rebuys={"levels": 1, "price_cents": 1000, "fee_cents": 100, "chips": 3000},
+                      add_on={"price_cents": 500, "chips": 5000, "offer_seconds": 30},
+                      levels=[{"small_blind": 10, "big_blind": 20, "hands": 3},
+                              {"small_blind": 20, "big_blind": 40, "minutes": 60}],
+                      refund_policy={"name": "B"})
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        tournament, seats = await create(live, body, 3)
+        (alice, token), others = seats[0], seats[1:]
+        live.runtime(tournament).names[alice] = "Alice"
+        rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
+        bots(live, tournament, others, "station")
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        admin = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+
+        # Alice goes all-in with the worst cards and busts: the re-buy dialog, with its clock.
+        await my_turn(person)
+        await person.click("text=All-in")
+        await person.click("#raise")
+        await expect(person.locator("#rebuy-dialog")).to_contain_text("Re-buy 3,000 chips for $11.00", timeout=20_000)
+        await person.screenshot(path=ARTIFACTS / "rebuy.png")
+        await person.click("#rebuy")
+        await expect(person.locator("#log")).to_contain_text("Alice re-buys 3,000 chips")
+
+        # The period ends after three hands: everyone is offered the add-on.
+        await expect(person.locator("#add-on-dialog")).to_contain_text("5,000 chips for $5.00", timeout=30_000)
+        await person.click("#add-on")
+        await expect(person.locator("#log")).to_contain_text("Alice adds on 5,000 chips")
+        director = live.runtime(tournament).director
+        assert director.ledger.paid_by(alice) == {"buy_in": 1000, "fee": 100, "rebuy": 1000, "rebuy_fee": 100,
+                                                  "add_on": 500}
+
+        # The admin previews the refunds under policy A, then cancels with the tournament's own (B).
+        await admin.click("text=Cancel with refunds (admin)")
+        await admin.select_option("#policy", "A")
+        await admin.click("#preview-refunds")
+        await expect(admin.locator("#cancellation-preview .refund-list tr[data-player]")).not_to_have_count(0)
+        await admin.select_option("#policy", "")
+        await admin.click("#cancel-tournament")
+        await expect(admin.locator("#refunds .refund-list")).to_be_visible(timeout=10_000)
+        await admin.screenshot(path=ARTIFACTS / "refunds.png")
+        shown = {await row.get_attribute("data-player"): int(await row.locator(".cents").get_attribute("data-cents"))
+                 for row in await admin.locator("#refunds tr[data-player]").all()}
+        total = int(await admin.locator("#refund-total").get_attribute("data-cents"))
+        ledger = director.ledger.summary()
+        assert total == sum(shown.values()) == ledger["refunds"]
+        assert ledger["paid_in"] == ledger["refunds"] + ledger["fees_kept"] and ledger["held"] == 0
+        assert shown == {p: director.ledger.received_by(p) for p in shown}
+        await expect(person.locator("#log")).to_contain_text("The tournament is cancelled")
+        await browser.close()
+
+
+async def test_a_deal_in_the_browser():
+    body = definition(3, 3, action_seconds=4, paid=3, deals=True, deal_seconds=20)
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        tournament, seats = await create(live, body, 3)
+        (alice, token), others = seats[0], seats[1:]
+        runtime = live.runtime(tournament)
+        bots(live, tournament, others, "station")  # stations press Deal and accept whatever is proposed
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await person.click("#press-deal", timeout=20_000)
+        await expect(person.locator("#deal-dialog")).to_contain_text("Deal proposal (ICM)", timeout=20_000)
+        await person.screenshot(path=ARTIFACTS / "deal.png")
+        proposal = runtime.director.proposal
+        assert proposal is not None and sum(proposal.amounts.values()) == 3000
+        await person.click("#accept-deal")
+        await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
+        assert {r.player: r.prize_cents for r in runtime.director.standings()} == proposal.amounts
+        await browser.close()
