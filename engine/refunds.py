@@ -13,6 +13,9 @@ Policy A (000_22c9604f7bad1698.txt):
       equally and half by chips;
   A4  during the re-buy period, re-buys and add-ons are refunded to whoever
       bought them and left out of the pool; the rest follows A1-A3.
+  The sites that disagree are selectable with ``split`` (rules.md I.38):
+  ``chips`` (Bovada, PlayersOnly) shares all of what A2 and A3 split by
+  chips; ``icm`` (GG) pays by chips before the money and by ICM in it.
 
 Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries:
   pre (e < 5%): rollback (a freeroll pays nothing);
@@ -37,6 +40,7 @@ from typing import Literal
 
 import msgspec
 
+from engine.icm import EXACT_MAX_PLAYERS, equities, monte_carlo
 from engine.money import largest_remainder
 
 
@@ -44,6 +48,7 @@ class RefundPolicy(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: Literal["A", "B"] = "A"
     refund_fees: bool = False
     late_formula: Literal["chip_equity", "chip_position"] = "chip_equity"
+    split: Literal["half_and_half", "chips", "icm"] = "half_and_half"
 
 
 class Situation(msgspec.Struct, frozen=True):
@@ -152,12 +157,14 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
     first = Fraction(prizes[0]) if prizes else Fraction(pool)
     next_prize = Fraction(prizes[count - 1]) if count <= len(prizes) else Fraction(0)
     weights = [Fraction(stack) for stack in stacks]
-    if stage == "A3":
-        floor_all = [next_prize] * count
+    if stage == "A3" and policy.split == "icm":
+        return _icm_shares(stacks, prizes[:count], pool)
+    if stage in ("A2", "A3"):
+        split = _by_chips if policy.split != "half_and_half" else _half_and_half
+        if stage == "A2":
+            return split(Fraction(pool), weights)
         rest = pool - next_prize * count
-        return [base + extra for base, extra in zip(floor_all, _half_and_half(rest, weights))]
-    if stage == "A2":
-        return _half_and_half(Fraction(pool), weights)
+        return [next_prize + extra for extra in split(rest, weights)]
     if stage == "B-late" and policy.late_formula == "chip_position":
         weights = _rank_weights(stacks, prizes)
     if situation.kind == "satellite":
@@ -177,6 +184,30 @@ def _half_and_half(total: Fraction, weights: list[Fraction]) -> list[Fraction]:
     equal = total / 2 / len(weights)
     weight_sum = sum(weights)
     return [equal + total / 2 * weight / weight_sum for weight in weights]
+
+
+def _by_chips(total: Fraction, weights: list[Fraction]) -> list[Fraction]:
+    weight_sum = sum(weights)
+    return [total * weight / weight_sum for weight in weights]
+
+
+def _icm_shares(stacks: list[int], prizes: list[int], pool: int) -> list[Fraction]:
+    """Malmuth-Harville equity of the prizes still to be paid; first place absorbs any difference from the pool.
+
+    Exact up to 20 players; beyond, a Monte Carlo of a million orders from a
+    fixed seed, so the same situation always gets the same refunds.
+    """
+    prizes = list(prizes)
+    prizes[0] += pool - sum(prizes)
+    if len(stacks) <= EXACT_MAX_PLAYERS:
+        values = equities(stacks, prizes)
+    else:
+        import numpy as np
+
+        values, _ = monte_carlo(stacks, prizes, np.random.default_rng(0), samples=1_000_000)
+        values = [value * pool / sum(values) for value in values]
+    # Rounded to a millionth of a cent so that equal stacks, whose float equities differ only by noise, tie.
+    return [Fraction(round(value, 6)) for value in values]
 
 
 def _rank_weights(stacks: list[int], prizes: list[int]) -> list[Fraction]:

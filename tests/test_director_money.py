@@ -208,6 +208,10 @@ def test_cancelling_late_uses_the_stacks_and_the_chosen_policy():
         hand(tournament, dealer, 1, winner=a, all_in={a, b})
     left = seated(tournament, 1)
     set_stacks(tournament, dict(zip(left, (5_000, 4_000, 1_000))))
+    before_the_hand = tournament.cancellation_preview(RefundPolicy("B"))
+    deal(tournament, dealer, 1)
+    play_out(tournament, 1, all_in=set(left))  # chips move in the hand, but a cancellation voids it
+    assert tournament.cancellation_preview(RefundPolicy("B")) == before_the_hand
     pool = tournament.ledger.pool_cents
     by_a = {r.player: r.cents for r in tournament.cancellation_preview(RefundPolicy("A"))}
     by_b = {r.player: r.cents for r in tournament.cancellation_preview(RefundPolicy("B"))}

@@ -32,6 +32,14 @@ def test_policy_a_in_the_money_is_the_seed_example() -> None:
     assert all(refund.fee_cents == 0 and "A3" in refund.rule for refund in refunds)
 
 
+def test_the_sites_that_disagree_are_selectable():
+    """Bovada and PlayersOnly: the remainder all by chips; GG: ICM in the money (rules.md I.38)."""
+    assert amounts(plan(RefundPolicy("A", split="chips"), three_left())) == {"p0": 250_000, "p1": 230_000,
+                                                                             "p2": 170_000}
+    assert amounts(plan(RefundPolicy("A", split="icm"), three_left())) == {"p0": 244_445, "p1": 232_222,
+                                                                           "p2": 173_333}
+
+
 def test_policy_b_late_chip_equity_floors_the_short_stack_at_the_next_prize() -> None:
     assert amounts(plan(RefundPolicy("B"), three_left())) == {"p0": 263_889, "p1": 236_111, "p2": 150_000}
 
