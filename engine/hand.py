@@ -62,6 +62,10 @@ class Rules:
     short_blind: Literal["posted", "full"] = "posted"
     reopen: Literal["tda", "consecutive"] = "tda"
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Python 3.11 cannot unpickle a frozen dataclass with slots by default; rebuild it from its fields.
+        return Rules, (self.short_blind, self.reopen)
+
 
 TDA_RULES = Rules()
 POKERKIT_RULES = Rules(short_blind="posted", reopen="consecutive")
@@ -78,6 +82,17 @@ class LegalActions(NamedTuple):
     max_raise_to: int | None
 
 
+# Every attribute of a hand: its slots, and the state a pickled hand carries.
+_HAND_STATE = (
+    "players", "rules", "n", "small_blind", "big_blind", "ante", "bb_ante",
+    "sb_index", "bb_index", "min_bet", "starting_stacks", "stacks", "bets",
+    "committed", "dead", "folded", "hole", "board", "street", "level",
+    "full_raise", "queue", "acted", "faced", "short_sum", "short_pending",
+    "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths", "_legal",
+    "_max_bet", "_reach_first", "_reach_second", "_reach_leader", "_live",
+)
+
+
 class Hand:
     """One hand from forced bets to the last pot.
 
@@ -88,14 +103,15 @@ class Hand:
     deck (engine.cards.shuffled_deck) from which the hand deals and burns.
     """
 
-    __slots__ = (
-        "players", "rules", "n", "small_blind", "big_blind", "ante", "bb_ante",
-        "sb_index", "bb_index", "min_bet", "starting_stacks", "stacks", "bets",
-        "committed", "dead", "folded", "hole", "board", "street", "level",
-        "full_raise", "queue", "acted", "faced", "short_sum", "short_pending",
-        "opener", "events", "finished", "_deck", "_blind_due", "_ante_levelled", "_strengths", "_legal",
-        "_max_bet", "_reach_first", "_reach_second", "_reach_leader", "_live",
-    )
+    __slots__ = _HAND_STATE
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle support, for journal snapshots of hands in progress (server/journal.py).
+
+        A compiled class cannot be rebuilt without its constructor's
+        arguments, so a blank hand is built and given this one's state.
+        """
+        return _rebuild_hand, (tuple(getattr(self, name) for name in _HAND_STATE),)
 
     def __init__(
         self,
@@ -626,3 +642,10 @@ _COMMANDS = {
     "call": Hand.call,
     "all_in": Hand.all_in,
 }
+
+
+def _rebuild_hand(state: tuple[object, ...]) -> Hand:
+    hand = Hand(("", " "), (1, 1), small_blind=0, big_blind=1, deck=range(52))
+    for name, value in zip(_HAND_STATE, state):
+        setattr(hand, name, value)
+    return hand
