@@ -88,14 +88,25 @@ class SeatBot:
         self._thinking: asyncio.Task[None] | None = None
 
     async def play(self) -> SeatReport:
-        """Play until the player is out or the tournament is over; returns the report."""
+        """Play until the player is out or the tournament is over; returns the report.
+
+        A dropped connection, or a server that is not there (restarting after
+        a crash), is retried with the same token, for up to a minute of
+        refusals in a row.
+        """
+        refused = 0
         while not self._done:
             try:
                 async with connect(self.url, max_queue=None) as websocket:
+                    refused = 0
                     await self._session(websocket)
             except ConnectionClosed:
                 if self._done:
                     break
+            except OSError:
+                refused += 1
+                if refused > 120:
+                    raise
             finally:
                 if self._thinking is not None:
                     self._thinking.cancel()

@@ -492,6 +492,20 @@ class Tournament:
             self._propose_deal(events)
         return events
 
+    def verify_void_hand(self, table: int) -> Hand:
+        if self.status is not Status.RUNNING:
+            raise TournamentError(f"only a running tournament's hands can be void; it is {self.status}")
+        return self.verify_act(table)
+
+    def void_hand(self, table: int) -> list[Event]:
+        """Call off the table's hand: its players keep their start-of-hand stacks (a server restored after a crash).
+
+        Chips that arrived for them during the hand (an add-on, a merge) are
+        added now. Under hand-for-hand the table deals its round's hand again.
+        """
+        self.verify_void_hand(table)
+        return [self._void(table)]
+
     # ------------------------------------------------ re-buys and add-ons
 
     def verify_rebuy(self, player: str) -> None:
@@ -622,6 +636,18 @@ class Tournament:
 
     # ---------------------------------------------------------- internals
 
+    def _void(self, table: int) -> HandVoided:
+        state = self.tables[table]
+        hand = state.hand
+        assert hand is not None
+        state.hand = None
+        self._idle.add(table)
+        self._round_started.discard(table)
+        for player in hand.players:
+            if player in self._pending_chips:
+                self.stacks[player] += self._pending_chips.pop(player)
+        return HandVoided(table, state.number)
+
     def _pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
         if price:
             self.ledger.record(price_kind, player, price)
@@ -748,8 +774,7 @@ class Tournament:
         events: list[Event] = []
         for table, state in sorted(self.tables.items()):
             if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
-                events.append(HandVoided(table, state.number))
-                state.hand = None
+                events.append(self._void(table))
         for player in list(self.rebuy_offers):
             events.append(RebuyDeclined(player, "cancelled"))
         self.rebuy_offers.clear()

@@ -184,7 +184,10 @@ class DealRejected(Event, frozen=True, tag="deal_rejected"):
 
 
 class HandVoided(Event, frozen=True, tag="hand_voided"):
-    """A hand that will not finish (the tournament was cancelled): its players keep their start-of-hand stacks."""
+    """A hand that will not finish (the tournament was cancelled, or the server crashed during it).
+
+    Its players keep their start-of-hand stacks.
+    """
 
     table: int
     hand: int

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import secrets
 from collections.abc import AsyncIterator
@@ -13,7 +14,7 @@ from typing import Annotated
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -27,6 +28,7 @@ from server.openapi import openapi_document
 from server.protocol import (
     MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
 )
+from server.journal import MemoryStorage, SQLiteStorage, Storage
 from server.runtime import Refused, TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
@@ -63,6 +65,8 @@ class Settings(msgspec.Struct):
     max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
     rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
     burst: int = 100
+    db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
+    ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -72,6 +76,7 @@ def error(status: int, code: str, message: str) -> JSONResponse:
 def create_app(settings: Settings) -> Starlette:
     tournaments: dict[str, TournamentRuntime] = {}
     holder: dict[str, asyncio.TaskGroup] = {}
+    storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
 
     def bearer(request: Request) -> str | None:
         header = request.headers.get("authorization", "")
@@ -101,7 +106,8 @@ def create_app(settings: Settings) -> Starlette:
         except DefinitionError as problem:
             return error(400, "bad_definition", str(problem))
         tournament_id = secrets.token_hex(4)
-        tournaments[tournament_id] = TournamentRuntime(tournament_id, definition, hand_pause=settings.hand_pause)
+        tournaments[tournament_id] = TournamentRuntime.create(tournament_id, definition, storage,
+                                                              hand_pause=settings.hand_pause)
         return JSONResponse({"id": tournament_id}, status_code=201)
 
     async def show_tournament(request: Request) -> Response:
@@ -167,6 +173,24 @@ def create_app(settings: Settings) -> Starlette:
                                  rng=random.Random())
         return JSONResponse({"players": added}, status_code=201)
 
+    async def hand_list(request: Request) -> Response:
+        """Finished hands, optionally of one ``player`` or at one ``table``."""
+        runtime = runtime_of(request)
+        table = request.query_params.get("table")
+        if table is not None and not table.isdigit():
+            return error(400, "bad_request", "table: a table number")
+        rows = storage.hands(runtime.id, request.query_params.get("player"), int(table) if table else None)
+        return JSONResponse({"hands": msgspec.to_builtins(rows)})
+
+    async def hand_history(request: Request) -> Response:
+        """One finished hand as PHH (the poker hand history format PokerKit reads)."""
+        runtime = runtime_of(request)
+        number = request.path_params["hand"]
+        text = storage.hand(runtime.id, int(number)) if number.isdigit() else None
+        if text is None:
+            return error(404, "no_hand", f"no finished hand {number!r} in this tournament")
+        return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
@@ -174,7 +198,7 @@ def create_app(settings: Settings) -> Starlette:
         """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
         runtime = tournaments.get(websocket.path_params["id"])
         token = websocket.query_params.get("token")
-        player = runtime.tokens.get(token) if runtime is not None and token else None
+        player = runtime.player_for(token) if runtime is not None and token else None
         await websocket.accept()
         if runtime is None or (token and player is None):
             reason = "no such tournament" if runtime is None else "unknown player token"
@@ -246,9 +270,17 @@ def create_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with asyncio.TaskGroup() as tasks:
             holder["tasks"] = tasks
+            for stored in storage.unfinished():  # a restart: every Register or Running tournament comes back
+                try:
+                    runtime = TournamentRuntime.restore(stored, storage, hand_pause=settings.hand_pause)
+                    tournaments[runtime.id] = runtime
+                    runtime.resume_after_restore(tasks, settings.ws_url)
+                except Exception:  # one tournament's broken journal must not keep the others down
+                    logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
             yield
             for runtime in tournaments.values():
                 await runtime.shutdown()
+        storage.close()
 
     routes = [
         Route("/api/openapi.json", openapi),
@@ -259,6 +291,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/tournaments/{id}/unregister", unregister, methods=["POST"]),
         Route("/api/tournaments/{id}/bots", add_bots, methods=["POST"]),
         Route("/api/tournaments/{id}/cancellation", cancellation_preview, methods=["GET"]),
+        Route("/api/tournaments/{id}/hands", hand_list, methods=["GET"]),
+        Route("/api/tournaments/{id}/hands/{hand}", hand_history, methods=["GET"]),
         Route("/api/tournaments/{id}/{command}", admin_command, methods=["POST"]),
         WebSocketRoute("/ws/tournaments/{id}", play),
     ]

@@ -111,8 +111,11 @@ def serve(args: argparse.Namespace) -> int:
     token = args.admin_token or secrets.token_urlsafe(24)
     if not args.admin_token:
         print(f"admin token: {token}", flush=True)
-    app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause))
-    print(f"mttsim serving on http://{args.host}:{args.port}/", flush=True)
+    reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
+                              ws_url=f"ws://{reachable}:{args.port}"))
+    print(f"mttsim serving on http://{args.host}:{args.port}/"
+          f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **UVICORN_WEBSOCKETS)
     return 0
 
@@ -210,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--port", type=int, default=8000)
     serve_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
     serve_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
+    serve_parser.add_argument("--db", default="mttsim.db",
+                              help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
+    serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
     serve_parser.set_defaults(run=serve)
     swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
     swarm_parser.add_argument("--url", default="http://127.0.0.1:8000")

@@ -19,13 +19,23 @@ offer, the add-on and a deal proposal each carry a deadline on the
 tournament clock, which the clock loop's ``advance`` enforces. The players
 concerned get a private ``offer`` with the seconds they have; a player who
 disconnects while a deal is on the table rejects it.
+
+Persistence (server/journal.py): every command to the director goes through
+``_command``, which runs it and journals it before its events are routed, so
+nothing is broadcast that a restart would not replay. The director's RNG is
+seeded (the seed is stored with the tournament), which makes the replay give
+the same cards. A restored tournament voids the hands the crash interrupted
+(start-of-hand stacks stand), and its clock resumes where it stood: the time
+the server was down does not count.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
+import pickle
 import random
 import secrets
 import time
@@ -41,18 +51,21 @@ from engine.director import Status, Tournament, TournamentError
 from engine.events import (
     AddOnOffered, AddOnTaken, DealProposed, EntriesMerged, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
     PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Seated, Shown,
-    StatusChanged, TableBroken,
+    StatusChanged, TableBroken, TournamentFinished,
 )
+from engine.history import to_phh
 from engine.hand import Hand, IllegalAction
 from engine.refunds import RefundPolicy
 from engine.structure import Definition
 from server.hub import Connection
+from server.journal import MemoryStorage, Storage, Stored
 from server.protocol import (
     Act, AnswerDeal, DeclineRebuy, Envelope, MoneyMessage, Moved, Offer, Presence, PressDeal, Private, Rebuy,
     SittingOut, Snapshot, TakeAddOn, TimedOut, TournamentState, Turn, YourTurn, encoder, error_text,
 )
 
 CLOCK_TICK_SECONDS = 0.25
+SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends
 logger = logging.getLogger("mttsim.server")
 
 
@@ -79,6 +92,21 @@ class Refused(Exception):
         return error_text(self.code, self.message)
 
 
+def token_key(token: str) -> str:
+    """How a player token is kept (in memory and in the journal): its SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _moves_money(events: list[Event]) -> bool:
+    """Whether a command's events move money: then its journal record is synced to disk (FULL)."""
+    return any(isinstance(event, (Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished))
+               or (isinstance(event, PlayerEliminated) and event.prize_cents > 0) for event in events)
+
+
+_record_encoder = msgspec.msgpack.Encoder()
+_record_decoder = msgspec.msgpack.Decoder(list)
+
+
 class _TableClock:
     """The decision in progress at one table."""
 
@@ -97,15 +125,22 @@ class TournamentRuntime:
     """A tournament served live: registration over REST, then tables played over websockets."""
 
     def __init__(self, tournament_id: str, definition: Definition, *, hand_pause: float = 2.0,
-                 rng: random.Random | None = None) -> None:
+                 storage: Storage | None = None, seed: int | None = None) -> None:
         self.id = tournament_id
         self.definition = definition
         self.hand_pause = hand_pause
-        rng = rng or secrets.SystemRandom()
-        self.director = Tournament(definition, rng, deal=shuffled_deck)
+        self.storage: Storage = storage or MemoryStorage()
+        self.seed = secrets.randbits(63) if seed is None else seed  # fits an SQLite INTEGER
+        self.director = Tournament(definition, random.Random(self.seed), deal=shuffled_deck)
         self.director.open_registration()
         self.names: dict[str, str] = {}
-        self.tokens: dict[str, str] = {}  # token -> player id
+        self.tokens: dict[str, str] = {}  # token_key(token) -> player id
+        self.bots: dict[str, tuple[str, str, float, float]] = {}  # the server's own: player -> tag, token, think
+        self.voided: list[dict[str, int]] = []  # hands a restore called off
+        self.restored_at: float | None = None
+        self._position = 0  # of the last journal record
+        self._snapshot_at = 0
+        self._last_now = 0.0  # the newest tournament clock value a command was given
         self.sitting_out: set[str] = set()
         self.time_bank: dict[str, float] = {}
         self.paused = False
@@ -124,6 +159,120 @@ class TournamentRuntime:
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
         self.started_wall: float | None = None  # seconds since the epoch, for the lobby
 
+    @classmethod
+    def create(cls, tournament_id: str, definition: Definition, storage: Storage, *,
+               hand_pause: float = 2.0) -> TournamentRuntime:
+        """A new tournament, stored with its definition and seed before anyone can register."""
+        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage)
+        storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed)
+        return runtime
+
+    @classmethod
+    def restore(cls, stored: Stored, storage: Storage, *, hand_pause: float = 2.0) -> TournamentRuntime:
+        """The tournament as its journal leaves it: the newest snapshot, then every command after it."""
+        definition = msgspec.json.decode(stored.definition, type=Definition)
+        runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed)
+        if stored.snapshot is not None:
+            runtime._load(pickle.loads(stored.snapshot))
+        for record in stored.records:
+            runtime._execute(_record_decoder.decode(record))
+        runtime._position = stored.position
+        runtime._snapshot_at = stored.position - len(stored.records)
+        return runtime
+
+    def resume_after_restore(self, task_group: asyncio.TaskGroup, ws_url: str | None) -> None:
+        """Void the hands the crash interrupted, restart the clock and the tables, and bring back the bots."""
+        director = self.director
+        self.restored_at = time.time()
+        if director.status is Status.RUNNING:
+            self._started_at = time.monotonic() - self._last_now
+            if self.paused:
+                self._paused_at = time.monotonic()
+            for table in sorted(director.tables):
+                if director.hand(table) is not None:
+                    self.voided.append({"table": table, "hand": director.hand_number(table)})
+                    self._route(self._command(["void", table]))
+            self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
+        if ws_url is None or director.status not in (Status.REGISTER, Status.RUNNING):
+            return
+        for player, (tag, token, think_min, think_max) in self.bots.items():
+            if player in director.stacks:
+                strategy, fault = strategy_for(tag)
+                task_group.create_task(self._bot(ws_url, player, token, strategy, random.Random(), (think_min, think_max),
+                                                 fault), name=f"bot:{self.id}:{player}")
+
+    # ---------------------------------------------------------- the journal
+
+    def _command(self, record: list[Any]) -> list[Event]:
+        """Run a command and journal it, before any of its events is routed; a refused command is not journaled."""
+        events = self._execute(record)
+        self._position = self.storage.append(self.id, _record_encoder.encode(record), money=_moves_money(events))
+        if self.director.status in (Status.FINISHED, Status.CANCELLED):
+            self.storage.close_tournament(self.id, self.director.status.value)
+        return events
+
+    def _execute(self, record: list[Any]) -> list[Event]:
+        """One journal record applied to the director and this runtime: live, or replayed by a restore."""
+        director = self.director
+        kind, *args = record
+        if kind == "act":
+            table, action, amount, player, bank = args
+            events = director.act(table, action, amount, player)
+            self.time_bank[player] = bank
+            return events
+        if kind == "advance":
+            self._last_now = args[0]
+            return director.advance(args[0])
+        if kind == "start_hand":
+            return director.start_hand(args[0])
+        if kind == "end_hand":
+            return director.end_hand(args[0])
+        if kind == "register":
+            player, name, key = args
+            events = director.register(player)
+            self.names[player] = name
+            self.tokens[key] = player
+            self.time_bank[player] = self.definition.time_bank_seconds
+            self._next_player = max(self._next_player, int(player[1:]))
+            return events
+        if kind == "bot":
+            player, tag, token, think_min, think_max = args
+            self.bots[player] = (tag, token, think_min, think_max)
+            return []
+        if kind == "start":
+            self._last_now, self.started_wall = args
+            return director.start(args[0])
+        if kind in ("pause", "resume"):
+            self._last_now = args[0]
+            self.paused = kind == "pause"
+            return []
+        if kind == "cancel":
+            return director.cancel(msgspec.convert(args[0], RefundPolicy) if args[0] is not None else None)
+        if kind == "void":
+            return director.void_hand(args[0])
+        if kind in ("unregister", "rebuy", "decline_rebuy", "add_on", "accept_deal"):
+            return getattr(director, kind)(args[0])  # type: ignore[no-any-return]
+        if kind in ("press_deal", "reject_deal"):
+            return getattr(director, kind)(args[0], args[1])  # type: ignore[no-any-return]
+        raise ValueError(f"unknown journal record {kind!r}")
+
+    def _state(self) -> dict[str, Any]:
+        return {"director": self.director, "names": self.names, "tokens": self.tokens, "bots": self.bots,
+                "time_bank": self.time_bank, "paused": self.paused, "last_now": self._last_now,
+                "next_player": self._next_player, "started_wall": self.started_wall}
+
+    def _load(self, state: dict[str, Any]) -> None:
+        self.director = state["director"]
+        self.names, self.tokens, self.bots = state["names"], state["tokens"], state["bots"]
+        self.time_bank, self.paused, self._last_now = state["time_bank"], state["paused"], state["last_now"]
+        self._next_player, self.started_wall = state["next_player"], state["started_wall"]
+
+    def _maybe_snapshot(self) -> None:
+        """After a hand ends, every ``SNAPSHOT_EVERY`` records: the whole state, so a restore replays little."""
+        if self._position - self._snapshot_at >= SNAPSHOT_EVERY:
+            self.storage.snapshot(self.id, self._position, pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
+            self._snapshot_at = self._position
+
     # ------------------------------------------------------------ the clock
 
     def now(self) -> float:
@@ -137,14 +286,10 @@ class TournamentRuntime:
 
     def register(self, name: str) -> tuple[str, str]:
         """A new entry; returns ``(player_id, token)``. The token is the player's key to their seat."""
-        self._next_player += 1
-        player = f"p{self._next_player}"
-        with refusals():
-            self._record(self.director.register(player))
         token = secrets.token_urlsafe(18)
-        self.names[player] = name
-        self.tokens[token] = player
-        self.time_bank[player] = self.definition.time_bank_seconds
+        player = f"p{self._next_player + 1}"
+        with refusals():
+            self._record(self._command(["register", player, name, token_key(token)]))
         return player, token
 
     def add_bots(self, count: int, ws_url: str, tasks: asyncio.TaskGroup, *, mix: dict[str, float],
@@ -155,6 +300,7 @@ class TournamentRuntime:
         for _ in range(count):
             tag = rng.choices(names, weights)[0]
             player, token = self.register(f"{tag} bot {self._next_player + 1}")
+            self._command(["bot", player, tag, token, think[0], think[1]])
             added.append(player)
             strategy, fault = strategy_for(tag)
             tasks.create_task(self._bot(ws_url, player, token, strategy, random.Random(rng.random()), think, fault),
@@ -172,7 +318,7 @@ class TournamentRuntime:
         """Leave during Register; returns the refund in cents (buy-in and fee)."""
         player = self.player_of(token)
         with refusals():
-            events = self.director.unregister(player)
+            events = self._command(["unregister", player])
         self._record(events)
         return sum(e.refund_cents for e in events if isinstance(e, Refunded))
 
@@ -180,15 +326,15 @@ class TournamentRuntime:
         with refusals():
             self.director.verify_start()
         self._started_at = time.monotonic()
-        self.started_wall = time.time()
-        self._route(self.director.start(self.now()))
+        self._route(self._command(["start", self.now(), time.time()]))
         if self.director.status is Status.RUNNING:
             self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
 
     def cancel(self, policy: RefundPolicy | None = None) -> None:
         """Cancel with the tournament's refund policy (or ``policy``): hands in progress are void, refunds paid."""
         with refusals():
-            events = self.director.cancel(policy)
+            self.director.verify_cancel(policy)
+            events = self._command(["cancel", msgspec.to_builtins(policy) if policy is not None else None])
         if self._task is not None:  # the tables stop: their hands are void
             self._task.cancel()
         self._route(events)
@@ -204,18 +350,17 @@ class TournamentRuntime:
 
     def player_money(self, player: str, message: MoneyMessage) -> None:
         """A re-buy, an add-on or a deal answer from the wire; the director names the rule when it refuses."""
-        director = self.director
         with refusals():
             if isinstance(message, Rebuy):
-                events = director.rebuy(player)
+                events = self._command(["rebuy", player])
             elif isinstance(message, DeclineRebuy):
-                events = director.decline_rebuy(player)
+                events = self._command(["decline_rebuy", player])
             elif isinstance(message, TakeAddOn):
-                events = director.add_on(player)
+                events = self._command(["add_on", player])
             elif isinstance(message, PressDeal):
-                events = director.press_deal(player, message.on)
+                events = self._command(["press_deal", player, message.on])
             elif isinstance(message, AnswerDeal):
-                events = director.accept_deal(player) if message.accept else director.reject_deal(player)
+                events = self._command(["accept_deal", player] if message.accept else ["reject_deal", player, "rejected"])
             else:
                 raise Refused(400, "invalid_message", "not a money message")
         self._route(events)
@@ -224,7 +369,7 @@ class TournamentRuntime:
     def pause(self) -> None:
         if self.director.status is not Status.RUNNING or self.paused:
             raise Refused(409, "not_running", "only a running, unpaused tournament can be paused")
-        self.paused = True
+        self._command(["pause", self.now()])
         self._paused_at = time.monotonic()
         self._publish_everywhere(TournamentState(True))
 
@@ -233,6 +378,7 @@ class TournamentRuntime:
             raise Refused(409, "not_paused", "the tournament is not paused")
         self._paused_total += time.monotonic() - self._paused_at
         self.paused = False
+        self._command(["resume", self.now()])
         self._publish_everywhere(TournamentState(False))
         self._wake_all()
 
@@ -245,8 +391,11 @@ class TournamentRuntime:
             except asyncio.CancelledError:
                 pass
 
+    def player_for(self, token: str) -> str | None:
+        return self.tokens.get(token_key(token))
+
     def player_of(self, token: str) -> str:
-        player = self.tokens.get(token)
+        player = self.player_for(token)
         if player is None:
             raise Refused(401, "bad_token", "unknown player token")
         return player
@@ -292,7 +441,7 @@ class TournamentRuntime:
         director = self.director
         while director.status is Status.RUNNING:
             if not self.paused:
-                events = director.advance(self.now())
+                events = self._command(["advance", self.now()])
                 if events:
                     self._route(events)
                     self._wake_all()
@@ -313,7 +462,8 @@ class TournamentRuntime:
             if table not in director.tables or director.status is not Status.RUNNING:
                 self._wakers.pop(table, None)
                 return
-            (started,) = director.start_hand(table)
+            (started,) = self._command(["start_hand", table])
+            assert isinstance(started, HandStarted)
             self._clocks[table].button = started.button
             self._route([started])
             hand = director.hand(table)
@@ -321,7 +471,11 @@ class TournamentRuntime:
             self._route_hand(table, hand.events)
             await self._play(table, hand)
             await asyncio.sleep(self.hand_pause)  # the table sees the result before the next deal
-            self._route(director.end_hand(table))
+            self._route(self._command(["end_hand", table]))
+            self.storage.add_hand(self.id, started.hand, table, list(hand.players), to_phh(
+                hand, table=table, hand_number=started.hand, seats=[entry.seat + 1 for entry in started.players],
+                level=started.level))
+            self._maybe_snapshot()
             self._wake_all()
 
     async def _play(self, table: int, hand: Hand) -> None:
@@ -331,7 +485,7 @@ class TournamentRuntime:
             legal = hand.legal_actions()
             player = hand.players[legal.player]
             if player in self.sitting_out:
-                self._apply(table, hand, player, hand.timeout_action(), None)
+                self._apply(table, player, hand.timeout_action(), None)
                 continue
             bank = self.time_bank[player]
             seconds = self.definition.action_seconds + bank
@@ -349,8 +503,7 @@ class TournamentRuntime:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     action = hand.timeout_action()
-                    self.time_bank[player] = 0.0
-                    self._apply(table, hand, player, action, None)
+                    self._apply(table, player, action, None, bank=0.0)
                     self._publish(table, TimedOut(player, action))
                     self._set_sitting_out(player, True)
                     break
@@ -360,8 +513,10 @@ class TournamentRuntime:
                 except TimeoutError:
                     pass
 
-    def _apply(self, table: int, hand: Hand, player: str, action: str, amount: int | None) -> None:
-        events = self.director.act(table, action, amount, player)
+    def _apply(self, table: int, player: str, action: str, amount: int | None, *, bank: float | None = None) -> None:
+        """A decision, with what is left of the player's time bank after it."""
+        bank = self.time_bank[player] if bank is None else bank
+        events = self._command(["act", table, action, amount, player, bank])
         self._route_hand(table, events)
         self._clocks[table].decision += 1
         self._clocks[table].wake.set()
@@ -378,14 +533,13 @@ class TournamentRuntime:
         if hand.actor is None or hand.players[hand.actor] != player:
             actor = hand.players[hand.actor] if hand.actor is not None else "nobody"
             raise Refused(409, "not_your_turn", f"it is not your turn: {self.names.get(actor, actor)} is to act")
-        try:
-            self._apply(table, hand, player, message.action, message.amount)
-        except IllegalAction as error:
-            raise Refused(409, "illegal_action", str(error)) from None
         overtime = asyncio.get_running_loop().time() - self._clocks[table].turn_started
         overtime -= self.definition.action_seconds
-        if overtime > 0:
-            self.time_bank[player] = max(0.0, self.time_bank[player] - overtime)
+        bank = max(0.0, self.time_bank[player] - overtime) if overtime > 0 else self.time_bank[player]
+        try:
+            self._apply(table, player, message.action, message.amount, bank=bank)
+        except IllegalAction as error:
+            raise Refused(409, "illegal_action", str(error)) from None
 
     def player_back(self, player: str) -> None:
         self._set_sitting_out(player, False)
@@ -454,7 +608,7 @@ class TournamentRuntime:
         offer = Offer("deal", proposal.until - self.now(), amounts=proposal.amounts, stacks=proposal.stacks)
         for player in proposal.amounts:
             if not self._players.get(player) and self.director.proposal is not None:
-                self._route(self.director.reject_deal(player, "disconnected"))
+                self._route(self._command(["reject_deal", player, "disconnected"]))
                 return
             self._tell(player, offer)
 
@@ -567,7 +721,7 @@ class TournamentRuntime:
                 self._publish(where[0], Presence(connection.player, False))
             proposal = self.director.proposal
             if not connections and proposal is not None and connection.player in proposal.amounts:
-                self._route(self.director.reject_deal(connection.player, "disconnected"))
+                self._route(self._command(["reject_deal", connection.player, "disconnected"]))
                 self._wake_all()
         if connection.table is not None:
             self._watchers.get(connection.table, set()).discard(connection)
@@ -619,6 +773,7 @@ class TournamentRuntime:
             "add_on_open_for": max(0.0, director.add_on_until - self.now()) if director.add_on_until else None,
             "rebuy_period": not director.rebuy_period_over,
             "deals": self.definition.deals, "deal": self._deal_view(),
+            "restored_at": self.restored_at, "voided_hands": self.voided,
         }
 
     def _deal_view(self) -> dict[str, Any] | None:
@@ -694,6 +849,7 @@ class TournamentRuntime:
             "rebuys": msgspec.to_builtins(self.definition.rebuys), "add_on": msgspec.to_builtins(self.definition.add_on),
             "refund_policy": msgspec.to_builtins(self.definition.refund_policy),
             "refunds": [self._refund_row(refund) for refund in director.refunds],
+            "chips_in_play": director.chips_in_play(), "chips_issued": director.chips_issued,
             "ledger": director.ledger.summary(),
             "results": [msgspec.to_builtins(r) for r in director.standings()],
             "table_list": [self.table_view(t) for t in sorted(director.tables)],

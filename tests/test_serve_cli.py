@@ -18,7 +18,7 @@ def free_port() -> int:
 
 def test_serve_prints_a_token_that_works_and_answers_rest():
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--memory"],
                                stdout=subprocess.PIPE, text=True)
     try:
         token_line = process.stdout.readline()
