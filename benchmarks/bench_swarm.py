@@ -23,6 +23,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,7 +53,8 @@ def pin(core: int) -> None:
 def start_server(port: int, hand_pause: float) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--admin-token", TOKEN,
-         "--hand-pause", str(hand_pause)], preexec_fn=lambda: pin(0), stdout=subprocess.DEVNULL)
+         "--hand-pause", str(hand_pause), "--db", str(Path(tempfile.mkdtemp()) / "journal.db")],
+        preexec_fn=lambda: pin(0), stdout=subprocess.DEVNULL)  # the journal on, as a real server runs
     deadline = time.monotonic() + 20
     while True:
         try:

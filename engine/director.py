@@ -215,7 +215,8 @@ class Tournament:
         if self.status is not Status.RUNNING or self.break_until is not None:
             return False
         state = self.tables.get(table)
-        if state is None or state.hand is not None or len(state.table.players) < 2 or self.proposal is not None:
+        if (state is None or state.hand is not None or state.breaking or len(state.table.players) < 2
+                or self.proposal is not None):
             return False
         if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
             return False
@@ -409,6 +410,8 @@ class Tournament:
             raise TournamentError(f"table {table} is not open")
         if state.hand is not None:
             raise TournamentError(f"table {table} has a hand in progress")
+        if state.breaking:
+            raise TournamentError(f"table {table} is being broken (B.7)")
         if len(state.table.players) < 2:
             raise TournamentError(f"table {table} has fewer than two players; it waits for balancing (A.3)")
         if self.break_until is not None:
@@ -697,6 +700,8 @@ class Tournament:
             until = self._now + rebuys.offer_seconds
             self.rebuy_offers[bust.player] = until
             events.append(RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
+        if not round_:  # the rest of the room goes on: tables due to close close, counting the offered as in
+            self._after_change(events)
 
     def _answered(self, player: str, events: list[Event], *, rebought: bool) -> None:
         del self.rebuy_offers[player]
@@ -715,8 +720,7 @@ class Tournament:
         if round_ and busts:  # D.16: ends after the first synchronised round with an elimination
             self.hand_for_hand = False
             events.append(HandForHandEnded(self.players_left))
-        if not self._held:
-            self._after_change(events)
+        self._after_change(events)
 
     def _propose_deal(self, events: list[Event]) -> None:
         """The ICM split of what the pool still holds, for places 1..n, in cents (H.31-H.36, G.30)."""

@@ -280,6 +280,9 @@ def create_app(settings: Settings) -> Starlette:
             yield
             for runtime in tournaments.values():
                 await runtime.shutdown()
+            for task in asyncio.all_tasks():  # the server's own bots play until their tournament ends: stop them
+                if task.get_name().startswith("bot:"):
+                    task.cancel()
         storage.close()
 
     routes = [

@@ -161,9 +161,9 @@ class TournamentRuntime:
 
     @classmethod
     def create(cls, tournament_id: str, definition: Definition, storage: Storage, *,
-               hand_pause: float = 2.0) -> TournamentRuntime:
+               hand_pause: float = 2.0, seed: int | None = None) -> TournamentRuntime:
         """A new tournament, stored with its definition and seed before anyone can register."""
-        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage)
+        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed)
         storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed)
         return runtime
 

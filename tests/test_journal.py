@@ -9,6 +9,7 @@ import pytest
 
 import server.runtime
 from bots.strategies import seat_view, tight_aggressive
+from engine.director import Status
 from engine.structure import Level, Rebuys
 from server.journal import MemoryStorage, SQLiteStorage
 from server.runtime import TournamentRuntime
@@ -19,7 +20,7 @@ def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
     """Play ``hands`` hands through the runtime's journaled commands, leaving some in progress at the end."""
     director = runtime.director
     now = 0.0
-    while director.hands_played < hands:
+    while director.hands_played < hands and director.status is Status.RUNNING:
         now += 5.0
         runtime._command(["advance", now])
         for player in list(director.rebuy_offers):
@@ -61,8 +62,8 @@ def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch
     monkeypatch.setattr(server.runtime, "SNAPSHOT_EVERY", snapshot_every)
     storage = SQLiteStorage(str(tmp_path / "journal.db")) if backend == "sqlite" else MemoryStorage()
     rules = definition(6, levels=[Level(10, 20, hands=5), Level(20, 40, hands=5), Level(50, 100, minutes=60)],
-                       rebuys=Rebuys(levels=2, price_cents=1000, chips=1000, max_count=2))
-    live = TournamentRuntime.create("t1", rules, storage, hand_pause=0)
+                       rebuys=Rebuys(levels=2, price_cents=1000, chips=1000, max_count=2), starting_stack=3000)
+    live = TournamentRuntime.create("t1", rules, storage, hand_pause=0, seed=11)
     for number in range(40):
         live.register(f"player {number}")
     live._command(["start", 0.0, 1.0])
@@ -79,6 +80,7 @@ def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch
     drive(live, random.Random(9), 200)
     drive(restored, random.Random(9), 200)
     assert state_of(restored) == state_of(live)
+    assert live.director.hands_played >= 200, "both played on"
 
 
 def test_a_finished_tournament_is_not_restored_and_its_hand_histories_stay(tmp_path):

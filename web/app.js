@@ -108,7 +108,11 @@ function tournamentPage(id, table) {
       ["Largest stack", tournament.largest_stack === null ? "—" : chips(tournament.largest_stack)],
       ["Status", tournament.paused ? "paused" : tournament.status]];
     summary.replaceChildren(...items.map(([k, v]) => el("div", {}, k, el("b", {}, v))));
-    banner.replaceChildren(...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []));
+    const voided = tournament.voided_hands || [];
+    banner.replaceChildren(...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []),
+      ...(tournament.restored_at ? [el("span", { class: "banner restored", id: "restored" },
+        `The server restarted at ${new Date(tournament.restored_at * 1000).toLocaleTimeString()}: ` +
+        (voided.length ? `${voided.map((v) => `hand #${v.hand} (table ${v.table})`).join(", ")} void, start-of-hand stacks restored` : "no hand was in progress"))] : []));
   };
   const client = new TableClient(id, { token: seat && seat.token, table, root: board, log, notices,
     onTournament: (t) => { tournament = { ...tournament, ...t }; drawSummary(); } });
