@@ -86,6 +86,20 @@ def openapi_document() -> dict[str, Any]:
                          "responses": {"201": _object("{players}: the bots' player ids"), "400": refused,
                                        "401": refused, "409": refused}},
             },
+            "/api/tournaments/{id}/hands": {
+                "get": {"summary": "Finished hands: [{hand, table, players}], optionally of ?player= or at ?table=",
+                        "parameters": [tournament,
+                                       {"name": "player", "in": "query", "required": False, "schema": {"type": "string"}},
+                                       {"name": "table", "in": "query", "required": False, "schema": {"type": "integer"}}],
+                        "responses": {"200": _object("{hands: [...]}"), "400": refused, "404": refused}},
+            },
+            "/api/tournaments/{id}/hands/{hand}": {
+                "get": {"summary": "One finished hand as PHH text", "parameters": [
+                    tournament, {"name": "hand", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                        "responses": {"200": {"description": "the hand history",
+                                              "content": {"text/plain": {"schema": {"type": "string"}}}},
+                                      "404": refused}},
+            },
             "/api/tournaments/{id}/cancellation": {
                 "get": {"summary": "Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B",
                         "parameters": [tournament, {"name": "policy", "in": "query", "required": False,

@@ -70,6 +70,8 @@ async def test_cancel_during_registration_and_the_openapi_description():
         assert cancelled.json()["status"] == "cancelled"
         document = (await client.get("/api/openapi.json")).json()
         assert document["openapi"].startswith("3.")
-        assert {"/api/tournaments", "/api/tournaments/{id}/register", "/api/tournaments/{id}/start"} <= set(
-            document["paths"])
+        assert {"/api/tournaments", "/api/tournaments/{id}/register", "/api/tournaments/{id}/start",
+                "/api/tournaments/{id}/hands", "/api/tournaments/{id}/cancellation"} <= set(document["paths"])
+        assert (await client.get(f"/api/tournaments/{tournament}/hands/7")).status_code == 404
+        assert (await client.get(f"/api/tournaments/{tournament}/hands", params={"table": "x"})).status_code == 400
         assert "seats_per_table" in document["components"]["schemas"]["Definition"]["properties"]
