@@ -621,6 +621,12 @@ class Tournament:
         if player in self.proposal.accepted:
             raise TournamentError(f"{player} has already accepted")
 
+    def verify_accept_deal(self, player: str) -> None:
+        self.verify_answer_deal(player)
+
+    def verify_reject_deal(self, player: str, reason: str = "rejected") -> None:
+        self.verify_answer_deal(player)
+
     def accept_deal(self, player: str) -> list[Event]:
         """Accept the ICM proposal; when the last player does, the amounts are paid and the tournament ends."""
         self.verify_answer_deal(player)
