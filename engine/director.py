@@ -44,7 +44,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.icm import equities
-from engine.money import Ledger, largest_remainder
+from engine.money import PAID_INTO, Ledger, largest_remainder
 from engine.refunds import Refund, RefundPolicy, Situation, plan
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
 from engine.structure import Definition, hand_for_hand_points, prizes_cents
@@ -272,9 +272,8 @@ class Tournament:
         del self.stacks[player]
         self.chips_issued -= self.definition.starting_stack
         self._people.pop(player, None)
-        for cents, from_fees in ((self.definition.buy_in_cents, False), (self.definition.fee_cents, True)):
-            if cents:
-                self.ledger.record("refund", player, cents, from_fees=from_fees)
+        for kind, cents in self.ledger.paid_by(player).items():
+            self.ledger.record("refund", player, cents, account=PAID_INTO[kind])
         return [Refunded(player, self._entry_price, "unregistered")]
 
     def verify_cancel(self, policy: RefundPolicy | None = None) -> None:
@@ -796,7 +795,7 @@ class Tournament:
             if refund.pool_cents:
                 self.ledger.record("refund", refund.player, refund.pool_cents)
             if refund.fee_cents:
-                self.ledger.record("refund", refund.player, refund.fee_cents, from_fees=True)
+                self.ledger.record("refund", refund.player, refund.fee_cents, account="fees")
             events.append(Refunded(refund.player, refund.cents, "cancelled", refund.rule))
         if self.ledger.pool_cents:
             raise AssertionError(f"a cancellation left {self.ledger.pool_cents} cents in the pool")

@@ -1,11 +1,12 @@
 """Money: the ledger every cent of a tournament passes through, and the rounding of shares to cents.
 
 Money is integer cents (rules.md G.30). The ledger is append-only: each
-movement names its kind, the entry it belongs to and the cents. It keeps two
-balances the tournament holds, the prize pool and the fees, so that at every
-moment ``paid in == paid out + held``, and a finished or cancelled tournament
-holds nothing: its pool was paid out as prizes or refunds, and its fees were
-kept by the house or refunded.
+movement names its kind, the entry it belongs to and the cents. It keeps the
+balances of three accounts the tournament holds: the prize pool, the fees and
+the bounties (rules.md J), so that at every moment ``paid in == paid out +
+held``, and a finished or cancelled tournament holds nothing: its pool and
+bounties were paid out as prizes, bounties or refunds, and its fees were kept
+by the house or refunded.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from typing import Literal
 import msgspec
 
 Kind = Literal[
-    "buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee",  # in: from a player
+    "buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "bounty_in",  # in: from a player
     "added",  # in: prize money the house adds (a freeroll's sponsored pool)
-    "refund", "prize", "fee_kept",  # out: to a player, or the fees to the house
+    "refund", "prize", "bounty", "fee_kept",  # out: to a player, or the fees to the house
 ]
-_POOL_IN = frozenset({"buy_in", "rebuy", "add_on", "added"})
-_FEES_IN = frozenset({"fee", "rebuy_fee", "add_on_fee"})
+Account = Literal["pool", "fees", "bounties"]
+PAID_INTO: dict[str, Account] = {
+    "buy_in": "pool", "rebuy": "pool", "add_on": "pool", "added": "pool",
+    "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties",
+}
+_OUT_FROM: dict[str, Account] = {"prize": "pool", "bounty": "bounties", "fee_kept": "fees"}
+_TOTAL_OF = {"prize": "prizes", "refund": "refunds", "bounty": "bounties"}
 
 
 class LedgerError(ValueError):
@@ -31,16 +37,12 @@ class LedgerError(ValueError):
 
 
 class Movement(msgspec.Struct, frozen=True):
-    """``cents`` (positive) of ``kind`` for ``player`` (an entry id; '' for the house).
-
-    A refund or a prize comes out of the pool unless ``from_fees`` says it
-    gives a fee back.
-    """
+    """``cents`` (positive) of ``kind`` for ``player`` (an entry id; '' for the house), in or out of ``account``."""
 
     kind: Kind
     player: str
     cents: int
-    from_fees: bool = False
+    account: Account
 
 
 class Ledger:
@@ -48,51 +50,60 @@ class Ledger:
 
     def __init__(self) -> None:
         self.movements: list[Movement] = []
-        self.pool_cents = 0
-        self.fees_cents = 0
+        self.held: dict[Account, int] = {"pool": 0, "fees": 0, "bounties": 0}
         self.paid_in_cents = 0
         self.paid_out_cents = 0
         self.prizes_cents = 0
 
-    def record(self, kind: Kind, player: str, cents: int, *, from_fees: bool = False) -> Movement:
-        """Append one movement; refuses a non-positive amount or one the balances cannot cover."""
+    @property
+    def pool_cents(self) -> int:
+        return self.held["pool"]
+
+    @property
+    def fees_cents(self) -> int:
+        return self.held["fees"]
+
+    @property
+    def bounties_cents(self) -> int:
+        return self.held["bounties"]
+
+    def record(self, kind: Kind, player: str, cents: int, *, account: Account | None = None) -> Movement:
+        """Append one movement; refuses a non-positive amount or one the account cannot cover.
+
+        Money in goes to its kind's account; a refund says which account it
+        gives back from (the pool unless told).
+        """
         if not isinstance(cents, int) or cents <= 0:
             raise LedgerError(f"a {kind} must be a positive whole number of cents, not {cents!r}")
-        if kind in _POOL_IN:
-            self.pool_cents += cents
-            self.paid_in_cents += cents
-        elif kind in _FEES_IN:
-            self.fees_cents += cents
+        if kind in PAID_INTO:
+            account = PAID_INTO[kind]
+            self.held[account] += cents
             self.paid_in_cents += cents
         else:
-            from_fees = from_fees or kind == "fee_kept"
-            held = self.fees_cents if from_fees else self.pool_cents
-            if cents > held:
-                raise LedgerError(f"a {kind} of {cents} cents exceeds the {held} cents held")
-            if from_fees:
-                self.fees_cents -= cents
-            else:
-                self.pool_cents -= cents
+            account = account or _OUT_FROM.get(kind, "pool")
+            if cents > self.held[account]:
+                raise LedgerError(f"a {kind} of {cents} cents exceeds the {self.held[account]} cents held in {account}")
+            self.held[account] -= cents
             self.paid_out_cents += cents
             if kind == "prize":
                 self.prizes_cents += cents
-        movement = Movement(kind, player, cents, from_fees)
+        movement = Movement(kind, player, cents, account)
         self.movements.append(movement)
         return movement
 
     def balances(self) -> bool:
         """Money in equals money out plus money held (recomputed from the movements, not the counters)."""
-        paid_in = sum(m.cents for m in self.movements if m.kind in _POOL_IN or m.kind in _FEES_IN)
-        paid_out = sum(m.cents for m in self.movements if m.kind not in _POOL_IN and m.kind not in _FEES_IN)
-        return paid_in == paid_out + self.pool_cents + self.fees_cents and self.pool_cents >= 0 <= self.fees_cents
+        paid_in = sum(m.cents for m in self.movements if m.kind in PAID_INTO)
+        paid_out = sum(m.cents for m in self.movements if m.kind not in PAID_INTO)
+        return paid_in == paid_out + sum(self.held.values()) and min(self.held.values()) >= 0
 
     def summary(self) -> dict[str, int]:
         """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
-        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "refunds": 0, "fees_kept": 0,
-                  "held": self.pool_cents + self.fees_cents}
+        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "bounties": 0, "refunds": 0, "fees_kept": 0,
+                  "held": sum(self.held.values())}
         for movement in self.movements:
-            if movement.kind in ("prize", "refund"):
-                totals[movement.kind + "s"] += movement.cents
+            if movement.kind in ("prize", "refund", "bounty"):
+                totals[_TOTAL_OF[movement.kind]] += movement.cents
             elif movement.kind == "fee_kept":
                 totals["fees_kept"] += movement.cents
         return totals
@@ -101,13 +112,13 @@ class Ledger:
         """What one entry paid in, by kind."""
         totals: dict[str, int] = {}
         for movement in self.movements:
-            if movement.player == player and (movement.kind in _POOL_IN or movement.kind in _FEES_IN):
+            if movement.player == player and movement.kind in PAID_INTO:
                 totals[movement.kind] = totals.get(movement.kind, 0) + movement.cents
         return totals
 
     def received_by(self, player: str) -> int:
         return sum(m.cents for m in self.movements
-                   if m.player == player and m.kind in ("refund", "prize"))
+                   if m.player == player and m.kind in ("refund", "prize", "bounty"))
 
 
 def largest_remainder(shares: Sequence[Fraction | float], total_cents: int,

@@ -143,7 +143,7 @@ def test_the_ledger_refuses_what_it_does_not_hold_and_balances() -> None:
         ledger.record("prize", "a", 1_001)
     with pytest.raises(LedgerError, match="positive whole"):
         ledger.record("refund", "a", 0)
-    ledger.record("refund", "a", 100, from_fees=True)
+    ledger.record("refund", "a", 100, account="fees")
     ledger.record("prize", "a", 1_000)
     assert ledger.balances() and ledger.pool_cents == ledger.fees_cents == 0
     assert ledger.received_by("a") == 1_100
