@@ -37,10 +37,10 @@ from typing import Any
 
 from engine.cards import shuffled_deck
 from engine.events import (
-    AddOnEnded, AddOnOffered, AddOnTaken, BreakEnded, BreakStarted, DealAccepted, DealPressed, DealProposed,
+    Acted, AddOnEnded, AddOnOffered, AddOnTaken, BountyWon, BreakEnded, BreakStarted, DealAccepted, DealPressed, DealProposed,
     DealRejected, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted, HandVoided,
-    LevelChanged, PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
-    Result, Seated, SeatStack, StatusChanged, TableBroken, TournamentFinished,
+    LevelChanged, PlayerEliminated, PlayerMoved, Posted, PotAwarded, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
+    Result, Returned, Seated, SeatStack, StatusChanged, TableBroken, TournamentFinished,
 )
 from engine.hand import Hand
 from engine.icm import equities
@@ -66,14 +66,16 @@ class TournamentError(ValueError):
 class _Bust:
     """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
 
-    __slots__ = ("player", "start_stack", "table", "position", "tie")
+    __slots__ = ("player", "start_stack", "table", "position", "tie", "knocked_out_by")
 
-    def __init__(self, player: str, start_stack: int, table: int, position: int) -> None:
+    def __init__(self, player: str, start_stack: int, table: int, position: int,
+                 knocked_out_by: tuple[str, ...] = ()) -> None:
         self.player = player
         self.start_stack = start_stack
         self.table = table
         self.position = position  # 0 = first seat dealt left of the button
         self.tie = 0  # busts with the same value share their places' prizes
+        self.knocked_out_by = knocked_out_by  # who takes the bounty (rules.md J.41)
 
 
 class _Held:
@@ -158,6 +160,7 @@ class Tournament:
         self.rebuy_period_over = definition.rebuys is None
         self.add_on_until: float | None = None
         self.add_ons: set[str] = set()
+        self.bounties: dict[str, int] = {}  # each live entry's bounty in cents (rules.md J)
         self.deal_pressed: set[str] = set()
         self.proposal: _Deal | None = None
         self._deal_due = False
@@ -256,7 +259,11 @@ class Tournament:
         self.chips_issued += self.definition.starting_stack
         if person is not None:
             self._people[player] = person
-        self._pay(player, "buy_in", self.definition.buy_in_cents, "fee", self.definition.fee_cents)
+        bounty = self.definition.bounty.cents if self.definition.bounty is not None else 0
+        self._pay(player, "buy_in", self.definition.buy_in_cents - bounty, "fee", self.definition.fee_cents)
+        if bounty:
+            self.ledger.record("bounty_in", player, bounty)
+            self.bounties[player] = bounty
         return [Registered(player, self._entry_price)]
 
     def verify_unregister(self, player: str) -> None:
@@ -272,6 +279,7 @@ class Tournament:
         del self.stacks[player]
         self.chips_issued -= self.definition.starting_stack
         self._people.pop(player, None)
+        self.bounties.pop(player, None)
         for kind, cents in self.ledger.paid_by(player).items():
             self.ledger.record("refund", player, cents, account=PAID_INTO[kind])
         return [Refunded(player, self._entry_price, "unregistered")]
@@ -303,10 +311,13 @@ class Tournament:
         definition = self.definition
         situation = Situation(
             entries=len(self.entries), live=[(p, self.stacks[p] + self._pending_chips.get(p, 0)) for p in live],
-            paid=paid, pool_cents=self.ledger.pool_cents, prizes=self.prizes, buy_in_cents=definition.buy_in_cents,
+            # The buy-in's floor (policy B) is its prize-pool part: each player's bounty comes back besides.
+            paid=paid, pool_cents=self.ledger.pool_cents, prizes=self.prizes,
+            buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
             started=self.status is Status.RUNNING,
             in_rebuy_period=not self.rebuy_period_over or self.add_on_until is not None,
             kind="freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+            bounties=dict(self.bounties),
         )
         return plan(policy or definition.refund_policy, situation)
 
@@ -480,7 +491,8 @@ class Tournament:
         for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
             stack += self._pending_chips.pop(player, 0) if self._pending_chips else 0
             if stack == 0:
-                busts.append(_Bust(player, hand.starting_stacks[position], table, position))
+                knockers = _knocked_out_by(hand, player) if self.bounties else ()
+                busts.append(_Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
         events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]
         if self._round is not None and table in self._round:
@@ -644,6 +656,32 @@ class Tournament:
 
     # ---------------------------------------------------------- internals
 
+    def _pay_bounty(self, victim: str, winners: tuple[str, ...], events: list[Event]) -> None:
+        """The victim's bounty to the winners of the pot holding their last chips (J.40-J.42).
+
+        Tied winners split it, odd cents to the earliest position; each
+        share's cash part is floored to the cent and the rest goes on the
+        winner's own head. With no knocker found (none can be, short of a
+        bug) the bounty goes back to its owner. A knocker who has left by the
+        time the knockout is settled (it waited on a re-buy answer) takes it
+        all in cash.
+        """
+        bounty = self.bounties.pop(victim)
+        assert self.definition.bounty is not None
+        winners = winners or (victim,)
+        share, odd = divmod(bounty, len(winners))
+        shares = [share + (1 if k < odd else 0) for k in range(len(winners))]
+        cash_percent = 100 - self.definition.bounty.progressive_percent if victim not in winners else 100
+        cash = [amount * cash_percent // 100 for amount in shares]
+        cash = [amount if winner not in self.bounties else paid for winner, amount, paid in zip(winners, shares, cash)]
+        heads = [amount - paid for amount, paid in zip(shares, cash)]
+        for winner, paid, head in zip(winners, cash, heads):
+            if paid:
+                self.ledger.record("bounty", winner, paid)
+            if head:
+                self.bounties[winner] += head
+        events.append(BountyWon(victim, winners, tuple(cash), tuple(heads)))
+
     def _void(self, table: int) -> HandVoided:
         state = self.tables[table]
         hand = state.hand
@@ -762,7 +800,9 @@ class Tournament:
             self.ledger.record("prize", player, cents)
 
     def _end(self, events: list[Event], *, deal: bool = False) -> None:
-        """The tournament is over: the house keeps the fees; the pool is empty."""
+        """The tournament is over: the players left collect their own bounties (J.43); the house keeps the fees."""
+        for player in sorted(self.bounties):
+            self._pay_bounty(player, (player,), events)
         self.status = Status.FINISHED
         self.hand_for_hand = False
         if self.ledger.fees_cents:
@@ -796,13 +836,17 @@ class Tournament:
                 self.ledger.record("refund", refund.player, refund.pool_cents)
             if refund.fee_cents:
                 self.ledger.record("refund", refund.player, refund.fee_cents, account="fees")
+            if refund.bounty_cents:
+                self.ledger.record("refund", refund.player, refund.bounty_cents, account="bounties")
             events.append(Refunded(refund.player, refund.cents, "cancelled", refund.rule))
-        if self.ledger.pool_cents:
-            raise AssertionError(f"a cancellation left {self.ledger.pool_cents} cents in the pool")
+        if self.ledger.pool_cents or self.ledger.bounties_cents:
+            raise AssertionError(f"a cancellation left {self.ledger.pool_cents} cents in the pool and "
+                                 f"{self.ledger.bounties_cents} on heads")
         if self.ledger.fees_cents:
             self.ledger.record("fee_kept", "", self.ledger.fees_cents)
         self.refunds = refunds
         self.stacks.clear()
+        self.bounties.clear()
         return events
 
     def _level_event(self) -> LevelChanged:
@@ -854,6 +898,7 @@ class Tournament:
             place += len(tied)
         self.deal_pressed.clear()  # the players changed: a deal starts over
         self._deal_due = False
+        knockers = {bust.player: bust.knocked_out_by for bust in busts}
         for result in reversed(awarded):  # the worst place first, as a floor announces them
             self._pay_prize(result.player, result.prize_cents)
             table_id, seat = self.where.pop(result.player)
@@ -863,6 +908,8 @@ class Tournament:
             del self.stacks[result.player]
             self.results[result.player] = result
             events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
+            if result.player in self.bounties:
+                self._pay_bounty(result.player, knockers.get(result.player, ()), events)
         if self.players_left == 1:
             self._finish(events)
 
@@ -925,6 +972,8 @@ class Tournament:
             self.stacks[into] += chips
         self.results[absorbed] = Result(absorbed, place, self._prize(place))
         self._pay_prize(absorbed, self._prize(place))
+        if absorbed in self.bounties:  # the heads are summed with the stacks (M.51)
+            self.bounties[into] += self.bounties.pop(absorbed)
         events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place), table)]
         if self.players_left == 1:
             self._finish(events)
@@ -993,3 +1042,24 @@ class Tournament:
         busts, self._round_busts, self._round = self._round_busts, [], None
         self._settle(busts, events, round_=True)
 
+
+
+def _knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
+    """Who won the pot holding ``victim``'s last chips: the player(s) covering them (rules.md J.41).
+
+    A player's contribution is what they put in the pots (blinds, bets and
+    calls, less what was returned; antes are dead money in every pot). The
+    victim's last chips are in the first pot whose contenders each put in at
+    least as much as the victim did.
+    """
+    put_in: dict[str, int] = {}
+    for event in hand.events:
+        if isinstance(event, Acted) or (isinstance(event, Posted) and event.kind in ("small_blind", "big_blind")):
+            put_in[event.player] = put_in.get(event.player, 0) + event.amount
+        elif isinstance(event, Returned):
+            put_in[event.player] -= event.amount
+    level = put_in.get(victim, 0)
+    for event in hand.events:
+        if isinstance(event, PotAwarded) and min(put_in.get(p, 0) for p in event.eligible) >= level:
+            return event.winners
+    return ()

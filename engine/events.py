@@ -183,6 +183,17 @@ class DealRejected(Event, frozen=True, tag="deal_rejected"):
     reason: Literal["rejected", "expired", "disconnected", "players_changed"]
 
 
+class BountyWon(Event, frozen=True, tag="bounty_won"):
+    """``victim``'s bounty shared by ``winners`` (rules.md J.40-J.43): each gets ``cash_cents`` now and adds
+    ``head_cents`` to their own bounty. The winner of the tournament collects their own (victim = winner).
+    """
+
+    victim: str
+    winners: tuple[str, ...]
+    cash_cents: tuple[int, ...]
+    head_cents: tuple[int, ...]
+
+
 class HandVoided(Event, frozen=True, tag="hand_voided"):
     """A hand that will not finish (the tournament was cancelled, or the server crashed during it).
 

@@ -33,7 +33,7 @@ class IcmError(ValueError):
     """Stacks or prizes ICM cannot be computed for."""
 
 
-def _check(stacks: Sequence[int], prizes: Sequence[int]) -> None:
+def _check(stacks: Sequence[int], prizes: Sequence[float]) -> None:
     if len(stacks) < 1:
         raise IcmError("ICM needs at least one player")
     if any(stack <= 0 for stack in stacks):
@@ -80,7 +80,7 @@ def finish_probabilities(stacks: Sequence[int], places: int | None = None) -> ND
     return result
 
 
-def equities(stacks: Sequence[int], prizes: Sequence[int]) -> list[float]:
+def equities(stacks: Sequence[int], prizes: Sequence[float]) -> list[float]:
     """Each player's exact ICM equity in the prizes' unit; the prizes are for places 1, 2, ... in order."""
     _check(stacks, prizes)
     paid = list(prizes[:len(stacks)])
@@ -88,7 +88,7 @@ def equities(stacks: Sequence[int], prizes: Sequence[int]) -> list[float]:
     return [float(value) for value in probabilities @ np.asarray(paid, dtype=np.float64)]
 
 
-def monte_carlo(stacks: Sequence[int], prizes: Sequence[int], rng: np.random.Generator,
+def monte_carlo(stacks: Sequence[int], prizes: Sequence[float], rng: np.random.Generator,
                 samples: int = 100_000) -> tuple[list[float], list[float]]:
     """ICM equities estimated from ``samples`` exact orders, with each estimate's standard error.
 

@@ -70,19 +70,21 @@ class Situation(msgspec.Struct, frozen=True):
     in_rebuy_period: bool = False
     kind: Literal["regular", "freeroll", "satellite"] = "regular"
     seat_value_cents: int = 0
+    bounties: dict[str, int] = {}  # the bounty on each head still in play (rules.md J)
 
 
 class Refund(msgspec.Struct, frozen=True):
-    """Cents back to ``player`` out of the pool and out of the fees, and the rule that gave them."""
+    """Cents back to ``player`` out of the pool, the fees and the bounties, and the rule that gave them."""
 
     player: str
     pool_cents: int
     fee_cents: int
     rule: str
+    bounty_cents: int = 0
 
     @property
     def cents(self) -> int:
-        return self.pool_cents + self.fee_cents
+        return self.pool_cents + self.fee_cents + self.bounty_cents
 
 
 _PRICE_KINDS = ("buy_in", "rebuy", "add_on", "added")
@@ -110,7 +112,21 @@ def _stage(situation: Situation, policy: RefundPolicy) -> str:
 
 
 def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
-    """Every refund the policy gives; what is not refunded of the fees is the house's, the pool is emptied."""
+    """Every refund the policy gives; what is not refunded of the fees is the house's, pool and bounties empty.
+
+    Bounties: every head still in play goes back to its owner, whatever the
+    rule (rules.md J.43, PS-CX); bounties already won stay won, so a
+    rollback returns the rest of what an eliminated entry paid, not its head.
+    """
+    refunds = _plan(policy, situation)
+    if not situation.bounties:
+        return refunds
+    heads = {player: cents for player, cents in situation.bounties.items() if cents}
+    refunds = [msgspec.structs.replace(r, bounty_cents=heads.pop(r.player, 0)) for r in refunds]
+    return refunds + [Refund(player, 0, 0, "their bounty back (J.43)", cents) for player, cents in heads.items()]
+
+
+def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     stage = _stage(situation, policy)
     refunds: list[Refund] = []
     pool = situation.pool_cents
@@ -153,9 +169,12 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
     live = situation.live
     count = len(live)
     stacks = [stack for _, stack in live]
-    prizes = situation.prizes
-    first = Fraction(prizes[0]) if prizes else Fraction(pool)
-    next_prize = Fraction(prizes[count - 1]) if count <= len(prizes) else Fraction(0)
+    # Money given back first (A4) leaves a smaller pool: the prize table shrinks with it.
+    table = sum(situation.prizes)
+    scale = Fraction(table - (situation.pool_cents - pool), table) if table else Fraction(1)
+    prizes = [prize * scale for prize in situation.prizes]
+    first = prizes[0] if prizes else Fraction(pool)
+    next_prize = prizes[count - 1] if count <= len(prizes) else Fraction(0)
     weights = [Fraction(stack) for stack in stacks]
     if stage == "A3" and policy.split == "icm":
         return _icm_shares(stacks, prizes[:count], pool)
@@ -191,13 +210,13 @@ def _by_chips(total: Fraction, weights: list[Fraction]) -> list[Fraction]:
     return [total * weight / weight_sum for weight in weights]
 
 
-def _icm_shares(stacks: list[int], prizes: list[int], pool: int) -> list[Fraction]:
+def _icm_shares(stacks: list[int], exact_prizes: list[Fraction], pool: int) -> list[Fraction]:
     """Malmuth-Harville equity of the prizes still to be paid; first place absorbs any difference from the pool.
 
     Exact up to 20 players; beyond, a Monte Carlo of a million orders from a
     fixed seed, so the same situation always gets the same refunds.
     """
-    prizes = list(prizes)
+    prizes = [float(prize) for prize in exact_prizes]
     prizes[0] += pool - sum(prizes)
     if len(stacks) <= EXACT_MAX_PLAYERS:
         values = equities(stacks, prizes)
@@ -210,7 +229,7 @@ def _icm_shares(stacks: list[int], prizes: list[int], pool: int) -> list[Fractio
     return [Fraction(round(value, 6)) for value in values]
 
 
-def _rank_weights(stacks: list[int], prizes: list[int]) -> list[Fraction]:
+def _rank_weights(stacks: list[int], prizes: list[Fraction]) -> list[Fraction]:
     """Chip position: each player weighs the prize of their chip rank; equal stacks share their ranks' prizes."""
     order = sorted(range(len(stacks)), key=lambda i: -stacks[i])
     weights = [Fraction(0)] * len(stacks)
@@ -218,7 +237,7 @@ def _rank_weights(stacks: list[int], prizes: list[int]) -> list[Fraction]:
     while position < len(order):
         tied = [i for i in order[position:] if stacks[i] == stacks[order[position]]]
         ranks = range(position, position + len(tied))
-        share = Fraction(sum(prizes[r] if r < len(prizes) else 0 for r in ranks), len(tied))
+        share = sum((prizes[r] for r in ranks if r < len(prizes)), Fraction(0)) / len(tied)
         for index in tied:
             weights[index] = share
         position += len(tied)

@@ -72,6 +72,19 @@ class AddOn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60.0
 
 
+class Bounty(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """``cents`` of each buy-in put on the entry's head (rules.md J.40); the rest goes to the prize pool.
+
+    A knockout pays ``100 - progressive_percent`` percent of the victim's
+    bounty in cash and adds the rest to the winner's own bounty:
+    ``progressive_percent = 0`` is a classic headhunter, 50 a progressive
+    knockout (PKO).
+    """
+
+    cents: Positive
+    progressive_percent: Annotated[int, msgspec.Meta(ge=0, le=100)] = 50
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -93,10 +106,13 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     deals: bool = False
     deal_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     refund_policy: RefundPolicy = msgspec.field(default_factory=RefundPolicy)
+    bounty: Bounty | None = None
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
             raise DefinitionError("min_players: must not exceed max_players")
+        if self.bounty is not None and self.bounty.cents > self.buy_in_cents:
+            raise DefinitionError("bounty.cents: the bounty is part of the buy-in, so at most buy_in_cents")
         if self.add_on is not None and self.rebuys is None:
             raise DefinitionError("add_on: is offered at the end of the re-buy period, so it needs rebuys")
         for number, level in enumerate(self.levels):

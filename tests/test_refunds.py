@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from engine.money import Ledger, LedgerError, largest_remainder
-from engine.refunds import RefundPolicy, Situation, plan, water_fill
+from engine.refunds import Refund, RefundPolicy, Situation, plan, water_fill
 
 SEED_PRIZES = [300_000, 200_000, 150_000] + [50_000] * 7  # $10,000: 30%, 20%, 15%, then 5% for 4th-10th
 
@@ -147,3 +147,15 @@ def test_the_ledger_refuses_what_it_does_not_hold_and_balances() -> None:
     ledger.record("prize", "a", 1_000)
     assert ledger.balances() and ledger.pool_cents == ledger.fees_cents == 0
     assert ledger.received_by("a") == 1_100
+
+
+def test_money_given_back_first_shrinks_the_prize_table_the_floors_come_from():
+    """In the re-buy period (A4) the re-buys leave the pool, and policy B's floors shrink with the prize table."""
+    entries = paid(2, 1_000, 0)
+    entries["p0"] |= {"rebuy": 1_000}
+    situation = Situation(entries=2, live=[("p0", 2500), ("p1", 500)], paid=entries, pool_cents=3_000,
+                          prizes=[2_000, 1_000], buy_in_cents=1_000, in_rebuy_period=True)
+    refunds = plan(RefundPolicy("B"), situation)
+    assert refunds[0] == Refund("p0", 1_000, 0, "re-buys and add-ons back (A4)")
+    cash = {r.player: r.pool_cents for r in refunds[1:]}
+    assert sum(cash.values()) == 2_000 and min(cash.values()) >= 667  # the 2nd prize, 1,000 x 2/3
