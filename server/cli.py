@@ -60,7 +60,7 @@ def _summary(report: Report, definition: Definition, seed: int) -> str:
         f"{report.tables_broken} tables broken, {report.moves} players moved, "
         f"hand-for-hand at {', '.join(map(str, report.hand_for_hand_at)) or 'none'} players left",
         "money: " + ", ".join(f"{name.replace('_', ' ')} ${report.money[name] / 100:,.2f}"
-                              for name in ("paid_in", "prizes", "refunds", "fees_kept"))
+                              for name in ("paid_in", "prizes", "bounties", "refunds", "fees_kept"))
         + f"; {report.money['rebuys']} re-buys, {report.money['add_ons']} add-ons",
     ]
     paid = [r for r in report.results if r["prize_cents"] > 0]

@@ -49,9 +49,9 @@ from bots.strategies import Strategy
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament, TournamentError
 from engine.events import (
-    AddOnOffered, AddOnTaken, DealProposed, EntriesMerged, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
-    PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Seated, Shown,
-    StatusChanged, TableBroken, TournamentFinished,
+    AddOnOffered, AddOnTaken, BountyWon, DealProposed, EntriesMerged, Event, HandFinished, HandStarted, HandVoided,
+    HoleDealt, PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Seated,
+    Shown, StatusChanged, TableBroken, TournamentFinished,
 )
 from engine.history import to_phh
 from engine.hand import Hand, IllegalAction
@@ -99,7 +99,7 @@ def token_key(token: str) -> str:
 
 def _moves_money(events: list[Event]) -> bool:
     """Whether a command's events move money: then its journal record is synced to disk (FULL)."""
-    return any(isinstance(event, (Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished))
+    return any(isinstance(event, (Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon))
                or (isinstance(event, PlayerEliminated) and event.prize_cents > 0) for event in events)
 
 
@@ -591,6 +591,8 @@ class TournamentRuntime:
                     self._tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
             elif isinstance(event, HandVoided):
                 self._publish(event.table, event)
+            elif isinstance(event, BountyWon) and event.winners[0] in self.director.where:
+                self._publish(self.director.where[event.winners[0]][0], event)  # the knockout's table
             else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
                 self._publish_everywhere(event)
                 if isinstance(event, (StatusChanged, EntriesMerged)):
@@ -773,6 +775,7 @@ class TournamentRuntime:
             "add_on_open_for": max(0.0, director.add_on_until - self.now()) if director.add_on_until else None,
             "rebuy_period": not director.rebuy_period_over,
             "deals": self.definition.deals, "deal": self._deal_view(),
+            "bounty": msgspec.to_builtins(self.definition.bounty),
             "restored_at": self.restored_at, "voided_hands": self.voided,
         }
 
@@ -801,6 +804,7 @@ class TournamentRuntime:
                 "bet": hand.bets[i] if i is not None and hand else 0,
                 "in_hand": i is not None, "folded": bool(hand.folded[i]) if i is not None and hand else False,
                 "shown": list(shown.get(player, ())), "sitting_out": player in self.sitting_out,
+                "bounty_cents": director.bounties.get(player),
                 "connected": bool(self._players.get(player)),
             })
         actor = hand.players[hand.actor] if hand and hand.actor is not None else None

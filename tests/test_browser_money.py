@@ -107,3 +107,26 @@ async def test_a_deal_in_the_browser():
         await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
         assert {r.player: r.prize_cents for r in runtime.director.standings()} == proposal.amounts
         await browser.close()
+
+
+async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
+    body = definition(3, 3, action_seconds=4, bounty={"cents": 400, "progressive_percent": 50})
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        tournament, seats = await create(live, body, 3)
+        (alice, token), others = seats[0], seats[1:]
+        live.runtime(tournament).names[alice] = "Alice"
+        rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
+        bots(live, tournament, others, "station")
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await expect(person.locator(".seat .bounty")).to_have_count(3, timeout=20_000)
+        await expect(person.locator(".seat.me .bounty")).to_contain_text("$4.00")
+        await person.screenshot(path=ARTIFACTS / "bounties.png")
+        await my_turn(person)
+        await person.click("text=All-in")
+        await person.click("#raise")  # with the worst cards: a station covers her and takes her bounty
+        await expect(person.locator("#log")).to_contain_text("for knocking out Alice", timeout=20_000)
+        await browser.close()

@@ -130,6 +130,7 @@ export class TableClient {
       case "add_on_ended": delete this.offers.add_on; break;
       case "deal_pressed": if (this.mine(event)) this.dealPressed = event.on; break;
       case "deal_rejected": delete this.offers.deal; this.dealPressed = false; break;
+      case "bounty_won": event.winners.forEach((w, i) => { const s = this.seat(w); if (s && s.bounty_cents !== null) s.bounty_cents += event.head_cents[i]; }); break;
     }
     if (event.type === "player_eliminated") { delete this.offers.press_deal; this.dealPressed = false; }
   }
@@ -156,6 +157,9 @@ export class TableClient {
       rebuy_declined: () => `${this.name(event.player)} does not re-buy (${event.reason})`,
       add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
       add_on_taken: () => `${this.name(event.player)} adds on ${chips(event.chips)} chips`,
+      bounty_won: () => event.winners.length === 1 && event.winners[0] === event.victim
+        ? `${this.name(event.victim)} collects their own bounty: ${money(event.cash_cents[0])}`
+        : `${event.winners.map((w, i) => `${this.name(w)} wins ${money(event.cash_cents[i])}${event.head_cents[i] ? ` (+${money(event.head_cents[i])} on their head)` : ""}`).join(", ")} for knocking out ${this.name(event.victim)}`,
       deal_pressed: () => `${this.name(event.player)} ${event.on ? "wants" : "no longer wants"} a deal (${event.pressed}/${event.players})`,
       deal_proposed: () => `Deal proposed (ICM): ${Object.entries(event.amounts).map(([p, c]) => `${this.name(p)} ${money(c)}`).join(", ")}`,
       deal_accepted: () => `${this.name(event.player)} accepts the deal`,
@@ -187,6 +191,7 @@ export class TableClient {
       const node = el("div", { class: `seat${s.player === table.actor ? " actor" : ""}${s.folded ? " folded" : ""}${s.player === me ? " me" : ""}`, "data-player": s.player },
         el("div", { class: "name" }, s.name, s.seat === table.button ? el("span", { class: "dealer" }, "D") : null),
         el("div", { class: "stack" }, chips(s.stack)),
+        s.bounty_cents ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`) : null,
         el("div", { class: "cards" }, cards),
         el("div", { class: "bet" }, s.bet ? `bet ${chips(s.bet)}` : ""),
         el("div", { class: "marks" }, s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,

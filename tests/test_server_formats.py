@@ -1,0 +1,36 @@
+"""Tournament formats end to end: a real server, its own websocket bots, played to the end."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.live_server import ADMIN, definition, live_server
+from tests.test_server_play import until
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
+    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+    body = definition(12, 4, action_seconds=2, paid=2, levels=levels,
+                      bounty={"cents": 400, "progressive_percent": 50})
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                                  json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
+        assert added.status_code == 201
+        await until(lambda: len([p for p, c in live.runtime(tournament)._players.items() if c]) == 12)
+        shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        assert shown["bounty"] == {"cents": 400, "progressive_percent": 50}
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        seats = (await client.get(f"/api/tournaments/{tournament}")).json()["table_list"][0]["seats"]
+        assert all(seat["bounty_cents"] == 400 for seat in seats)  # a bounty on every seat
+        director = live.runtime(tournament).director
+        await until(lambda: director.status.value == "finished", timeout=60)
+        shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        ledger = shown["ledger"]
+        assert ledger["bounties"] == 12 * 400 and ledger["held"] == 0
+        assert ledger["prizes"] == 12 * 600 and ledger["paid_in"] == 12 * 1100
+        knockouts = [event for _, event in live.runtime(tournament).log if type(event).__name__ == "BountyWon"]
+        assert len(knockouts) == 12  # eleven knockouts and the winner's own head
