@@ -28,6 +28,18 @@ async def open_as(browser, live, path: str, storage: dict[str, str]):
     return page
 
 
+async def losing_alice(live, browser, body):
+    """Alice (p1) plays in the browser against two calling stations, always with the worst cards."""
+    tournament, seats = await create(live, body, 3)
+    (alice, token), others = seats[0], seats[1:]
+    live.runtime(tournament).names[alice] = "Alice"
+    rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
+    bots(live, tournament, others, "station")
+    person = await open_as(browser, live, f"/#/t/{tournament}", {
+        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+    return tournament, alice, person
+
+
 async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_page_shows():
     ARTIFACTS.mkdir(exist_ok=True)
     body = definition(3, 3, action_seconds=4, stack=3000,
@@ -37,14 +49,8 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
                               {"small_blind": 20, "big_blind": 40, "minutes": 60}],
                       refund_policy={"name": "B"})
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        tournament, seats = await create(live, body, 3)
-        (alice, token), others = seats[0], seats[1:]
-        live.runtime(tournament).names[alice] = "Alice"
-        rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
-        bots(live, tournament, others, "station")
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        tournament, alice, person = await losing_alice(live, browser, body)
         admin = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -112,14 +118,8 @@ async def test_a_deal_in_the_browser():
 async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
     body = definition(3, 3, action_seconds=4, bounty={"cents": 400, "progressive_percent": 50})
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        tournament, seats = await create(live, body, 3)
-        (alice, token), others = seats[0], seats[1:]
-        live.runtime(tournament).names[alice] = "Alice"
-        rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
-        bots(live, tournament, others, "station")
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        tournament, alice, person = await losing_alice(live, browser, body)
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         await expect(person.locator(".seat .bounty")).to_have_count(3, timeout=20_000)
