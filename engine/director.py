@@ -47,7 +47,7 @@ from engine.icm import equities
 from engine.money import PAID_INTO, Ledger, largest_remainder
 from engine.refunds import Refund, RefundPolicy, Situation, plan
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
-from engine.structure import Definition, hand_for_hand_points, prizes_cents
+from engine.structure import Definition, hand_for_hand_points, prizes_cents, satellite_prizes
 from engine.table import Table
 
 
@@ -161,6 +161,7 @@ class Tournament:
         self.add_on_until: float | None = None
         self.add_ons: set[str] = set()
         self.bounties: dict[str, int] = {}  # each live entry's bounty in cents (rules.md J)
+        self.seats_won = 0  # a satellite's seats (K.44)
         self.deal_pressed: set[str] = set()
         self.proposal: _Deal | None = None
         self._deal_due = False
@@ -316,7 +317,9 @@ class Tournament:
             buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
             started=self.status is Status.RUNNING,
             in_rebuy_period=not self.rebuy_period_over or self.add_on_until is not None,
-            kind="freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+            kind="satellite" if definition.satellite else
+            "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+            seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
             bounties=dict(self.bounties),
         )
         return plan(policy or definition.refund_policy, situation)
@@ -358,6 +361,9 @@ class Tournament:
             self._track(number, len(table.players))
         self._level_started_at = now
         events.append(self._level_event())
+        if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
+            self._seat_everyone_left(events)
+            return events
         self._check_hand_for_hand(events)
         return events
 
@@ -703,7 +709,11 @@ class Tournament:
     def _price_prizes(self) -> None:
         """The prize table follows the pool as re-buys and add-ons grow it (places already paid keep theirs)."""
         self.prize_pool_cents = self.ledger.pool_cents + self.ledger.prizes_cents
-        self.prizes = prizes_cents(self.definition.payouts, self.prize_pool_cents, len(self.entries))
+        satellite = self.definition.satellite
+        if satellite is not None:
+            self.prizes, self.seats_won = satellite_prizes(self.prize_pool_cents, satellite.seat_value_cents)
+        else:
+            self.prizes = prizes_cents(self.definition.payouts, self.prize_pool_cents, len(self.entries))
         self._h4h_points = set(hand_for_hand_points(self.prizes, self.definition.hand_for_hand_min_jump_cents))
 
     def _in_hand(self, player: str) -> bool:
@@ -795,9 +805,9 @@ class Tournament:
         self.proposal = None
         self._end(events, deal=True)
 
-    def _pay_prize(self, player: str, cents: int) -> None:
+    def _pay_prize(self, player: str, cents: int, *, ticket: bool = False) -> None:
         if cents:
-            self.ledger.record("prize", player, cents)
+            self.ledger.record("ticket" if ticket else "prize", player, cents)
 
     def _end(self, events: list[Event], *, deal: bool = False) -> None:
         """The tournament is over: the players left collect their own bounties (J.43); the house keeps the fees."""
@@ -878,13 +888,18 @@ class Tournament:
         """
         if not busts:
             return
-        ties = self.definition.hand_for_hand_ties if round_ else "pokerstars"
+        ties: str = self.definition.hand_for_hand_ties if round_ else "pokerstars"
+        if self.definition.satellite is not None:
+            ties = "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
         for bust in busts:
             if ties == "wsop":  # rank among the busts of the same table
                 bust.tie = sum(other.start_stack > bust.start_stack for other in busts if other.table == bust.table)
             elif ties == "pokerstars":
                 bust.tie = -bust.start_stack
         busts.sort(key=lambda b: (b.tie, -b.start_stack, b.table, b.position))
+        if ties == "position":
+            for rank, bust in enumerate(busts):
+                bust.tie = rank
         place = self.players_left - len(busts) + 1
         awarded: list[Result] = []
         index = 0
@@ -893,14 +908,14 @@ class Tournament:
             places = range(place, place + len(tied))
             share, odd = divmod(sum(self._prize(k) for k in places), len(tied))
             for rank, (bust, finish) in enumerate(zip(tied, places)):
-                awarded.append(Result(bust.player, finish, share + (1 if rank < odd else 0)))
+                awarded.append(Result(bust.player, finish, share + (1 if rank < odd else 0), finish <= self.seats_won))
             index += len(tied)
             place += len(tied)
         self.deal_pressed.clear()  # the players changed: a deal starts over
         self._deal_due = False
         knockers = {bust.player: bust.knocked_out_by for bust in busts}
         for result in reversed(awarded):  # the worst place first, as a floor announces them
-            self._pay_prize(result.player, result.prize_cents)
+            self._pay_prize(result.player, result.prize_cents, ticket=result.ticket)
             table_id, seat = self.where.pop(result.player)
             self.tables[table_id].table.remove(seat)
             if table_id in self._size:
@@ -910,8 +925,32 @@ class Tournament:
             events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
             if result.player in self.bounties:
                 self._pay_bounty(result.player, knockers.get(result.player, ()), events)
-        if self.players_left == 1:
+        if self.players_left <= self.seats_won:
+            self._seat_everyone_left(events)
+        elif self.players_left == 1:
             self._finish(events)
+
+    def _seat_everyone_left(self, events: list[Event]) -> None:
+        """A satellite ends at the end of the hand in which players left <= seats: each left wins a seat (K.45).
+
+        Their stacks no longer matter; places go by stack for the record, and
+        hands still in progress at other tables are void (Decision). Cash the
+        pool still holds with nobody left to take it (more seats than players
+        from the start) is shared among them, the odd cents to the better
+        placed (Decision).
+        """
+        for table, state in sorted(self.tables.items()):
+            if state.hand is not None:
+                events.append(self._void(table))
+        left = sorted(self.stacks, key=lambda p: (-self.stacks[p], self.where[p]))
+        cash = self.ledger.pool_cents - sum(self._prize(place) for place in range(1, len(left) + 1))
+        share, odd = divmod(cash, len(left))
+        for place, player in enumerate(left, start=1):
+            extra = share + (1 if place <= odd else 0)
+            self.results[player] = Result(player, place, self._prize(place) + extra, True)
+            self._pay_prize(player, self._prize(place), ticket=True)
+            self._pay_prize(player, extra)
+        self._end(events)
 
     def _finish(self, events: list[Event]) -> None:
         """The last player wins first place: what the pool still holds (the prize table's first prize)."""
@@ -970,12 +1009,15 @@ class Tournament:
             self._pending_chips[into] = self._pending_chips.get(into, 0) + chips
         else:
             self.stacks[into] += chips
-        self.results[absorbed] = Result(absorbed, place, self._prize(place))
-        self._pay_prize(absorbed, self._prize(place))
+        ticket = place <= self.seats_won
+        self.results[absorbed] = Result(absorbed, place, self._prize(place), ticket)
+        self._pay_prize(absorbed, self._prize(place), ticket=ticket)
         if absorbed in self.bounties:  # the heads are summed with the stacks (M.51)
             self.bounties[into] += self.bounties.pop(absorbed)
         events += [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, self._prize(place), table)]
-        if self.players_left == 1:
+        if self.players_left <= self.seats_won:
+            self._seat_everyone_left(events)
+        elif self.players_left == 1:
             self._finish(events)
 
     def _balance(self, events: list[Event]) -> None:

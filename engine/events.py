@@ -301,9 +301,12 @@ class BreakEnded(Event, frozen=True, tag="break_ended"):
 
 
 class Result(msgspec.Struct, frozen=True):
+    """``ticket``: the prize is a seat in the satellite's target tournament worth ``prize_cents`` (K.44)."""
+
     player: str
     place: int
     prize_cents: int
+    ticket: bool = False
 
 
 class TournamentFinished(Event, frozen=True, tag="tournament_finished"):

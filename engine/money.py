@@ -21,15 +21,15 @@ import msgspec
 Kind = Literal[
     "buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "bounty_in",  # in: from a player
     "added",  # in: prize money the house adds (a freeroll's sponsored pool)
-    "refund", "prize", "bounty", "fee_kept",  # out: to a player, or the fees to the house
+    "refund", "prize", "ticket", "bounty", "fee_kept",  # out: to a player (a ticket is a seat), or fees to the house
 ]
 Account = Literal["pool", "fees", "bounties"]
 PAID_INTO: dict[str, Account] = {
     "buy_in": "pool", "rebuy": "pool", "add_on": "pool", "added": "pool",
     "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties",
 }
-_OUT_FROM: dict[str, Account] = {"prize": "pool", "bounty": "bounties", "fee_kept": "fees"}
-_TOTAL_OF = {"prize": "prizes", "refund": "refunds", "bounty": "bounties"}
+_OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "bounty": "bounties", "fee_kept": "fees"}
+_TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties"}
 
 
 class LedgerError(ValueError):
@@ -85,7 +85,7 @@ class Ledger:
                 raise LedgerError(f"a {kind} of {cents} cents exceeds the {self.held[account]} cents held in {account}")
             self.held[account] -= cents
             self.paid_out_cents += cents
-            if kind == "prize":
+            if kind in ("prize", "ticket"):
                 self.prizes_cents += cents
         movement = Movement(kind, player, cents, account)
         self.movements.append(movement)
@@ -99,10 +99,10 @@ class Ledger:
 
     def summary(self) -> dict[str, int]:
         """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
-        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "bounties": 0, "refunds": 0, "fees_kept": 0,
+        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "refunds": 0, "fees_kept": 0,
                   "held": sum(self.held.values())}
         for movement in self.movements:
-            if movement.kind in ("prize", "refund", "bounty"):
+            if movement.kind in _TOTAL_OF:
                 totals[_TOTAL_OF[movement.kind]] += movement.cents
             elif movement.kind == "fee_kept":
                 totals["fees_kept"] += movement.cents
@@ -118,7 +118,7 @@ class Ledger:
 
     def received_by(self, player: str) -> int:
         return sum(m.cents for m in self.movements
-                   if m.player == player and m.kind in ("refund", "prize", "bounty"))
+                   if m.player == player and m.kind in _TOTAL_OF)
 
 
 def largest_remainder(shares: Sequence[Fraction | float], total_cents: int,

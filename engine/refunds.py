@@ -189,6 +189,8 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
     if situation.kind == "satellite":
         low = [Fraction(0)] * count
         high: Fraction | None = Fraction(situation.seat_value_cents) if situation.seat_value_cents else None
+        if high is not None and high * count < pool:
+            high = None  # too few players left to hold the pool at a seat each: no cap (Decision)
     else:
         floor = next_prize if stage == "B-late" else Fraction(0 if situation.kind == "freeroll" else situation.buy_in_cents)
         low = [floor] * count

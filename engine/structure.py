@@ -85,6 +85,17 @@ class Bounty(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     progressive_percent: Annotated[int, msgspec.Meta(ge=0, le=100)] = 50
 
 
+class Satellite(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Prizes are seats (tickets) worth ``seat_value_cents``, the target tournament's buy-in and fee (K.44).
+
+    ``target`` names the tournament (its id on the server) the winners are
+    registered into.
+    """
+
+    seat_value_cents: Positive
+    target: str | None = None
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -107,12 +118,17 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     deal_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     refund_policy: RefundPolicy = msgspec.field(default_factory=RefundPolicy)
     bounty: Bounty | None = None
+    satellite: Satellite | None = None
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
             raise DefinitionError("min_players: must not exceed max_players")
         if self.bounty is not None and self.bounty.cents > self.buy_in_cents:
             raise DefinitionError("bounty.cents: the bounty is part of the buy-in, so at most buy_in_cents")
+        if self.satellite is not None and self.deals:
+            raise DefinitionError("deals: a satellite has no deals (rules.md K.45)")
+        if self.satellite is not None and self.rebuys is not None:
+            raise DefinitionError("rebuys: not offered in a satellite here, whose seats are set by the buy-ins")
         if self.add_on is not None and self.rebuys is None:
             raise DefinitionError("add_on: is offered at the end of the re-buy period, so it needs rebuys")
         for number, level in enumerate(self.levels):
@@ -185,6 +201,17 @@ def prizes_cents(payouts: list[Payout], pool_cents: int, entrants: int | None = 
     prizes = [math.floor(share * pool_cents) for share in shares]
     prizes[0] += pool_cents - sum(prizes)
     return prizes
+
+
+def satellite_prizes(pool_cents: int, seat_value_cents: int) -> tuple[list[int], int]:
+    """The prize per place and the number of seats: floor(pool / seat) seats, the rest in cash to the next place.
+
+    With less than one seat in the pool, the winner takes the pool in cash (Decision).
+    """
+    seats, rest = divmod(pool_cents, seat_value_cents)
+    if seats == 0:
+        return [pool_cents], 0
+    return [seat_value_cents] * seats + ([rest] if rest else []), seats
 
 
 def hand_for_hand_points(prizes: list[int], min_jump_cents: int = 1) -> list[int]:

@@ -209,6 +209,8 @@ class TournamentRuntime:
         self._position = self.storage.append(self.id, _record_encoder.encode(record), money=_moves_money(events))
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
             self.storage.close_tournament(self.id, self.director.status.value)
+            if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
+                self._task.cancel()
         return events
 
     def _execute(self, record: list[Any]) -> list[Event]:
@@ -335,8 +337,6 @@ class TournamentRuntime:
         with refusals():
             self.director.verify_cancel(policy)
             events = self._command(["cancel", msgspec.to_builtins(policy) if policy is not None else None])
-        if self._task is not None:  # the tables stop: their hands are void
-            self._task.cancel()
         self._route(events)
 
     def cancellation_preview(self, policy: RefundPolicy | None = None) -> list[dict[str, Any]]:

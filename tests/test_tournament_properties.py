@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from engine.director import Status
 from engine.events import HandFinished, HandStarted, PlayerMoved, TournamentFinished
 from engine.refunds import RefundPolicy
-from engine.structure import AddOn, Bounty, Level, Rebuys
+from engine.structure import AddOn, Bounty, Level, Rebuys, Satellite
 from server.simulator import default_definition, simulate
 from tests.tournaments import definition
 
@@ -48,7 +48,8 @@ def check_after_every_hand(total_chips: int | None, seats: int):
 
 def check_results(report, players: int, pool: int) -> None:
     money = report.money
-    assert money["held"] == 0 and money["paid_in"] == money["prizes"] + money["bounties"] + money["fees_kept"]
+    assert money["held"] == 0
+    assert money["paid_in"] == money["prizes"] + money["tickets"] + money["bounties"] + money["fees_kept"]
     assert sorted(r["place"] for r in report.results) == list(range(1, players + 1))
     assert len({r["player"] for r in report.results}) == players
     assert sum(r["prize_cents"] for r in report.results) == pool
@@ -126,6 +127,7 @@ MONEY_OPTIONS = st.fixed_dictionaries({
     "add_on": st.booleans(),
     "bounty": st.one_of(st.none(), st.builds(Bounty, cents=st.sampled_from([1, 333, 500]),
                                              progressive_percent=st.sampled_from([0, 50, 100]))),
+    "satellite": st.one_of(st.none(), st.builds(Satellite, seat_value_cents=st.sampled_from([700, 1100, 2500]))),
 })
 
 
@@ -136,9 +138,11 @@ def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancella
         players, seats, seed, money, cancel_at, mix):
     levels = [Level(sb, 2 * sb, hands=4) for sb in (10, 20, 40, 80, 160, 320, 640)]
     add_on = AddOn(price_cents=1000, chips=1500, fee_cents=50) if money["add_on"] and money["rebuys"] else None
-    tournament_definition = definition(seats, paid=min(players, 3), levels=levels, rebuys=money["rebuys"],
-                                       add_on=add_on, deals=money["deals"], refund_policy=money["policy"],
-                                       bounty=money["bounty"])
+    satellite = money["satellite"]
+    tournament_definition = definition(seats, paid=min(players, 3), levels=levels, satellite=satellite,
+                                       rebuys=None if satellite else money["rebuys"],
+                                       add_on=None if satellite else add_on, deals=money["deals"] and not satellite,
+                                       refund_policy=money["policy"], bounty=money["bounty"])
     seen = []
 
     def watch(tournament, event):
@@ -148,7 +152,8 @@ def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancella
     report = simulate(tournament_definition, players, seed, mix=mix, on_event=watch, cancel_at_hand=cancel_at)
     assert report.money["held"] == 0, "a finished or cancelled tournament holds no money"
     money = report.money
-    assert money["paid_in"] == money["prizes"] + money["bounties"] + money["refunds"] + money["fees_kept"]
+    assert money["paid_in"] == (money["prizes"] + money["tickets"] + money["bounties"] + money["refunds"]
+                                + money["fees_kept"])
     if report.status == "finished":
         check_results(report, players, money["paid_in"] - money["fees_kept"] - money["bounties"])
     else:
