@@ -200,8 +200,7 @@ def simulate(
         hands_per_s=round(tournament.hands_played / wall, 1) if wall > 0 else math.inf,
         tables_broken=tournament.tables_broken, moves=tournament.moves,
         hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(now / 3600, 2),
-        results=[{"player": r.player, "place": r.place, "prize_cents": r.prize_cents}
-                 for r in tournament.standings()],
+        results=[msgspec.to_builtins(result) for result in tournament.standings()],
         status=tournament.status.value, money=money_summary(tournament),
     )
 
