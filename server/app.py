@@ -108,6 +108,7 @@ def create_app(settings: Settings) -> Starlette:
         tournament_id = secrets.token_hex(4)
         tournaments[tournament_id] = TournamentRuntime.create(tournament_id, definition, storage,
                                                               hand_pause=settings.hand_pause)
+        tournaments[tournament_id].registry = tournaments
         return JSONResponse({"id": tournament_id}, status_code=201)
 
     async def show_tournament(request: Request) -> Response:
@@ -274,6 +275,8 @@ def create_app(settings: Settings) -> Starlette:
                 try:
                     runtime = TournamentRuntime.restore(stored, storage, hand_pause=settings.hand_pause)
                     tournaments[runtime.id] = runtime
+                    runtime.registry = tournaments
+                    runtime.ws_url = settings.ws_url
                     runtime.resume_after_restore(tasks, settings.ws_url)
                 except Exception:  # one tournament's broken journal must not keep the others down
                     logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)

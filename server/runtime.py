@@ -137,6 +137,9 @@ class TournamentRuntime:
         self.tokens: dict[str, str] = {}  # token_key(token) -> player id
         self.bots: dict[str, tuple[str, str, float, float]] = {}  # the server's own: player -> tag, token, think
         self.voided: list[dict[str, int]] = []  # hands a restore called off
+        self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
+        self.tickets: list[dict[str, Any]] = []  # a satellite's seats, as registered into its target
+        self.ws_url: str | None = None  # where this server's own bots connect
         self.restored_at: float | None = None
         self._position = 0  # of the last journal record
         self._snapshot_at = 0
@@ -209,6 +212,8 @@ class TournamentRuntime:
         self._position = self.storage.append(self.id, _record_encoder.encode(record), money=_moves_money(events))
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
             self.storage.close_tournament(self.id, self.director.status.value)
+            if self.director.status is Status.FINISHED and self.definition.satellite is not None:
+                self._register_ticket_winners(self.definition.satellite.target)
             if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
                 self._task.cancel()
         return events
@@ -258,6 +263,40 @@ class TournamentRuntime:
             return getattr(director, kind)(args[0], args[1])  # type: ignore[no-any-return]
         raise ValueError(f"unknown journal record {kind!r}")
 
+    def _register_ticket_winners(self, target_id: str | None) -> None:
+        """Each seat won is an entry in the target tournament, under the same name and the same token (K.44).
+
+        The target must be open for registration on this server; otherwise the
+        seat is listed as not registered, for the admin to settle. The
+        server's own bots are registered as bots and play there too.
+        """
+        target = self.registry.get(target_id) if target_id else None
+        keys = {player: key for key, player in self.tokens.items()}
+        for result in self.director.standings():
+            if not result.ticket:
+                continue
+            ticket: dict[str, Any] = {"player": result.player, "name": self.names.get(result.player),
+                                      "target": target_id, "entry": None, "refused": None}
+            if target is None:
+                ticket["refused"] = f"no tournament {target_id!r} on this server" if target_id else "no target set"
+            else:
+                entry = f"p{target._next_player + 1}"
+                try:
+                    target._route(target._command(["register", entry, self.names.get(result.player, entry),
+                                                   keys[result.player]]))
+                    ticket["entry"] = entry
+                    if result.player in self.bots:
+                        tag, token, think_min, think_max = self.bots[result.player]
+                        target._command(["bot", entry, tag, token, think_min, think_max])
+                        if self.ws_url is not None:
+                            strategy, fault = strategy_for(tag)
+                            asyncio.get_running_loop().create_task(
+                                target._bot(self.ws_url, entry, token, strategy, random.Random(),
+                                            (think_min, think_max), fault), name=f"bot:{target.id}:{entry}")
+                except TournamentError as refusal:
+                    ticket["refused"] = str(refusal)
+            self.tickets.append(ticket)
+
     def _state(self) -> dict[str, Any]:
         return {"director": self.director, "names": self.names, "tokens": self.tokens, "bots": self.bots,
                 "time_bank": self.time_bank, "paused": self.paused, "last_now": self._last_now,
@@ -298,6 +337,7 @@ class TournamentRuntime:
                  think: tuple[float, float], rng: random.Random) -> list[str]:
         """Register ``count`` bots that play over the websocket like any client (bots/client.py)."""
         names, weights = list(mix), list(mix.values())
+        self.ws_url = ws_url
         added = []
         for _ in range(count):
             tag = rng.choices(names, weights)[0]
@@ -853,6 +893,7 @@ class TournamentRuntime:
             "rebuys": msgspec.to_builtins(self.definition.rebuys), "add_on": msgspec.to_builtins(self.definition.add_on),
             "refund_policy": msgspec.to_builtins(self.definition.refund_policy),
             "refunds": [self._refund_row(refund) for refund in director.refunds],
+            "satellite": msgspec.to_builtins(self.definition.satellite), "tickets": self.tickets,
             "chips_in_play": director.chips_in_play(), "chips_issued": director.chips_issued,
             "ledger": director.ledger.summary(),
             "results": [msgspec.to_builtins(r) for r in director.standings()],

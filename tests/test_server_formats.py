@@ -34,3 +34,30 @@ async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
         assert ledger["prizes"] == 12 * 600 and ledger["paid_in"] == 12 * 1100
         knockouts = [event for _, event in live.runtime(tournament).log if type(event).__name__ == "BountyWon"]
         assert len(knockouts) == 12  # eleven knockouts and the winner's own head
+
+
+async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament():
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        target = (await client.post("/api/tournaments", json=definition(20, 9), headers=ADMIN)).json()["id"]
+        levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+        body = definition(6, 3, action_seconds=2, levels=levels, satellite={"seat_value_cents": 2200, "target": target})
+        satellite = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        await client.post(f"/api/tournaments/{satellite}/bots", headers=ADMIN,
+                          json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
+        runtime = live.runtime(satellite)
+        await until(lambda: len([p for p, c in runtime._players.items() if c]) == 6)
+        await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)
+        await until(lambda: runtime.director.status.value == "finished", timeout=60)
+        shown = (await client.get(f"/api/tournaments/{satellite}")).json()
+        seats = [r for r in shown["results"] if r["ticket"]]
+        assert [r["place"] for r in seats] == [1, 2] and all(r["prize_cents"] == 2200 for r in seats)
+        assert next(r for r in shown["results"] if r["place"] == 3)["prize_cents"] == 6 * 1000 - 2 * 2200
+        assert shown["ledger"]["tickets"] == 4400 and shown["ledger"]["held"] == 0
+        tickets = shown["tickets"]
+        assert [t["player"] for t in tickets] == [r["player"] for r in seats] and all(t["entry"] for t in tickets)
+        entered = live.runtime(target)
+        for ticket in tickets:
+            _, token, _, _ = runtime.bots[ticket["player"]]
+            assert entered.player_for(token) == ticket["entry"]  # the same token plays the seat it won
+            assert entered.names[ticket["entry"]] == ticket["name"]
+        assert len(entered.director.entries) == 2 and set(entered.bots) == {t["entry"] for t in tickets}
