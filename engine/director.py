@@ -37,10 +37,11 @@ from typing import Any
 
 from engine.cards import shuffled_deck
 from engine.events import (
-    Acted, AddOnEnded, AddOnOffered, AddOnTaken, BountyWon, BreakEnded, BreakStarted, DealAccepted, DealPressed, DealProposed,
-    DealRejected, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted, HandVoided,
-    LevelChanged, PlayerEliminated, PlayerMoved, Posted, PotAwarded, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
-    Result, Returned, Seated, SeatStack, StatusChanged, TableBroken, TournamentFinished,
+    Acted, AddOnEnded, AddOnOffered, AddOnTaken, BountyWon, BreakEnded, BreakStarted, DealAccepted, DealPressed,
+    DealProposed, DealRejected, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
+    HandVoided, LevelChanged, PlayerEliminated, PlayerMoved, Posted, PotAwarded, RebuyDeclined, RebuyOffered,
+    RebuyTaken, Refunded, Registered, Result, Returned, Seated, SeatStack, StatusChanged, TableBroken,
+    TournamentFinished,
 )
 from engine.hand import Hand
 from engine.icm import equities
@@ -228,6 +229,10 @@ class Tournament:
             return self._round is not None and table in self._round and table not in self._round_started
         return True
 
+    def person(self, entry: str) -> str:
+        """Who holds ``entry``: their person, or the entry itself when it is a person of its own."""
+        return self._people.get(entry, entry)
+
     def standings(self) -> list[Result]:
         return sorted(self.results.values(), key=lambda result: result.place)
 
@@ -251,10 +256,21 @@ class Tournament:
             raise TournamentError(f"{player} is already registered")
         if len(self.entries) >= self.definition.max_players:
             raise TournamentError(f"the tournament is full ({self.definition.max_players} entries)")
+        limit = self.definition.entries_per_person
+        if person is not None and limit is not None:
+            held = sum(1 for entry in self.entries if self._people.get(entry, entry) == person)
+            if held >= limit:
+                raise TournamentError(f"{person} already holds {held} of the {limit} entries a person may (M.50)")
 
     def register(self, player: str, person: str | None = None) -> list[Event]:
-        """A new entry. ``person`` groups the entries of one person, who never sit together (M.50)."""
+        """A new entry. ``person`` groups the entries of one person, who never sit together (M.50).
+
+        ``person`` may be an entry registered without one: that entry then
+        belongs to the person too (a second entry named after the first).
+        """
         self.verify_register(player, person)
+        if person is not None and person in self.stacks and person not in self._people:
+            self._people[person] = person
         self.entries.append(player)
         self.stacks[player] = self.definition.starting_stack
         self.chips_issued += self.definition.starting_stack

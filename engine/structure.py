@@ -119,6 +119,7 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     refund_policy: RefundPolicy = msgspec.field(default_factory=RefundPolicy)
     bounty: Bounty | None = None
     satellite: Satellite | None = None
+    entries_per_person: Positive | None = None  # multi-entry (M.50); None sets no limit in the engine
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:

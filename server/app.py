@@ -120,7 +120,7 @@ def create_app(settings: Settings) -> Starlette:
             body = msgspec.json.decode(await request.body(), type=RegisterRequest)
         except msgspec.DecodeError as problem:
             return error(400, "bad_request", str(problem))
-        player, token = runtime.register(body.name)
+        player, token = runtime.register(body.name, another_of=bearer(request))
         return JSONResponse({"player_id": player, "token": token}, status_code=201)
 
     async def unregister(request: Request) -> Response:

@@ -201,8 +201,8 @@ class TournamentRuntime:
         for player, (tag, token, think_min, think_max) in self.bots.items():
             if player in director.stacks:
                 strategy, fault = strategy_for(tag)
-                task_group.create_task(self._bot(ws_url, player, token, strategy, random.Random(), (think_min, think_max),
-                                                 fault), name=f"bot:{self.id}:{player}")
+                task_group.create_task(self._bot(ws_url, player, token, strategy, random.Random(),
+                                                 (think_min, think_max), fault), name=f"bot:{self.id}:{player}")
 
     # ---------------------------------------------------------- the journal
 
@@ -235,8 +235,8 @@ class TournamentRuntime:
         if kind == "end_hand":
             return director.end_hand(args[0])
         if kind == "register":
-            player, name, key = args
-            events = director.register(player)
+            player, name, key, *person = args
+            events = director.register(player, person[0] if person else None)
             self.names[player] = name
             self.tokens[key] = player
             self.time_bank[player] = self.definition.time_bank_seconds
@@ -325,12 +325,22 @@ class TournamentRuntime:
 
     # ------------------------------------------------------- REST commands
 
-    def register(self, name: str) -> tuple[str, str]:
-        """A new entry; returns ``(player_id, token)``. The token is the player's key to their seat."""
+    def register(self, name: str, *, another_of: str | None = None) -> tuple[str, str]:
+        """A new entry; returns ``(player_id, token)``. The token is the player's key to their seat.
+
+        ``another_of`` is the token of the person's first entry: multi-entry
+        (M.50), where the tournament allows it.
+        """
+        person = None
+        if another_of is not None:
+            first = self.player_of(another_of)
+            if not (self.definition.entries_per_person or 1) > 1:
+                raise Refused(409, "refused", "this tournament allows one entry per person (entries_per_person)")
+            person = self.director.person(first)
         token = secrets.token_urlsafe(18)
         player = f"p{self._next_player + 1}"
         with refusals():
-            self._record(self._command(["register", player, name, token_key(token)]))
+            self._record(self._command(["register", player, name, token_key(token), person]))
         return player, token
 
     def add_bots(self, count: int, ws_url: str, tasks: asyncio.TaskGroup, *, mix: dict[str, float],
@@ -400,7 +410,8 @@ class TournamentRuntime:
             elif isinstance(message, PressDeal):
                 events = self._command(["press_deal", player, message.on])
             elif isinstance(message, AnswerDeal):
-                events = self._command(["accept_deal", player] if message.accept else ["reject_deal", player, "rejected"])
+                answer = ["accept_deal", player] if message.accept else ["reject_deal", player, "rejected"]
+                events = self._command(answer)
             else:
                 raise Refused(400, "invalid_message", "not a money message")
         self._route(events)
@@ -855,7 +866,8 @@ class TournamentRuntime:
             countdown = {"player": actor, "seconds": max(0.0, clock.seconds - elapsed), "time_bank": clock.time_bank}
         return {
             "clock": countdown,
-            "id": table, "seats": seats, "size": state.table.size, "button": self._clocks.get(table, _TableClock()).button,
+            "id": table, "seats": seats, "size": state.table.size,
+            "button": self._clocks.get(table, _TableClock()).button,
             "hand": state.number if hand else None, "board": list(hand.board) if hand else [],
             "pot": (sum(hand.committed) + sum(hand.bets) + hand.dead) if hand else 0, "actor": actor,
         }
@@ -890,7 +902,8 @@ class TournamentRuntime:
         return {
             **self.summary(),
             "payouts_cents": list(director.prizes),
-            "rebuys": msgspec.to_builtins(self.definition.rebuys), "add_on": msgspec.to_builtins(self.definition.add_on),
+            "rebuys": msgspec.to_builtins(self.definition.rebuys),
+            "add_on": msgspec.to_builtins(self.definition.add_on),
             "refund_policy": msgspec.to_builtins(self.definition.refund_policy),
             "refunds": [self._refund_row(refund) for refund in director.refunds],
             "satellite": msgspec.to_builtins(self.definition.satellite), "tickets": self.tickets,

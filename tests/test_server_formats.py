@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.live_server import ADMIN, definition, live_server
+from engine.events import HandStarted
+from tests.live_server import ADMIN, bots, definition, live_server
 from tests.test_server_play import until
 
 pytestmark = pytest.mark.asyncio
@@ -61,3 +62,32 @@ async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament
             assert entered.player_for(token) == ticket["entry"]  # the same token plays the seat it won
             assert entered.names[ticket["entry"]] == ticket["name"]
         assert len(entered.director.entries) == 2 and set(entered.bots) == {t["entry"] for t in tickets}
+
+
+async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
+    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+    body = definition(12, 3, action_seconds=2, paid=2, levels=levels, entries_per_person=3)
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        register = f"/api/tournaments/{tournament}/register"
+        first = (await client.post(register, json={"name": "ann"})).json()
+        as_ann = {"Authorization": f"Bearer {first['token']}"}
+        ann = [first]
+        for _ in range(2):
+            again = await client.post(register, json={"name": "ann"}, headers=as_ann)
+            assert again.status_code == 201
+            ann.append(again.json())
+        fourth = await client.post(register, json={"name": "ann"}, headers=as_ann)
+        assert fourth.status_code == 409 and "M.50" in fourth.json()["message"]
+        others = [(await client.post(register, json={"name": f"bot {n}"})).json() for n in range(9)]
+        seats = [(entry["player_id"], entry["token"]) for entry in ann + others]
+        bots(live, tournament, seats, "pushfold")
+        runtime = live.runtime(tournament)
+        await until(lambda: len([p for p, c in runtime._players.items() if c]) == 12)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await until(lambda: runtime.director.status.value == "finished", timeout=90)
+        anns = {entry["player_id"] for entry in ann}
+        hands = [event for _, event in runtime.log if isinstance(event, HandStarted)]
+        assert hands and all(len(anns & {seat.player for seat in event.players}) <= 1 for event in hands)
+        results = (await client.get(f"/api/tournaments/{tournament}")).json()["results"]
+        assert sorted(r["place"] for r in results) == list(range(1, 13))
