@@ -13,7 +13,7 @@ import secrets
 
 import uvicorn
 
-from engine.structure import Breaks, Definition, Level, default_payouts
+from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
 from server.app import UVICORN_WEBSOCKETS, Settings, create_app
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
@@ -23,10 +23,14 @@ DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=numb
 
 
 def demo_definition(players: int, seats: int) -> Definition:
+    """A progressive knockout with re-buys for three levels and an add-on: the formats show on the tables."""
     return Definition(
-        name="Demo freezeout", seats_per_table=seats, starting_stack=3000, buy_in_cents=500, fee_cents=50,
+        name="Demo PKO re-buy", seats_per_table=seats, starting_stack=3000, buy_in_cents=500, fee_cents=50,
         min_players=2, max_players=players, levels=DEMO_LEVELS, payouts=default_payouts(players),
         breaks=Breaks(every_levels=6, minutes=1), action_seconds=8, time_bank_seconds=15,
+        bounty=Bounty(cents=250, progressive_percent=50),
+        rebuys=Rebuys(levels=3, price_cents=500, fee_cents=50, chips=3000, max_count=1, offer_seconds=10),
+        add_on=AddOn(price_cents=500, fee_cents=50, chips=4500, offer_seconds=30),
     )
 
 
