@@ -38,9 +38,9 @@ from typing import Any
 from engine.cards import shuffled_deck
 from engine.events import (
     Acted, AddOnEnded, AddOnOffered, AddOnTaken, BountyWon, BreakEnded, BreakStarted, DealAccepted, DealPressed,
-    DealProposed, DealRejected, EntriesMerged, Event, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
+    DealProposed, DealRejected, EntriesMerged, Event, FlightFinished, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
     HandVoided, LevelChanged, PlayerEliminated, PlayerMoved, Posted, PotAwarded, RebuyDeclined, RebuyOffered,
-    RebuyTaken, Refunded, Registered, Result, Returned, Seated, SeatStack, StatusChanged, TableBroken,
+    Qualified, RebuyTaken, Refunded, Registered, Result, Returned, Seated, SeatStack, StatusChanged, TableBroken,
     TournamentFinished,
 )
 from engine.hand import Hand
@@ -163,6 +163,8 @@ class Tournament:
         self.add_ons: set[str] = set()
         self.bounties: dict[str, int] = {}  # each live entry's bounty in cents (rules.md J)
         self.seats_won = 0  # a satellite's seats (K.44)
+        self.flight_stopping = False  # a flight has met its stop condition; it ends once its hands are over (L.47)
+        self._qualified: dict[str, str] = {}  # a final's person -> the entry their counted stack is on (L.48)
         self.deal_pressed: set[str] = set()
         self.proposal: _Deal | None = None
         self._deal_due = False
@@ -221,7 +223,7 @@ class Tournament:
             return False
         state = self.tables.get(table)
         if (state is None or state.hand is not None or state.breaking or len(state.table.players) < 2
-                or self.proposal is not None):
+                or self.proposal is not None or self.flight_stopping):
             return False
         if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
             return False
@@ -256,6 +258,8 @@ class Tournament:
             raise TournamentError(f"{player} is already registered")
         if len(self.entries) >= self.definition.max_players:
             raise TournamentError(f"the tournament is full ({self.definition.max_players} entries)")
+        if self.definition.final is not None and not self.definition.final.direct_buy_in:
+            raise TournamentError("this final takes only qualified stacks, no direct buy-in (L.47)")
         limit = self.definition.entries_per_person
         if person is not None and limit is not None:
             held = sum(1 for entry in self.entries if self._people.get(entry, entry) == person)
@@ -288,6 +292,52 @@ class Tournament:
             raise TournamentError(f"unregistering is allowed only in Register; the tournament is {self.status}")
         if player not in self.stacks:
             raise TournamentError(f"{player} is not registered")
+        if player in self._qualified.values():
+            raise TournamentError(f"{player} qualified from a flight; a qualified stack cannot be unregistered")
+
+    def verify_qualify(self, player: str, person: str, stack: int) -> None:
+        if self.definition.final is None:
+            raise TournamentError("only a final takes qualified stacks (L.47)")
+        if self.status is not Status.REGISTER:
+            raise TournamentError(f"qualified stacks join in Register; the final is {self.status}")
+        if not isinstance(player, str) or not player or player in self.stacks:
+            raise TournamentError(f"{player!r} is not a new entry id")
+        if not isinstance(stack, int) or stack <= 0:
+            raise TournamentError("a qualified stack is a positive number of chips (a single chip qualifies, L.47)")
+
+    def qualify(self, player: str, person: str, stack: int) -> list[Event]:
+        """A flight's survivor enters the final with their exact stack (L.47).
+
+        A person who qualifies again keeps one stack, never the sum (L.48):
+        the larger (``best``) or the first (``first``), on the entry that
+        qualified first.
+        """
+        self.verify_qualify(player, person, stack)
+        assert self.definition.final is not None
+        entry = self._qualified.get(person)
+        if entry is None:
+            self._qualified[person] = player
+            self.entries.append(player)
+            self.stacks[player] = stack
+            self.chips_issued += stack
+            if person != player:
+                self._people[player] = person
+            return [Qualified(player, stack, True)]
+        counts = self.definition.final.forward == "best" and stack > self.stacks[entry]
+        if counts:
+            self.chips_issued += stack - self.stacks[entry]
+            self.stacks[entry] = stack
+        return [Qualified(player, stack, counts)]
+
+    def verify_carry_in(self, cents: int) -> None:
+        if self.definition.final is None or self.status is not Status.REGISTER:
+            raise TournamentError("a flight's pool joins a final in Register (L.47)")
+
+    def carry_in(self, cents: int) -> list[Event]:
+        """A flight's prize pool joins the final's: prizes are paid only in the final phase (L.47)."""
+        self.verify_carry_in(cents)
+        self.ledger.record("carried_in", "", cents)
+        return []
 
     def unregister(self, player: str) -> list[Event]:
         """Leave before the start: buy-in and fee back in full (F.23)."""
@@ -422,6 +472,9 @@ class Tournament:
             rebuys = self.definition.rebuys
             if rebuys is not None and self.level + 1 == rebuys.levels:
                 self._end_rebuy_period(ends_at, events)
+            flight = self.definition.flight
+            if flight is not None and self.level + 1 == flight.stop_level:
+                self.flight_stopping = True
             breaks = self.definition.breaks
             if breaks is not None and (self.level + 1) % breaks.every_levels == 0:
                 self.break_until = ends_at + breaks.minutes * 60
@@ -430,6 +483,7 @@ class Tournament:
                 self.level += 1
                 self._level_started_at = ends_at
                 events.append(self._level_event())
+        self._maybe_close_flight(events)
         return events
 
     # ------------------------------------------------------------- hands
@@ -450,6 +504,8 @@ class Tournament:
             raise TournamentError("the tournament is on a break")
         if self.proposal is not None:
             raise TournamentError("the players are deciding on a deal; play waits (H.36)")
+        if self.flight_stopping:
+            raise TournamentError("the flight has reached its stop: no new hand (L.47)")
         if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
             raise TournamentError(f"table {table} waits for a re-buy decision; no hand is missed (F.25, TDA 27)")
         if self.hand_for_hand:
@@ -526,6 +582,7 @@ class Tournament:
             self._settle(busts, events, round_=False)
         if self._deal_due and self.status is Status.RUNNING and not self._held:
             self._propose_deal(events)
+        self._maybe_close_flight(events)
         return events
 
     def verify_void_hand(self, table: int) -> Hand:
@@ -678,6 +735,25 @@ class Tournament:
 
     # ---------------------------------------------------------- internals
 
+    def _maybe_close_flight(self, events: list[Event]) -> None:
+        """A stopped flight ends once no hand is in progress and no re-buy is pending (L.47, L.49).
+
+        Everyone still holding chips qualifies; the pool goes to the final,
+        the house keeps the fees.
+        """
+        if (not self.flight_stopping or self.status is not Status.RUNNING or self._held
+                or any(state.hand is not None for state in self.tables.values())):
+            return
+        survivors = dict(self.stacks)
+        pool = self.ledger.pool_cents
+        if pool:
+            self.ledger.record("carried", "", pool)
+        if self.ledger.fees_cents:
+            self.ledger.record("fee_kept", "", self.ledger.fees_cents)
+        self.status = Status.FINISHED
+        self.hand_for_hand = False
+        events += [FlightFinished(survivors, pool), StatusChanged(self.status.value)]
+
     def _pay_bounty(self, victim: str, winners: tuple[str, ...], events: list[Event]) -> None:
         """The victim's bounty to the winners of the pot holding their last chips (J.40-J.42).
 
@@ -726,6 +802,12 @@ class Tournament:
         """The prize table follows the pool as re-buys and add-ons grow it (places already paid keep theirs)."""
         self.prize_pool_cents = self.ledger.pool_cents + self.ledger.prizes_cents
         satellite = self.definition.satellite
+        flight = self.definition.flight
+        if flight is not None:  # no prizes here; a share cutoff is checked under hand-for-hand (L.49)
+            self.prizes = []
+            cutoff = math.floor(len(self.entries) * (flight.stop_share_percent or 0) / 100)
+            self._h4h_points = {cutoff + 1} if cutoff >= 1 else set()
+            return
         if satellite is not None:
             self.prizes, self.seats_won = satellite_prizes(self.prize_pool_cents, satellite.seat_value_cents)
         else:
@@ -789,6 +871,10 @@ class Tournament:
         if round_ and busts:  # D.16: ends after the first synchronised round with an elimination
             self.hand_for_hand = False
             events.append(HandForHandEnded(self.players_left))
+        flight = self.definition.flight
+        if flight is not None and flight.stop_share_percent is not None and self._h4h_points \
+                and self.players_left < min(self._h4h_points):
+            self.flight_stopping = True
         self._after_change(events)
 
     def _propose_deal(self, events: list[Event]) -> None:
@@ -944,7 +1030,10 @@ class Tournament:
         if self.players_left <= self.seats_won:
             self._seat_everyone_left(events)
         elif self.players_left == 1:
-            self._finish(events)
+            if self.definition.flight is not None:
+                self.flight_stopping = True  # the last player standing qualifies; the flight pays no prize
+            else:
+                self._finish(events)
 
     def _seat_everyone_left(self, events: list[Event]) -> None:
         """A satellite ends at the end of the hand in which players left <= seats: each left wins a seat (K.45).

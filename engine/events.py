@@ -194,6 +194,23 @@ class BountyWon(Event, frozen=True, tag="bounty_won"):
     head_cents: tuple[int, ...]
 
 
+class FlightFinished(Event, frozen=True, tag="flight_finished"):
+    """A flight stopped (rules.md L.47): every player still holding chips qualifies with ``survivors``' stacks, and
+    the pool (``pool_cents``) goes to the final."""
+
+    survivors: dict[str, int]
+    pool_cents: int
+
+
+class Qualified(Event, frozen=True, tag="qualified"):
+    """A flight's survivor entered the final with ``stack``; ``counts`` is false when the person's other stack
+    is the one that counts (L.48: best or first stack forward, never summed)."""
+
+    player: str
+    stack: int
+    counts: bool
+
+
 class HandVoided(Event, frozen=True, tag="hand_voided"):
     """A hand that will not finish (the tournament was cancelled, or the server crashed during it).
 

@@ -21,15 +21,17 @@ import msgspec
 Kind = Literal[
     "buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "bounty_in",  # in: from a player
     "added",  # in: prize money the house adds (a freeroll's sponsored pool)
+    "carried_in", "carried",  # a flight's pool, into its final and out of the flight
     "refund", "prize", "ticket", "bounty", "fee_kept",  # out: to a player (a ticket is a seat), or fees to the house
 ]
 Account = Literal["pool", "fees", "bounties"]
 PAID_INTO: dict[str, Account] = {
     "buy_in": "pool", "rebuy": "pool", "add_on": "pool", "added": "pool",
-    "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties",
+    "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties", "carried_in": "pool",
 }
-_OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "bounty": "bounties", "fee_kept": "fees"}
-_TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties"}
+_OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "carried": "pool", "bounty": "bounties",
+                                 "fee_kept": "fees"}
+_TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties", "carried": "carried"}
 
 
 class LedgerError(ValueError):
@@ -99,7 +101,8 @@ class Ledger:
 
     def summary(self) -> dict[str, int]:
         """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
-        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "refunds": 0, "fees_kept": 0,
+        totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "carried": 0, "refunds": 0,
+                  "fees_kept": 0,
                   "held": sum(self.held.values())}
         for movement in self.movements:
             if movement.kind in _TOTAL_OF:

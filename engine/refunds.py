@@ -87,7 +87,7 @@ class Refund(msgspec.Struct, frozen=True):
         return self.pool_cents + self.fee_cents + self.bounty_cents
 
 
-_PRICE_KINDS = ("buy_in", "rebuy", "add_on", "added")
+_PRICE_KINDS = ("buy_in", "rebuy", "add_on", "added", "carried_in")
 _FEE_KINDS = ("fee", "rebuy_fee", "add_on_fee")
 
 

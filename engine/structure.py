@@ -96,6 +96,23 @@ class Satellite(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     target: str | None = None
 
 
+class Flight(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A Day-1 flight (rules.md L.47): it stops when level ``stop_level`` ends, or at the end of the hand in which
+    players left fall to ``stop_share_percent`` of the entries; survivors carry their stacks to ``final``."""
+
+    final: str | None = None
+    stop_level: Positive | None = None
+    stop_share_percent: Annotated[float, msgspec.Meta(gt=0, lt=100)] | None = None
+
+
+class Final(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The final of flights (L.47-L.48): ``forward`` is ``best`` (a person's largest stack counts, never summed)
+    or ``first`` (the first stack a person qualifies with); ``direct_buy_in`` lets players buy straight in."""
+
+    forward: Literal["best", "first"] = "best"
+    direct_buy_in: bool = True
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -120,6 +137,8 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     bounty: Bounty | None = None
     satellite: Satellite | None = None
     entries_per_person: Positive | None = None  # multi-entry (M.50); None sets no limit in the engine
+    flight: Flight | None = None
+    final: Final | None = None
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
@@ -128,6 +147,11 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
             raise DefinitionError("bounty.cents: the bounty is part of the buy-in, so at most buy_in_cents")
         if self.satellite is not None and self.deals:
             raise DefinitionError("deals: a satellite has no deals (rules.md K.45)")
+        if self.flight is not None:
+            if (self.flight.stop_level is None) == (self.flight.stop_share_percent is None):
+                raise DefinitionError("flight: give exactly one of stop_level or stop_share_percent")
+            if self.satellite is not None or self.deals or self.bounty is not None or self.final is not None:
+                raise DefinitionError("flight: a flight pays no prizes, so no satellite, deals, bounty or final")
         if self.satellite is not None and self.rebuys is not None:
             raise DefinitionError("rebuys: not offered in a satellite here, whose seats are set by the buy-ins")
         if self.add_on is not None and self.rebuys is None:

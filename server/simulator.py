@@ -162,6 +162,8 @@ def simulate(
             emit(tournament.cancel())
             break
         emit(tournament.advance(now))
+        if tournament.status is not Status.RUNNING:
+            break  # the clock ended it: a flight stopped at its level
         for table in tournament.tables_ready():
             (hand_started,) = tournament.start_hand(table)
             emit([hand_started])

@@ -1,0 +1,113 @@
+"""Flights (rules.md L.47-L.49): Day-1 flights stop on a level or a share of the field, survivors carry their
+exact stacks into the final, pools combine, and a person qualifying twice keeps one stack."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.director import Status, Tournament, TournamentError
+from engine.events import FlightFinished, HandStarted, Qualified
+from engine.structure import DefinitionError, Final, Flight, Level
+from server.simulator import simulate
+from tests.test_tournament_properties import check_after_every_hand
+from tests.tournaments import definition, hand, play_out, running, seated
+
+LEVELS = [Level(10, 20, hands=3), Level(20, 40, hands=3), Level(40, 80, hands=3), Level(80, 160, hands=4)]
+
+
+def final_of(**final) -> Tournament:
+    tournament = Tournament(definition(6, final=Final(**final)), random.Random(1))
+    tournament.open_registration()
+    return tournament
+
+
+def test_a_flight_needs_exactly_one_stop_and_pays_no_prizes():
+    with pytest.raises(DefinitionError, match="exactly one"):
+        definition(6, flight=Flight())
+    with pytest.raises(DefinitionError, match="no prizes"):
+        definition(6, flight=Flight(stop_level=2), deals=True)
+
+
+def test_a_level_stop_lets_hands_in_progress_finish_then_everyone_with_chips_qualifies():
+    tournament, dealer = running(8, 4, levels=LEVELS, flight=Flight(stop_level=1))
+    assert tournament.prizes == []
+    for table in (1, 2):
+        for _ in range(3):
+            hand(tournament, dealer, table)
+    hand(tournament, dealer, 1, seated(tournament, 1)[0], all_in=set(seated(tournament, 1)[:2]))
+    tournament.start_hand(2)
+    events = tournament.advance(1.0)  # the third hand ended level 1: the flight stops, table 2 finishes its hand
+    assert tournament.flight_stopping and tournament.status is Status.RUNNING
+    with pytest.raises(TournamentError, match="stop"):
+        tournament.start_hand(1)
+    play_out(tournament, 2)
+    events = tournament.end_hand(2)
+    (finished,) = [e for e in events if isinstance(e, FlightFinished)]
+    assert tournament.status is Status.FINISHED
+    assert finished.survivors == tournament.stacks and sum(finished.survivors.values()) == tournament.chips_issued
+    assert finished.pool_cents == 8 * 1000 and tournament.ledger.summary()["carried"] == 8 * 1000
+    assert tournament.ledger.summary()["held"] == 0
+
+
+def test_a_share_cutoff_is_checked_under_hand_for_hand_and_the_survivors_carry_their_stacks():
+    """L.49: stop when a quarter of 40 is left, checked at the end of a hand-for-hand round."""
+    rules = definition(9, levels=LEVELS, flight=Flight(stop_share_percent=25))
+    events = []
+    report = simulate(rules, 40, 3, on_event=lambda tournament, event: events.append(event))
+    (finished,) = [e for e in events if isinstance(e, FlightFinished)]
+    assert report.status == "finished" and len(finished.survivors) <= 10
+    assert all(stack > 0 for stack in finished.survivors.values())
+    assert sum(finished.survivors.values()) == 40 * 1000  # every chip goes forward
+    assert report.money["carried"] == 40 * 1000 and report.money["held"] == 0
+    started = [e for e in events if isinstance(e, HandStarted)]
+    assert started and max(e.hand for e in started) == report.hands
+
+
+def test_the_final_takes_each_persons_best_stack_never_the_sum_and_direct_buy_ins():
+    final = final_of(forward="best")
+    assert final.qualify("a1", "ann", 5_000) == [Qualified("a1", 5_000, True)]
+    assert final.qualify("a2", "ann", 7_500) == [Qualified("a2", 7_500, True)]  # Day 1b, a bigger stack
+    assert final.qualify("a3", "ann", 100) == [Qualified("a3", 100, False)]
+    final.qualify("b1", "bob", 1)  # a single chip qualifies (L.47)
+    final.carry_in(16_000)
+    final.register("direct")  # a direct buy-in with the starting stack
+    assert final.stacks == {"a1": 7_500, "b1": 1, "direct": 1000} and final.chips_issued == 8_501
+    assert final.ledger.pool_cents == 16_000 + 1_000
+    with pytest.raises(TournamentError, match="cannot be unregistered"):
+        final.unregister("a1")
+    final.start(0.0)
+    assert final.prize_pool_cents == 17_000 and sum(final.prizes) == 17_000
+
+    first = final_of(forward="first", direct_buy_in=False)
+    first.qualify("a1", "ann", 5_000)
+    assert first.qualify("a2", "ann", 9_000) == [Qualified("a2", 9_000, False)]
+    with pytest.raises(TournamentError, match="no direct buy-in"):
+        first.register("direct")
+
+
+@settings(max_examples=80, deadline=None)
+@given(players=st.integers(2, 40), seats=st.integers(2, 9), seed=st.integers(0, 2**32),
+       stop_level=st.one_of(st.none(), st.integers(1, 4)), share=st.sampled_from([10, 25, 50, 75]))
+def test_random_flights_stop_by_their_rule_and_carry_every_chip_and_cent(players, seats, seed, stop_level, share):
+    flight = Flight(stop_level=stop_level) if stop_level else Flight(stop_share_percent=share)
+    finished = []
+    watch = check_after_every_hand(None, seats)
+
+    def on_event(tournament, event):
+        watch(tournament, event)
+        if isinstance(event, FlightFinished):
+            finished.append((event, tournament.chips_issued))
+
+    report = simulate(definition(seats, levels=LEVELS + [Level(160, 320, hands=100)], flight=flight), players, seed,
+                      on_event=on_event)
+    ((event, chips),) = finished
+    assert sum(event.survivors.values()) == chips and all(stack > 0 for stack in event.survivors.values())
+    if not stop_level:
+        assert len(event.survivors) <= max(math.floor(players * share / 100), 1)
+    money = report.money
+    assert money["held"] == 0 and money["paid_in"] == money["carried"] + money["fees_kept"]
