@@ -213,7 +213,11 @@ class TournamentRuntime:
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
             self.storage.close_tournament(self.id, self.director.status.value)
             if self.director.status is Status.FINISHED and self.definition.satellite is not None:
-                self._register_ticket_winners(self.definition.satellite.target)
+                self._carry_players(self.definition.satellite.target, {
+                    result.player: None for result in self.director.standings() if result.ticket})
+            if self.director.status is Status.FINISHED and self.definition.flight is not None:
+                self._carry_players(self.definition.flight.final, dict(self.director.stacks),
+                                    pool_cents=self.director.ledger.summary()["carried"])
             if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
                 self._task.cancel()
         return events
@@ -242,6 +246,17 @@ class TournamentRuntime:
             self.time_bank[player] = self.definition.time_bank_seconds
             self._next_player = max(self._next_player, int(player[1:]))
             return events
+        if kind == "qualify":
+            player, name, key, stack = args
+            events = director.qualify(player, key, stack)
+            if key not in self.tokens:  # the person's first stack here: their entry, their token
+                self.names[player] = name
+                self.tokens[key] = player
+                self.time_bank[player] = self.definition.time_bank_seconds
+            self._next_player = max(self._next_player, int(player[1:]))
+            return events
+        if kind == "carry_in":
+            return director.carry_in(args[0])
         if kind == "bot":
             player, tag, token, think_min, think_max = args
             self.bots[player] = (tag, token, think_min, think_max)
@@ -263,30 +278,39 @@ class TournamentRuntime:
             return getattr(director, kind)(args[0], args[1])  # type: ignore[no-any-return]
         raise ValueError(f"unknown journal record {kind!r}")
 
-    def _register_ticket_winners(self, target_id: str | None) -> None:
-        """Each seat won is an entry in the target tournament, under the same name and the same token (K.44).
+    def _carry_players(self, target_id: str | None, players: dict[str, int | None], pool_cents: int = 0) -> None:
+        """Players this tournament sends on: a satellite's seat winners (K.44), a flight's survivors (L.47).
 
-        The target must be open for registration on this server; otherwise the
-        seat is listed as not registered, for the admin to settle. The
-        server's own bots are registered as bots and play there too.
+        Each becomes an entry of the target, on this server and open for
+        registration, under the same name and the same token: a seat as a
+        paid registration, a survivor with their stack (``players`` maps them
+        to it) and the flight's pool carried along. Otherwise the entry is
+        listed as refused, for the admin to settle. The server's own bots are
+        registered as bots and play there too.
         """
         target = self.registry.get(target_id) if target_id else None
         keys = {player: key for key, player in self.tokens.items()}
-        for result in self.director.standings():
-            if not result.ticket:
-                continue
-            ticket: dict[str, Any] = {"player": result.player, "name": self.names.get(result.player),
+        if target is not None and pool_cents:
+            try:
+                target._command(["carry_in", pool_cents])
+            except TournamentError as refusal:
+                target = None
+                logger.error("flight %s could not carry its pool to %s: %s", self.id, target_id, refusal)
+        for player, stack in players.items():
+            ticket: dict[str, Any] = {"player": player, "name": self.names.get(player), "stack": stack,
                                       "target": target_id, "entry": None, "refused": None}
             if target is None:
-                ticket["refused"] = f"no tournament {target_id!r} on this server" if target_id else "no target set"
+                ticket["refused"] = f"no tournament {target_id!r} open here" if target_id else "no target set"
             else:
                 entry = f"p{target._next_player + 1}"
+                name = self.names.get(player, entry)
+                record = ["register", entry, name, keys[player]] if stack is None else \
+                    ["qualify", entry, name, keys[player], stack]
                 try:
-                    target._route(target._command(["register", entry, self.names.get(result.player, entry),
-                                                   keys[result.player]]))
-                    ticket["entry"] = entry
-                    if result.player in self.bots:
-                        tag, token, think_min, think_max = self.bots[result.player]
+                    target._route(target._command(record))
+                    ticket["entry"] = target.player_for_key(keys[player])
+                    if player in self.bots and ticket["entry"] == entry:
+                        tag, token, think_min, think_max = self.bots[player]
                         target._command(["bot", entry, tag, token, think_min, think_max])
                         if self.ws_url is not None:
                             strategy, fault = strategy_for(tag)
@@ -332,6 +356,8 @@ class TournamentRuntime:
         (M.50), where the tournament allows it.
         """
         person = None
+        if another_of is not None and self.player_for(another_of) is None and self._in_a_sibling_flight(another_of):
+            return self._register_again(name, another_of)
         if another_of is not None:
             first = self.player_of(another_of)
             if not (self.definition.entries_per_person or 1) > 1:
@@ -341,6 +367,29 @@ class TournamentRuntime:
         player = f"p{self._next_player + 1}"
         with refusals():
             self._record(self._command(["register", player, name, token_key(token), person]))
+        return player, token
+
+    def _in_a_sibling_flight(self, token: str) -> bool:
+        """Whether ``token`` plays another flight of this flight's final: the same person again (L.48)."""
+        flight = self.definition.flight
+        return flight is not None and flight.final is not None and any(
+            other.definition.flight is not None and other.definition.flight.final == flight.final
+            and other.player_for(token) is not None for other in self.registry.values() if other is not self)
+
+    def _register_again(self, name: str, token: str) -> tuple[str, str]:
+        """A person's entry in one more flight, under the token they already hold: the final groups by it.
+
+        Refused when the final takes the first stack forward and this person
+        has already qualified (L.48: no entries after qualifying).
+        """
+        assert self.definition.flight is not None
+        final = self.registry.get(self.definition.flight.final or "")
+        if (final is not None and final.definition.final is not None
+                and final.definition.final.forward == "first" and final.player_for(token) is not None):
+            raise Refused(409, "refused", "you have qualified for the final already: first stack forward (L.48)")
+        player = f"p{self._next_player + 1}"
+        with refusals():
+            self._record(self._command(["register", player, name, token_key(token)]))
         return player, token
 
     def add_bots(self, count: int, ws_url: str, tasks: asyncio.TaskGroup, *, mix: dict[str, float],
@@ -444,6 +493,9 @@ class TournamentRuntime:
 
     def player_for(self, token: str) -> str | None:
         return self.tokens.get(token_key(token))
+
+    def player_for_key(self, key: str) -> str | None:
+        return self.tokens.get(key)
 
     def player_of(self, token: str) -> str:
         player = self.player_for(token)

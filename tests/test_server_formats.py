@@ -91,3 +91,43 @@ async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
         assert hands and all(len(anns & {seat.player for seat in event.players}) <= 1 for event in hands)
         results = (await client.get(f"/api/tournaments/{tournament}")).json()["results"]
         assert sorted(r["place"] for r in results) == list(range(1, 13))
+
+
+async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_plays_to_the_end():
+    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        final = (await client.post("/api/tournaments", headers=ADMIN, json=definition(
+            20, 6, action_seconds=1, paid=2, levels=levels, final={"forward": "best"}))).json()["id"]
+        flights = []
+        for _ in range(2):
+            body = definition(7, 4, action_seconds=1, levels=levels, flight={"final": final, "stop_share_percent": 50})
+            flights.append((await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"])
+        ann = (await client.post(f"/api/tournaments/{flights[0]}/register", json={"name": "ann"})).json()
+        again = await client.post(f"/api/tournaments/{flights[1]}/register", json={"name": "ann"},
+                                  headers={"Authorization": f"Bearer {ann['token']}"})
+        assert again.status_code == 201 and again.json()["token"] == ann["token"]  # one person, one token
+        for flight, entry in zip(flights, (ann, again.json())):
+            bots(live, flight, [(entry["player_id"], ann["token"])], "station")
+            await client.post(f"/api/tournaments/{flight}/bots", headers=ADMIN,
+                              json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
+            runtime = live.runtime(flight)
+            await until(lambda: len([p for p, c in runtime._players.items() if c]) == 7)
+            await client.post(f"/api/tournaments/{flight}/start", headers=ADMIN)
+        for flight in flights:
+            await until(lambda: live.runtime(flight).director.status.value == "finished", timeout=60)
+        target = live.runtime(final)
+        survivors: dict[str, list[int]] = {}
+        for flight in flights:
+            shown = (await client.get(f"/api/tournaments/{flight}")).json()
+            assert shown["ledger"]["carried"] == 7 * 1000 and shown["ledger"]["held"] == 0
+            for ticket in shown["tickets"]:
+                key = next(k for k, p in live.runtime(flight).tokens.items() if p == ticket["player"])
+                survivors.setdefault(key, []).append(ticket["stack"])
+        director = target.director
+        assert director.ledger.pool_cents == 2 * 7 * 1000
+        assert {key: director.stacks[target.tokens[key]] for key in survivors} == {
+            key: max(stacks) for key, stacks in survivors.items()}  # the best stack, never the sum (L.48)
+        await client.post(f"/api/tournaments/{final}/start", headers=ADMIN)
+        await until(lambda: director.status.value == "finished", timeout=90)
+        ledger = (await client.get(f"/api/tournaments/{final}")).json()["ledger"]
+        assert ledger["prizes"] == 14_000 and ledger["held"] == 0
