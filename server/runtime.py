@@ -879,6 +879,8 @@ class TournamentRuntime:
             "rebuy_period": not director.rebuy_period_over,
             "deals": self.definition.deals, "deal": self._deal_view(),
             "bounty": msgspec.to_builtins(self.definition.bounty),
+            "flight": msgspec.to_builtins(self.definition.flight), "final": msgspec.to_builtins(self.definition.final),
+            "entries_per_person": self.definition.entries_per_person,
             "restored_at": self.restored_at, "voided_hands": self.voided,
         }
 

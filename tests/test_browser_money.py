@@ -130,3 +130,22 @@ async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
         await person.click("#raise")  # with the worst cards: a station covers her and takes her bounty
         await expect(person.locator("#log")).to_contain_text("for knocking out Alice", timeout=20_000)
         await browser.close()
+
+
+async def test_a_second_entry_from_the_lobby_plays_on_its_own_page():
+    body = definition(6, 3, entries_per_person=2)
+    async with live_server() as live, async_playwright() as playwright:
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        page = await open_as(browser, live, "/", {})
+        await page.fill(".name-input", "Ann")
+        await page.click(".register")
+        await expect(page.locator("tr[data-id]")).to_contain_text("you are p1")
+        await page.click(".another-entry")
+        await expect(page.locator(".more-entry")).to_have_text(" and p2")
+        runtime = live.runtime(tournament)
+        assert runtime.director.person("p2") == runtime.director.person("p1") == "p1"
+        await page.click(".more-entry")
+        await expect(page.locator("#status")).to_contain_text("playing as p2")
+        await browser.close()

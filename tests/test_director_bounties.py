@@ -103,3 +103,19 @@ def test_a_cancellation_gives_every_player_left_their_bounty():
     assert {p: r.bounty_cents for p, r in refunds.items() if r.bounty_cents} == heads
     tournament.cancel()
     assert tournament.ledger.summary()["held"] == 0 and tournament.ledger.balances()
+
+
+def test_bounties_stay_outside_a_deal_and_each_player_collects_their_own():
+    tournament, dealer = running(3, 3, paid=3, deals=True, bounty=PKO)
+    players = seated(tournament, 1)
+    for player in players:
+        tournament.press_deal(player)
+    proposal = tournament.proposal
+    assert sum(proposal.amounts.values()) == tournament.ledger.pool_cents == 3 * 500  # the pool, not the heads
+    events = []
+    for player in players:
+        events += tournament.accept_deal(player)
+    own = [e for e in events if isinstance(e, BountyWon)]
+    assert sorted(e.victim for e in own) == sorted(players) and all(e.cash_cents == (500,) for e in own)
+    assert all(tournament.ledger.received_by(p) == proposal.amounts[p] + 500 for p in players)
+    assert tournament.ledger.summary()["held"] == 0

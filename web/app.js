@@ -16,6 +16,9 @@ let current = null;  // what the page shows: { stop() }
 
 const seatKey = (id) => `mttsim:seat:${id}`;
 const mySeat = (id) => JSON.parse(localStorage.getItem(seatKey(id)) || "null");
+// More entries of the same person (multi-entry, rules.md M.50): each plays on its own page.
+const moreKey = (id) => `mttsim:more:${id}`;
+const moreSeats = (id) => JSON.parse(localStorage.getItem(moreKey(id)) || "[]");
 const adminToken = () => localStorage.getItem("mttsim:admin") || "";
 
 function show(...children) {
@@ -40,6 +43,12 @@ async function lobby() {
         localStorage.setItem(seatKey(t.id), JSON.stringify(answer));
       }) }, "Register"));
     }
+    if (seat && t.status === "register" && t.entries_per_person > 1) {
+      actions.push(el("button", { class: "another-entry", onclick: () => attempt(async () => {
+        const answer = await api(`/api/tournaments/${t.id}/register`, { method: "POST", token: seat.token, body: { name: name.value || "another entry" } });
+        localStorage.setItem(moreKey(t.id), JSON.stringify([...moreSeats(t.id), answer]));
+      }) }, "Another entry"));
+    }
     if (seat && t.status === "register") {
       actions.push(el("button", { class: "unregister", onclick: () => attempt(async () => {
         await api(`/api/tournaments/${t.id}/unregister`, { method: "POST", token: seat.token });
@@ -58,7 +67,9 @@ async function lobby() {
       el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)), el("td", { class: "status" }, t.paused ? "paused" : t.status),
       el("td", {}, `${t.players_left} / ${t.entries}`), el("td", {}, money(t.buy_in_cents + t.fee_cents)),
       el("td", {}, t.started_at ? new Date(t.started_at * 1000).toLocaleTimeString() : "not yet"),
-      el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`), el("td", {}, seat ? `you are ${seat.player_id}` : ""),
+      el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`),
+      el("td", {}, seat ? `you are ${seat.player_id}` : "", ...moreSeats(t.id).map((more) =>
+        el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`))),
       el("td", {}, actions));
   });
   show(el("h2", {}, "Tournaments"), message,
@@ -83,8 +94,8 @@ function adminPanel(attempt) {
     }) }, "Create tournament")));
 }
 
-function tournamentPage(id, table) {
-  const seat = table ? null : mySeat(id);
+function tournamentPage(id, table, entry) {
+  const seat = table ? null : entry ? moreSeats(id).find((more) => more.player_id === entry) : mySeat(id);
   const summary = el("div", { class: "summary", id: "summary" });
   const banner = el("div", { id: "banner" });
   const notices = el("div", { class: "notice", id: "notice", hidden: true });
@@ -109,7 +120,10 @@ function tournamentPage(id, table) {
       ["Status", tournament.paused ? "paused" : tournament.status]];
     summary.replaceChildren(...items.map(([k, v]) => el("div", {}, k, el("b", {}, v))));
     const voided = tournament.voided_hands || [];
-    banner.replaceChildren(...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []),
+    const flight = tournament.flight;
+    const format = flight ? [el("span", { class: "banner format" }, `Day-1 flight: it stops ${flight.stop_level ? `when level ${flight.stop_level} ends` : `when ${flight.stop_share_percent}% of the field is left`}; every stack left goes to the final`)]
+      : tournament.satellite ? [el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(tournament.satellite.seat_value_cents)}`)] : [];
+    banner.replaceChildren(...format, ...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []),
       ...(tournament.restored_at ? [el("span", { class: "banner restored", id: "restored" },
         `The server restarted at ${new Date(tournament.restored_at * 1000).toLocaleTimeString()}: ` +
         (voided.length ? `${voided.map((v) => `hand #${v.hand} (table ${v.table})`).join(", ")} void, start-of-hand stacks restored` : "no hand was in progress"))] : []));
@@ -122,7 +136,9 @@ function tournamentPage(id, table) {
     levelClock = details.level_ends_in === null ? null : { seconds: details.level_ends_in, since: Date.now() };
     drawSummary();
     refunds.replaceChildren(...(details.refunds.length ? [refundTable("Refunds paid", details.refunds)] : []));
-    payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`), el("td", {}, money(cents)))));
+    const seats = details.satellite ? Math.floor(details.prize_pool_cents / details.satellite.seat_value_cents) : 0;
+    payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`),
+      el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)))));
     thumbs.replaceChildren(...details.table_list.map((t) => el("a", { class: "thumb", href: `#/t/${id}/table/${t.id}`, "data-table": t.id },
       el("b", {}, `Table ${t.id}`), ...t.seats.map((s) => el("div", {}, `${s.name}: ${chips(s.stack)}`)))));
     statusLine.textContent = `${details.name}: ${details.status}${table ? ` · watching table ${table}` : seat ? ` · playing as ${seat.player_id}` : " · observer"}`;
@@ -159,8 +175,8 @@ function cancellationPanel(id) {
 }
 
 function route() {
-  const match = location.hash.match(/^#\/t\/([^/]+)(?:\/table\/(\d+))?/);
-  if (match) tournamentPage(match[1], match[2] ? Number(match[2]) : null);
+  const match = location.hash.match(/^#\/t\/([^/]+)(?:\/table\/(\d+)|\/seat\/([^/]+))?/);
+  if (match) tournamentPage(match[1], match[2] ? Number(match[2]) : null, match[3] || null);
   else lobby().catch((error) => { statusLine.textContent = error.message; });
 }
 
