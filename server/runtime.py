@@ -241,18 +241,14 @@ class TournamentRuntime:
         if kind == "register":
             player, name, key, *person = args
             events = director.register(player, person[0] if person else None)
-            self.names[player] = name
-            self.tokens[key] = player
-            self.time_bank[player] = self.definition.time_bank_seconds
-            self._next_player = max(self._next_player, int(player[1:]))
+            self._new_entry(player, name, key)
             return events
         if kind == "qualify":
             player, name, key, stack = args
+            known = key in self.tokens  # the person has a stack here already: it stays their entry
             events = director.qualify(player, key, stack)
-            if key not in self.tokens:  # the person's first stack here: their entry, their token
-                self.names[player] = name
-                self.tokens[key] = player
-                self.time_bank[player] = self.definition.time_bank_seconds
+            if not known:
+                self._new_entry(player, name, key)
             self._next_player = max(self._next_player, int(player[1:]))
             return events
         if kind == "carry_in":
@@ -320,6 +316,13 @@ class TournamentRuntime:
                 except TournamentError as refusal:
                     ticket["refused"] = str(refusal)
             self.tickets.append(ticket)
+
+    def _new_entry(self, player: str, name: str, key: str) -> None:
+        """An entry's name, its token (by key) and its time bank."""
+        self.names[player] = name
+        self.tokens[key] = player
+        self.time_bank[player] = self.definition.time_bank_seconds
+        self._next_player = max(self._next_player, int(player[1:]))
 
     def _state(self) -> dict[str, Any]:
         return {"director": self.director, "names": self.names, "tokens": self.tokens, "bots": self.bots,

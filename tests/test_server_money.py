@@ -68,7 +68,17 @@ async def test_a_player_busts_rebuys_and_adds_on_through_the_server():
         assert director.ledger.balances()
 
 
-async def three_handed_deal(live, *, press: bool = True):
+async def next_event(websocket, kind: str) -> dict:
+    """Read until an event of ``kind``, checking or folding whenever it is our turn meanwhile."""
+    while True:
+        event = (await receive_json(websocket)).get("event", {})
+        if event.get("type") == kind:
+            return event
+        if event.get("type") == "your_turn":
+            await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"] else "fold"}))
+
+
+async def three_handed_deal(live):
     body = definition(3, 3, action_seconds=5, paid=3, deals=True, deal_seconds=10)
     tournament, me, token = await person_among_stations(live, body, 3)
     runtime = live.runtime(tournament)
@@ -80,7 +90,7 @@ async def three_handed_deal(live, *, press: bool = True):
         event = message.get("event", {})
         if event.get("type") == "your_turn":
             await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"] else "fold"}))
-        elif event.get("type") == "offer" and event["kind"] == "press_deal" and press:
+        elif event.get("type") == "offer" and event["kind"] == "press_deal":
             await websocket.send(json.dumps({"type": "deal", "on": True}))
         elif event.get("type") == "offer" and event["kind"] == "deal":
             return tournament, me, runtime, websocket, event
@@ -93,11 +103,7 @@ async def test_a_deal_accepted_by_everyone_pays_the_icm_amounts_and_finishes_the
         assert sum(amounts.values()) == runtime.director.prize_pool_cents == 3000
         assert runtime.summary()["deal"]["amounts"] == amounts
         await websocket.send(json.dumps({"type": "deal_answer", "accept": True}))
-        finished = None
-        while finished is None:
-            event = (await receive_json(websocket)).get("event", {})
-            if event.get("type") == "tournament_finished":
-                finished = event
+        finished = await next_event(websocket, "tournament_finished")
         await websocket.close()
         assert finished["deal"] is True
         assert {r["player"]: r["prize_cents"] for r in finished["results"]} == amounts
@@ -110,13 +116,7 @@ async def test_a_rejected_deal_lets_play_continue_and_a_disconnection_ends_a_pro
         tournament, me, runtime, websocket, offer = await three_handed_deal(live)
         hands = runtime.director.hands_played
         await websocket.send(json.dumps({"type": "deal_answer", "accept": False}))
-        rejected = None
-        while rejected is None:
-            event = (await receive_json(websocket)).get("event", {})
-            if event.get("type") == "deal_rejected":
-                rejected = event
-            elif event.get("type") == "your_turn":
-                await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"] else "fold"}))
+        rejected = await next_event(websocket, "deal_rejected")
         assert rejected == {"type": "deal_rejected", "player": me, "reason": "rejected"}
         await until(lambda: runtime.director.hands_played > hands)  # play goes on
         assert runtime.director.status is Status.RUNNING
