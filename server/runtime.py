@@ -269,9 +269,9 @@ class TournamentRuntime:
         if kind == "void":
             return director.void_hand(args[0])
         if kind in ("unregister", "rebuy", "decline_rebuy", "add_on", "accept_deal"):
-            return getattr(director, kind)(args[0])  # type: ignore[no-any-return]
+            return getattr(director, kind)(args[0])
         if kind in ("press_deal", "reject_deal"):
-            return getattr(director, kind)(args[0], args[1])  # type: ignore[no-any-return]
+            return getattr(director, kind)(args[0], args[1])
         raise ValueError(f"unknown journal record {kind!r}")
 
     def _carry_players(self, target_id: str | None, players: dict[str, int | None], pool_cents: int = 0) -> None:
