@@ -13,6 +13,7 @@ from playwright.async_api import async_playwright, expect
 
 from tests.live_server import ADMIN, bots, create, definition, live_server
 from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn
+from tests.test_server_play import until
 from tests.tournaments import rig_winners
 
 pytestmark = pytest.mark.asyncio
@@ -148,4 +149,22 @@ async def test_a_second_entry_from_the_lobby_plays_on_its_own_page():
         assert runtime.director.person("p2") == runtime.director.person("p1") == "p1"
         await page.click(".more-entry")
         await expect(page.locator("#status")).to_contain_text("playing as p2")
+        await browser.close()
+
+
+async def test_the_page_says_what_a_satellite_and_a_flight_are():
+    async with live_server(hand_pause=0.5) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        satellite, seats = await create(live, definition(6, 3, satellite={"seat_value_cents": 2200}), 6)
+        flight, _ = await create(live, definition(6, 3, flight={"stop_share_percent": 50}), 2)
+        bots(live, satellite, seats, "station")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await until(lambda: len([p for p, c in live.runtime(satellite)._players.items() if c]) == 6)
+            await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)
+        page = await open_as(browser, live, f"/#/t/{satellite}", {})
+        await expect(page.locator("#banner")).to_contain_text("Satellite: every seat is worth $22.00")
+        await expect(page.locator("#payouts")).to_contain_text("a seat ($22.00)")
+        await expect(page.locator("#payouts tr")).to_have_count(3)  # two seats, then $16.00 in cash
+        await page.goto(f"{live.http}/#/t/{flight}")
+        await expect(page.locator("#banner")).to_contain_text("Day-1 flight: it stops when 50% of the field is left")
         await browser.close()

@@ -29,6 +29,7 @@ function show(...children) {
 
 async function lobby() {
   const tournaments = await api("/api/tournaments");
+  if (/^#\/t\//.test(location.hash)) return;  // the page moved on to a tournament while the list loaded
   const message = el("p", { id: "message", class: "message" });
   const attempt = async (work) => {
     try { await work(); await lobby(); } catch (error) { message.textContent = error.message; }
