@@ -2,10 +2,10 @@
 
 The director is deterministic: the same definition, the same seed and the
 same commands in the same order give the same tournament, to the card. So the
-journal keeps the commands (with the clock values they were given), and a
-restored server replays them (server/runtime.py). The events they cause are
-recomputed by the replay rather than stored twice; the hand histories of
-finished hands, which users read, are stored as PHH.
+journal keeps the commands (with the clock values they were given) and the
+events each caused, and a restored server replays the commands and checks the
+events it gets against the journaled ones (server/runtime.py). The hand
+histories of finished hands, which users read, are also stored as PHH.
 
 Snapshots (the runtime's state, pickled right after a hand ends) bound the
 replay: a restore loads the newest one and replays only what followed.

@@ -104,7 +104,7 @@ def _moves_money(events: list[Event]) -> bool:
 
 
 _record_encoder = msgspec.msgpack.Encoder()
-_record_decoder = msgspec.msgpack.Decoder(list)
+_record_decoder = msgspec.msgpack.Decoder(tuple[list[Any], msgspec.Raw])  # the events stay bytes, to compare
 
 
 class _TableClock:
@@ -177,8 +177,10 @@ class TournamentRuntime:
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed)
         if stored.snapshot is not None:
             runtime._load(pickle.loads(stored.snapshot))
-        for record in stored.records:
-            runtime._execute(_record_decoder.decode(record))
+        for raw in stored.records:
+            record, logged = _record_decoder.decode(raw)
+            if _record_encoder.encode(runtime._execute(record)) != bytes(logged):
+                raise RuntimeError(f"tournament {stored.id}: the replay of {record[0]!r} differs from its journal")
         runtime._position = stored.position
         runtime._snapshot_at = stored.position - len(stored.records)
         return runtime
@@ -207,9 +209,15 @@ class TournamentRuntime:
     # ---------------------------------------------------------- the journal
 
     def _command(self, record: list[Any]) -> list[Event]:
-        """Run a command and journal it, before any of its events is routed; a refused command is not journaled."""
+        """Run a command and journal it with its events, before any is routed; a refused command is not journaled.
+
+        The events are kept beside the command so the journal reads on its
+        own (an audit, a hand's every step), and a restore checks its replay
+        against them.
+        """
         events = self._execute(record)
-        self._position = self.storage.append(self.id, _record_encoder.encode(record), money=_moves_money(events))
+        self._position = self.storage.append(self.id, _record_encoder.encode([record, events]),
+                                             money=_moves_money(events))
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
             self.storage.close_tournament(self.id, self.director.status.value)
             if self.director.status is Status.FINISHED and self.definition.satellite is not None:

@@ -95,3 +95,19 @@ def test_a_finished_tournament_is_not_restored_and_its_hand_histories_stay(tmp_p
     assert storage.hand("t2", 1) == "variant = \"NT\"\n"
     assert [row.hand for row in storage.hands("t2", player="p2")] == [1]
     assert storage.hands("t2", player="p3") == [] and storage.hands("t2", table=2) == []
+
+
+def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_command():
+    storage = MemoryStorage()
+    live = TournamentRuntime.create("t3", definition(6), storage, hand_pause=0, seed=3)
+    for number in range(6):
+        live.register(f"player {number}")
+    live._command(["start", 0.0, 1.0])
+    live._command(["start_hand", 1])
+    records = storage._records["t3"]
+    command, events = msgspec.msgpack.decode(records[-1])
+    assert command == ["start_hand", 1] and events[0]["type"] == "hand_started"
+    events[0]["button"] += 1  # a journal that does not match what the commands do
+    records[-1] = msgspec.msgpack.encode([command, events])
+    with pytest.raises(RuntimeError, match="differs from its journal"):
+        TournamentRuntime.restore(storage.unfinished()[0], storage)
