@@ -66,7 +66,7 @@ class AnswerDeal(ClientMessage, tag="deal_answer"):
 
 
 MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
-Incoming = Act | Back | Sync | Watch | Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
+Incoming = Act | Back | Sync | Watch | MoneyMessage
 incoming_decoder = msgspec.json.Decoder(Incoming)
 
 

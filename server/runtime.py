@@ -60,7 +60,7 @@ from engine.structure import Definition
 from server.hub import Connection
 from server.journal import MemoryStorage, Storage, Stored
 from server.protocol import (
-    Act, AnswerDeal, DeclineRebuy, Envelope, MoneyMessage, Moved, Offer, Presence, PressDeal, Private, Rebuy,
+    Act, DeclineRebuy, Envelope, MoneyMessage, Moved, Offer, Presence, PressDeal, Private, Rebuy,
     SittingOut, Snapshot, TakeAddOn, TimedOut, TournamentState, Turn, YourTurn, encoder, error_text,
 )
 
@@ -460,20 +460,19 @@ class TournamentRuntime:
 
     def player_money(self, player: str, message: MoneyMessage) -> None:
         """A re-buy, an add-on or a deal answer from the wire; the director names the rule when it refuses."""
+        record: list[Any]
+        if isinstance(message, Rebuy):
+            record = ["rebuy", player]
+        elif isinstance(message, DeclineRebuy):
+            record = ["decline_rebuy", player]
+        elif isinstance(message, TakeAddOn):
+            record = ["add_on", player]
+        elif isinstance(message, PressDeal):
+            record = ["press_deal", player, message.on]
+        else:
+            record = ["accept_deal", player] if message.accept else ["reject_deal", player, "rejected"]
         with refusals():
-            if isinstance(message, Rebuy):
-                events = self._command(["rebuy", player])
-            elif isinstance(message, DeclineRebuy):
-                events = self._command(["decline_rebuy", player])
-            elif isinstance(message, TakeAddOn):
-                events = self._command(["add_on", player])
-            elif isinstance(message, PressDeal):
-                events = self._command(["press_deal", player, message.on])
-            elif isinstance(message, AnswerDeal):
-                answer = ["accept_deal", player] if message.accept else ["reject_deal", player, "rejected"]
-                events = self._command(answer)
-            else:
-                raise Refused(400, "invalid_message", "not a money message")
+            events = self._command(record)
         self._route(events)
         self._wake_all()
 
