@@ -23,7 +23,7 @@ from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
 from engine.structure import DefinitionError, load_definition
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Pacer
 from server.openapi import openapi_document
 from server.protocol import (
     MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
@@ -63,6 +63,7 @@ class Settings(msgspec.Struct):
     admin_token: str
     hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
     max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
+    broadcast_tick: float = 0.05  # seconds other players' actions may wait, to leave in fewer, larger frames
     rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
     burst: int = 100
     db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
@@ -77,6 +78,7 @@ def create_app(settings: Settings) -> Starlette:
     tournaments: dict[str, TournamentRuntime] = {}
     holder: dict[str, asyncio.TaskGroup] = {}
     storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
+    pacer = Pacer(settings.broadcast_tick)
 
     def bearer(request: Request) -> str | None:
         header = request.headers.get("authorization", "")
@@ -207,7 +209,7 @@ def create_app(settings: Settings) -> Starlette:
             await websocket.close(4404 if runtime is None else 4401, reason)
             return
         table = websocket.query_params.get("table")
-        connection = Connection(websocket, player=player, max_queue=settings.max_queue,
+        connection = Connection(websocket, player=player, max_queue=settings.max_queue, pacer=pacer,
                                 rate=settings.rate, burst=settings.burst)
         connection.start()
         runtime.connect(connection, int(table) if table and table.isdigit() else None)

@@ -113,7 +113,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"admin token: {token}", flush=True)
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
-                              ws_url=f"ws://{reachable}:{args.port}"))
+                              ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick))
     print(f"mttsim serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **UVICORN_WEBSOCKETS)
@@ -216,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--db", default="mttsim.db",
                               help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
     serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
+    serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
+                              help="seconds other players' actions may wait to leave together (0: at once)")
     serve_parser.set_defaults(run=serve)
     swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
     swarm_parser.add_argument("--url", default="http://127.0.0.1:8000")

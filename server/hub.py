@@ -1,13 +1,17 @@
 """Websocket clients: a bounded outbound queue each, so a slow reader never slows a table.
 
 A table hands every client the same encoded text (encoded once per table);
-``Connection.send`` never waits. Messages that pile up while a client's
-previous frame is being written leave together in the next frame, one JSON
-message per line: under load a client gets fewer, larger frames, and the
-server pays the per-frame cost once per batch. When a client's queue is full the client is
-dropped: its sender stops and the socket is closed with code 4008. Incoming
-messages are limited in size (``MAX_MESSAGE_BYTES``, close code 1009) and
-rate (a token bucket, close code 1008).
+``Connection.send`` never waits. What a client has to answer, or what answers
+it (its turn, its own action, an offer, a snapshot, an error), leaves at
+once; the rest (other players' actions at its table, observers' streams)
+waits for the next broadcast tick, at most ``Pacer.tick`` seconds. Messages
+that wait together leave together in one frame, one JSON message per line:
+every frame is a write to the socket, and those writes were most of the
+server's time under a swarm (docs/performance.md). When a client falls
+``max_queue`` messages behind, it is dropped: its sender stops and the socket
+is closed with code 4008. Incoming messages are limited in size
+(``MAX_MESSAGE_BYTES``, close code 1009) and rate (a token bucket, close code
+1008).
 """
 
 from __future__ import annotations
@@ -43,15 +47,41 @@ class RateLimit:
         return True
 
 
-class Connection:
-    """One client: who it is, which table it watches, and its outbound queue."""
+class Pacer:
+    """The broadcast tick: wakes, once per ``tick``, the clients holding messages that may wait.
 
-    def __init__(self, websocket: WebSocket, *, player: str | None, max_queue: int,
+    It is armed only while some client is waiting, so an idle server does not tick.
+    """
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self._waiting: set[Connection] = set()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def later(self, connection: Connection) -> None:
+        self._waiting.add(connection)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.tick, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        waiting, self._waiting = self._waiting, set()
+        for connection in waiting:
+            connection.ready.set()
+
+
+class Connection:
+    """One client: who it is, which table it watches, and what is waiting to be sent to it."""
+
+    def __init__(self, websocket: WebSocket, *, player: str | None, max_queue: int, pacer: Pacer,
                  rate: float, burst: int) -> None:
         self.websocket = websocket
         self.player = player
         self.table: int | None = None
-        self.queue: asyncio.Queue[str] = asyncio.Queue(max_queue)
+        self.max_queue = max_queue
+        self.pacer = pacer
+        self.outbox: list[str] = []
+        self.ready = asyncio.Event()  # something in the outbox should leave now
         self.rate_limit = RateLimit(rate, burst)
         self.closed = asyncio.Event()
         self.close_code: int | None = None
@@ -61,14 +91,21 @@ class Connection:
     def start(self) -> None:
         self._sender = asyncio.create_task(self._send_loop(), name=f"sender:{self.player or 'observer'}")
 
-    def send(self, text: str) -> None:
-        """Queue a message without waiting; a client whose queue is full is dropped."""
+    def send(self, text: str, *, urgent: bool = True) -> None:
+        """Queue a message without waiting: at once when ``urgent``, else with the next tick.
+
+        A client whose outbox is full is dropped.
+        """
         if self.closed.is_set():
             return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self.outbox) >= self.max_queue:
             self.drop(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
+            return
+        self.outbox.append(text)
+        if urgent:
+            self.ready.set()
+        elif not self.ready.is_set():
+            self.pacer.later(self)
 
     def drop(self, code: int, reason: str) -> None:
         """Stop sending and close the socket, without waiting on a peer that may not be reading."""
@@ -92,17 +129,14 @@ class Connection:
                 await task
 
     async def _send_loop(self) -> None:
-        """Send what is queued; messages that queued up together leave in one frame, one per line."""
-        queue = self.queue
+        """Send what waits in the outbox, up to ``MAX_BATCH`` messages a frame, one per line."""
         try:
             while True:
-                text = await queue.get()
-                if not queue.empty():
-                    lines = [text]
-                    while not queue.empty() and len(lines) < MAX_BATCH:
-                        lines.append(queue.get_nowait())
-                    text = "\n".join(lines)
-                await self.websocket.send_text(text)
+                await self.ready.wait()
+                self.ready.clear()
+                while self.outbox:
+                    batch, self.outbox = self.outbox[:MAX_BATCH], self.outbox[MAX_BATCH:]
+                    await self.websocket.send_text("\n".join(batch))
         except asyncio.CancelledError:
             raise
         except Exception:  # the peer is gone: the receive loop will notice and clean up

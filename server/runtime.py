@@ -769,15 +769,18 @@ class TournamentRuntime:
                 self._publish(table, event)
 
     def _publish(self, table: int, event: Any) -> None:
-        """Number, encode once, and queue to everyone watching ``table``."""
+        """Number, encode once, and queue to everyone watching ``table``: at once to the player it
+        concerns, with the next broadcast tick to the others (server/hub.py).
+        """
         seq = self._seq.get(table, 0) + 1
         self._seq[table] = seq
         watchers = self._watchers.get(table)
         if not watchers:
             return
         text = encoder.encode(Envelope(seq, table, event, time.time())).decode()
+        concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
         for connection in list(watchers):
-            connection.send(text)
+            connection.send(text, urgent=concerned is not None and connection.player == concerned)
 
     def _publish_everywhere(self, event: Any) -> None:
         """To every table stream, including one whose table the same command has just closed."""

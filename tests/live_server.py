@@ -82,14 +82,15 @@ async def create(live: Live, body: dict[str, Any], players: int) -> tuple[str, l
     return tournament, seats
 
 
-async def person_among_stations(live: Live, body: dict[str, Any], players: int) -> tuple[str, str, str]:
+async def person_among_stations(live: Live, body: dict[str, Any], players: int, *,
+                                think: tuple[float, float] = (0.0, 0.0)) -> tuple[str, str, str]:
     """A tournament where p1 is the test's own client and everyone else is a calling-station bot.
 
     Returns the tournament id, p1's player id and p1's token.
     """
     tournament, seats = await create(live, body, players)
     (me, token), others = seats[0], seats[1:]
-    bots(live, tournament, others, "station")
+    bots(live, tournament, others, "station", think=think)
     return tournament, me, token
 
 
@@ -98,11 +99,11 @@ async def admin(live: Live, tournament: str, command: str) -> httpx.Response:
         return await client.post(f"/api/tournaments/{tournament}/{command}", headers=ADMIN)
 
 
-def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: str, seed: int = 0
-         ) -> list[asyncio.Task[SeatReport]]:
+def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: str, seed: int = 0, *,
+         think: tuple[float, float] = (0.0, 0.0)) -> list[asyncio.Task[SeatReport]]:
     rng = random.Random(seed)
     tasks = [asyncio.create_task(play_seat(live.ws, tournament, player, token, STRATEGIES[strategy],
-                                           random.Random(rng.random())))
+                                           random.Random(rng.random()), think))
              for player, token in seats]
     live.bot_tasks += tasks
     return tasks

@@ -127,7 +127,10 @@ async def test_a_table_break_moves_a_connected_player_who_keeps_playing():
 
 async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
     async with live_server(hand_pause=0.05) as live:
-        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=2), 2)
+        # The other player thinks, so a fold sent on seeing their turn (which may reach us a broadcast tick
+        # late) still arrives while it is theirs.
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=2), 2,
+                                                            think=(0.3, 0.3))
         received = []
         async with connect(player_url(live, tournament, token)) as websocket, \
                 connect(f"{live.ws}/ws/tournaments/{tournament}") as observer:
