@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import uvloop  # noqa: E402
 from msgspec import to_builtins  # noqa: E402
 
 from bots.swarm import SwarmOptions, public, run_swarm  # noqa: E402
@@ -187,4 +188,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    uvloop.run(main())  # as `mttsim swarm` runs

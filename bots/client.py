@@ -1,5 +1,10 @@
 """A bot playing one seat over the real wire protocol (docs/protocol.md), as any client would.
 
+A swarm runs thousands of these in one process, and the swarm must not be
+what a load test measures: so a bot is a picows listener, called for each
+frame without a task switch, and it decodes each line only as far as it
+needs (``_Line``): the whole message only when it is for this bot.
+
 It keeps no table state: the server's ``your_turn`` message (or, after a
 reconnect, the snapshot) carries what a strategy needs, and an ``offer``
 (a re-buy, the add-on, a deal) what ``money_choice`` needs. It follows table
@@ -16,14 +21,13 @@ Fault injectors play like ``random`` but misbehave on purpose:
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+import msgspec
+from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
 from bots.strategies import STRATEGIES, MoneyView, SeatView, Strategy, money_choice, random_player
 from engine.hand import LegalActions
@@ -52,6 +56,29 @@ class SeatReport:
     messages: int = 0
 
 
+class _Event(msgspec.Struct):
+    """What every bot reads of a public event: the rest of the line is skipped, not decoded."""
+
+    type: str
+    player: str | None = None
+    place: int | None = None
+
+
+class _Line(msgspec.Struct):
+    type: str
+    at: float = 0.0
+    event: _Event | None = None
+
+
+_read_line = msgspec.json.Decoder(_Line).decode
+_read_whole = msgspec.json.Decoder().decode
+_write = msgspec.json.Encoder().encode
+_BACK = b'{"type": "back"}'
+_MALFORMED = b'{"type": "act", "action": '
+_FOLD = b'{"type": "act", "action": "fold"}'
+MAX_FRAME_BYTES = 4 << 20  # a frame carries a batch of messages: far more than the server ever sends
+
+
 def view_of(turn: dict[str, Any]) -> SeatView:
     legal = LegalActions(0, turn["can_fold"], turn["can_check"], turn["call"], turn["min_raise_to"],
                          turn["max_raise_to"])
@@ -67,8 +94,8 @@ def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
             "stack": you["stack"] or 0, "big_blind": tournament["big_blind"]}
 
 
-class SeatBot:
-    """One seat: strategy, optional fault, think time, and its report."""
+class SeatBot(WSListener):
+    """One seat: strategy, optional fault, think time, and its report. picows calls it for each frame."""
 
     def __init__(self, ws_url: str, tournament: str, player: str, token: str, strategy: Strategy,
                  rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None) -> None:
@@ -85,7 +112,8 @@ class SeatBot:
         self._sent_at: float | None = None
         self._ignored_turn = False
         self._done = False
-        self._thinking: asyncio.Task[None] | None = None
+        self._transport: WSTransport | None = None
+        self._thinking: asyncio.TimerHandle | None = None
 
     async def play(self) -> SeatReport:
         """Play until the player is out or the tournament is over; returns the report.
@@ -97,81 +125,103 @@ class SeatBot:
         refused = 0
         while not self._done:
             try:
-                async with connect(self.url, max_queue=None) as websocket:
-                    refused = 0
-                    await self._session(websocket)
-            except ConnectionClosed:
-                if self._done:
-                    break
+                transport, _ = await ws_connect(lambda: self, self.url, max_frame_size=MAX_FRAME_BYTES)
             except OSError:
                 refused += 1
                 if refused > 120:
                     raise
-            finally:
-                if self._thinking is not None:
-                    self._thinking.cancel()
+            else:
+                refused = 0
+                try:
+                    await transport.wait_disconnected()
+                finally:
+                    transport.disconnect(graceful=False)
+                    if self._thinking is not None:
+                        self._thinking.cancel()
             if not self._done:  # a flaky bot hung up, or the connection dropped: come back with the token
                 self.report.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
         return self.report
 
-    async def _session(self, websocket: Any) -> None:
-        async for frame in websocket:
-            for text in frame.split("\n"):  # a frame carries one or more messages, one per line
-                if await self._handle(websocket, json.loads(text)):
-                    return
-            if self.fault == "flaky" and self.rng.random() < 0.005:
-                return  # hang up; play() reconnects
+    def on_ws_connected(self, transport: WSTransport) -> None:
+        self._transport = transport
 
-    async def _handle(self, websocket: Any, message: dict[str, Any]) -> bool:
-        """One message; True when this connection's session is over."""
-        report = self.report
+    def on_ws_disconnected(self, transport: WSTransport) -> None:
+        if self._transport is transport:
+            self._transport = None
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        if frame.msg_type == WSMsgType.CLOSE:
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
+            return
+        if frame.msg_type != WSMsgType.TEXT:
+            return
         received = time.time()
+        for line in frame.get_payload_as_bytes().split(b"\n"):  # one or more messages, one per line
+            if self._handle(line, received):
+                self._done = True
+                transport.send_close(WSCloseCode.OK)
+                transport.disconnect()
+                return
+        if self.fault == "flaky" and self.rng.random() < 0.005:
+            transport.disconnect()  # hang up; play() reconnects
+
+    def _send(self, data: bytes) -> bool:
+        """Send on the current connection; False when there is none (the clock will act for the seat)."""
+        if self._transport is None or self._transport.is_close_frame_sent:
+            return False
+        self._transport.send(WSMsgType.TEXT, data)
+        return True
+
+    def _handle(self, line: bytes, received: float) -> bool:
+        """One message; True when this bot's tournament is over."""
+        report = self.report
+        message = _read_line(line)
         report.messages += 1
-        kind = message["type"]
-        if "at" in message:
-            report.lags.append(received - message["at"])
-        if kind == "error":
+        if message.at:
+            report.lags.append(received - message.at)
+        kind = message.type
+        if kind == "event":
+            assert message.event is not None
+            return self._public(message.event, line)
+        whole = _read_whole(line)
+        if kind == "private":
+            self._private(whole["event"])
+        elif kind == "error":
             if self.fault == "rude":
                 report.provoked_errors += 1
             else:
-                report.errors.append(message)
+                report.errors.append(whole)
         elif kind == "snapshot":
             report.snapshots += 1
-            self._starting_stack = message["tournament"]["starting_stack"]
-            if message["you"] and message["you"]["stack"] is not None:
-                self._stack = message["you"]["stack"]
-            result = message["you"]["result"] if message["you"] else None
-            if result is not None or message["tournament"]["status"] in ("finished", "cancelled"):
+            self._starting_stack = whole["tournament"]["starting_stack"]
+            if whole["you"] and whole["you"]["stack"] is not None:
+                self._stack = whole["you"]["stack"]
+            result = whole["you"]["result"] if whole["you"] else None
+            if result is not None or whole["tournament"]["status"] in ("finished", "cancelled"):
                 report.place = result["place"] if result else None
-                self._done = True
                 return True
-            turn = turn_from_snapshot(message)
+            turn = turn_from_snapshot(whole)
             if turn is not None:
-                await self._decide(websocket, turn)
-        elif kind == "private":
-            await self._private(websocket, message["event"])
-        elif kind == "event":
-            if await self._public(websocket, message["event"]):
-                self._done = True
-                return True
+                self._decide(turn)
         return False
 
-    async def _private(self, websocket: Any, event: dict[str, Any]) -> None:
+    def _private(self, event: dict[str, Any]) -> None:
         if event["type"] == "your_turn":
             self._stack = event["stack"]
-            await self._decide(websocket, event)
+            self._decide(event)
         elif event["type"] == "offer":
-            await self._answer(websocket, event)
+            self._answer(event)
         elif event["type"] == "moved":
             self.report.moves.append(event)
             self.report.decisions_before_move.append(self.report.decisions)
 
-    async def _public(self, websocket: Any, event: dict[str, Any]) -> bool:
-        """Handle a public event; True when this bot's tournament is over."""
+    def _public(self, event: _Event, line: bytes) -> bool:
+        """A public event; True when this bot's tournament is over."""
         report = self.report
-        kind = event["type"]
-        mine = event.get("player") == self.player
+        kind = event.type
+        mine = event.player == self.player
         if kind == "acted" and mine and self._sent_at is not None:
             report.latencies.append(time.monotonic() - self._sent_at)
             self._sent_at = None
@@ -181,18 +231,19 @@ class SeatBot:
                 report.missed_deadlines += 1
             self._ignored_turn = False
             self._sent_at = None
-            await websocket.send('{"type": "back"}')
+            self._send(_BACK)
         elif kind == "turn" and not mine and self.fault == "rude" and self.rng.random() < 0.05:
-            await websocket.send(json.dumps({"type": "act", "action": "fold"}))  # out of turn
+            self._send(_FOLD)  # out of turn
         elif kind == "player_eliminated" and mine:
-            report.place = event["place"]
+            report.place = event.place
             return True
         elif kind == "tournament_finished":
-            report.place = next((r["place"] for r in event["results"] if r["player"] == self.player), report.place)
+            results = _read_whole(line)["event"]["results"]
+            report.place = next((r["place"] for r in results if r["player"] == self.player), report.place)
             return True
         return False
 
-    async def _answer(self, websocket: Any, offer: dict[str, Any]) -> None:
+    def _answer(self, offer: dict[str, Any]) -> None:
         """Say yes or no to a re-buy, the add-on, pressing Deal or a deal's amounts."""
         kind = offer["kind"]
         stacks = offer.get("stacks") or {}
@@ -208,34 +259,29 @@ class SeatBot:
             "deal": {"type": "deal_answer", "accept": yes},
         }[kind]
         if reply is not None:
-            try:
-                await websocket.send(json.dumps(reply))
-            except ConnectionClosed:
-                return
+            self._send(_write(reply))
 
-    async def _decide(self, websocket: Any, turn: dict[str, Any]) -> None:
+    def _decide(self, turn: dict[str, Any]) -> None:
         if self.fault == "slow" and self.rng.random() < 0.5:
             self._ignored_turn = True  # let the clock run out
             return
         if self.fault == "rude" and self.rng.random() < 0.2:
-            await websocket.send('{"type": "act", "action": ')  # malformed
+            self._send(_MALFORMED)
         if self.think[1] > 0:
             # Think in the background: the bot keeps reading while it thinks, so what it measures is the
             # server's delivery, not its own pause.
-            self._thinking = asyncio.create_task(self._act(websocket, turn, self.rng.uniform(*self.think)))
+            delay = self.rng.uniform(*self.think)
+            self._thinking = asyncio.get_running_loop().call_later(delay, self._act, turn)
         else:
-            await self._act(websocket, turn, 0.0)
+            self._act(turn)
 
-    async def _act(self, websocket: Any, turn: dict[str, Any], delay: float) -> None:
-        if delay:
-            await asyncio.sleep(delay)
+    def _act(self, turn: dict[str, Any]) -> None:
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
-        try:
-            await websocket.send(json.dumps({"type": "act", "action": action, "amount": amount}))
-        except ConnectionClosed:
-            return  # the session ended while thinking; the clock acts for the seat
-        self.report.decisions += 1
+        if self._send(_write({"type": "act", "action": action, "amount": amount})):
+            self.report.decisions += 1
+        else:
+            self._sent_at = None
 
 
 def strategy_for(tag: str) -> tuple[Strategy, Fault | None]:

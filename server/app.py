@@ -23,19 +23,20 @@ from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
 from engine.structure import DefinitionError, load_definition
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Pacer
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
 from server.openapi import openapi_document
 from server.protocol import (
-    MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_text, incoming_decoder,
+    MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_message, incoming_decoder,
 )
 from server.journal import MemoryStorage, SQLiteStorage, Storage
 from server.runtime import Refused, TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
-# The websocket transport: a frame limit over the app's own message limit, and no per-message compression,
-# which cost a quarter of the server's time under a swarm (docs/performance.md) for small JSON messages.
-UVICORN_WEBSOCKETS = {"ws_max_size": 65536, "ws_per_message_deflate": False}
+# The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
+# app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
+# swarm (docs/performance.md) for small JSON messages.
+UVICORN_WEBSOCKETS = {"ws": WebSocketProtocol, "ws_max_size": 65536, "ws_per_message_deflate": False}
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -78,7 +79,7 @@ def create_app(settings: Settings) -> Starlette:
     tournaments: dict[str, TournamentRuntime] = {}
     holder: dict[str, asyncio.TaskGroup] = {}
     storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
-    pacer = Pacer(settings.broadcast_tick)
+    outbound = Outbound(settings.broadcast_tick, before=storage.commit)
 
     def bearer(request: Request) -> str | None:
         header = request.headers.get("authorization", "")
@@ -205,55 +206,46 @@ def create_app(settings: Settings) -> Starlette:
         await websocket.accept()
         if runtime is None or (token and player is None):
             reason = "no such tournament" if runtime is None else "unknown player token"
-            await websocket.send_text(error_text("refused", reason))
+            await websocket.send_text(error_message("refused", reason).decode())
             await websocket.close(4404 if runtime is None else 4401, reason)
             return
+        wire = websocket.scope["extensions"].get(WIRE)
+        if wire is None:
+            raise RuntimeError("run the app under uvicorn with server.app.UVICORN_WEBSOCKETS (mttsim serve does)")
         table = websocket.query_params.get("table")
-        connection = Connection(websocket, player=player, max_queue=settings.max_queue, pacer=pacer,
+        connection = Connection(websocket, wire, player=player, outbound=outbound, max_queue=settings.max_queue,
                                 rate=settings.rate, burst=settings.burst)
-        connection.start()
         runtime.connect(connection, int(table) if table and table.isdigit() else None)
+        wire.attach(lambda data: receive(runtime, connection, data), connection.lost, connection.flush)
         try:
-            await receive_loop(runtime, connection)
+            await connection.ended
         finally:
             runtime.disconnect(connection)
             await connection.stop()
 
-    async def receive_loop(runtime: TournamentRuntime, connection: Connection) -> None:
-        websocket = connection.websocket
-        closed = asyncio.ensure_future(connection.closed.wait())
+    def receive(runtime: TournamentRuntime, connection: Connection, data: bytes) -> None:
+        """One incoming message: limits first, then a clear error or the command, and never an exception."""
+        if connection.closed:
+            return
+        if len(data) > MAX_MESSAGE_BYTES:
+            connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
+            return
+        if not connection.rate_limit.allow():
+            connection.drop(CLOSE_FLOOD, "too many messages")
+            return
         try:
-            while True:
-                receive = asyncio.ensure_future(websocket.receive())
-                await asyncio.wait({receive, closed}, return_when=asyncio.FIRST_COMPLETED)
-                if not receive.done():
-                    receive.cancel()
-                    return  # dropped by the server (too slow)
-                message = receive.result()
-                if message["type"] == "websocket.disconnect":
-                    return
-                data = message.get("text") or message.get("bytes") or ""
-                if len(data) > MAX_MESSAGE_BYTES:
-                    connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
-                    return
-                if not connection.rate_limit.allow():
-                    connection.drop(CLOSE_FLOOD, "too many messages")
-                    return
-                try:
-                    request = incoming_decoder.decode(data)
-                except msgspec.DecodeError as problem:
-                    connection.send(error_text(*describe_decode_error(problem)))
-                    continue
-                try:
-                    handle(runtime, connection, request)
-                except Refused as refusal:
-                    connection.send(refusal.wire_text())
-        finally:
-            closed.cancel()
+            request = incoming_decoder.decode(data)
+        except msgspec.DecodeError as problem:
+            connection.send(error_message(*describe_decode_error(problem)))
+            return
+        try:
+            handle(runtime, connection, request)
+        except Refused as refusal:
+            connection.send(refusal.wire_message())
 
     def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
         if isinstance(request, Sync):
-            connection.send(runtime.snapshot_text(connection))
+            connection.send(runtime.snapshot_message(connection))
         elif isinstance(request, Watch):
             runtime.watch(connection, request.table)
         elif connection.player is None:

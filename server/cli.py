@@ -132,7 +132,7 @@ def quiet_garbage_collector() -> None:
 
 def swarm(args: argparse.Namespace) -> int:
     """Load-test a server with bots over the wire (``mttsim swarm``)."""
-    import asyncio
+    import uvloop
 
     from bots.client import FAULTS
     from bots.strategies import STRATEGIES
@@ -167,7 +167,7 @@ def swarm(args: argparse.Namespace) -> int:
         sys.stderr.flush()
 
     quiet_garbage_collector()
-    report = asyncio.run(run_swarm(options, line if show else None))
+    report = uvloop.run(run_swarm(options, line if show else None))
     if show:
         sys.stderr.write("\n")
     if args.csv:

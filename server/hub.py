@@ -1,31 +1,115 @@
-"""Websocket clients: a bounded outbound queue each, so a slow reader never slows a table.
+"""Websocket clients: what waits to be sent to each, and a way around ASGI for the table streams.
 
-A table hands every client the same encoded text (encoded once per table);
-``Connection.send`` never waits. What a client has to answer, or what answers
-it (its turn, its own action, an offer, a snapshot, an error), leaves at
-once; the rest (other players' actions at its table, observers' streams)
-waits for the next broadcast tick, at most ``Pacer.tick`` seconds. Messages
-that wait together leave together in one frame, one JSON message per line:
-every frame is a write to the socket, and those writes were most of the
-server's time under a swarm (docs/performance.md). When a client falls
-``max_queue`` messages behind, it is dropped: its sender stops and the socket
-is closed with code 4008. Incoming messages are limited in size
-(``MAX_MESSAGE_BYTES``, close code 1009) and rate (a token bucket, close code
-1008).
+A table encodes each message once and hands the same bytes to every client
+watching it; ``Connection.send`` never waits. What a client has to answer,
+or what answers it (its turn, its own action, an offer, a snapshot, an
+error), leaves at the end of the event loop's turn; the rest (other players'
+actions at its table, observers' streams) waits for the next broadcast tick,
+at most ``Outbound.tick`` seconds. Messages that leave together leave in one
+frame, one JSON message per line: every frame is a write to the socket, and
+those writes were most of the server's time under a swarm
+(docs/performance.md).
+
+``WebSocketProtocol`` is uvicorn's sans-I/O websocket protocol with one
+addition: once the app has accepted a connection through Starlette, as any
+route does, it may ``attach`` to the protocol and then writes frames straight
+to the socket and gets each incoming message as a call, with no ASGI message,
+queue or task switch on the way. The handshake, pings and the close
+handshake stay uvicorn's.
+
+A client that falls ``max_queue`` messages behind (its socket stopped taking
+data) is dropped and closed with code 4008. Incoming messages are limited in
+size (``MAX_MESSAGE_BYTES``, close code 1009) and rate (a token bucket, close
+code 1008).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import struct
 import time
+from collections.abc import Callable
 
 from starlette.websockets import WebSocket
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 MAX_BATCH = 64  # messages per frame at most
 CLOSE_TOO_SLOW = 4008
 CLOSE_TOO_BIG = 1009
 CLOSE_FLOOD = 1008
+CLOSE_INTERNAL = 1011
+WIRE = "mttsim.wire"  # the scope extension through which the app reaches the protocol
+logger = logging.getLogger("mttsim.server")
+
+
+def text_frame(payload: bytes) -> bytes:
+    """A final, unmasked text frame (RFC 6455 5.2), as a server sends it."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 65536:
+        return struct.pack("!BBH", 0x81, 126, size) + payload
+    return struct.pack("!BBQ", 0x81, 127, size) + payload
+
+
+class WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's websocket protocol, which an accepted connection's app may ``attach`` to (see the module)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._on_message: Callable[[bytes], None] | None = None
+        self._on_lost: Callable[[], None] | None = None
+        self._on_writable: Callable[[], None] | None = None
+
+    def handle_connect(self, event: object) -> None:
+        super().handle_connect(event)  # type: ignore[arg-type]
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the ASGI task is created, not yet started: it will see this
+            scope["extensions"][WIRE] = self
+
+    def attach(self, on_message: Callable[[bytes], None], on_lost: Callable[[], None],
+               on_writable: Callable[[], None]) -> None:
+        """From now on, each message goes to ``on_message`` instead of the ASGI app's ``receive``."""
+        self._on_message, self._on_lost, self._on_writable = on_message, on_lost, on_writable
+
+    @property
+    def paused(self) -> bool:
+        """The socket's buffer is over its high-water mark: the peer is not reading."""
+        return not self.writable.is_set()
+
+    def write_text(self, payload: bytes) -> bool:
+        """One text frame, written now; False once the connection is closing."""
+        if self.close_sent or self.disconnected or self.transport.is_closing():
+            return False
+        self.transport.write(text_frame(payload))
+        return True
+
+    def send_receive_event_to_app(self) -> None:
+        if self._on_message is None or self.close_sent:
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        try:
+            self._on_message(data)
+        except Exception:  # a bug in handling one message closes that connection, never the server
+            logger.exception("a websocket message could not be handled")
+            self.conn.fail(CLOSE_INTERNAL, "internal error")
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            self.transport.close()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._on_writable is not None:
+            self._on_writable()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self._on_lost is not None:
+            self._on_lost()
 
 
 class RateLimit:
@@ -47,100 +131,112 @@ class RateLimit:
         return True
 
 
-class Pacer:
-    """The broadcast tick: wakes, once per ``tick``, the clients holding messages that may wait.
+class Outbound:
+    """When messages leave: at the end of this turn of the event loop, or with the next broadcast tick.
 
-    It is armed only while some client is waiting, so an idle server does not tick.
+    Before anything leaves, ``before`` runs: the journal commits what caused
+    it, so no client ever sees what a crash could take back. The tick is armed
+    only while some client is waiting, so an idle server does not tick.
     """
 
-    def __init__(self, tick: float) -> None:
+    def __init__(self, tick: float, before: Callable[[], None]) -> None:
         self.tick = tick
-        self._waiting: set[Connection] = set()
+        self.before = before
+        self._now: set[Connection] = set()
+        self._later: set[Connection] = set()
+        self._soon: asyncio.Handle | None = None
         self._timer: asyncio.TimerHandle | None = None
 
-    def later(self, connection: Connection) -> None:
-        self._waiting.add(connection)
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self.tick, self._flush)
+    def now(self, connection: Connection) -> None:
+        self._now.add(connection)
+        if self._soon is None:
+            self._soon = asyncio.get_running_loop().call_soon(self._flush_now)
 
-    def _flush(self) -> None:
-        self._timer = None
-        waiting, self._waiting = self._waiting, set()
+    def later(self, connection: Connection) -> None:
+        self._later.add(connection)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.tick, self._flush_later)
+
+    def _flush_now(self) -> None:
+        self._soon = None
+        waiting, self._now = self._now, set()
+        self.before()
         for connection in waiting:
-            connection.ready.set()
+            connection.flush()
+
+    def _flush_later(self) -> None:
+        self._timer = None
+        waiting, self._later = self._later, set()
+        self.before()
+        for connection in waiting:
+            connection.flush()
 
 
 class Connection:
-    """One client: who it is, which table it watches, and what is waiting to be sent to it."""
+    """One client: who it is, which table it watches, and what waits to be sent to it."""
 
-    def __init__(self, websocket: WebSocket, *, player: str | None, max_queue: int, pacer: Pacer,
-                 rate: float, burst: int) -> None:
+    def __init__(self, websocket: WebSocket, wire: WebSocketProtocol, *, player: str | None, outbound: Outbound,
+                 max_queue: int, rate: float, burst: int) -> None:
         self.websocket = websocket
+        self.wire = wire
         self.player = player
         self.table: int | None = None
+        self.outbound = outbound
         self.max_queue = max_queue
-        self.pacer = pacer
-        self.outbox: list[str] = []
-        self.ready = asyncio.Event()  # something in the outbox should leave now
+        self.outbox: list[bytes] = []
         self.rate_limit = RateLimit(rate, burst)
-        self.closed = asyncio.Event()
+        self.closed = False
         self.close_code: int | None = None
-        self._sender: asyncio.Task[None] | None = None
+        self.ended = asyncio.get_running_loop().create_future()  # done when the socket is gone or dropped
         self._closing: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        self._sender = asyncio.create_task(self._send_loop(), name=f"sender:{self.player or 'observer'}")
-
-    def send(self, text: str, *, urgent: bool = True) -> None:
-        """Queue a message without waiting: at once when ``urgent``, else with the next tick.
+    def send(self, message: bytes, *, urgent: bool = True) -> None:
+        """Queue a message without waiting: to leave at once when ``urgent``, else with the next tick.
 
         A client whose outbox is full is dropped.
         """
-        if self.closed.is_set():
+        if self.closed:
             return
         if len(self.outbox) >= self.max_queue:
             self.drop(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
             return
-        self.outbox.append(text)
+        self.outbox.append(message)
         if urgent:
-            self.ready.set()
-        elif not self.ready.is_set():
-            self.pacer.later(self)
+            self.outbound.now(self)
+        else:
+            self.outbound.later(self)
+
+    def flush(self) -> None:
+        """Write what waits, up to ``MAX_BATCH`` messages a frame; a peer that is not reading keeps it waiting."""
+        if self.closed or not self.outbox or self.wire.paused:
+            return
+        outbox, self.outbox = self.outbox, []
+        for start in range(0, len(outbox), MAX_BATCH):
+            if not self.wire.write_text(b"\n".join(outbox[start:start + MAX_BATCH])):
+                self.lost()
+                return
+
+    def lost(self) -> None:
+        """The socket is gone."""
+        self.closed = True
+        if not self.ended.done():
+            self.ended.set_result(None)
 
     def drop(self, code: int, reason: str) -> None:
         """Stop sending and close the socket, without waiting on a peer that may not be reading."""
-        if self.closed.is_set():
+        if self.closed:
             return
         self.close_code = code
-        self.closed.set()
-        if self._sender is not None:
-            self._sender.cancel()
+        self.outbox.clear()
+        self.lost()
         self._closing = asyncio.create_task(self._close(code, reason))
 
     async def stop(self) -> None:
-        """The handler ends: stop the sender, and let a close frame in flight go out first."""
-        self.closed.set()
-        for task in (self._sender, self._closing):
-            if task is None:
-                continue
-            if task is self._sender:
-                task.cancel()
+        """The handler ends: let a close frame in flight go out first."""
+        self.closed = True
+        if self._closing is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-
-    async def _send_loop(self) -> None:
-        """Send what waits in the outbox, up to ``MAX_BATCH`` messages a frame, one per line."""
-        try:
-            while True:
-                await self.ready.wait()
-                self.ready.clear()
-                while self.outbox:
-                    batch, self.outbox = self.outbox[:MAX_BATCH], self.outbox[MAX_BATCH:]
-                    await self.websocket.send_text("\n".join(batch))
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # the peer is gone: the receive loop will notice and clean up
-            self.closed.set()
+                await self._closing
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):

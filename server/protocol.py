@@ -178,8 +178,8 @@ class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):
 encoder = msgspec.json.Encoder()
 
 
-def error_text(code: str, message: str) -> str:
-    return encoder.encode(Error(code, message)).decode()
+def error_message(code: str, message: str) -> bytes:
+    return encoder.encode(Error(code, message))
 
 
 def describe_decode_error(error: msgspec.DecodeError) -> tuple[str, str]:

@@ -61,7 +61,7 @@ from server.hub import Connection
 from server.journal import MemoryStorage, Storage, Stored
 from server.protocol import (
     Act, DeclineRebuy, Envelope, MoneyMessage, Moved, Offer, Presence, PressDeal, Private, Rebuy,
-    SittingOut, Snapshot, TakeAddOn, TimedOut, TournamentState, Turn, YourTurn, encoder, error_text,
+    SittingOut, Snapshot, TakeAddOn, TimedOut, TournamentState, Turn, YourTurn, encoder, error_message,
 )
 
 CLOCK_TICK_SECONDS = 0.25
@@ -87,9 +87,9 @@ class Refused(Exception):
         self.code = code
         self.message = message
 
-    def wire_text(self) -> str:
+    def wire_message(self) -> bytes:
         """The refusal as the websocket's error message."""
-        return error_text(self.code, self.message)
+        return error_message(self.code, self.message)
 
 
 def token_key(token: str) -> str:
@@ -621,10 +621,9 @@ class TournamentRuntime:
                     self._set_sitting_out(player, True)
                     break
                 clock.wake.clear()
-                try:
-                    await asyncio.wait_for(clock.wake.wait(), remaining)
-                except TimeoutError:
-                    pass
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(remaining):  # no task per decision, unlike wait_for
+                        await clock.wake.wait()
 
     def _apply(self, table: int, player: str, action: str, amount: int | None, *, bank: float | None = None) -> None:
         """A decision, with what is left of the player's time bank after it."""
@@ -682,7 +681,7 @@ class TournamentRuntime:
                 self._publish(event.table, event)
                 for connection in list(self._players.get(event.player, ())):
                     self._watch(connection, event.table)
-                    connection.send(self.snapshot_text(connection))
+                    connection.send(self.snapshot_message(connection))
             elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated)):
                 # An elimination goes to its own table only: sent to every table, busts would cost the
                 # server players x busts messages. Other tables read players left from the summary.
@@ -777,10 +776,10 @@ class TournamentRuntime:
         watchers = self._watchers.get(table)
         if not watchers:
             return
-        text = encoder.encode(Envelope(seq, table, event, time.time())).decode()
+        message = encoder.encode(Envelope(seq, table, event, time.time()))
         concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
         for connection in list(watchers):
-            connection.send(text, urgent=concerned is not None and connection.player == concerned)
+            connection.send(message, urgent=concerned is not None and connection.player == concerned)
 
     def _publish_everywhere(self, event: Any) -> None:
         """To every table stream, including one whose table the same command has just closed."""
@@ -790,17 +789,17 @@ class TournamentRuntime:
     def _tell(self, player: str, event: Any) -> None:
         connections = self._players.get(player)
         if connections:
-            text = encoder.encode(Private(event, time.time())).decode()
+            message = encoder.encode(Private(event, time.time()))
             for connection in list(connections):
-                connection.send(text)
+                connection.send(message)
 
     def _follow(self, move: PlayerMoved) -> None:
         """A moved player's connections follow them to the new table, with the reason and a snapshot."""
         for connection in list(self._players.get(move.player, ())):
             self._watch(connection, move.to_table)
             connection.send(encoder.encode(Private(
-                Moved(move.from_table, move.to_table, move.seat, move.reason), time.time())).decode())
-            connection.send(self.snapshot_text(connection))
+                Moved(move.from_table, move.to_table, move.seat, move.reason), time.time())))
+            connection.send(self.snapshot_message(connection))
 
     def _close_table(self, table: int) -> None:
         """Observers of a closed table move to the lowest open table; its task is woken to end."""
@@ -809,7 +808,7 @@ class TournamentRuntime:
         for connection in list(self._watchers.pop(table, ())):
             if connection.player is None:
                 self._watch(connection, min(self.director.tables, default=None))
-                connection.send(self.snapshot_text(connection))
+                connection.send(self.snapshot_message(connection))
 
     # ---------------------------------------------------------- connections
 
@@ -825,10 +824,10 @@ class TournamentRuntime:
         elif table is None or table not in self.director.tables:
             table = min(self.director.tables, default=None)
         self._watch(connection, table)
-        connection.send(self.snapshot_text(connection))
+        connection.send(self.snapshot_message(connection))
         if connection.player is not None:
             for offer in self._open_offers(connection.player):
-                connection.send(encoder.encode(Private(offer, time.time())).decode())
+                connection.send(encoder.encode(Private(offer, time.time())))
 
     def disconnect(self, connection: Connection) -> None:
         if connection.player is not None:
@@ -850,7 +849,7 @@ class TournamentRuntime:
         if table not in self.director.tables:
             raise Refused(404, "no_table", f"table {table} is not open")
         self._watch(connection, table)
-        connection.send(self.snapshot_text(connection))
+        connection.send(self.snapshot_message(connection))
 
     def _watch(self, connection: Connection, table: int | None) -> None:
         if connection.table is not None:
@@ -861,14 +860,14 @@ class TournamentRuntime:
 
     # ------------------------------------------------------------ snapshots
 
-    def snapshot_text(self, connection: Connection) -> str:
+    def snapshot_message(self, connection: Connection) -> bytes:
         table = connection.table
         return encoder.encode(Snapshot(
             self._seq.get(table, 0) if table is not None else 0,
             self.summary(),
             self.table_view(table) if table is not None and table in self.director.tables else None,
             self.you(connection.player) if connection.player is not None else None,
-        )).decode()
+        ))
 
     def summary(self) -> dict[str, Any]:
         director = self.director

@@ -232,15 +232,15 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
         slow_connection = next(c for c in runtime._watchers[1] if c.player is None)
         hands_then = runtime.director.hands_played
         started = time.monotonic()
-        while not slow_connection.closed.is_set():  # ask for snapshots, never read one
+        while not slow_connection.closed:  # ask for snapshots, never read one
             await slow.send(json.dumps({"type": "sync"}))
             await asyncio.sleep(0.001)
             assert time.monotonic() - started < 60, "the slow client was never dropped"
         slow.close()
         assert slow_connection.close_code == 4008
         await until(lambda: slow_connection not in runtime._watchers.get(1, set()))
-        # The table kept dealing while the slow client's queue filled.
-        assert runtime.director.hands_played > hands_then
+        # The table deals on: nothing waited on the slow client.
+        await until(lambda: runtime.director.hands_played > hands_then)
 
 
 async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_clock():
