@@ -182,16 +182,24 @@ class SQLiteStorage:
         if money:
             self.commit()
             self._sync(True)
-        elif not self._db.in_transaction:
-            self._sync(False)
-            try:
-                asyncio.get_running_loop().call_soon(self.commit)
-                self._db.execute("BEGIN")
-            except RuntimeError:  # no event loop (a script, a test): nothing to group with
-                pass
+        else:
+            self._group()
         self._db.execute("INSERT INTO journal VALUES (?, ?, ?)", (tournament, position, record))
         self._positions[tournament] = position
         return position
+
+    def _group(self) -> None:
+        """Open the transaction this turn of the event loop writes in, to be committed when it ends (at once
+        outside an event loop: a script, a test).
+        """
+        if self._db.in_transaction:
+            return
+        self._sync(False)
+        try:
+            asyncio.get_running_loop().call_soon(self.commit)
+        except RuntimeError:
+            return
+        self._db.execute("BEGIN")
 
     def commit(self) -> None:
         """Commit the records waiting for the end of the event loop's turn, if any."""
@@ -230,13 +238,10 @@ class SQLiteStorage:
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:
-        self.commit()
-        self._sync(False)
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.execute("INSERT OR REPLACE INTO hands VALUES (?, ?, ?, ?)", (tournament, hand, table, phh))
-            self._db.executemany("INSERT OR REPLACE INTO hand_players VALUES (?, ?, ?)",
-                                 [(tournament, player, hand) for player in players])
+        self._group()
+        self._db.execute("INSERT OR REPLACE INTO hands VALUES (?, ?, ?, ?)", (tournament, hand, table, phh))
+        self._db.executemany("INSERT OR REPLACE INTO hand_players VALUES (?, ?, ?)",
+                             [(tournament, player, hand) for player in players])
 
     def hands(self, tournament: str, player: str | None = None, table: int | None = None) -> list[HandRow]:
         query = "SELECT h.hand, h.table_id FROM hands h"
