@@ -14,7 +14,7 @@ delivery lag, errors, missed deadlines and reconnections.
 
 Fault injectors play like ``random`` but misbehave on purpose:
 - ``slow`` lets the clock run out on about half its turns, then says ``back``;
-- ``flaky`` drops its connection now and then and reconnects with its token;
+- ``flaky`` hangs up every few decisions (3 to 8) and reconnects with its token;
 - ``rude`` sends malformed and out-of-turn messages and expects errors.
 """
 
@@ -114,6 +114,7 @@ class SeatBot(WSListener):
         self._done = False
         self._transport: WSTransport | None = None
         self._thinking: asyncio.TimerHandle | None = None
+        self._until_hang_up = rng.randint(3, 8)  # decisions, for a flaky bot
 
     async def play(self) -> SeatReport:
         """Play until the player is out or the tournament is over; returns the report.
@@ -164,8 +165,6 @@ class SeatBot(WSListener):
                 transport.send_close(WSCloseCode.OK)
                 transport.disconnect()
                 return
-        if self.fault == "flaky" and self.rng.random() < 0.005:
-            transport.disconnect()  # hang up; play() reconnects
 
     def _send(self, data: bytes) -> bool:
         """Send on the current connection; False when there is none (the clock will act for the seat)."""
@@ -278,10 +277,15 @@ class SeatBot(WSListener):
     def _act(self, turn: dict[str, Any]) -> None:
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
-        if self._send(_write({"type": "act", "action": action, "amount": amount})):
-            self.report.decisions += 1
-        else:
+        if not self._send(_write({"type": "act", "action": action, "amount": amount})):
             self._sent_at = None
+            return
+        self.report.decisions += 1
+        if self.fault == "flaky":
+            self._until_hang_up -= 1
+            if self._until_hang_up == 0 and self._transport is not None:
+                self._until_hang_up = self.rng.randint(3, 8)
+                self._transport.disconnect()  # play() reconnects
 
 
 def strategy_for(tag: str) -> tuple[Strategy, Fault | None]:

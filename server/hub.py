@@ -79,11 +79,17 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         """The socket's buffer is over its high-water mark: the peer is not reading."""
         return not self.writable.is_set()
 
-    def write_text(self, payload: bytes) -> bool:
-        """One text frame, written now; False once the connection is closing."""
+    def write_lines(self, messages: list[bytes]) -> bool:
+        """The messages, one per line, ``MAX_BATCH`` a text frame, written now; False once the connection is
+        closing.
+        """
         if self.close_sent or self.disconnected or self.transport.is_closing():
             return False
-        self.transport.write(text_frame(payload))
+        if len(messages) <= MAX_BATCH:
+            self.transport.write(text_frame(b"\n".join(messages)))
+        else:
+            self.transport.writelines([text_frame(b"\n".join(messages[start:start + MAX_BATCH]))
+                                       for start in range(0, len(messages), MAX_BATCH)])
         return True
 
     def send_receive_event_to_app(self) -> None:
@@ -207,14 +213,12 @@ class Connection:
             self.outbound.later(self)
 
     def flush(self) -> None:
-        """Write what waits, up to ``MAX_BATCH`` messages a frame; a peer that is not reading keeps it waiting."""
+        """Write what waits; a peer that is not reading keeps it waiting."""
         if self.closed or not self.outbox or self.wire.paused:
             return
         outbox, self.outbox = self.outbox, []
-        for start in range(0, len(outbox), MAX_BATCH):
-            if not self.wire.write_text(b"\n".join(outbox[start:start + MAX_BATCH])):
-                self.lost()
-                return
+        if not self.wire.write_lines(outbox):
+            self.lost()
 
     def lost(self) -> None:
         """The socket is gone."""

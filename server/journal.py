@@ -161,6 +161,10 @@ class SQLiteStorage:
         self._positions: dict[str, int] = {
             tournament: position for tournament, position in
             self._db.execute("SELECT tournament, MAX(position) FROM journal GROUP BY tournament")}
+        # What this turn of the event loop wrote, committed together at its end (the module's docstring).
+        self._records: list[tuple[str, int, bytes]] = []
+        self._hands: list[tuple[tuple[str, int, int, str], list[tuple[str, str, int]]]] = []
+        self._commit_due = False
 
     def _sync(self, full: bool) -> None:
         if full != self._full:
@@ -179,32 +183,43 @@ class SQLiteStorage:
         with the rest of this turn of the event loop (at once outside an event loop).
         """
         position = self._positions.get(tournament, 0) + 1
-        if money:
-            self.commit()
-            self._sync(True)
-        else:
-            self._group()
-        self._db.execute("INSERT INTO journal VALUES (?, ?, ?)", (tournament, position, record))
         self._positions[tournament] = position
+        self._records.append((tournament, position, record))
+        if money:
+            self.commit(full=True)
+        else:
+            self._commit_soon()
         return position
 
-    def _group(self) -> None:
-        """Open the transaction this turn of the event loop writes in, to be committed when it ends (at once
-        outside an event loop: a script, a test).
+    def _commit_soon(self) -> None:
+        """Commit at the end of this turn of the event loop, with whatever else it writes (at once outside an
+        event loop: a script, a test).
         """
-        if self._db.in_transaction:
+        if self._commit_due:
             return
-        self._sync(False)
         try:
-            asyncio.get_running_loop().call_soon(self.commit)
+            loop = asyncio.get_running_loop()
         except RuntimeError:
+            self.commit()
             return
-        self._db.execute("BEGIN")
+        self._commit_due = True
+        loop.call_soon(self.commit)
 
-    def commit(self) -> None:
-        """Commit the records waiting for the end of the event loop's turn, if any."""
-        if self._db.in_transaction:
-            self._db.execute("COMMIT")
+    def commit(self, *, full: bool = False) -> None:
+        """Write and commit, in one transaction, every record and hand waiting for it."""
+        self._commit_due = False
+        if not self._records and not self._hands:
+            return
+        self._sync(full)
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO journal VALUES (?, ?, ?)", self._records)
+            self._db.executemany("INSERT OR REPLACE INTO hands VALUES (?, ?, ?, ?)",
+                                 [hand for hand, _ in self._hands])
+            self._db.executemany("INSERT OR REPLACE INTO hand_players VALUES (?, ?, ?)",
+                                 [player for _, players in self._hands for player in players])
+        self._records.clear()
+        self._hands.clear()
 
     def snapshot(self, tournament: str, position: int, state: bytes) -> None:
         self.commit()
@@ -238,10 +253,8 @@ class SQLiteStorage:
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:
-        self._group()
-        self._db.execute("INSERT OR REPLACE INTO hands VALUES (?, ?, ?, ?)", (tournament, hand, table, phh))
-        self._db.executemany("INSERT OR REPLACE INTO hand_players VALUES (?, ?, ?)",
-                             [(tournament, player, hand) for player in players])
+        self._hands.append(((tournament, hand, table, phh), [(tournament, player, hand) for player in players]))
+        self._commit_soon()
 
     def hands(self, tournament: str, player: str | None = None, table: int | None = None) -> list[HandRow]:
         query = "SELECT h.hand, h.table_id FROM hands h"
