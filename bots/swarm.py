@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import gc
 import math
 import random
 import time
@@ -103,6 +104,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                 await asyncio.sleep(0.2)
             await asyncio.sleep(0.5)  # let the last connections open
             (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
+        gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
         warm = options.warmup == 0
         while not all(task.done() for task in tasks):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import logging
 import pickle
@@ -65,7 +66,8 @@ from server.protocol import (
 )
 
 CLOCK_TICK_SECONDS = 0.25
-SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends
+SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends, at least ...
+SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
 logger = logging.getLogger("mttsim.server")
 
 
@@ -344,8 +346,12 @@ class TournamentRuntime:
         self._next_player, self.started_wall = state["next_player"], state["started_wall"]
 
     def _maybe_snapshot(self) -> None:
-        """After a hand ends, every ``SNAPSHOT_EVERY`` records: the whole state, so a restore replays little."""
-        if self._position - self._snapshot_at >= SNAPSHOT_EVERY:
+        """After a hand ends, every ``SNAPSHOT_EVERY`` records (``SNAPSHOT_RECORDS_PER_ENTRY`` per entry when
+        that is more): the whole state, so a restore replays little. A snapshot stops every table while it is taken (over 100 ms at 10,000 players), so a
+        large field takes them less often, for about the same cost per record.
+        """
+        every = max(SNAPSHOT_EVERY, SNAPSHOT_RECORDS_PER_ENTRY * len(self.director.entries))
+        if self._position - self._snapshot_at >= every:
             self.storage.snapshot(self.id, self._position, pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
             self._snapshot_at = self._position
 
@@ -439,6 +445,9 @@ class TournamentRuntime:
             self.director.verify_start()
         self._started_at = time.monotonic()
         self._route(self._command(["start", self.now(), time.time()]))
+        # Everything the field needs now exists (connections, seats, the tables) and lives as long as the
+        # tournament: out of the collector's way, so that its collections stay small (docs/performance.md).
+        gc.freeze()
         if self.director.status is Status.RUNNING:
             self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
 
