@@ -138,25 +138,33 @@ class RateLimit:
 
 
 class Outbound:
-    """When messages leave: at the end of this turn of the event loop, or with the next broadcast tick.
+    """When messages leave: at once (at the end of this turn of the event loop, or ``gather`` seconds after
+    the last time urgent messages left, when that is later), or with the next broadcast tick.
 
     Before anything leaves, ``before`` runs: the journal commits what caused
-    it, so no client ever sees what a crash could take back. The tick is armed
+    it, so no client ever sees what a crash could take back. Under load the
+    ``gather`` window lets one commit and one pass cover many decisions (a
+    commit per decision was a quarter of the server's time at 5,000
+    decisions a second); an idle server sends at once. The tick is armed
     only while some client is waiting, so an idle server does not tick.
     """
 
-    def __init__(self, tick: float, before: Callable[[], None]) -> None:
+    def __init__(self, tick: float, before: Callable[[], None], gather: float = 0.002) -> None:
         self.tick = tick
         self.before = before
+        self.gather = gather
         self._now: set[Connection] = set()
         self._later: set[Connection] = set()
         self._soon: asyncio.Handle | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._last_now = 0.0
 
     def now(self, connection: Connection) -> None:
         self._now.add(connection)
         if self._soon is None:
-            self._soon = asyncio.get_running_loop().call_soon(self._flush_now)
+            loop = asyncio.get_running_loop()
+            wait = self._last_now + self.gather - loop.time()
+            self._soon = loop.call_soon(self._flush_now) if wait <= 0 else loop.call_later(wait, self._flush_now)
 
     def later(self, connection: Connection) -> None:
         self._later.add(connection)
@@ -165,6 +173,7 @@ class Outbound:
 
     def _flush_now(self) -> None:
         self._soon = None
+        self._last_now = asyncio.get_running_loop().time()
         waiting, self._now = self._now, set()
         self.before()
         for connection in waiting:
