@@ -99,24 +99,35 @@ def token_key(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+_MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon))
+
+
 def _moves_money(events: list[Event]) -> bool:
     """Whether a command's events move money: then its journal record is synced to disk (FULL)."""
-    return any(isinstance(event, (Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon))
-               or (isinstance(event, PlayerEliminated) and event.prize_cents > 0) for event in events)
+    for event in events:
+        kind = type(event)
+        if kind in _MONEY_EVENTS or (kind is PlayerEliminated and event.prize_cents > 0):
+            return True
+    return False
 
 
 _record_encoder = msgspec.msgpack.Encoder()
 _record_decoder = msgspec.msgpack.Decoder(tuple[list[Any], msgspec.Raw])  # the events stay bytes, to compare
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class _TableClock:
     """The decision in progress at one table."""
 
-    __slots__ = ("decision", "wake", "turn_started", "seconds", "time_bank", "button")
+    __slots__ = ("decision", "answered", "turn_started", "seconds", "time_bank", "button")
 
     def __init__(self) -> None:
         self.decision = 0  # bumped when a turn starts and when it is answered
-        self.wake = asyncio.Event()
+        self.answered: asyncio.Future[None] | None = None  # what the table's task awaits, with a timer
         self.turn_started = 0.0
         self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
         self.time_bank = 0.0
@@ -629,18 +640,21 @@ class TournamentRuntime:
                     self._publish(table, TimedOut(player, action))
                     self._set_sitting_out(player, True)
                     break
-                clock.wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(remaining):  # no task per decision, unlike wait_for
-                        await clock.wake.wait()
+                # A bare future and a timer: the cheapest wait asyncio has, once per decision.
+                clock.answered = answered = loop.create_future()
+                timer = loop.call_later(remaining, _settle, answered)
+                await answered
+                timer.cancel()
 
     def _apply(self, table: int, player: str, action: str, amount: int | None, *, bank: float | None = None) -> None:
         """A decision, with what is left of the player's time bank after it."""
         bank = self.time_bank[player] if bank is None else bank
         events = self._command(["act", table, action, amount, player, bank])
         self._route_hand(table, events)
-        self._clocks[table].decision += 1
-        self._clocks[table].wake.set()
+        clock = self._clocks[table]
+        clock.decision += 1
+        if clock.answered is not None:
+            _settle(clock.answered)
 
     def player_act(self, player: str, message: Act) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
