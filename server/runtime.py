@@ -358,8 +358,9 @@ class TournamentRuntime:
 
     def _maybe_snapshot(self) -> None:
         """After a hand ends, every ``SNAPSHOT_EVERY`` records (``SNAPSHOT_RECORDS_PER_ENTRY`` per entry when
-        that is more): the whole state, so a restore replays little. A snapshot stops every table while it is taken (over 100 ms at 10,000 players), so a
-        large field takes them less often, for about the same cost per record.
+        that is more): the whole state, so a restore replays little. A snapshot stops every table while it is
+        taken (over 100 ms at 10,000 players), so a large field takes them less often, for about the same cost
+        per record.
         """
         every = max(SNAPSHOT_EVERY, SNAPSHOT_RECORDS_PER_ENTRY * len(self.director.entries))
         if self._position - self._snapshot_at >= every:
@@ -643,8 +644,10 @@ class TournamentRuntime:
                 # A bare future and a timer: the cheapest wait asyncio has, once per decision.
                 clock.answered = answered = loop.create_future()
                 timer = loop.call_later(remaining, _settle, answered)
-                await answered
-                timer.cancel()
+                try:
+                    await answered
+                finally:
+                    timer.cancel()
 
     def _apply(self, table: int, player: str, action: str, amount: int | None, *, bank: float | None = None) -> None:
         """A decision, with what is left of the player's time bank after it."""
