@@ -77,7 +77,7 @@ def build(storage: Storage, hands: int) -> tuple[TournamentRuntime, int, float]:
 def restore_seconds(path: str) -> float:
     start = time.perf_counter()
     storage = SQLiteStorage(path)
-    (stored,) = storage.unfinished()
+    (stored,) = storage.tournaments()
     runtime = TournamentRuntime.restore(stored, storage, hand_pause=0)
     for table in sorted(runtime.director.tables):
         if runtime.director.hand(table) is not None:

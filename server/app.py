@@ -265,13 +265,14 @@ def create_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with asyncio.TaskGroup() as tasks:
             holder["tasks"] = tasks
-            for stored in storage.unfinished():  # a restart: every Register or Running tournament comes back
+            for stored in storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
                 try:
                     runtime = TournamentRuntime.restore(stored, storage, hand_pause=settings.hand_pause)
                     tournaments[runtime.id] = runtime
                     runtime.registry = tournaments
                     runtime.ws_url = settings.ws_url
-                    runtime.resume_after_restore(tasks, settings.ws_url)
+                    if stored.open:
+                        runtime.resume_after_restore(tasks, settings.ws_url)
                 except Exception:  # one tournament's broken journal must not keep the others down
                     logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
             yield

@@ -34,7 +34,11 @@ import msgspec
 
 
 class Stored(msgspec.Struct):
-    """A tournament to restore: how it was created, its newest snapshot and the commands after it."""
+    """A tournament to restore: how it was created, its newest snapshot and the commands after it.
+
+    A closed (finished or cancelled) tournament has its final state as its snapshot and no commands: it
+    comes back to be shown, not played.
+    """
 
     id: str
     definition: bytes
@@ -42,6 +46,7 @@ class Stored(msgspec.Struct):
     snapshot: bytes | None
     records: list[bytes]
     position: int  # of the last record
+    open: bool = True
 
 
 class HandRow(msgspec.Struct):
@@ -67,11 +72,15 @@ class Storage(Protocol):
         """The state after record ``position``; older snapshots and the records they cover may go."""
         ...
 
-    def close_tournament(self, tournament: str, status: str) -> None:
-        """Finished or cancelled: nothing to restore any more (its hand histories stay)."""
+    def close_tournament(self, tournament: str, status: str, final_state: bytes) -> None:
+        """Finished or cancelled: its journal goes, and its final state stays to be shown after a restart
+        (with its hand histories).
+        """
         ...
 
-    def unfinished(self) -> list[Stored]: ...
+    def tournaments(self) -> list[Stored]:
+        """Every tournament, in the order created, to bring back after a restart."""
+        ...
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None: ...
 
@@ -105,16 +114,17 @@ class MemoryStorage:
     def snapshot(self, tournament: str, position: int, state: bytes) -> None:
         self._snapshots[tournament] = (position, state)
 
-    def close_tournament(self, tournament: str, status: str) -> None:
+    def close_tournament(self, tournament: str, status: str, final_state: bytes) -> None:
         self._open.discard(tournament)
+        self._snapshots[tournament] = (len(self._records[tournament]), final_state)
 
-    def unfinished(self) -> list[Stored]:
+    def tournaments(self) -> list[Stored]:
         stored = []
-        for tournament in sorted(self._open):
-            definition, seed = self._tournaments[tournament]
+        for tournament, (definition, seed) in self._tournaments.items():
             records = self._records[tournament]
             position, state = self._snapshots.get(tournament, (0, None))
-            stored.append(Stored(tournament, definition, seed, state, records[position:], len(records)))
+            stored.append(Stored(tournament, definition, seed, state, records[position:], len(records),
+                                 tournament in self._open))
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:
@@ -161,9 +171,11 @@ class SQLiteStorage:
         self._db.executescript(_SCHEMA)
         self._full = True
         self._sync(False)
+        # The last position of each tournament: a snapshot may have taken every record before it.
         self._positions: dict[str, int] = {
-            tournament: position for tournament, position in
-            self._db.execute("SELECT tournament, MAX(position) FROM journal GROUP BY tournament")}
+            tournament: position for tournament, position in self._db.execute(
+                "SELECT tournament, MAX(position) FROM (SELECT tournament, position FROM journal UNION ALL "
+                "SELECT tournament, position FROM snapshots) GROUP BY tournament")}
         # What was written since the last commit, committed together (the module's docstring).
         self._records: list[tuple[str, int, bytes]] = []
         self._hands: list[tuple[str, int, int, str, str]] = []
@@ -229,27 +241,30 @@ class SQLiteStorage:
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tournament, position, state))
             self._db.execute("DELETE FROM journal WHERE tournament = ? AND position <= ?", (tournament, position))
 
-    def close_tournament(self, tournament: str, status: str) -> None:
+    def close_tournament(self, tournament: str, status: str, final_state: bytes) -> None:
         self.commit()
         self._sync(True)
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament))
+            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
+                             (tournament, self._positions.get(tournament, 0), final_state))
             self._db.execute("DELETE FROM journal WHERE tournament = ?", (tournament,))
-            self._db.execute("DELETE FROM snapshots WHERE tournament = ?", (tournament,))
 
-    def unfinished(self) -> list[Stored]:
+    def tournaments(self) -> list[Stored]:
         stored = []
-        for tournament, definition, seed in self._db.execute(
-                "SELECT id, definition, seed FROM tournaments WHERE status = 'open' ORDER BY rowid"):
+        for tournament, definition, seed, status in self._db.execute(
+                "SELECT id, definition, seed, status FROM tournaments ORDER BY rowid").fetchall():
             row = self._db.execute("SELECT position, state FROM snapshots WHERE tournament = ?",
                                    (tournament,)).fetchone()
             after, state = row if row else (0, None)
+            if status != "open" and state is None:  # closed by an older version, which kept no final state
+                continue
             records = [record for (record,) in self._db.execute(
                 "SELECT record FROM journal WHERE tournament = ? AND position > ? ORDER BY position",
                 (tournament, after))]
             stored.append(Stored(tournament, definition, seed, state, records,
-                                 self._positions.get(tournament, after)))
+                                 self._positions.get(tournament, after), status == "open"))
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:

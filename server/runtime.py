@@ -232,7 +232,8 @@ class TournamentRuntime:
         self._position = self.storage.append(self.id, _record_encoder.encode([record, events]),
                                              money=_moves_money(events))
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
-            self.storage.close_tournament(self.id, self.director.status.value)
+            self.storage.close_tournament(self.id, self.director.status.value,
+                                          pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
             if self.director.status is Status.FINISHED and self.definition.satellite is not None:
                 self._carry_players(self.definition.satellite.target, {
                     result.player: None for result in self.director.standings() if result.ticket})

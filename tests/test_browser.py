@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.live_server import live_server
-from tests.tournaments import rig_winners
+from tests.tournaments import Favour, rig_winners
 
 pytestmark = pytest.mark.asyncio
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -37,7 +37,7 @@ def chromium() -> str:
 
 def rig_for(runtime, player: str) -> None:
     """Deal ``player`` the best hand at their table, so the break that follows is theirs to be moved by."""
-    rig_winners(runtime.director, lambda order: player if player in order else None)
+    rig_winners(runtime.director, Favour(player))
 
 
 async def my_turn(page):

@@ -14,7 +14,7 @@ from playwright.async_api import async_playwright, expect
 from tests.live_server import ADMIN, bots, create, definition, live_server
 from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn
 from tests.test_server_play import until
-from tests.tournaments import rig_winners
+from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio
 
@@ -34,7 +34,7 @@ async def losing_alice(live, browser, body):
     tournament, seats = await create(live, body, 3)
     (alice, token), others = seats[0], seats[1:]
     live.runtime(tournament).names[alice] = "Alice"
-    rig_winners(live.runtime(tournament).director, lambda order: next(p for p in order if p != alice))
+    rig_winners(live.runtime(tournament).director, AllBut(alice))
     bots(live, tournament, others, "station")
     person = await open_as(browser, live, f"/#/t/{tournament}", {
         f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})

@@ -70,7 +70,7 @@ def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch
     drive(live, random.Random(5), 120)
     assert any(live.director.hand(t) for t in live.director.tables), "the test wants hands in progress"
 
-    (stored,) = storage.unfinished()
+    (stored,) = storage.tournaments()
     assert (stored.snapshot is not None) == (snapshot_every < 10**9)
     restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
     assert state_of(restored) == state_of(live)
@@ -83,7 +83,7 @@ def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch
     assert live.director.hands_played >= 200, "both played on"
 
 
-def test_a_finished_tournament_is_not_restored_and_its_hand_histories_stay(tmp_path):
+def test_a_closed_tournament_comes_back_to_be_shown_not_played_and_its_hand_histories_stay(tmp_path):
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = TournamentRuntime.create("t2", definition(2), storage, hand_pause=0)
     live.register("a")
@@ -91,7 +91,12 @@ def test_a_finished_tournament_is_not_restored_and_its_hand_histories_stay(tmp_p
     live._command(["start", 0.0, 1.0])
     storage.add_hand("t2", 1, 1, ["p1", "p2"], "variant = \"NT\"\n")
     live._command(["cancel", None])
-    assert storage.unfinished() == []
+    storage.close()
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    (stored,) = storage.tournaments()
+    assert not stored.open and stored.records == []  # its journal is gone; its final state stays
+    shown = TournamentRuntime.restore(stored, storage)
+    assert shown.director.status is Status.CANCELLED and shown.details()["refunds"] == live.details()["refunds"]
     assert storage.hand("t2", 1) == "variant = \"NT\"\n"
     assert [row.hand for row in storage.hands("t2", player="p2")] == [1]
     assert storage.hands("t2", player="p3") == [] and storage.hands("t2", table=2) == []
@@ -110,4 +115,4 @@ def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_comm
     events[0]["button"] += 1  # a journal that does not match what the commands do
     records[-1] = msgspec.msgpack.encode([command, events])
     with pytest.raises(RuntimeError, match="differs from its journal"):
-        TournamentRuntime.restore(storage.unfinished()[0], storage)
+        TournamentRuntime.restore(storage.tournaments()[0], storage)

@@ -11,14 +11,14 @@ from engine.director import Status
 from server.protocol import PressDeal
 from tests.live_server import admin, definition, live_server, person_among_stations, receive_json
 from tests.test_server_play import player_url, until
-from tests.tournaments import rig_winners
+from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio
 
 
 def make_lose(director, loser: str) -> None:
     """Every hand is dealt so that somebody other than ``loser`` holds the winning cards."""
-    rig_winners(director, lambda order: next(p for p in order if p != loser))
+    rig_winners(director, AllBut(loser))
 
 
 async def wait_for_connections(runtime, players: int) -> None:

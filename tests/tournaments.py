@@ -38,21 +38,49 @@ def rigged_deck(n: int, winner: int) -> list[int]:
     return deck + spare
 
 
-def rig_winners(director: Tournament, choose) -> None:
-    """From now on each hand's best cards go to ``choose(players in dealing order)`` (None: a fair deal)."""
-    dealer = RiggedDealer()
-    director.deal = dealer
-    start_hand = director.start_hand
+class Favour:
+    """The best cards to ``player`` whenever they are dealt in (else a fair deal)."""
 
-    def rigged(table: int):
-        seats = director.tables[table].table
+    def __init__(self, player: str) -> None:
+        self.player = player
+
+    def __call__(self, order: list[str]) -> str | None:
+        return self.player if self.player in order else None
+
+
+class AllBut:
+    """The best cards to the first player dealt in who is not ``loser``."""
+
+    def __init__(self, loser: str) -> None:
+        self.loser = loser
+
+    def __call__(self, order: list[str]) -> str | None:
+        return next(player for player in order if player != self.loser)
+
+
+class RiggedStart:
+    """``Tournament.start_hand`` with the deck rigged for ``choose``'s winner. A class, not a closure, so that
+    the director still pickles: the server keeps a closed tournament's final state.
+    """
+
+    def __init__(self, director: Tournament, choose: Favour | AllBut) -> None:
+        self.director = director
+        self.choose = choose
+        self.dealer = RiggedDealer()
+        director.deal = self.dealer
+
+    def __call__(self, table: int):
+        seats = self.director.tables[table].table
         order = seats.occupants(seats.next_positions().dealt)
-        winner = choose(order)
+        winner = self.choose(order)
         if winner is not None:
-            dealer.next = rigged_deck(len(order), order.index(winner))
-        return start_hand(table)
+            self.dealer.next = rigged_deck(len(order), order.index(winner))
+        return Tournament.start_hand(self.director, table)
 
-    director.start_hand = rigged
+
+def rig_winners(director: Tournament, choose: Favour | AllBut) -> None:
+    """From now on each hand's best cards go to ``choose(players in dealing order)`` (None: a fair deal)."""
+    director.start_hand = RiggedStart(director, choose)
 
 
 def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2, buy_in_cents: int = 1000,
