@@ -301,4 +301,5 @@ def create_app(settings: Settings) -> Starlette:
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
     app.state.tournaments = tournaments
+    app.state.storage = storage
     return app

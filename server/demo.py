@@ -47,8 +47,11 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
     bound = server.servers[0].sockets[0].getsockname()[1]
     rng = random.Random(seed)
     tournaments: dict[str, TournamentRuntime] = app.state.tournaments
-    runtime = TournamentRuntime("demo", demo_definition(players, seats), hand_pause=hand_pause)
+    # In the app's storage, as any tournament: its hand histories are then served like the others.
+    runtime = TournamentRuntime.create("demo", demo_definition(players, seats), app.state.storage,
+                                       hand_pause=hand_pause)
     tournaments[runtime.id] = runtime
+    runtime.registry = tournaments
     async with asyncio.TaskGroup() as bots:
         runtime.add_bots(players, f"ws://{host}:{bound}", bots, mix=DEFAULT_MIX, think=think, rng=rng)
         await asyncio.sleep(0.5)  # let the bots connect

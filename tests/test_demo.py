@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 
 import httpx
 from websockets.asyncio.client import connect
@@ -37,6 +38,12 @@ def test_the_demo_serves_the_page_and_a_tournament_played_by_bots():
 
         messages = asyncio.run(watch())
         assert messages[0]["type"] == "snapshot" and messages[0]["table"] is not None
+        hands = f"http://127.0.0.1:{port}/api/tournaments/{tournament['id']}/hands"
+        for _ in range(100):  # the demo's finished hands are served as any tournament's
+            if listed := httpx.get(hands).json()["hands"]:
+                break
+            time.sleep(0.1)
+        assert listed and "variant" in httpx.get(f"{hands}/{listed[0]['hand']}").text
     finally:
         process.terminate()
         process.wait(10)
