@@ -156,6 +156,7 @@ class TournamentRuntime:
         self.restored_at: float | None = None
         self._position = 0  # of the last journal record
         self._snapshot_at = 0
+        self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
         self._last_now = 0.0  # the newest tournament clock value a command was given
         self.sitting_out: set[str] = set()
         self.time_bank: dict[str, float] = {}
@@ -900,7 +901,7 @@ class TournamentRuntime:
         director = self.director
         level = self.definition.levels[director.level]
         ends_at = director.level_ends_at()
-        stacks = list(director.stacks.values()) if director.status is Status.RUNNING else []
+        average_stack, largest_stack = self._stack_figures_now()
         return {
             "id": self.id, "name": self.definition.name, "status": director.status.value, "paused": self.paused,
             "starting_stack": self.definition.starting_stack,
@@ -910,8 +911,7 @@ class TournamentRuntime:
             "ante": level.ante, "bb_ante": level.bb_ante, "hand_for_hand": director.hand_for_hand,
             "level_ends_in": max(0.0, ends_at - self.now()) if ends_at is not None else None,
             "on_break_for": max(0.0, director.break_until - self.now()) if director.break_until else None,
-            "average_stack": sum(stacks) // len(stacks) if stacks else None,
-            "largest_stack": max(stacks) if stacks else None, "tables": len(director.tables),
+            "average_stack": average_stack, "largest_stack": largest_stack, "tables": len(director.tables),
             "started_at": self.started_wall,
             "prize_pool_cents": director.prize_pool_cents or self.definition.buy_in_cents * len(director.entries),
             "add_on_open_for": max(0.0, director.add_on_until - self.now()) if director.add_on_until else None,
@@ -922,6 +922,18 @@ class TournamentRuntime:
             "entries_per_person": self.definition.entries_per_person,
             "restored_at": self.restored_at, "voided_hands": self.voided,
         }
+
+    def _stack_figures_now(self) -> tuple[int | None, int | None]:
+        """The average and largest stacks, over every player: computed once per journal record, since the draw
+        sends a snapshot to each of thousands of players after one command.
+        """
+        position, average, largest = self._stack_figures
+        if position != self._position:
+            director = self.director
+            stacks = list(director.stacks.values()) if director.status is Status.RUNNING else []
+            average, largest = (sum(stacks) // len(stacks), max(stacks)) if stacks else (None, None)
+            self._stack_figures = (self._position, average, largest)
+        return average, largest
 
     def _deal_view(self) -> dict[str, Any] | None:
         proposal = self.director.proposal

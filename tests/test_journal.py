@@ -116,3 +116,18 @@ def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_comm
     records[-1] = msgspec.msgpack.encode([command, events])
     with pytest.raises(RuntimeError, match="differs from its journal"):
         TournamentRuntime.restore(storage.tournaments()[0], storage)
+
+
+def test_the_summary_stack_figures_follow_every_command():
+    live = TournamentRuntime.create("t4", definition(6, starting_stack=2000), MemoryStorage(), hand_pause=0)
+    for number in range(18):
+        live.register(f"player {number}")
+    assert live.summary()["average_stack"] is None  # nobody has chips before the start
+    live._command(["start", 0.0, 1.0])
+    rng = random.Random(3)
+    for hands in range(2, 40, 6):
+        drive(live, rng, hands)
+        stacks = live.director.stacks.values()
+        shown = live.summary()
+        assert (shown["average_stack"], shown["largest_stack"]) == (sum(stacks) // len(stacks), max(stacks))
+    assert live.summary()["largest_stack"] > 2000  # chips moved, and the figures moved with them
