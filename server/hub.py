@@ -3,9 +3,9 @@
 A table encodes each message once and hands the same bytes to every client
 watching it; ``Connection.send`` never waits. What a client has to answer,
 or what answers it (its turn, its own action, an offer, a snapshot, an
-error), leaves at the end of the event loop's turn; the rest (other players'
-actions at its table, observers' streams) waits for the next broadcast tick,
-at most ``Outbound.tick`` seconds. Messages that leave together leave in one
+error), leaves at once (within ``Outbound.gather`` seconds under load); the
+rest (other players' actions at its table, observers' streams) waits for the
+next broadcast tick, at most ``Outbound.tick`` seconds. Messages that leave together leave in one
 frame, one JSON message per line: every frame is a write to the socket, and
 those writes were most of the server's time under a swarm
 (docs/performance.md).
@@ -175,13 +175,14 @@ class Outbound:
         self._soon = None
         self._last_now = asyncio.get_running_loop().time()
         waiting, self._now = self._now, set()
-        self.before()
-        for connection in waiting:
-            connection.flush()
+        self._write(waiting)
 
     def _flush_later(self) -> None:
         self._timer = None
         waiting, self._later = self._later, set()
+        self._write(waiting)
+
+    def _write(self, waiting: set[Connection]) -> None:
         self.before()
         for connection in waiting:
             connection.flush()
