@@ -47,7 +47,9 @@ from engine.hand import Hand
 from engine.icm import equities
 from engine.money import PAID_INTO, Ledger, largest_remainder
 from engine.refunds import Refund, RefundPolicy, Situation, plan
-from engine.seating import SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat
+from engine.seating import (
+    OpenTables, SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat,
+)
 from engine.structure import Definition, hand_for_hand_points, prizes_cents, satellite_prizes
 from engine.table import Table
 
@@ -127,6 +129,7 @@ class Tournament:
         self.status = Status.WAITING
         self.entries: list[str] = []  # registration order
         self._people: dict[str, str] = {}  # entry -> person, only for people with several entries
+        self._entries_of: dict[str, set[str]] = {}  # person -> their entries, the reverse of _people
         self.stacks: dict[str, int] = {}  # live players; start-of-hand values while a hand is on
         self.where: dict[str, tuple[int, int]] = {}  # player -> (table id, seat)
         self.tables: dict[int, _Playing] = {}
@@ -146,11 +149,14 @@ class Tournament:
         self._h4h_points: set[int] = set()
         self._round: set[int] | None = None  # tables yet to finish the hand-for-hand round
         self._round_started: set[int] = set()
+        self._round_to_deal: set[int] = set()  # tables of the round that have not dealt it yet
         self._round_busts: list[_Bust] = []
         self._pending_chips: dict[str, int] = {}  # merged chips for entries that were in a hand
         self._idle: set[int] = set()  # open tables with no hand in progress
-        self._size: dict[int, int] = {}  # players seated, per table not being broken
-        self._by_size: list[set[int]] = [set() for _ in range(definition.seats_per_table + 1)]
+        self._idle_peak = 0  # the most tables _idle has held since it was last rebuilt
+        self._breaking: set[int] = set()  # open tables locked to close (B.7)
+        self._breaking_idle: set[int] = set()  # those of them between hands, to close now
+        self._open = OpenTables(definition.seats_per_table, 0)  # the tables not being broken, by size
         self.ledger = Ledger()
         self.chips_issued = 0  # starting stacks, re-buys and add-ons: what chips_in_play() must equal
         self.refunds: list[Refund] = []  # what a cancellation paid back
@@ -169,6 +175,28 @@ class Tournament:
         self.proposal: _Deal | None = None
         self._deal_due = False
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
+        if "_open" not in state:
+            sizes: dict[int, int] = state.pop("_size")
+            del state["_by_size"]
+            tables: dict[int, _Playing] = state["tables"]
+            index = OpenTables(state["definition"].seats_per_table, max([*tables, *sizes], default=0))
+            for table in tables:
+                index.idle(table, table in state["_idle"])
+            for table, size in sizes.items():
+                index.resize(table, size)
+            state["_open"] = index
+            state["_breaking"] = {table for table, playing in tables.items() if playing.breaking}
+            state["_breaking_idle"] = state["_breaking"] & state["_idle"]
+            entries_of: dict[str, set[str]] = {}
+            for entry, person in state["_people"].items():
+                entries_of.setdefault(person, set()).add(entry)
+            state["_entries_of"] = entries_of
+            state["_round_to_deal"] = (state["_round"] or set()) - state["_round_started"]
+            state["_idle_peak"] = len(state["_idle"])
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------ queries
 
     @property
@@ -178,7 +206,7 @@ class Tournament:
     @property
     def tables_to_break(self) -> list[int]:
         """Tables chosen to close that are finishing their hand first (B.7)."""
-        return sorted(t for t, state in self.tables.items() if state.breaking)
+        return sorted(self._breaking)
 
     def hand(self, table: int) -> Hand | None:
         """The table's hand in progress (or finished and not yet ended)."""
@@ -212,7 +240,7 @@ class Tournament:
     def tables_ready(self) -> list[int]:
         """Tables that may deal their next hand now, lowest id first."""
         if self.hand_for_hand:
-            candidates = self._round - self._round_started if self._round is not None else set()
+            candidates = self._round_to_deal
         else:
             candidates = self._idle
         return sorted(t for t in candidates if self.is_ready(t))
@@ -262,7 +290,7 @@ class Tournament:
             raise TournamentError("this final takes only qualified stacks, no direct buy-in (L.47)")
         limit = self.definition.entries_per_person
         if person is not None and limit is not None:
-            held = sum(1 for entry in self.entries if self._people.get(entry, entry) == person)
+            held = len(self._entries_of.get(person, ())) + (person in self.stacks and person not in self._people)
             if held >= limit:
                 raise TournamentError(f"{person} already holds {held} of the {limit} entries a person may (M.50)")
 
@@ -274,12 +302,12 @@ class Tournament:
         """
         self.verify_register(player, person)
         if person is not None and person in self.stacks and person not in self._people:
-            self._people[person] = person
+            self._belongs(person, person)
         self.entries.append(player)
         self.stacks[player] = self.definition.starting_stack
         self.chips_issued += self.definition.starting_stack
         if person is not None:
-            self._people[player] = person
+            self._belongs(player, person)
         bounty = self.definition.bounty.cents if self.definition.bounty is not None else 0
         self._pay(player, "buy_in", self.definition.buy_in_cents - bounty, "fee", self.definition.fee_cents)
         if bounty:
@@ -321,7 +349,7 @@ class Tournament:
             self.stacks[player] = stack
             self.chips_issued += stack
             if person != player:
-                self._people[player] = person
+                self._belongs(player, person)
             return [Qualified(player, stack, True)]
         counts = self.definition.final.forward == "best" and stack > self.stacks[entry]
         if counts:
@@ -345,7 +373,9 @@ class Tournament:
         self.entries.remove(player)
         del self.stacks[player]
         self.chips_issued -= self.definition.starting_stack
-        self._people.pop(player, None)
+        person = self._people.pop(player, None)
+        if person is not None:
+            self._entries_of[person].discard(player)
         self.bounties.pop(player, None)
         for kind, cents in self.ledger.paid_by(player).items():
             self.ledger.record("refund", player, cents, account=PAID_INTO[kind])
@@ -415,16 +445,17 @@ class Tournament:
             self.ledger.record("added", "", definition.added_cents)
         self._price_prizes()
         layout = initial_draw(self.entries, definition.seats_per_table, self.rng, self._person)
+        self._open = OpenTables(definition.seats_per_table, len(layout))
         for number, seats in enumerate(layout, start=1):
             table = Table(definition.seats_per_table)
             self.tables[number] = _Playing(number, table)
-            self._idle.add(number)
+            self._set_idle(number, True)
             for seat, player in enumerate(seats):
                 if player is not None:
                     table.seat(player, seat)
                     self.where[player] = (number, seat)
                     events.append(Seated(player, number, seat, self.stacks[player]))
-            self._track(number, len(table.players))
+            self._open.resize(number, len(table.players))
         self._level_started_at = now
         events.append(self._level_event())
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
@@ -530,9 +561,12 @@ class Tournament:
         )
         self.hands_played += 1
         state.number = self.hands_played
-        self._idle.discard(table)
+        self._set_idle(table, False)
         if self._round is not None:
             self._round_started.add(table)
+            self._round_to_deal.discard(table)
+            if not self._round_to_deal:
+                self._round_to_deal = set()  # a fresh set: an emptied one still costs its old size to iterate
         dealt = self._hands_in_level.get(table, 0) + 1
         self._hands_in_level[table] = dealt
         self._most_hands_in_level = max(self._most_hands_in_level, dealt)
@@ -564,7 +598,7 @@ class Tournament:
         hand = self.verify_end_hand(table)
         state = self.tables[table]
         state.hand = None
-        self._idle.add(table)
+        self._set_idle(table, True)
         busts = []
         for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
             stack += self._pending_chips.pop(player, 0) if self._pending_chips else 0
@@ -785,8 +819,10 @@ class Tournament:
         hand = state.hand
         assert hand is not None
         state.hand = None
-        self._idle.add(table)
+        self._set_idle(table, True)
         self._round_started.discard(table)
+        if self._round is not None and table in self._round:
+            self._round_to_deal.add(table)
         for player in hand.players:
             if player in self._pending_chips:
                 self.stacks[player] += self._pending_chips.pop(player)
@@ -965,14 +1001,34 @@ class Tournament:
         level = self.definition.levels[self.level]
         return LevelChanged(self.level + 1, level.small_blind, level.big_blind, level.ante, level.bb_ante)
 
-    def _track(self, table: int, size: int | None) -> None:
-        """Record a table's player count (None: it is being broken and no longer counts)."""
-        old = self._size.pop(table, None)
-        if old is not None:
-            self._by_size[old].discard(table)
-        if size is not None:
-            self._size[table] = size
-            self._by_size[size].add(table)
+    def _set_idle(self, table: int, idle: bool) -> None:
+        """A table enters or leaves ``_idle``, which stays dense.
+
+        A Python set never shrinks when emptied, and iterating it costs its
+        largest size: every table is idle before the first deal, so without a
+        rebuild ``tables_ready`` would pay for the whole starting field per hand.
+        """
+        if idle:
+            self._idle.add(table)
+            self._idle_peak = max(self._idle_peak, len(self._idle))
+            if table in self._breaking:
+                self._breaking_idle.add(table)
+        else:
+            self._idle.discard(table)
+            if len(self._idle) * 8 < self._idle_peak:
+                self._idle = set(self._idle)
+                self._idle_peak = len(self._idle)
+            self._breaking_idle.discard(table)
+        self._open.idle(table, idle)
+
+    def _belongs(self, entry: str, person: str) -> None:
+        self._people[entry] = person
+        self._entries_of.setdefault(person, set()).add(entry)
+
+    def _seated_with(self, entry: str) -> list[int]:
+        """The tables where the other entries of ``entry``'s person sit."""
+        return [self.where[other][0] for other in self._entries_of.get(self.person(entry), ())
+                if other != entry and other in self.where]
 
     def _prize(self, place: int) -> int:
         return self.prizes[place - 1] if place <= len(self.prizes) else 0
@@ -1020,8 +1076,8 @@ class Tournament:
             self._pay_prize(result.player, result.prize_cents, ticket=result.ticket)
             table_id, seat = self.where.pop(result.player)
             self.tables[table_id].table.remove(seat)
-            if table_id in self._size:
-                self._track(table_id, self._size[table_id] - 1)
+            if table_id in self._open:
+                self._open.resize(table_id, self._open.size[table_id] - 1)
             del self.stacks[result.player]
             self.results[result.player] = result
             events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
@@ -1067,7 +1123,9 @@ class Tournament:
     def _after_change(self, events: list[Event]) -> None:
         """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
         self._plan_breaks()
-        for table in sorted(t for t in self._idle if self.tables[t].breaking):
+        # Only the tables locked to close that are between hands: in a large field many more are locked and
+        # still playing their hand, and looking at those after every hand would cost more than the hand.
+        for table in sorted(self._breaking_idle):
             self._break(table, events)
         self._balance(events)
         self._check_hand_for_hand(events)
@@ -1075,23 +1133,27 @@ class Tournament:
     def _plan_breaks(self) -> None:
         """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
         needed = math.ceil(self.players_left / self.definition.seats_per_table)
-        while len(self._size) > needed:
-            fewest = next(bucket for bucket in self._by_size if bucket)
-            table = self.rng.choice(sorted(fewest))
+        while len(self._open) > needed:
+            fewest, _ = self._open.sizes()
+            table = self._open.nth_of_size(fewest, self.rng.randrange(len(self._open.of_size(fewest))))
             self.tables[table].breaking = True
-            self._track(table, None)
+            self._breaking.add(table)
+            if table in self._idle:
+                self._breaking_idle.add(table)
+            self._open.drop(table)
 
     def _break(self, table: int, events: list[Event]) -> None:
         """Close a locked table after its hand; its players draw open seats at the other tables (B.7)."""
         state = self.tables.pop(table)
-        self._idle.discard(table)
+        self._set_idle(table, False)
+        self._breaking.discard(table)
         self.tables_broken += 1
         events.append(TableBroken(table, self.players_left))
-        targets = {t: self.tables[t].table for t in self._size}
-        placed, unplaced = draw_open_seats(state.table.players, targets, self.rng, self._person)
+        placed, unplaced = draw_open_seats(state.table.players, self._open, lambda t: self.tables[t].table,
+                                           self.rng, self._person, self._seated_with)
         for player, to_table, seat in placed:
             self.where[player] = (to_table, seat)
-            self._track(to_table, self._size[to_table] + 1)
+            self._open.resize(to_table, self._open.size[to_table] + 1)
             events.append(PlayerMoved(player, table, to_table, seat, "break"))
         self.moves += len(placed)
         for player in unplaced:
@@ -1104,13 +1166,12 @@ class Tournament:
         (else the one with the lowest id), and is added when its hand ends.
         """
         who = self._people[absorbed]
-        in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
-        into = min((p for p in self.stacks if p != absorbed and self._people.get(p) == who),
-                   key=lambda p: (p in in_hands, p))
+        into = min((p for p in self._entries_of[who] if p != absorbed and p in self.stacks),
+                   key=lambda p: (self._in_hand(p), p))
         place = self.players_left
         chips = self.stacks.pop(absorbed)
         table = self.where.pop(absorbed)[0]
-        if into in in_hands:
+        if self._in_hand(into):
             self._pending_chips[into] = self._pending_chips.get(into, 0) + chips
         else:
             self.stacks[into] += chips
@@ -1127,16 +1188,16 @@ class Tournament:
 
     def _balance(self, events: list[Event]) -> None:
         """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
-        while len(self._size) >= 2:
-            sizes = [size for size, bucket in enumerate(self._by_size) if bucket]
-            shortest, fullest = sizes[0], sizes[-1]
+        while len(self._open) >= 2:
+            shortest, fullest = self._open.sizes()
             if fullest - shortest < 2:
                 return
-            sources = [t for t in self._idle if self._size.get(t) == fullest]
-            if not sources:
+            source_id = self._open.lowest_idle(fullest)
+            if source_id is None:
                 return  # a fullest table moves someone when its hand ends
-            source = self.tables[min(sources)]
-            destinations = sorted(self._by_size[shortest])
+            source = self.tables[source_id]
+            # Every table of the shortest size, shuffled: they are few, since balancing follows every change.
+            destinations: list[int] = sorted(self._open.of_size(shortest))
             self.rng.shuffle(destinations)
             for destination_id in destinations:  # ties at random; the first that takes a mover
                 destination = self.tables[destination_id]
@@ -1151,14 +1212,14 @@ class Tournament:
             player = source.table.remove(seat)
             destination.table.seat(player, to_seat)
             self.where[player] = (destination.id, to_seat)
-            self._track(source.id, fullest - 1)
-            self._track(destination.id, shortest + 1)
+            self._open.resize(source.id, fullest - 1)
+            self._open.resize(destination.id, shortest + 1)
             self.moves += 1
             events.append(PlayerMoved(player, source.id, destination.id, to_seat, "balance"))
 
     def _hand_for_hand_due(self) -> bool:
         """D.14: two or more tables, and the next bust changes prize money by at least the jump."""
-        return len(self._size) >= 2 and self.players_left in self._h4h_points
+        return len(self._open) >= 2 and self.players_left in self._h4h_points
 
     def _check_hand_for_hand(self, events: list[Event]) -> None:
         """Start hand-for-hand when due; open its round once every table has finished its hand (D.15).
@@ -1183,10 +1244,12 @@ class Tournament:
         if len(self._idle) == len(self.tables):
             self._round = {t for t in self.tables if len(self.tables[t].table.players) >= 2}
             self._round_started = set()
+            self._round_to_deal = set(self._round)
 
     def _close_round(self, events: list[Event]) -> None:
         """Every table has finished the round: its busts are one batch across tables (D.17), then moves."""
         busts, self._round_busts, self._round = self._round_busts, [], None
+        self._round_to_deal = set()
         self._settle(busts, events, round_=True)
 
 

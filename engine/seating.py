@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_right
-from collections.abc import Callable, Mapping
-from itertools import accumulate
+from collections.abc import Callable, Iterable, Mapping
 
+from engine.fenwick import Fenwick
 from engine.table import Table
 
 Person = Callable[[str], str]
@@ -86,36 +85,163 @@ def shares_table(entry: str, table: Table, person: Person | None) -> bool:
     return any(p is not None and person(p) == who for p in table.seats)
 
 
-def draw_open_seats(players: list[str], tables: Mapping[int, Table], rng: random.Random,
-                    person: Person | None = None) -> tuple[list[tuple[str, int, int]], list[str]]:
+class OpenTables:
+    """The open tables not being broken: players seated at each, which are between hands, and their open seats.
+
+    What the director asks per hand, bust and move, each in O(log n) of the
+    number of tables: the shortest and fullest sizes, the k-th table of a size
+    by id (the random pick among the fewest, B.6), the lowest table of a size
+    between hands (a balancing move's source, A.3), and a uniformly random
+    open seat over every table (B.7). ``size`` keeps the tables in the order
+    their size last changed, and the draw numbers the open seats in that
+    order, so a seeded tournament seats its players exactly as before this
+    index existed (when every draw listed every table).
+    """
+
+    def __init__(self, seats_per_table: int, tables: int) -> None:
+        """For tables with ids ``1 .. tables``."""
+        self.seats_per_table = seats_per_table
+        self.size: dict[int, int] = {}
+        self._idle: set[int] = set()  # every table between hands, whether counted here or not
+        self._of_size: list[set[int]] = [set() for _ in range(seats_per_table + 1)]
+        self._by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]
+        self._idle_by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]
+        self._slot: dict[int, int] = {}  # table -> its place in the order of last change
+        self._table_at: list[int] = []  # slot -> table; 0 once the table has moved on
+        self._open = Fenwick([])  # open seats, by slot
+
+    def __len__(self) -> int:
+        return len(self.size)
+
+    def __contains__(self, table: object) -> bool:
+        return table in self.size
+
+    def resize(self, table: int, size: int) -> None:
+        """The table now seats ``size`` players; it moves to the end of the order (or enters it)."""
+        self.drop(table)
+        if len(self._table_at) == self._open.capacity:
+            self._compact()
+        self.size[table] = size
+        self._of_size[size].add(table)
+        self._by_id[size].add(table, 1)
+        if table in self._idle:
+            self._idle_by_id[size].add(table, 1)
+        slot = len(self._table_at)
+        self._slot[table] = slot
+        self._table_at.append(table)
+        self._open.add(slot, self.seats_per_table - size)
+
+    def drop(self, table: int) -> None:
+        """The table no longer counts (it is being broken)."""
+        size = self.size.pop(table, None)
+        if size is None:
+            return
+        self._of_size[size].discard(table)
+        self._by_id[size].add(table, -1)
+        if table in self._idle:
+            self._idle_by_id[size].add(table, -1)
+        slot = self._slot.pop(table)
+        self._table_at[slot] = 0
+        self._open.add(slot, -self._open.counts[slot])
+
+    def idle(self, table: int, idle: bool) -> None:
+        """Whether the table is between hands."""
+        if idle == (table in self._idle):
+            return
+        if idle:
+            self._idle.add(table)
+        else:
+            self._idle.discard(table)
+        size = self.size.get(table)
+        if size is not None:
+            self._idle_by_id[size].add(table, 1 if idle else -1)
+
+    def sizes(self) -> tuple[int, int]:
+        """The shortest and the fullest table's number of players (at least one table is counted)."""
+        present = [size for size, tables in enumerate(self._of_size) if tables]
+        return present[0], present[-1]
+
+    def of_size(self, size: int) -> set[int]:
+        return self._of_size[size]
+
+    def nth_of_size(self, size: int, rank: int) -> int:
+        """The table with the ``rank``-th lowest id (0-based) among those seating ``size`` players."""
+        return self._by_id[size].find(rank)[0]
+
+    def lowest_idle(self, size: int) -> int | None:
+        """The lowest id among the tables seating ``size`` players that are between hands."""
+        ranked = self._idle_by_id[size]
+        return ranked.find(0)[0] if ranked.total else None
+
+    def draw(self, rng: random.Random, excluded: Iterable[int] = ()) -> tuple[int, int] | None:
+        """A uniformly random open seat away from the ``excluded`` tables: its table and its rank among the
+        table's open seats (lowest first); None when there is none."""
+        held = [(self._slot[table], self._open.counts[self._slot[table]]) for table in set(excluded)
+                if table in self._slot]
+        for slot, count in held:
+            self._open.add(slot, -count)
+        try:
+            if not self._open.total:
+                return None
+            slot, rank = self._open.find(rng.randrange(self._open.total))
+            return self._table_at[slot], rank
+        finally:
+            for slot, count in held:
+                self._open.add(slot, count)
+
+    def take(self, table: int) -> None:
+        """One of the table's open seats was taken during a draw (its size is given after the draw)."""
+        self._open.add(self._slot[table], -1)
+
+    def _compact(self) -> None:
+        """Renumber the slots in order, with room to grow: amortised O(1) per change of size."""
+        order = list(self.size)
+        counts = [self._open.counts[self._slot[table]] for table in order]
+        self._slot = {table: slot for slot, table in enumerate(order)}
+        self._table_at = order
+        self._open = Fenwick(counts + [0] * (len(order) + 8))
+
+
+def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[int], Table], rng: random.Random,
+                    person: Person | None = None, seated_with: Callable[[str], Iterable[int]] | None = None,
+                    ) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Seats for a broken table's players: each draws a uniformly random open seat (B.7).
 
     The players draw in random order, except that players with another entry
     at one of the tables draw first, while the most seats are open to them; a
     player is never given a table where another entry of theirs sits.
     ``person=None`` means every entry is its own person, which skips that
-    check. Returns the placements ``(player, table id, seat)`` and the players
-    for whom no open seat was allowed (their entries must merge, M.51).
+    check; otherwise ``seated_with(player)`` names the tables where the
+    player's other entries sit. Returns the placements ``(player, table id,
+    seat)`` and the players for whom no open seat was allowed (their entries
+    must merge, M.51).
     """
     order = list(players)
     rng.shuffle(order)
+    placed_by: dict[str, set[int]] = {}  # person -> the tables this draw has seated them at
+
+    def others(player: str) -> set[int]:
+        """The tables the player may not draw: where another entry of theirs sits."""
+        if person is None or seated_with is None:
+            return set()
+        return {table for table in seated_with(player) if table in tables} | placed_by.get(person(player), set())
+
     if person is not None:
-        order.sort(key=lambda p: not any(shares_table(p, table, person) for table in tables.values()))
-    ids = list(tables)
-    open_seats = {table_id: tables[table_id].open_seats() for table_id in ids}
+        order.sort(key=lambda p: not others(p))
     placed: list[tuple[str, int, int]] = []
     unplaced: list[str] = []
     for player in order:
-        rooms = [0 if shares_table(player, tables[t], person) else len(open_seats[t]) for t in ids]
-        cumulative = list(accumulate(rooms))
-        if not cumulative or cumulative[-1] == 0:
+        drawn = tables.draw(rng, others(player))
+        if drawn is None:
             unplaced.append(player)
             continue
-        pick = rng.randrange(cumulative[-1])
-        index = bisect_right(cumulative, pick)
-        table_id = ids[index]
-        seat = open_seats[table_id].pop(pick - (cumulative[index - 1] if index else 0))
-        tables[table_id].seat(player, seat)
+        table_id, rank = drawn
+        table = table_of(table_id)
+        seat = table.open_seats()[rank]
+        table.seat(player, seat)
+        tables.take(table_id)
+        if person is not None:
+            placed_by.setdefault(person(player), set()).add(table_id)
         placed.append((player, table_id, seat))
     return placed, unplaced
 

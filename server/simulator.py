@@ -20,6 +20,7 @@ import heapq
 import math
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import IO
 
@@ -106,9 +107,9 @@ def simulate(
     next_progress = started + progress_every_s
 
     def emit(events: list[Event]) -> None:
-        pending = list(events)
+        pending = deque(events)  # the start alone emits an event per player: no list.pop(0) here
         while pending:
-            event = pending.pop(0)
+            event = pending.popleft()
             if events_out is not None:
                 events_out.write(encoder.encode(event) + b"\n")
             if on_event is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import msgspec
@@ -9,7 +10,7 @@ import pytest
 
 import server.runtime
 from bots.strategies import seat_view, tight_aggressive
-from engine.director import Status
+from engine.director import Status, Tournament
 from engine.structure import Level, Rebuys
 from server.journal import MemoryStorage, SQLiteStorage
 from server.runtime import TournamentRuntime
@@ -131,3 +132,48 @@ def test_the_summary_stack_figures_follow_every_command():
         shown = live.summary()
         assert (shown["average_stack"], shown["largest_stack"]) == (sum(stacks) // len(stacks), max(stacks))
     assert live.summary()["largest_stack"] > 2000  # chips moved, and the figures moved with them
+
+
+def play_events(director: Tournament, rng: random.Random, hands: int) -> list:
+    """The events of ``hands`` more hands, the tables dealt and settled in a fixed order."""
+    events: list = []
+    played = 0
+    now = 0.0
+    while played < hands and director.status is Status.RUNNING:
+        now += 30.0
+        events += director.advance(now)
+        for table in director.tables_ready():
+            events += director.start_hand(table)
+            hand = director.hand(table)
+            while not hand.finished:
+                events += director.act(table, *tight_aggressive(seat_view(hand), rng))
+            events += director.end_hand(table)
+            played += 1
+    return events
+
+
+def test_a_director_snapshotted_before_its_tables_were_indexed_restores_and_plays_on_the_same():
+    """A snapshot of the release before the table index (``_size``, ``_by_size``) still restores.
+
+    The restored director gets its index rebuilt in the order the tables last
+    changed size, and plays every later hand as the same director does when
+    it never went through the old layout.
+    """
+    people = {f"bot{k}": f"person{k % 5}" for k in range(1, 16)}
+    director = Tournament(definition(6, paid=10), random.Random(5))
+    director.open_registration()
+    for k in range(1, 121):
+        director.register(f"bot{k}", people.get(f"bot{k}"))
+    director.start(0.0)
+    play_events(director, random.Random(1), 150)
+
+    state = pickle.loads(pickle.dumps(director)).__dict__
+    index = state.pop("_open")
+    for new in ("_breaking", "_breaking_idle", "_entries_of", "_round_to_deal", "_idle_peak"):
+        del state[new]
+    state["_size"] = dict(index.size)
+    state["_by_size"] = [set(index.of_size(size)) for size in range(7)]
+    old = Tournament.__new__(Tournament)
+    old.__setstate__(state)
+
+    assert play_events(old, random.Random(2), 200) == play_events(director, random.Random(2), 200)
