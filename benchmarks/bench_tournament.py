@@ -1,30 +1,36 @@
-"""A whole 10,000-player tournament, simulated end to end; PokerKit replaying a sample of its hands.
+"""Whole tournaments of 10,000, 50,000 and 100,000 players, simulated end to end; PokerKit replaying a sample of hands.
 
-Ours: ``server.simulator.simulate`` with the default structure and bot mix:
-seating, every hand with the bots' decisions, breaking, balancing,
-hand-for-hand and payouts, in one process on one core. The target is under
-60 s for 10,000 players.
+Ours: ``mttsim simulate`` with the default structure and bot mix: seating,
+every hand with the bots' decisions, breaking, balancing, hand-for-hand and
+payouts, in one process on one core. Each run is a fresh process, so its peak
+resident memory is its own. The goals (docs/performance.md): hands/s at
+100,000 players at least 0.8x hands/s at 10,000, and 100,000 players in under
+100 s.
 
 Peer, same run: PokerKit replaying the hands of a 300-player tournament with
-the same structure, bots and seed, from their PHH (``HandHistory`` iteration: each hand set up and every action
-applied). That is only the hand-playing part of the work, without bots or a
-director, so the ratio understates our lead.
+the same structure, bots and seed, from their PHH (``HandHistory`` iteration:
+each hand set up and every action applied). That is only the hand-playing
+part of the work, without bots or a director, so the ratio understates our lead.
 
-Run: .venv/bin/python benchmarks/bench_tournament.py [--players N] [--repeat R] [--sample K]
-Prints the median of R runs.
+Run: .venv/bin/python benchmarks/bench_tournament.py [--sizes 10000,50000,100000] [--repeat R] [--sample K]
+Prints the median of R runs per size.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from server.simulator import default_definition, simulate  # noqa: E402
 
@@ -42,30 +48,59 @@ def pokerkit_replay_rate(phhs: str, sample: int) -> float:
     return len(histories) / (time.perf_counter() - started)
 
 
+def simulated(players: int, seed: int) -> tuple[dict, float]:
+    """One ``mttsim simulate --json`` in a process of its own: its report and its peak resident memory in MB."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "simulate", "--players", str(players), "--seed", str(seed), "--json"],
+        cwd=ROOT, stdout=subprocess.PIPE)
+    assert child.stdout is not None
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise RuntimeError(f"simulate --players {players} exited with {child.returncode}")
+    return json.loads(output), usage.ru_maxrss / 1024  # kB on Linux
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--sizes", default="10000,50000,100000", help="fields to simulate, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sample", type=int, default=2_000, help="hands PokerKit replays")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
 
-    definition = default_definition(args.players)
-    walls, rates, peers = [], [], []
+    rates: dict[int, list[float]] = {size: [] for size in sizes}
+    walls: dict[int, list[float]] = {size: [] for size in sizes}
+    memory: dict[int, list[float]] = {size: [] for size in sizes}
+    hands: dict[int, int] = {}
+    peers = []
     for run in range(args.repeat):
-        report = simulate(definition, args.players, args.seed + run)
-        walls.append(report.wall_s)
-        rates.append(report.hands_per_s)
-        hands = io.StringIO()
-        simulate(default_definition(300), 300, args.seed + run, hands_out=hands)
-        peers.append(pokerkit_replay_rate(hands.getvalue(), args.sample))
-        print(f"run {run + 1}: {report.hands:,} hands, {report.wall_s:.2f} s, {report.hands_per_s:,.0f} hands/s; "
-              f"PokerKit replays {peers[-1]:,.0f} hands/s", flush=True)
-    wall, rate, peer = statistics.median(walls), statistics.median(rates), statistics.median(peers)
-    print(f"\n{args.players:,} players, median of {args.repeat}: {wall:.2f} s wall, {rate:,.0f} hands/s "
-          f"(target: under 60 s)")
-    print(f"PokerKit replaying the same kind of hands: {peer:,.0f} hands/s -> ours {rate / peer:.0f}x, "
-          f"with bots and director included")
+        for size in sizes:
+            report, peak_mb = simulated(size, args.seed + run)
+            rates[size].append(report["hands_per_s"])
+            walls[size].append(report["wall_s"])
+            memory[size].append(peak_mb)
+            hands[size] = report["hands"]
+            print(f"run {run + 1}, {size:,} players: {report['hands']:,} hands, {report['wall_s']:.2f} s, "
+                  f"{report['hands_per_s']:,.0f} hands/s, peak {peak_mb:,.0f} MB", flush=True)
+        phhs = io.StringIO()
+        simulate(default_definition(300), 300, args.seed + run, hands_out=phhs)
+        peers.append(pokerkit_replay_rate(phhs.getvalue(), args.sample))
+        print(f"run {run + 1}: PokerKit replays {peers[-1]:,.0f} hands/s", flush=True)
+
+    peer = statistics.median(peers)
+    base = statistics.median(rates[sizes[0]])
+    print(f"\nmedian of {args.repeat} runs per size:")
+    print(f"{'players':>9} {'hands':>9} {'wall s':>8} {'hands/s':>9} {'vs first':>9} {'peak MB':>8} "
+          f"{'MB/1k':>6} {'vs PokerKit':>12}")
+    for size in sizes:
+        rate, peak = statistics.median(rates[size]), statistics.median(memory[size])
+        print(f"{size:>9,} {hands[size]:>9,} {statistics.median(walls[size]):>8.2f} {rate:>9,.0f} "
+              f"{rate / base:>8.2f}x {peak:>8,.0f} {peak / size * 1000:>6.2f} {rate / peer:>11.0f}x")
+    print(f"\nPokerKit replaying the same kind of hands: {peer:,.0f} hands/s (ours includes bots and director)")
+    print("goals: the largest field at 0.8x or more of the first's hands/s; 100,000 players under 100 s")
 
 
 if __name__ == "__main__":

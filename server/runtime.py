@@ -36,6 +36,7 @@ import contextlib
 import gc
 import hashlib
 import logging
+import os
 import pickle
 import random
 import secrets
@@ -68,6 +69,8 @@ from server.protocol import (
 CLOCK_TICK_SECONDS = 0.25
 SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends, at least ...
 SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
+DRAW_SNAPSHOTS_PER_TURN = 300  # the start's snapshots to connected players, per turn of the event loop
+TABLES_STARTED_PER_TURN = 40  # first deals per turn of the event loop
 logger = logging.getLogger("mttsim.server")
 
 
@@ -115,6 +118,12 @@ _record_encoder = msgspec.msgpack.Encoder()
 _record_decoder = msgspec.msgpack.Decoder(tuple[list[Any], msgspec.Raw])  # the events stay bytes, to compare
 
 
+def _read_to_end(descriptor: int) -> bytes:
+    """Everything a pipe gives until its writer closes it; closes the descriptor."""
+    with os.fdopen(descriptor, "rb") as pipe:
+        return pipe.read()
+
+
 def _settle(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
@@ -156,6 +165,7 @@ class TournamentRuntime:
         self.restored_at: float | None = None
         self._position = 0  # of the last journal record
         self._snapshot_at = 0
+        self._snapshotting: asyncio.Task[None] | None = None  # a snapshot a child process is pickling
         self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
         self._last_now = 0.0  # the newest tournament clock value a command was given
         self.sitting_out: set[str] = set()
@@ -360,14 +370,54 @@ class TournamentRuntime:
 
     def _maybe_snapshot(self) -> None:
         """After a hand ends, every ``SNAPSHOT_EVERY`` records (``SNAPSHOT_RECORDS_PER_ENTRY`` per entry when
-        that is more): the whole state, so a restore replays little. A snapshot stops every table while it is
-        taken (over 100 ms at 10,000 players), so a large field takes them less often, for about the same cost
-        per record.
+        that is more): the whole state, so a restore replays little.
+
+        Pickling the state of 10,000 players takes 50-100 ms, and the tables
+        would wait that long. Inside an event loop a forked child pickles it
+        instead, from the memory the fork froze at this record, while the
+        tables play on; the snapshot is stored when its bytes are all there.
+        Until then the previous snapshot and the journal cover everything, so
+        a crash meanwhile loses nothing (docs/architecture.md).
         """
         every = max(SNAPSHOT_EVERY, SNAPSHOT_RECORDS_PER_ENTRY * len(self.director.entries))
-        if self._position - self._snapshot_at >= every:
+        if self._position - self._snapshot_at < every or self._snapshotting is not None:
+            return
+        self._snapshot_at = self._position
+        try:
+            asyncio.get_running_loop()
+            forks = hasattr(os, "fork")
+        except RuntimeError:  # a script or a test, outside an event loop
+            forks = False
+        if not forks:
             self.storage.snapshot(self.id, self._position, pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
-            self._snapshot_at = self._position
+            return
+        # The fork happens here, at this record: the child's memory is the state at this position.
+        readable, writable = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: no event loop, no journal, nothing but the pickle
+            code = 1
+            try:
+                os.close(readable)
+                with os.fdopen(writable, "wb") as pipe:
+                    pipe.write(pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writable)
+        self._snapshotting = asyncio.get_running_loop().create_task(
+            self._store_child_snapshot(self._position, pid, readable), name=f"snapshot:{self.id}")
+
+    async def _store_child_snapshot(self, position: int, pid: int, readable: int) -> None:
+        """Read the child's pickle to its end, reap the child, and store the snapshot at its position."""
+        try:
+            state = await asyncio.to_thread(_read_to_end, readable)
+            _, status = await asyncio.to_thread(os.waitpid, pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                logger.error("tournament %s: the snapshot at record %d failed in its process", self.id, position)
+            elif self.director.status is Status.RUNNING:  # a closed tournament has stored its final state
+                self.storage.snapshot(self.id, position, state)
+        finally:
+            self._snapshotting = None
 
     # ------------------------------------------------------------ the clock
 
@@ -455,15 +505,21 @@ class TournamentRuntime:
         return sum(e.refund_cents for e in events if isinstance(e, Refunded))
 
     def start(self, task_group: asyncio.TaskGroup) -> None:
+        """Draw the seats now; what the draw tells the players and the first deals follow over many loop turns.
+
+        The draw is one command, journaled at once. A snapshot to every
+        connected player and a first hand at every table would take the event
+        loop for a third of a second at 10,000 players, so ``run`` sends them
+        ``DRAW_SNAPSHOTS_PER_TURN`` and ``TABLES_STARTED_PER_TURN`` at a time.
+        """
         with refusals():
             self.director.verify_start()
         self._started_at = time.monotonic()
-        self._route(self._command(["start", self.now(), time.time()]))
-        # Everything the field needs now exists (connections, seats, the tables) and lives as long as the
-        # tournament: out of the collector's way, so that its collections stay small (docs/performance.md).
-        gc.freeze()
+        events = self._command(["start", self.now(), time.time()])
         if self.director.status is Status.RUNNING:
-            self._task = task_group.create_task(self.run(), name=f"tournament:{self.id}")
+            self._task = task_group.create_task(self.run(events), name=f"tournament:{self.id}")
+        else:  # too few entries: cancelled and refunded, nothing to spread
+            self._route(events)
 
     def cancel(self, policy: RefundPolicy | None = None) -> None:
         """Cancel with the tournament's refund policy (or ``policy``): hands in progress are void, refunds paid."""
@@ -516,7 +572,9 @@ class TournamentRuntime:
         self._wake_all()
 
     async def shutdown(self) -> None:
-        """Cancel the tournament's tables and wait for them."""
+        """Cancel the tournament's tables and wait for them, and for a snapshot being written."""
+        if self._snapshotting is not None:
+            await asyncio.shield(self._snapshotting)
         if self._task is not None:
             self._task.cancel()
             try:
@@ -538,24 +596,49 @@ class TournamentRuntime:
 
     # -------------------------------------------------------------- running
 
-    async def run(self) -> None:
+    async def run(self, draw: list[Event] | None = None) -> None:
         """The tournament's task group: the level clock and one task per table, until a winner is left.
 
-        A failure inside one tournament stops that tournament (its tables are
-        cancelled and the error is logged), never the server or the others.
+        ``draw`` is the start's events, routed first. A failure inside one
+        tournament stops that tournament (its tables are cancelled and the
+        error is logged), never the server or the others.
         """
         try:
+            if draw is not None:
+                await self._announce(draw)
             await self._run_tables()
         except Exception:
             self.crashed = True
             logger.exception("tournament %s stopped by an error", self.id)
 
+    async def _announce(self, events: list[Event]) -> None:
+        """Route the draw, yielding the loop after every ``DRAW_SNAPSHOTS_PER_TURN`` snapshots it sends.
+
+        A player who connects meanwhile gets their table at once (``connect``
+        reads the director); the draw's own snapshot reaches them again later.
+        """
+        self._record(events)
+        sent = 0
+        for event in events:
+            self._route_event(event)
+            if isinstance(event, Seated):
+                sent += len(self._players.get(event.player, ()))
+                if sent >= DRAW_SNAPSHOTS_PER_TURN:
+                    sent = 0
+                    await asyncio.sleep(0)
+        self._offer_deal_button()
+        # Everything the field needs now exists (connections, seats, the tables) and lives as long as the
+        # tournament: out of the collector's way, so that its collections stay small (docs/performance.md).
+        gc.freeze()
+
     async def _run_tables(self) -> None:
         async with asyncio.TaskGroup() as tables:
             tables.create_task(self._clock_loop(), name=f"clock:{self.id}")
-            for table in sorted(self.director.tables):
+            for count, table in enumerate(sorted(self.director.tables), start=1):
                 self._clocks[table] = _TableClock()
                 tables.create_task(self._table_loop(table), name=f"table:{self.id}:{table}")
+                if count % TABLES_STARTED_PER_TURN == 0:
+                    await asyncio.sleep(0)  # the first deals of a thousand tables, a few dozen per loop turn
 
     def _wake_all(self) -> None:
         """Wake the table tasks that have something to do now: deal, or stop.
@@ -705,45 +788,49 @@ class TournamentRuntime:
         """Director events to the streams of the tables they concern, and moves to the moved players."""
         self._record(events)
         for event in events:
-            if isinstance(event, Seated):  # the draw: players already connected go to their table
-                self._publish(event.table, event)
-                for connection in list(self._players.get(event.player, ())):
-                    self._watch(connection, event.table)
-                    connection.send(self.snapshot_message(connection))
-            elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated)):
-                # An elimination goes to its own table only: sent to every table, busts would cost the
-                # server players x busts messages. Other tables read players left from the summary.
-                self._publish(event.table, event)
-            elif isinstance(event, PlayerMoved):
-                self._publish(event.from_table, event)
-                self._publish(event.to_table, event)
-                self._follow(event)
-            elif isinstance(event, TableBroken):
-                self._publish(event.table, event)
-                self._close_table(event.table)
-            elif isinstance(event, (Registered, Refunded)):
-                continue
-            elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
-                where = self.director.where.get(event.player)
-                if where is not None:
-                    self._publish(where[0], event)
-                if isinstance(event, RebuyOffered):
-                    self._tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
-            elif isinstance(event, HandVoided):
-                self._publish(event.table, event)
-            elif isinstance(event, BountyWon) and event.winners[0] in self.director.where:
-                self._publish(self.director.where[event.winners[0]][0], event)  # the knockout's table
-            else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
-                self._publish_everywhere(event)
-                if isinstance(event, (StatusChanged, EntriesMerged)):
-                    self._wake_all()
-                elif isinstance(event, AddOnOffered):
-                    offer = Offer("add_on", event.until - self.now(), event.price_cents, event.chips)
-                    for player in self.director.stacks:
-                        self._tell(player, offer)
-                elif isinstance(event, DealProposed):
-                    self._propose(event)
+            self._route_event(event)
         self._offer_deal_button()
+
+    def _route_event(self, event: Event) -> None:
+        """One director event to the table streams and players it concerns."""
+        if isinstance(event, Seated):  # the draw: players already connected go to their table
+            self._publish(event.table, event)
+            for connection in list(self._players.get(event.player, ())):
+                self._watch(connection, event.table)
+                connection.send(self.snapshot_message(connection))
+        elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated)):
+            # An elimination goes to its own table only: sent to every table, busts would cost the
+            # server players x busts messages. Other tables read players left from the summary.
+            self._publish(event.table, event)
+        elif isinstance(event, PlayerMoved):
+            self._publish(event.from_table, event)
+            self._publish(event.to_table, event)
+            self._follow(event)
+        elif isinstance(event, TableBroken):
+            self._publish(event.table, event)
+            self._close_table(event.table)
+        elif isinstance(event, (Registered, Refunded)):
+            return
+        elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
+            where = self.director.where.get(event.player)
+            if where is not None:
+                self._publish(where[0], event)
+            if isinstance(event, RebuyOffered):
+                self._tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
+        elif isinstance(event, HandVoided):
+            self._publish(event.table, event)
+        elif isinstance(event, BountyWon) and event.winners[0] in self.director.where:
+            self._publish(self.director.where[event.winners[0]][0], event)  # the knockout's table
+        else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
+            self._publish_everywhere(event)
+            if isinstance(event, (StatusChanged, EntriesMerged)):
+                self._wake_all()
+            elif isinstance(event, AddOnOffered):
+                offer = Offer("add_on", event.until - self.now(), event.price_cents, event.chips)
+                for player in self.director.stacks:
+                    self._tell(player, offer)
+            elif isinstance(event, DealProposed):
+                self._propose(event)
 
     def _propose(self, proposal: DealProposed) -> None:
         """Everyone sees the proposal; a player with no connection cannot accept it (H.36: no deal)."""

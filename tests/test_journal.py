@@ -177,3 +177,33 @@ def test_a_director_snapshotted_before_its_tables_were_indexed_restores_and_play
     old.__setstate__(state)
 
     assert play_events(old, random.Random(2), 200) == play_events(director, random.Random(2), 200)
+
+
+@pytest.mark.asyncio
+async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record_while_play_goes_on(
+        tmp_path, monkeypatch):
+    """Inside the event loop a child process pickles the snapshot; the tables do not wait for it.
+
+    Play goes on (and the state changes) while the child writes; the stored
+    snapshot is still the state at the record where the fork happened, so
+    the snapshot plus the records after it rebuild the live tournament.
+    """
+    monkeypatch.setattr(server.runtime, "SNAPSHOT_EVERY", 150)
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    live = TournamentRuntime.create("t5", definition(6, starting_stack=3000), storage, hand_pause=0, seed=4)
+    for number in range(40):
+        live.register(f"player {number}")
+    live._command(["start", 0.0, 1.0])
+    drive(live, random.Random(5), 60)
+    forked = live._snapshotting
+    assert forked is not None, "a snapshot was due and is being written by a child process"
+    at_fork = live._snapshot_at
+    drive(live, random.Random(6), 90)  # the child has not been waited for: play goes on meanwhile
+    assert live._position > at_fork
+    await forked
+
+    storage.commit()
+    (stored,) = storage.tournaments()
+    assert stored.snapshot is not None and stored.position - len(stored.records) == at_fork
+    restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
+    assert state_of(restored) == state_of(live)
