@@ -8,7 +8,10 @@ events it gets against the journaled ones (server/runtime.py). The hand
 histories of finished hands, which users read, are also stored as PHH.
 
 Snapshots (the runtime's state, pickled right after a hand ends) bound the
-replay: a restore loads the newest one and replays only what followed.
+replay: a restore loads the newest one and replays only what followed. The
+records a snapshot covers are deleted a batch per group commit afterwards
+(``PRUNE_PER_COMMIT``): deleting 50,000 at once stopped the event loop for
+40 ms, and a restore skips them anyway.
 
 ``Storage`` is the interface a backend implements. ``SQLiteStorage`` is the
 default: one file in WAL mode, where a command that moves money (a buy-in, a
@@ -164,6 +167,7 @@ class SQLiteStorage:
     """One SQLite file in WAL mode (see the module's docstring for what is synced when)."""
 
     COMMIT_WITHIN = 0.01  # seconds a record that caused nothing sent yet may wait for the group commit
+    PRUNE_PER_COMMIT = 2_000  # journal records a snapshot covers, deleted per commit
 
     def __init__(self, path: str) -> None:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -179,6 +183,7 @@ class SQLiteStorage:
         # What was written since the last commit, committed together (the module's docstring).
         self._records: list[tuple[str, int, bytes]] = []
         self._hands: list[tuple[str, int, int, str, str]] = []
+        self._prune: dict[str, int] = {}  # tournament -> the snapshot's position: records up to it go
         self._commit_due = False
 
     def _sync(self, full: bool) -> None:
@@ -223,23 +228,33 @@ class SQLiteStorage:
     def commit(self, *, full: bool = False) -> None:
         """Write and commit, in one transaction, every record and hand waiting for it."""
         self._commit_due = False
-        if not self._records and not self._hands:
+        if not self._records and not self._hands and not self._prune:
             return
         self._sync(full)
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO journal VALUES (?, ?, ?)", self._records)
             self._db.executemany("INSERT OR REPLACE INTO hand_histories VALUES (?, ?, ?, ?, ?)", self._hands)
+            for tournament, position in list(self._prune.items()):
+                deleted = self._db.execute(
+                    "DELETE FROM journal WHERE tournament = ?1 AND position <= ?2 AND position < ?3 + "
+                    "(SELECT MIN(position) FROM journal WHERE tournament = ?1)",
+                    (tournament, position, self.PRUNE_PER_COMMIT)).rowcount
+                if deleted < self.PRUNE_PER_COMMIT:
+                    del self._prune[tournament]
         self._records.clear()
         self._hands.clear()
+        if self._prune:
+            self._commit_soon()  # more to delete, whether or not more records come
 
     def snapshot(self, tournament: str, position: int, state: bytes) -> None:
         self.commit()
         self._sync(False)
-        with self._db:  # one transaction: the snapshot and the pruning of what it covers
+        with self._db:
             self._db.execute("BEGIN")
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tournament, position, state))
-            self._db.execute("DELETE FROM journal WHERE tournament = ? AND position <= ?", (tournament, position))
+        self._prune[tournament] = position
+        self._commit_soon()
 
     def close_tournament(self, tournament: str, status: str, final_state: bytes) -> None:
         self.commit()
@@ -250,6 +265,7 @@ class SQLiteStorage:
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
                              (tournament, self._positions.get(tournament, 0), final_state))
             self._db.execute("DELETE FROM journal WHERE tournament = ?", (tournament,))
+        self._prune.pop(tournament, None)
 
     def tournaments(self) -> list[Stored]:
         stored = []

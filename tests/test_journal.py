@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 import random
 
@@ -207,3 +208,35 @@ async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record
     assert stored.snapshot is not None and stored.position - len(stored.records) == at_fork
     restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
     assert state_of(restored) == state_of(live)
+
+
+def covered(storage: SQLiteStorage, tournament: str, position: int) -> int:
+    return storage._db.execute("SELECT COUNT(*) FROM journal WHERE tournament = ? AND position <= ?",
+                               (tournament, position)).fetchone()[0]
+
+
+@pytest.mark.asyncio
+async def test_the_records_a_snapshot_covers_are_deleted_a_batch_per_commit_and_the_rest_stay(tmp_path):
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    storage.create("t6", b"{}", 1)
+    for number in range(5_000):
+        storage.append("t6", b"record %d" % number, money=False)
+    storage.commit()
+    storage.snapshot("t6", 4_500, b"state")
+    assert covered(storage, "t6", 4_500) == 4_500, "nothing deleted in the snapshot's own turn"
+    for _ in range(500):  # a batch per commit, commits every COMMIT_WITHIN seconds
+        if not covered(storage, "t6", 4_500):
+            break
+        await asyncio.sleep(storage.COMMIT_WITHIN)
+    assert covered(storage, "t6", 4_500) == 0
+    (stored,) = storage.tournaments()
+    assert stored.snapshot == b"state" and stored.records == [b"record %d" % n for n in range(4_500, 5_000)]
+
+
+def test_outside_an_event_loop_a_snapshot_deletes_what_it_covers_at_once(tmp_path):
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    storage.create("t7", b"{}", 1)
+    for number in range(5_000):
+        storage.append("t7", b"record %d" % number, money=False)
+    storage.snapshot("t7", 4_500, b"state")
+    assert covered(storage, "t7", 4_500) == 0 and covered(storage, "t7", 5_000) == 500

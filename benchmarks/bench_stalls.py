@@ -1,0 +1,155 @@
+"""How long the event loop stops at the edges of a large live tournament: the start, and a snapshot.
+
+A 10,000-player tournament on the real runtime with its SQLite journal; every
+player has a connection (the server's own ``Connection`` and ``Outbound``,
+writing to a socket stand-in that takes every frame, so the server's own work
+is measured, not the kernel's). A task that sleeps 1 ms at a time records
+the longest gap between its turns: what every table and client waited.
+
+- The start: from ``start`` (the draw, journaled) until every table has dealt
+  its first hand. Peer, same run: the old way, the draw routed to every
+  connection in one turn (``_route``), measured the same way.
+- A snapshot, once play has gone on: ``_maybe_snapshot`` with a snapshot due
+  (a forked child pickles the state), next to the peer, pickling the same
+  state on the loop as before.
+
+Goals (docs/performance.md): the start never stops the loop for more than
+50 ms at a time, a snapshot for more than 20 ms.
+
+Run: .venv/bin/python benchmarks/bench_stalls.py [--players N] [--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pickle
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import server.runtime  # noqa: E402
+from server.hub import Connection, Outbound  # noqa: E402
+from server.journal import SQLiteStorage  # noqa: E402
+from server.runtime import TournamentRuntime  # noqa: E402
+from server.simulator import default_definition  # noqa: E402
+
+
+class Socket:
+    """Takes every frame at once."""
+
+    paused = False
+
+    def write_lines(self, lines: list[bytes]) -> bool:
+        return True
+
+
+class Stalls:
+    """The longest wait of a task that asks for the loop every millisecond."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+
+    async def watch(self, stop: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while not stop.is_set():
+            await asyncio.sleep(0.001)
+            now = loop.time()
+            self.longest = max(self.longest, now - last - 0.001)
+            last = now
+
+
+async def a_field(players: int, scratch: str, run: int) -> TournamentRuntime:
+    storage = SQLiteStorage(os.path.join(scratch, f"journal-{run}.db"))
+    runtime = TournamentRuntime.create(f"t{run}", default_definition(players), storage, hand_pause=0.2, seed=run)
+    outbound = Outbound(0.05, storage.commit)
+    for number in range(players):
+        player, _ = runtime.register(f"player {number}")
+        runtime.connect(Connection(None, Socket(), player=player, outbound=outbound,
+                                   max_queue=10_000, rate=50, burst=100), None)
+    storage.commit()
+    return runtime
+
+
+async def start_stall(players: int, scratch: str, run: int, *, spread: bool) -> float:
+    """The longest stall from the start until every table has dealt; ``spread=False`` routes the draw at once."""
+    runtime = await a_field(players, scratch, run)
+    stalls, stop = Stalls(), asyncio.Event()
+    async with asyncio.TaskGroup() as tasks:
+        tasks.create_task(stalls.watch(stop))
+        await asyncio.sleep(0.01)
+        if spread:
+            runtime.start(tasks)
+        else:  # the old start: every connection's snapshot in the start's own turn, then the tables
+            runtime._started_at = time.monotonic()
+            runtime._route(runtime._command(["start", runtime.now(), time.time()]))
+            runtime._task = tasks.create_task(runtime.run())
+        director = runtime.director
+        while director.hands_played < len(director.tables):
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        stop.set()
+        await runtime.shutdown()
+    runtime.storage.close()
+    return stalls.longest
+
+
+async def snapshot_stall(players: int, scratch: str, run: int) -> tuple[float, float, int]:
+    """The longest stall around a forked snapshot, and the time the same pickle takes on the loop."""
+    runtime = await a_field(players, scratch, 100 + run)
+    stalls, stop = Stalls(), asyncio.Event()
+    async with asyncio.TaskGroup() as tasks:
+        runtime.start(tasks)
+        director = runtime.director
+        while director.hands_played < 2 * len(director.tables):  # the tables play on, the clock acting for all
+            await asyncio.sleep(0.05)
+        tasks.create_task(stalls.watch(stop))
+        await asyncio.sleep(0.05)
+        server.runtime.SNAPSHOT_EVERY = server.runtime.SNAPSHOT_RECORDS_PER_ENTRY = 0  # a snapshot is due now
+        runtime._maybe_snapshot()
+        forked = runtime._snapshotting
+        assert forked is not None
+        await forked
+        server.runtime.SNAPSHOT_EVERY = 10**12
+        await asyncio.sleep(0.05)
+        stop.set()
+        started = time.perf_counter()
+        state = pickle.dumps(runtime._state(), pickle.HIGHEST_PROTOCOL)
+        inline = time.perf_counter() - started
+        await runtime.shutdown()
+    runtime.storage.close()
+    return stalls.longest, inline, len(state)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    server.runtime.SNAPSHOT_EVERY = 10**12
+    starts, peers, forked, inline = [], [], [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        for run in range(args.repeat):
+            starts.append(asyncio.run(start_stall(args.players, scratch, run, spread=True)) * 1000)
+            peers.append(asyncio.run(start_stall(args.players, scratch, 50 + run, spread=False)) * 1000)
+            stall, pickled, size = asyncio.run(snapshot_stall(args.players, scratch, run))
+            forked.append(stall * 1000)
+            inline.append(pickled * 1000)
+            print(f"run {run + 1}: start {starts[-1]:.1f} ms (draw routed at once: {peers[-1]:.1f} ms); "
+                  f"snapshot {forked[-1]:.1f} ms (pickled on the loop: {inline[-1]:.1f} ms, {size / 1e6:.1f} MB)",
+                  flush=True)
+    print(f"\n{args.players:,} players, longest loop stall, median of {args.repeat}:")
+    print(f"  start:    {statistics.median(starts):6.1f} ms; the draw routed in one turn: "
+          f"{statistics.median(peers):6.1f} ms (goal: under 50 ms)")
+    print(f"  snapshot: {statistics.median(forked):6.1f} ms; pickled on the loop:      "
+          f"{statistics.median(inline):6.1f} ms (goal: under 20 ms)")
+
+
+if __name__ == "__main__":
+    main()
