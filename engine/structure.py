@@ -8,6 +8,7 @@ cents; payout percentages are exact decimals (rules.md G.30).
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Annotated, Literal
@@ -277,7 +278,10 @@ def default_payouts(entrants: int) -> list[Payout]:
 
     Shares fall off as a power of the place (a common shape of online
     schedules). Within a tier every place gets the tier's average. Percentages
-    are kept to three decimals, and first place takes the rounding.
+    are kept to three decimals, and first place takes the rounding. In a field
+    so large (over about 60,000) that the last tiers' shares round below
+    0.001%, those tiers get 0.001% and the tiers above share the rest in the
+    same proportions: a long tail of minimum cashes never eats the top prizes.
     """
     if entrants < 2:
         raise ValueError("a tournament needs at least two entrants")
@@ -287,11 +291,21 @@ def default_payouts(entrants: int) -> list[Payout]:
     groups: list[range] = [range(p, p + 1) for p in range(1, min(paid, 10) + 1)]
     groups += [range(start, start + 10) for start in range(11, paid + 1, 10)]
     weight = [1 / place**1.1 for place in range(1, paid + 1)]
-    total = sum(weight)
-    thousandths = []
-    for group in groups:
-        average = sum(weight[p - 1] for p in group) / len(group) / total
-        thousandths.append(max(1, round(average * 100_000)))  # percent * 1000
+    averages = [sum(weight[p - 1] for p in group) / len(group) for group in groups]
+    weights_above = list(itertools.accumulate(average * len(group) for average, group in zip(averages, groups)))
+    places_above = list(itertools.accumulate(len(group) for group in groups))
+    above = len(groups)  # the tiers above the floored ones (averages fall, so the floored tiers are the last)
+    while True:
+        budget = 100_000 - (paid - places_above[above - 1]) if above else 0  # percent * 1000
+        if budget <= 0:
+            raise ValueError(f"{paid} paid places at 0.001% each are more than the pool: "
+                             f"give the payouts of a field of {entrants} explicitly")
+        total = weights_above[above - 1]
+        if round(averages[above - 1] / total * budget) >= 1:
+            break
+        above -= 1
+    floored = len(groups) - above
+    thousandths = [round(average / total * budget) for average in averages[:above]] + [1] * floored
     thousandths[0] += 100_000 - sum(t * len(g) for t, g in zip(thousandths, groups))
     return [
         Payout(places=str(g.start) if len(g) == 1 else f"{g.start}-{g.stop - 1}", percent=t / 1000)

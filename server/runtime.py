@@ -41,8 +41,9 @@ import pickle
 import random
 import secrets
 import time
+import zlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -116,6 +117,18 @@ def _moves_money(events: list[Event]) -> bool:
 
 _record_encoder = msgspec.msgpack.Encoder()
 _record_decoder = msgspec.msgpack.Decoder(tuple[list[Any], msgspec.Raw])  # the events stay bytes, to compare
+
+
+def freeze(state: dict[str, Any]) -> bytes:
+    """A snapshot's bytes: the pickled state, compressed (a fifth of the size, so storing it is quick)."""
+    return zlib.compress(pickle.dumps(state, pickle.HIGHEST_PROTOCOL), 1)
+
+
+def thaw(snapshot: bytes) -> dict[str, Any]:
+    """The state a snapshot holds; a journal written before snapshots were compressed holds a bare pickle."""
+    if snapshot[:1] == b"\x80":  # pickle's protocol opcode; a zlib stream starts with 0x78
+        return cast(dict[str, Any], pickle.loads(snapshot))
+    return cast(dict[str, Any], pickle.loads(zlib.decompress(snapshot)))
 
 
 def _read_to_end(descriptor: int) -> bytes:
@@ -200,7 +213,7 @@ class TournamentRuntime:
         definition = msgspec.json.decode(stored.definition, type=Definition)
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed)
         if stored.snapshot is not None:
-            runtime._load(pickle.loads(stored.snapshot))
+            runtime._load(thaw(stored.snapshot))
         for raw in stored.records:
             record, logged = _record_decoder.decode(raw)
             if _record_encoder.encode(runtime._execute(record)) != bytes(logged):
@@ -244,7 +257,7 @@ class TournamentRuntime:
                                              money=_moves_money(events))
         if self.director.status in (Status.FINISHED, Status.CANCELLED):
             self.storage.close_tournament(self.id, self.director.status.value,
-                                          pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
+                                          freeze(self._state()))
             if self.director.status is Status.FINISHED and self.definition.satellite is not None:
                 self._carry_players(self.definition.satellite.target, {
                     result.player: None for result in self.director.standings() if result.ticket})
@@ -389,7 +402,7 @@ class TournamentRuntime:
         except RuntimeError:  # a script or a test, outside an event loop
             forks = False
         if not forks:
-            self.storage.snapshot(self.id, self._position, pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
+            self.storage.snapshot(self.id, self._position, freeze(self._state()))
             return
         # The fork happens here, at this record: the child's memory is the state at this position.
         readable, writable = os.pipe()
@@ -399,7 +412,7 @@ class TournamentRuntime:
             try:
                 os.close(readable)
                 with os.fdopen(writable, "wb") as pipe:
-                    pipe.write(pickle.dumps(self._state(), pickle.HIGHEST_PROTOCOL))
+                    pipe.write(freeze(self._state()))
                 code = 0
             finally:
                 os._exit(code)

@@ -240,3 +240,19 @@ def test_outside_an_event_loop_a_snapshot_deletes_what_it_covers_at_once(tmp_pat
         storage.append("t7", b"record %d" % number, money=False)
     storage.snapshot("t7", 4_500, b"state")
     assert covered(storage, "t7", 4_500) == 0 and covered(storage, "t7", 5_000) == 500
+
+
+def test_a_snapshot_written_before_snapshots_were_compressed_still_restores(tmp_path):
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    live = TournamentRuntime.create("t8", definition(6, starting_stack=3000), storage, hand_pause=0, seed=8)
+    for number in range(30):
+        live.register(f"player {number}")
+    live._command(["start", 0.0, 1.0])
+    drive(live, random.Random(3), 40)
+    storage.snapshot("t8", live._position, pickle.dumps(live._state(), pickle.HIGHEST_PROTOCOL))
+    drive(live, random.Random(4), 60)
+
+    (stored,) = storage.tournaments()
+    assert stored.snapshot[:1] == b"\x80", "a bare pickle, as the previous release wrote"
+    restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
+    assert state_of(restored) == state_of(live)

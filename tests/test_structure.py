@@ -102,3 +102,21 @@ def test_seed_example_hand_for_hand_at_41_31_21_and_11():
     # With 10 seats a table, ten players or fewer sit at one table: hand-for-hand needs two.
     assert [n for n in points if n > 10] == [41, 31, 21, 11]
     assert hand_for_hand_points(prizes, min_jump_cents=10**9) == []
+
+
+@pytest.mark.parametrize("entrants", [10, 1_000, 10_000, 100_000, 150_000, 250_000, 400_000])
+def test_default_payouts_pay_more_for_a_better_place_however_large_the_field(entrants):
+    payouts = default_payouts(entrants)
+    percents = [payout.percent for payout in payouts]
+    places = []
+    for payout in payouts:
+        first, _, last = payout.places.partition("-")
+        places.append(int(last or first) - int(first) + 1)
+    assert all(percent > 0 for percent in percents)
+    assert percents == sorted(percents, reverse=True), "a better place never pays less"
+    assert round(sum(percent * count for percent, count in zip(percents, places)), 6) == 100
+
+
+def test_a_field_too_large_for_default_payouts_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="more than the pool"):
+        default_payouts(1_000_000)
