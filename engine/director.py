@@ -1135,7 +1135,7 @@ class Tournament:
         needed = math.ceil(self.players_left / self.definition.seats_per_table)
         while len(self._open) > needed:
             fewest, _ = self._open.sizes()
-            table = self._open.nth_of_size(fewest, self.rng.randrange(len(self._open.of_size(fewest))))
+            table = self._open.nth_of_size(fewest, self.rng.randrange(self._open.count_of_size(fewest)))
             self.tables[table].breaking = True
             self._breaking.add(table)
             if table in self._idle:
@@ -1196,18 +1196,20 @@ class Tournament:
             if source_id is None:
                 return  # a fullest table moves someone when its hand ends
             source = self.tables[source_id]
-            # Every table of the shortest size, shuffled: they are few, since balancing follows every change.
-            destinations: list[int] = sorted(self._open.of_size(shortest))
-            self.rng.shuffle(destinations)
-            for destination_id in destinations:  # ties at random; the first that takes a mover
-                destination = self.tables[destination_id]
+            movers: dict[int, int] = {}  # destination -> the seat of the player who may move there
+
+            def takes_a_mover(destination_id: int) -> bool:
                 try:
-                    seat = balancing_mover(source.table, destination.table, self._person)
-                    break
+                    movers[destination_id] = balancing_mover(
+                        source.table, self.tables[destination_id].table, self._person)
                 except SeatingError:
-                    continue
-            else:
+                    return False
+                return True
+
+            drawn = self._open.draw_of_size(shortest, self.rng, takes_a_mover)  # ties at random (A.3)
+            if drawn is None:
                 return  # every candidate has another entry at each shortest table: wait for the next hand
+            destination, seat = self.tables[drawn], movers[drawn]
             to_seat = worst_seat(destination.table)
             player = source.table.remove(seat)
             destination.table.seat(player, to_seat)

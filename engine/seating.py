@@ -161,8 +161,30 @@ class OpenTables:
         present = [size for size, tables in enumerate(self._of_size) if tables]
         return present[0], present[-1]
 
-    def of_size(self, size: int) -> set[int]:
-        return self._of_size[size]
+    def count_of_size(self, size: int) -> int:
+        return len(self._of_size[size])
+
+    def draw_of_size(self, size: int, rng: random.Random, accept: Callable[[int], bool]) -> int | None:
+        """A table seating ``size`` players, drawn at random; while ``accept`` refuses it, another among the
+        rest. None when every one is refused.
+
+        The draws cost O(log n) each, where shuffling every such table would
+        cost their number (which balancing keeps small, though in a field of
+        100,000 it reached 76). A single candidate takes no draw.
+        """
+        ranked = self._by_id[size]
+        refused: list[int] = []
+        try:
+            while ranked.total:
+                table = ranked.find(rng.randrange(ranked.total) if ranked.total > 1 else 0)[0]
+                if accept(table):
+                    return table
+                ranked.add(table, -1)  # out of the draw until this one is over
+                refused.append(table)
+            return None
+        finally:
+            for table in refused:
+                ranked.add(table, 1)
 
     def nth_of_size(self, size: int, rank: int) -> int:
         """The table with the ``rank``-th lowest id (0-based) among those seating ``size`` players."""

@@ -173,7 +173,7 @@ def test_a_director_snapshotted_before_its_tables_were_indexed_restores_and_play
     for new in ("_breaking", "_breaking_idle", "_entries_of", "_round_to_deal", "_idle_peak"):
         del state[new]
     state["_size"] = dict(index.size)
-    state["_by_size"] = [set(index.of_size(size)) for size in range(7)]
+    state["_by_size"] = [{table for table, seated in index.size.items() if seated == size} for size in range(7)]
     old = Tournament.__new__(Tournament)
     old.__setstate__(state)
 
