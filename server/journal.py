@@ -185,6 +185,7 @@ class SQLiteStorage:
         self._hands: list[tuple[str, int, int, str, str]] = []
         self._prune: dict[str, int] = {}  # tournament -> the snapshot's position: records up to it go
         self._commit_due = False
+        self._commit_timer: asyncio.TimerHandle | None = None
 
     def _sync(self, full: bool) -> None:
         if full != self._full:
@@ -223,11 +224,14 @@ class SQLiteStorage:
             self.commit()
             return
         self._commit_due = True
-        loop.call_later(self.COMMIT_WITHIN, self.commit)
+        self._commit_timer = loop.call_later(self.COMMIT_WITHIN, self.commit)
 
     def commit(self, *, full: bool = False) -> None:
         """Write and commit, in one transaction, every record and hand waiting for it."""
         self._commit_due = False
+        if self._commit_timer is not None:  # this commit is the one it would have made
+            self._commit_timer.cancel()
+            self._commit_timer = None
         if not self._records and not self._hands and not self._prune:
             return
         self._sync(full)
@@ -307,5 +311,8 @@ class SQLiteStorage:
         return row[0] if row else None
 
     def close(self) -> None:
+        """Commit what waits and close the file. Covered records not yet deleted stay until the next
+        snapshot's pruning; a restore skips them anyway."""
+        self._prune.clear()
         self.commit()
         self._db.close()

@@ -70,8 +70,8 @@ from server.protocol import (
 CLOCK_TICK_SECONDS = 0.25
 SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends, at least ...
 SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
-DRAW_SNAPSHOTS_PER_TURN = 300  # the start's snapshots to connected players, per turn of the event loop
-TABLES_STARTED_PER_TURN = 40  # first deals per turn of the event loop
+DRAW_SNAPSHOTS_PER_TURN = 200  # the start's snapshots to connected players, per turn of the event loop
+TABLES_STARTED_PER_TURN = 25  # first deals per turn of the event loop
 logger = logging.getLogger("mttsim.server")
 
 
@@ -120,7 +120,7 @@ _record_decoder = msgspec.msgpack.Decoder(tuple[list[Any], msgspec.Raw])  # the 
 
 
 def freeze(state: dict[str, Any]) -> bytes:
-    """A snapshot's bytes: the pickled state, compressed (a fifth of the size, so storing it is quick)."""
+    """A snapshot's bytes: the pickled state, compressed (a quarter of the size, so storing it is quick)."""
     return zlib.compress(pickle.dumps(state, pickle.HIGHEST_PROTOCOL), 1)
 
 

@@ -180,6 +180,14 @@ def test_a_director_snapshotted_before_its_tables_were_indexed_restores_and_play
     assert play_events(old, random.Random(2), 200) == play_events(director, random.Random(2), 200)
 
 
+def started(storage: SQLiteStorage, tournament: str, *, players: int, seed: int) -> TournamentRuntime:
+    live = TournamentRuntime.create(tournament, definition(6, starting_stack=3000), storage, hand_pause=0, seed=seed)
+    for number in range(players):
+        live.register(f"player {number}")
+    live._command(["start", 0.0, 1.0])
+    return live
+
+
 @pytest.mark.asyncio
 async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record_while_play_goes_on(
         tmp_path, monkeypatch):
@@ -191,10 +199,7 @@ async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record
     """
     monkeypatch.setattr(server.runtime, "SNAPSHOT_EVERY", 150)
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
-    live = TournamentRuntime.create("t5", definition(6, starting_stack=3000), storage, hand_pause=0, seed=4)
-    for number in range(40):
-        live.register(f"player {number}")
-    live._command(["start", 0.0, 1.0])
+    live = started(storage, "t5", players=40, seed=4)
     drive(live, random.Random(5), 60)
     forked = live._snapshotting
     assert forked is not None, "a snapshot was due and is being written by a child process"
@@ -244,10 +249,7 @@ def test_outside_an_event_loop_a_snapshot_deletes_what_it_covers_at_once(tmp_pat
 
 def test_a_snapshot_written_before_snapshots_were_compressed_still_restores(tmp_path):
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
-    live = TournamentRuntime.create("t8", definition(6, starting_stack=3000), storage, hand_pause=0, seed=8)
-    for number in range(30):
-        live.register(f"player {number}")
-    live._command(["start", 0.0, 1.0])
+    live = started(storage, "t8", players=30, seed=8)
     drive(live, random.Random(3), 40)
     storage.snapshot("t8", live._position, pickle.dumps(live._state(), pickle.HIGHEST_PROTOCOL))
     drive(live, random.Random(4), 60)
