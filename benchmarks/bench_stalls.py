@@ -37,11 +37,11 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.runtime  # noqa: E402
-from server.hub import Connection, Outbound  # noqa: E402
-from server.journal import SQLiteStorage  # noqa: E402
-from server.runtime import TournamentRuntime  # noqa: E402
-from server.simulator import default_definition  # noqa: E402
+import server.runtime
+from server.hub import Connection, Outbound
+from server.journal import SQLiteStorage
+from server.runtime import TournamentRuntime
+from server.simulator import default_definition
 
 
 class Socket:

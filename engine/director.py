@@ -1196,20 +1196,10 @@ class Tournament:
             if source_id is None:
                 return  # a fullest table moves someone when its hand ends
             source = self.tables[source_id]
-            movers: dict[int, int] = {}  # destination -> the seat of the player who may move there
-
-            def takes_a_mover(destination_id: int) -> bool:
-                try:
-                    movers[destination_id] = balancing_mover(
-                        source.table, self.tables[destination_id].table, self._person)
-                except SeatingError:
-                    return False
-                return True
-
-            drawn = self._open.draw_of_size(shortest, self.rng, takes_a_mover)  # ties at random (A.3)
+            drawn = self._destination(source, shortest)
             if drawn is None:
                 return  # every candidate has another entry at each shortest table: wait for the next hand
-            destination, seat = self.tables[drawn], movers[drawn]
+            destination, seat = drawn
             to_seat = worst_seat(destination.table)
             player = source.table.remove(seat)
             destination.table.seat(player, to_seat)
@@ -1218,6 +1208,21 @@ class Tournament:
             self._open.resize(destination.id, shortest + 1)
             self.moves += 1
             events.append(PlayerMoved(player, source.id, destination.id, to_seat, "balance"))
+
+    def _destination(self, source: _Playing, shortest: int) -> tuple[_Playing, int] | None:
+        """A table of the shortest size drawn at random (A.3), the next at random while none of the source's
+        players may sit there (M.50), and the seat of the player who moves; None when no table will do."""
+        movers: dict[int, int] = {}
+
+        def takes_a_mover(destination: int) -> bool:
+            try:
+                movers[destination] = balancing_mover(source.table, self.tables[destination].table, self._person)
+            except SeatingError:
+                return False
+            return True
+
+        drawn = self._open.draw_of_size(shortest, self.rng, takes_a_mover)
+        return None if drawn is None else (self.tables[drawn], movers[drawn])
 
     def _hand_for_hand_due(self) -> bool:
         """D.14: two or more tables, and the next bust changes prize money by at least the jump."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 class Fenwick:
     """Non-negative counts at positions ``0 .. capacity-1``."""
 
-    __slots__ = ("counts", "_tree", "total")
+    __slots__ = ("_tree", "counts", "total")
 
     def __init__(self, counts: list[int]) -> None:
         """Built in O(n) from the counts at each position."""
