@@ -15,6 +15,10 @@ the longest gap between its turns: what every table and client waited.
   it), next to the peer, pickling the same state on the loop as before. The
   tables are stopped first, so that only the snapshot's own stalls count.
 
+- Every table dealing at once, at the end of a pause (as at the end of a
+  break or of a hand-for-hand round), next to the peer waking every table in
+  one turn, as before.
+
 Goals (docs/performance.md): the start never stops the loop for more than
 50 ms at a time, a snapshot for more than 20 ms.
 
@@ -25,12 +29,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import pickle
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -140,13 +146,58 @@ async def snapshot_stall(players: int, scratch: str, run: int) -> tuple[float, f
     return stalls.longest, inline, len(state)
 
 
+async def resume_stall(players: int, scratch: str, run: int, *, spread: bool) -> float:
+    """The longest stall when every table deals at once: the end of a pause (as of a break).
+
+    ``spread=False`` wakes every table in one turn, as before.
+    """
+    runtime = await a_field(players, scratch, 200 + run + (0 if spread else 50), action_seconds=0.01)
+    stalls, stop = Stalls(), asyncio.Event()
+    async with asyncio.TaskGroup() as tasks:
+        runtime.start(tasks)
+        director = runtime.director
+        while director.hands_played < len(director.tables):
+            await asyncio.sleep(0.05)
+        runtime.pause()
+        while any(director.hand(table) for table in director.tables):  # every table finishes its hand
+            await asyncio.sleep(0.05)
+        # From here players have the usual clock, so that no decision times out while the deals are measured.
+        runtime.definition = msgspec.structs.replace(runtime.definition, action_seconds=15.0)
+        watching = tasks.create_task(stalls.watch(stop))
+        await asyncio.sleep(0.05)
+        dealt = director.hands_played
+        if spread:
+            runtime.resume()
+        else:
+            with patched(server.runtime, "TABLES_STARTED_PER_TURN", 10**9):
+                runtime.resume()
+        while director.hands_played < dealt + len(director.tables):
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        stop.set()
+        await watching
+        await runtime.shutdown()
+    runtime.storage.close()
+    return stalls.longest
+
+
+@contextlib.contextmanager
+def patched(module: object, name: str, value: object) -> Iterator[None]:
+    old = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, old)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     server.runtime.SNAPSHOT_EVERY = 10**12
-    starts, peers, forked, inline = [], [], [], []
+    starts, peers, forked, inline, resumes, resume_peers = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(args.repeat):
             starts.append(asyncio.run(start_stall(args.players, scratch, run, spread=True)) * 1000)
@@ -154,14 +205,19 @@ def main() -> None:
             stall, pickled, size = asyncio.run(snapshot_stall(args.players, scratch, run))
             forked.append(stall * 1000)
             inline.append(pickled * 1000)
+            resumes.append(asyncio.run(resume_stall(args.players, scratch, run, spread=True)) * 1000)
+            resume_peers.append(asyncio.run(resume_stall(args.players, scratch, run, spread=False)) * 1000)
             print(f"run {run + 1}: start {starts[-1]:.1f} ms (draw routed at once: {peers[-1]:.1f} ms); "
-                  f"snapshot {forked[-1]:.1f} ms (pickled on the loop: {inline[-1]:.1f} ms, {size / 1e6:.1f} MB)",
+                  f"snapshot {forked[-1]:.1f} ms (pickled on the loop: {inline[-1]:.1f} ms, {size / 1e6:.1f} MB); "
+                  f"every table dealing again {resumes[-1]:.1f} ms (in one turn: {resume_peers[-1]:.1f} ms)",
                   flush=True)
     print(f"\n{args.players:,} players, longest loop stall, median of {args.repeat}:")
     print(f"  start:    {statistics.median(starts):6.1f} ms; the draw routed in one turn: "
           f"{statistics.median(peers):6.1f} ms (goal: under 50 ms)")
     print(f"  snapshot: {statistics.median(forked):6.1f} ms; pickled on the loop:      "
           f"{statistics.median(inline):6.1f} ms (goal: under 20 ms)")
+    print(f"  resume:   {statistics.median(resumes):6.1f} ms; every table in one turn:   "
+          f"{statistics.median(resume_peers):6.1f} ms")
 
 
 if __name__ == "__main__":

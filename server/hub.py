@@ -36,6 +36,7 @@ from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 MAX_BATCH = 64  # messages per frame at most
+MAX_FLUSHES_PER_TURN = 1_000  # clients written to per turn of the event loop
 CLOSE_TOO_SLOW = 4008
 CLOSE_TOO_BIG = 1009
 CLOSE_FLOOD = 1008
@@ -182,10 +183,19 @@ class Outbound:
         waiting, self._later = self._later, set()
         self._write(waiting)
 
-    def _write(self, waiting: set[Connection]) -> None:
+    def _write(self, waiting: set[Connection] | list[Connection]) -> None:
+        """Flush the waiting clients, ``MAX_FLUSHES_PER_TURN`` per turn of the event loop.
+
+        A tournament-wide event reaches every client: 10,000 writes in one
+        turn would stop the tables for tens of milliseconds. A client's
+        messages keep their order whichever flush takes them.
+        """
         self.before()
-        for connection in waiting:
+        clients = list(waiting)
+        for connection in clients[:MAX_FLUSHES_PER_TURN]:
             connection.flush()
+        if len(clients) > MAX_FLUSHES_PER_TURN:
+            asyncio.get_running_loop().call_soon(self._write, clients[MAX_FLUSHES_PER_TURN:])
 
 
 class Connection:

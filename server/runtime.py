@@ -71,7 +71,7 @@ CLOCK_TICK_SECONDS = 0.25
 SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends, at least ...
 SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
 DRAW_SNAPSHOTS_PER_TURN = 200  # the start's snapshots to connected players, per turn of the event loop
-TABLES_STARTED_PER_TURN = 25  # first deals per turn of the event loop
+TABLES_STARTED_PER_TURN = 25  # tables dealing together (the first deals, after a break) per turn of the event loop
 logger = logging.getLogger("mttsim.server")
 
 
@@ -664,10 +664,22 @@ class TournamentRuntime:
             targets: list[int] = list(self._wakers)
         else:
             targets = [] if self.paused else director.tables_ready()
-        for table in targets:
+        self._wake(targets, 0)
+
+    def _wake(self, tables: list[int], start: int) -> None:
+        """Wake ``tables[start:]``, ``TABLES_STARTED_PER_TURN`` per turn of the event loop.
+
+        After a break, a pause or a hand-for-hand round every table deals at
+        once: a thousand deals in one turn would stop the loop for 150 ms.
+        A table woken late by a change meanwhile finds nothing to do and waits again.
+        """
+        end = start + TABLES_STARTED_PER_TURN
+        for table in tables[start:end]:
             waker = self._wakers.get(table)
             if waker is not None:
                 waker.set()
+        if end < len(tables) and self._wakers:  # table tasks, and so a running loop
+            asyncio.get_running_loop().call_soon(self._wake, tables, end)
 
     async def _clock_loop(self) -> None:
         director = self.director

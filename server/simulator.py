@@ -170,10 +170,11 @@ def simulate(
             emit([hand_started])
             seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
+            plays = [STRATEGIES[strategy[player]] for player in hand.players]  # once a hand, not once a decision
             decisions = 0
             while not hand.finished:
                 view = seat_view(hand)
-                action, amount = STRATEGIES[strategy[hand.players[view.legal.player]]](view, bot_rng)
+                action, amount = plays[view.legal.player](view, bot_rng)
                 hand.act(action, amount)
                 decisions += 1
             heapq.heappush(finishing, (now + HAND_SECONDS + DECISION_SECONDS * decisions, table))

@@ -1,0 +1,55 @@
+"""Work that touches every client or every table is spread over turns of the event loop, so the tables never wait long."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import server.hub
+import server.runtime
+from server.hub import Outbound
+from server.journal import MemoryStorage
+from server.runtime import TournamentRuntime
+from tests.tournaments import definition
+
+pytestmark = pytest.mark.asyncio
+
+
+class Client:
+    def __init__(self, flushed: list[str], name: str) -> None:
+        self.flushed = flushed
+        self.name = name
+
+    def flush(self) -> None:
+        self.flushed.append(self.name)
+
+
+async def test_a_broadcast_is_written_a_bounded_number_of_clients_per_turn_and_reaches_every_client(monkeypatch):
+    monkeypatch.setattr(server.hub, "MAX_FLUSHES_PER_TURN", 3)
+    commits: list[int] = []
+    flushed: list[str] = []
+    outbound = Outbound(tick=0.01, before=lambda: commits.append(len(flushed)), gather=0)
+    clients = [Client(flushed, f"c{k}") for k in range(8)]
+    for client in clients:
+        outbound.now(client)
+
+    await asyncio.sleep(0)  # the turn that flushes
+    assert len(flushed) == 3
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert sorted(flushed) == sorted(client.name for client in clients) and len(flushed) == 8
+    assert commits == [0, 3, 6], "the journal is committed before each part is written"
+
+
+async def test_tables_that_may_all_deal_at_once_are_woken_a_few_per_turn_and_every_one_is(monkeypatch):
+    monkeypatch.setattr(server.runtime, "TABLES_STARTED_PER_TURN", 4)
+    runtime = TournamentRuntime.create("t1", definition(2), MemoryStorage(), hand_pause=0)
+    runtime._wakers = {table: asyncio.Event() for table in range(1, 11)}
+
+    runtime._wake(list(range(1, 11)), 0)
+    woken = [sorted(t for t, waker in runtime._wakers.items() if waker.is_set())]
+    for _ in range(3):
+        await asyncio.sleep(0)
+        woken.append(sorted(t for t, waker in runtime._wakers.items() if waker.is_set()))
+    assert woken == [[1, 2, 3, 4], list(range(1, 9)), list(range(1, 11)), list(range(1, 11))]
