@@ -70,8 +70,8 @@ from server.protocol import (
 CLOCK_TICK_SECONDS = 0.25
 SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand ends, at least ...
 SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
-DRAW_SNAPSHOTS_PER_TURN = 200  # the start's snapshots to connected players, per turn of the event loop
-TABLES_STARTED_PER_TURN = 25  # tables dealing together (the first deals, after a break) per turn of the event loop
+DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
+TABLES_STARTED_PER_TURN = 15  # tables dealing together (the first deals, after a break) per turn of the event loop
 logger = logging.getLogger("mttsim.server")
 
 
