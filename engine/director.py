@@ -182,10 +182,9 @@ class Tournament:
             del state["_by_size"]
             tables: dict[int, _Playing] = state["tables"]
             index = OpenTables(state["definition"].seats_per_table, max([*tables, *sizes], default=0))
-            for table in tables:
-                index.idle(table, table in state["_idle"])
             for table, size in sizes.items():
                 index.resize(table, size)
+                index.idle(table, table in state["_idle"])
             state["_open"] = index
             state["_breaking"] = {table for table, playing in tables.items() if playing.breaking}
             state["_breaking_idle"] = state["_breaking"] & state["_idle"]
@@ -449,13 +448,13 @@ class Tournament:
         for number, seats in enumerate(layout, start=1):
             table = Table(definition.seats_per_table)
             self.tables[number] = _Playing(number, table)
-            self._set_idle(number, True)
             for seat, player in enumerate(seats):
                 if player is not None:
                     table.seat(player, seat)
                     self.where[player] = (number, seat)
                     events.append(Seated(player, number, seat, self.stacks[player]))
             self._open.resize(number, len(table.players))
+            self._set_idle(number, True)
         self._level_started_at = now
         events.append(self._level_event())
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)

@@ -102,10 +102,8 @@ class OpenTables:
         """For tables with ids ``1 .. tables``."""
         self.seats_per_table = seats_per_table
         self.size: dict[int, int] = {}
-        self._idle: set[int] = set()  # every table between hands, whether counted here or not
-        self._of_size: list[set[int]] = [set() for _ in range(seats_per_table + 1)]
-        self._by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]
-        self._idle_by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]
+        self._by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]  # 1 per table of a size
+        self._idle_by_id = [Fenwick([0] * (tables + 1)) for _ in range(seats_per_table + 1)]  # of those, idle
         self._slot: dict[int, int] = {}  # table -> its place in the order of last change
         self._table_at: list[int] = []  # slot -> table; 0 once the table has moved on
         self._open = Fenwick([])  # open seats, by slot
@@ -117,52 +115,46 @@ class OpenTables:
         return table in self.size
 
     def resize(self, table: int, size: int) -> None:
-        """The table now seats ``size`` players; it moves to the end of the order (or enters it)."""
-        self.drop(table)
+        """The table now seats ``size`` players; it moves to the end of the order (or enters it, in a hand)."""
+        idle = self.drop(table)
         if len(self._table_at) == self._open.capacity:
             self._compact()
         self.size[table] = size
-        self._of_size[size].add(table)
         self._by_id[size].add(table, 1)
-        if table in self._idle:
+        if idle:
             self._idle_by_id[size].add(table, 1)
         slot = len(self._table_at)
         self._slot[table] = slot
         self._table_at.append(table)
         self._open.add(slot, self.seats_per_table - size)
 
-    def drop(self, table: int) -> None:
-        """The table no longer counts (it is being broken)."""
+    def drop(self, table: int) -> bool:
+        """The table no longer counts (it is being broken); returns whether it was between hands."""
         size = self.size.pop(table, None)
         if size is None:
-            return
-        self._of_size[size].discard(table)
+            return False
         self._by_id[size].add(table, -1)
-        if table in self._idle:
+        idle = self._idle_by_id[size].counts[table] == 1
+        if idle:
             self._idle_by_id[size].add(table, -1)
         slot = self._slot.pop(table)
         self._table_at[slot] = 0
         self._open.add(slot, -self._open.counts[slot])
+        return idle
 
     def idle(self, table: int, idle: bool) -> None:
-        """Whether the table is between hands."""
-        if idle == (table in self._idle):
-            return
-        if idle:
-            self._idle.add(table)
-        else:
-            self._idle.discard(table)
+        """Whether the counted table is between hands (a table not counted is ignored)."""
         size = self.size.get(table)
-        if size is not None:
+        if size is not None and self._idle_by_id[size].counts[table] != idle:
             self._idle_by_id[size].add(table, 1 if idle else -1)
 
     def sizes(self) -> tuple[int, int]:
         """The shortest and the fullest table's number of players (at least one table is counted)."""
-        present = [size for size, tables in enumerate(self._of_size) if tables]
+        present = [size for size, tables in enumerate(self._by_id) if tables.total]
         return present[0], present[-1]
 
     def count_of_size(self, size: int) -> int:
-        return len(self._of_size[size])
+        return self._by_id[size].total
 
     def draw_of_size(self, size: int, rng: random.Random, accept: Callable[[int], bool]) -> int | None:
         """A table seating ``size`` players, drawn at random; while ``accept`` refuses it, another among the
