@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import server.runtime  # noqa: E402
 from bots.strategies import seat_view, tight_aggressive  # noqa: E402
+from engine.structure import default_definition  # noqa: E402
 from server.journal import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
 from server.runtime import TournamentRuntime  # noqa: E402
-from server.simulator import default_definition  # noqa: E402
 
 PLAYERS = 11_000  # 1,223 tables at 9 seats when it starts; over 1,000 still open at the crash
 

@@ -44,10 +44,10 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import server.runtime
+from engine.structure import default_definition
 from server.hub import Connection, Outbound
 from server.journal import SQLiteStorage
 from server.runtime import TournamentRuntime
-from server.simulator import default_definition
 
 
 class Socket:

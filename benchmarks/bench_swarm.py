@@ -36,8 +36,8 @@ import uvloop  # noqa: E402
 from msgspec import to_builtins  # noqa: E402
 
 from bots.swarm import SwarmOptions, public, run_swarm  # noqa: E402
+from engine.structure import default_definition  # noqa: E402
 from server.cli import quiet_garbage_collector  # noqa: E402
-from server.simulator import default_definition  # noqa: E402
 
 TOKEN = "bench-admin"
 WARMUP = 15.0  # seconds after the start left out: every table deals its first hand at once

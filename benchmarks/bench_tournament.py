@@ -32,7 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from server.simulator import default_definition, simulate  # noqa: E402
+from engine.structure import default_definition
+from server.simulator import simulate  # noqa: E402
 
 
 def pokerkit_replay_rate(phhs: str, sample: int) -> float:

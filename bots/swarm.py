@@ -67,7 +67,7 @@ def percentiles_ms(values: list[float], fractions: tuple[float, ...]) -> list[fl
 
 
 def default_swarm_definition(players: int) -> dict[str, Any]:
-    from server.simulator import default_definition
+    from engine.structure import default_definition
 
     return msgspec.to_builtins(default_definition(players))
 

@@ -311,3 +311,12 @@ def default_payouts(entrants: int) -> list[Payout]:
         Payout(places=str(g.start) if len(g) == 1 else f"{g.start}-{g.stop - 1}", percent=t / 1000)
         for g, t in zip(groups, thousandths)
     ]
+
+
+def default_definition(players: int, seats_per_table: int = 9) -> Definition:
+    """A $10+$1 tournament for ``players`` with the default structure and tiered payouts."""
+    return Definition(
+        name=f"{players}-player simulation", seats_per_table=seats_per_table, starting_stack=10_000,
+        buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=max(players, 2),
+        levels=default_levels(), payouts=default_payouts(players),
+    )

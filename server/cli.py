@@ -12,7 +12,8 @@ import msgspec
 
 from engine.structure import Definition, load_definition
 from bots.strategies import parse_mix
-from server.simulator import Progress, Report, default_definition, simulate
+from engine.structure import default_definition
+from server.simulator import Progress, Report, simulate
 
 
 def demo(args: argparse.Namespace) -> int:

@@ -30,7 +30,7 @@ from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
 from engine.director import Status, Tournament
 from engine.events import AddOnOffered, DealProposed, Event, RebuyOffered
 from engine.history import phhs_section, to_phh
-from engine.structure import Definition, default_levels, default_payouts
+from engine.structure import Definition
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
@@ -60,15 +60,6 @@ class Progress(msgspec.Struct):
     tables: int
     hands: int
     wall_s: float
-
-
-def default_definition(players: int, seats_per_table: int = 9) -> Definition:
-    """A $10+$1 tournament for ``players`` with the default structure and tiered payouts."""
-    return Definition(
-        name=f"{players}-player simulation", seats_per_table=seats_per_table, starting_stack=10_000,
-        buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=max(players, 2),
-        levels=default_levels(), payouts=default_payouts(players),
-    )
 
 
 def simulate(

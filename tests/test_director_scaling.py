@@ -18,7 +18,8 @@ from types import FrameType
 from typing import Any
 
 from engine.events import HandFinished
-from server.simulator import default_definition, simulate
+from engine.structure import default_definition
+from server.simulator import simulate
 
 DIRECTOR_FILES = {str(Path(__file__).resolve().parents[1] / "engine" / name)
                   for name in ("director.py", "seating.py", "table.py", "fenwick.py", "money.py")}

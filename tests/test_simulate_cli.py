@@ -90,7 +90,8 @@ def test_bad_arguments_are_refused(capsys):
 
 
 def test_progress_reports_the_field_shrinking():
-    from server.simulator import default_definition, simulate
+    from engine.structure import default_definition
+    from server.simulator import simulate
 
     seen = []
     simulate(default_definition(300), 300, 2, progress=seen.append, progress_every_s=0)

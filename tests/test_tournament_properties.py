@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from engine.director import Status
 from engine.events import HandFinished, HandStarted, PlayerMoved, TournamentFinished
 from engine.refunds import RefundPolicy
-from engine.structure import AddOn, Bounty, Level, Rebuys, Satellite
-from server.simulator import default_definition, simulate
+from engine.structure import AddOn, Bounty, Level, Rebuys, Satellite, default_definition
+from server.simulator import simulate
 from tests.tournaments import definition
 
 MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
