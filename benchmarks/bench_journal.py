@@ -27,10 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.runtime  # noqa: E402
+import server.persistence  # noqa: E402
 from bots.strategies import seat_view, tight_aggressive  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
 from server.journal import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
+from server import records
 from server.runtime import TournamentRuntime  # noqa: E402
 
 PLAYERS = 11_000  # 1,223 tables at 9 seats when it starts; over 1,000 still open at the crash
@@ -43,23 +44,23 @@ def play(runtime: TournamentRuntime, hands: int, rng: random.Random) -> int:
     now = 0.0
     while director.hands_played < hands:
         now += 1.0
-        runtime._command(["advance", now])
+        runtime.submit(records.Advance(now))
         for table in director.tables_ready():
             if director.hands_played >= hands:
                 break
             if not director.is_ready(table):  # broken or waiting since the list was made
                 continue
-            runtime._command(["start_hand", table])
+            runtime.submit(records.StartHand(table))
             hand = director.hand(table)
             while not hand.finished:
                 action, amount = tight_aggressive(seat_view(hand), rng)
                 player = hand.players[hand.actor]
-                runtime._command(["act", table, action, amount, player, 30.0])
+                runtime.submit(records.Act(table, action, amount, player, 30.0))
                 decisions += 1
-            runtime._command(["end_hand", table])
-            runtime._maybe_snapshot()
+            runtime.submit(records.EndHand(table))
+            runtime.journal.maybe_snapshot(runtime.session)
     for table in director.tables_ready():  # the crash comes with a hand in progress at every table
-        runtime._command(["start_hand", table])
+        runtime.submit(records.StartHand(table))
     return decisions
 
 
@@ -68,7 +69,7 @@ def build(storage: Storage, hands: int) -> tuple[TournamentRuntime, int, float]:
     runtime = TournamentRuntime.create("bench", definition, storage, hand_pause=0)
     for number in range(PLAYERS):
         runtime.register(f"player {number}")
-    runtime._command(["start", 0.0, 0.0])
+    runtime.submit(records.Start(0.0, 0.0))
     start = time.perf_counter()
     decisions = play(runtime, hands, random.Random(1))
     return runtime, decisions, time.perf_counter() - start
@@ -81,7 +82,7 @@ def restore_seconds(path: str) -> float:
     runtime = TournamentRuntime.restore(stored, storage, hand_pause=0)
     for table in sorted(runtime.director.tables):
         if runtime.director.hand(table) is not None:
-            runtime._command(["void", table])
+            runtime.submit(records.VoidHand(table))
     seconds = time.perf_counter() - start
     assert runtime.director.chips_in_play() == runtime.director.chips_issued
     storage.close()
@@ -95,8 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         figures = {}
-        for label, every in (("with snapshots", server.runtime.SNAPSHOT_EVERY), ("replay only", 10**12)):
-            server.runtime.SNAPSHOT_EVERY = every
+        for label, every in (("with snapshots", server.persistence.SNAPSHOT_EVERY), ("replay only", 10**12)):
+            server.persistence.SNAPSHOT_EVERY = every
             path = f"{scratch}/{label.replace(' ', '-')}.db"
             runtime, decisions, played = build(SQLiteStorage(path), args.hands)
             tables = len(runtime.director.tables)
@@ -108,7 +109,7 @@ def main() -> None:
               f"{figures['replay only']:.2f} s replaying everything "
               f"({figures['replay only'] / figures['with snapshots']:.1f}x); goal under 5 s")
 
-        server.runtime.SNAPSHOT_EVERY = 10**12
+        server.persistence.SNAPSHOT_EVERY = 10**12
         per_action = {}
         for label, storage in (("sqlite", SQLiteStorage(f"{scratch}/actions.db")), ("memory", MemoryStorage())):
             runs = []

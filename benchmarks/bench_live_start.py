@@ -57,9 +57,9 @@ def serve(port: int, db: str, out: str) -> None:
             await asyncio.sleep(0.002)
         seen["dealt"].append([time.time()])
 
-    def timed_start(runtime: server.runtime.TournamentRuntime, tasks: asyncio.TaskGroup) -> None:
+    def timed_start(runtime: server.runtime.TournamentRuntime) -> None:
         began = time.time()
-        start(runtime, tasks)
+        start(runtime)
         seen["starts"].append([began, time.time() - began])
         watchers.add(asyncio.get_running_loop().create_task(every_table_dealt(runtime)))
 

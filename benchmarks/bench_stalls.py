@@ -43,10 +43,12 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.runtime
+import server.persistence
+import server.tables
 from engine.structure import default_definition
 from server.hub import Connection, Outbound
 from server.journal import SQLiteStorage
+from server import records
 from server.runtime import TournamentRuntime
 
 
@@ -98,10 +100,13 @@ async def start_stall(players: int, scratch: str, run: int, *, spread: bool) -> 
         tasks.create_task(stalls.watch(stop))
         await asyncio.sleep(0.01)
         if spread:
-            runtime.start(tasks)
+            runtime.start()
         else:  # the old start: every connection's snapshot in the start's own turn, then the tables
-            runtime._started_at = time.monotonic()
-            runtime._route(runtime._command(["start", runtime.now(), time.time()]))
+            runtime.clock.start()
+            record = records.Start(runtime.now(), time.time())
+            events = records.apply(runtime.session, record)
+            runtime.journal.append(record, events)
+            runtime.streams.route(events)
             runtime._task = tasks.create_task(runtime.run())
         director = runtime.director
         while director.hands_played < len(director.tables):
@@ -118,7 +123,7 @@ async def snapshot_stall(players: int, scratch: str, run: int) -> tuple[float, f
     runtime = await a_field(players, scratch, 100 + run, action_seconds=0.01)
     stalls, stop = Stalls(), asyncio.Event()
     async with asyncio.TaskGroup() as tasks:
-        runtime.start(tasks)
+        runtime.start()
         director = runtime.director
         while director.hands_played < 3 * len(director.tables):  # the tables play on, the clock acting for all
             await asyncio.sleep(0.05)
@@ -129,17 +134,17 @@ async def snapshot_stall(players: int, scratch: str, run: int) -> tuple[float, f
         await asyncio.sleep(0.2)
         watching = tasks.create_task(stalls.watch(stop))
         await asyncio.sleep(0.05)
-        server.runtime.SNAPSHOT_EVERY = server.runtime.SNAPSHOT_RECORDS_PER_ENTRY = 0  # a snapshot is due now
-        runtime._maybe_snapshot()
-        forked = runtime._snapshotting
+        server.persistence.SNAPSHOT_EVERY = server.persistence.SNAPSHOT_RECORDS_PER_ENTRY = 0  # a snapshot is due now
+        runtime.journal.maybe_snapshot(runtime.session)
+        forked = runtime.journal.snapshotting
         assert forked is not None
         await forked
-        server.runtime.SNAPSHOT_EVERY = 10**12
+        server.persistence.SNAPSHOT_EVERY = 10**12
         await asyncio.sleep(0.05)
         stop.set()
         await watching  # before the peer's pickle, which would stall it too
         started = time.perf_counter()
-        state = pickle.dumps(runtime._state(), pickle.HIGHEST_PROTOCOL)
+        state = pickle.dumps(runtime.session.state(), pickle.HIGHEST_PROTOCOL)
         inline = time.perf_counter() - started
         await runtime.shutdown()
     runtime.storage.close()
@@ -154,7 +159,7 @@ async def resume_stall(players: int, scratch: str, run: int, *, spread: bool) ->
     runtime = await a_field(players, scratch, 200 + run + (0 if spread else 50), action_seconds=0.01)
     stalls, stop = Stalls(), asyncio.Event()
     async with asyncio.TaskGroup() as tasks:
-        runtime.start(tasks)
+        runtime.start()
         director = runtime.director
         while director.hands_played < len(director.tables):
             await asyncio.sleep(0.05)
@@ -162,14 +167,14 @@ async def resume_stall(players: int, scratch: str, run: int, *, spread: bool) ->
         while any(director.hand(table) for table in director.tables):  # every table finishes its hand
             await asyncio.sleep(0.05)
         # From here players have the usual clock, so that no decision times out while the deals are measured.
-        runtime.definition = msgspec.structs.replace(runtime.definition, action_seconds=15.0)
+        runtime.director.definition = msgspec.structs.replace(runtime.definition, action_seconds=15.0)
         watching = tasks.create_task(stalls.watch(stop))
         await asyncio.sleep(0.05)
         dealt = director.hands_played
         if spread:
             runtime.resume()
         else:
-            with patched(server.runtime, "TABLES_STARTED_PER_TURN", 10**9):
+            with patched(server.tables, "TABLES_STARTED_PER_TURN", 10**9):
                 runtime.resume()
         while director.hands_played < dealt + len(director.tables):
             await asyncio.sleep(0.005)
@@ -196,7 +201,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    server.runtime.SNAPSHOT_EVERY = 10**12
+    server.persistence.SNAPSHOT_EVERY = 10**12
     starts, peers, forked, inline, resumes, resume_peers = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(args.repeat):

@@ -1,4 +1,8 @@
-"""The Starlette app: every route on one screen (docs/protocol.md describes the wire, /api/openapi.json the REST)."""
+"""The Starlette app: the REST endpoints, the websocket, and the one table of refusal codes to HTTP statuses.
+
+docs/protocol.md describes the wire; /api/openapi.json, generated from the
+``OPERATIONS`` below, describes the REST API.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +13,29 @@ import random
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
-from engine.structure import DefinitionError, load_definition
+from engine.structure import Definition, DefinitionError, load_definition
+from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
-from server.openapi import openapi_document
+from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
+from server.openapi import Operation, Problem, document
 from server.protocol import (
-    MAX_MESSAGE_BYTES, Act, Back, Incoming, Sync, Watch, describe_decode_error, error_message, incoming_decoder,
+    MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
+    error_message, incoming_decoder,
 )
-from server.journal import MemoryStorage, SQLiteStorage, Storage
-from server.runtime import Refused, TournamentRuntime
+from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
@@ -37,6 +43,32 @@ WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
 UVICORN_WEBSOCKETS = {"ws": WebSocketProtocol, "ws_max_size": 65536, "ws_per_message_deflate": False}
+
+# Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
+STATUS_OF = {
+    "bad_request": 400, "bad_definition": 400,
+    "admin_only": 401, "bad_token": 401,
+    "observer": 403,
+    "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
+    "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
+    "not_your_turn": 409, "illegal_action": 409,
+}
+
+
+class Settings(msgspec.Struct):
+    """Server limits and pacing; ``mttsim serve`` sets them from its options."""
+
+    admin_token: str
+    hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
+    max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
+    broadcast_tick: float = 0.05  # seconds other players' actions may wait, to leave in fewer, larger frames
+    rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
+    burst: int = 100
+    db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
+    ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
+
+
+# ------------------------------------------------------------------ request and response bodies
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -58,248 +90,336 @@ class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
     policy: RefundPolicy | None = None
 
 
-class Settings(msgspec.Struct):
-    """Server limits and pacing; ``mttsim serve`` sets them from its options."""
-
-    admin_token: str
-    hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
-    max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
-    broadcast_tick: float = 0.05  # seconds other players' actions may wait, to leave in fewer, larger frames
-    rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
-    burst: int = 100
-    db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
-    ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
+class Created(msgspec.Struct):
+    id: str
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+class Registered(msgspec.Struct):
+    player_id: str
+    token: str
+
+
+class Unregistered(msgspec.Struct):
+    refund_cents: int
+
+
+class BotsAdded(msgspec.Struct):
+    players: list[str]
+
+
+class CancellationPreview(msgspec.Struct):
+    refunds: list[RefundRow]
+
+
+class HandList(msgspec.Struct):
+    hands: list[HandRow]
+
+
+# ------------------------------------------------------------------ the server's state
+
+
+class Server:
+    """The application's state: its settings, its tournaments and their storage."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.tournaments: dict[str, TournamentRuntime] = {}
+        self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
+        self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
+
+    def add(self, runtime: TournamentRuntime) -> None:
+        self.tournaments[runtime.id] = runtime
+        runtime.registry = self.tournaments
+
+
+def server_of(request: Request | WebSocket) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+Body = TypeVar("Body")
+
+
+def reply(body: Any, status: int = 200) -> Response:
+    return Response(msgspec.json.encode(body), status_code=status, media_type="application/json")
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+
+def require_admin(request: Request) -> None:
+    token = bearer(request)
+    if token is None or not secrets.compare_digest(token, server_of(request).settings.admin_token):
+        raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
+
+
+def runtime_of(request: Request) -> TournamentRuntime:
+    runtime = server_of(request).tournaments.get(request.path_params["id"])
+    if runtime is None:
+        raise Refused("no_tournament", f"no tournament {request.path_params['id']!r}")
+    return runtime
+
+
+async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:
+    """The request's JSON body as ``kind``; a malformed one is refused naming the field."""
+    try:
+        return msgspec.json.decode(await request.body() or empty or b"", type=kind)
+    except msgspec.DecodeError as problem:
+        raise Refused("bad_request", str(problem)) from None
+
+
+# ------------------------------------------------------------------ endpoints
+
+
+async def list_tournaments(request: Request) -> Response:
+    return reply([runtime.summary() for runtime in server_of(request).tournaments.values()])
+
+
+async def create_tournament(request: Request) -> Response:
+    require_admin(request)
+    server = server_of(request)
+    try:
+        definition = load_definition(await request.body(), toml="toml" in request.headers.get("content-type", ""))
+    except DefinitionError as problem:
+        raise Refused("bad_definition", str(problem)) from None
+    tournament_id = secrets.token_hex(4)
+    server.add(TournamentRuntime.create(tournament_id, definition, server.storage,
+                                        hand_pause=server.settings.hand_pause))
+    return reply(Created(tournament_id), 201)
+
+
+async def show_tournament(request: Request) -> Response:
+    return reply(runtime_of(request).details())
+
+
+async def register(request: Request) -> Response:
+    runtime = runtime_of(request)
+    body = await body_of(request, RegisterRequest)
+    player, token = runtime.register(body.name, another_of=bearer(request))
+    return reply(Registered(player, token), 201)
+
+
+async def unregister(request: Request) -> Response:
+    return reply(Unregistered(runtime_of(request).unregister(bearer(request) or "")))
+
+
+async def start(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    runtime.start()
+    return reply(runtime.summary())
+
+
+async def pause(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    runtime.pause()
+    return reply(runtime.summary())
+
+
+async def resume(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    runtime.resume()
+    return reply(runtime.summary())
+
+
+async def cancel(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, CancelRequest, empty=b"{}")
+    runtime.cancel(body.policy)
+    return reply(runtime.summary())
+
+
+async def cancellation_preview(request: Request) -> Response:
+    """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    name = request.query_params.get("policy")
+    if name not in (None, "A", "B"):
+        raise Refused("bad_request", "policy: A or B")
+    policy = msgspec.structs.replace(runtime.definition.refund_policy, name=name) if name else None
+    return reply(CancellationPreview(runtime.cancellation_preview(policy)))
+
+
+async def add_bots(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, BotsRequest, empty=b"{}")
+    try:
+        mix = parse_mix(body.mix, [*STRATEGIES, *FAULTS]) if body.mix else DEFAULT_MIX
+    except ValueError as problem:
+        raise Refused("bad_request", str(problem)) from None
+    ws_url = f"ws://{request.url.hostname}:{request.url.port}"
+    added = runtime.add_bots(body.count, ws_url, mix=mix, think=(body.think_min, body.think_max), rng=random.Random())
+    return reply(BotsAdded(added), 201)
+
+
+async def hand_list(request: Request) -> Response:
+    """Finished hands, optionally of one ``player`` or at one ``table``."""
+    runtime = runtime_of(request)
+    table = request.query_params.get("table")
+    if table is not None and not table.isdigit():
+        raise Refused("bad_request", "table: a table number")
+    rows = server_of(request).storage.hands(runtime.id, request.query_params.get("player"),
+                                            int(table) if table else None)
+    return reply(HandList(rows))
+
+
+async def hand_history(request: Request) -> Response:
+    """One finished hand as PHH (the poker hand history format PokerKit reads)."""
+    runtime = runtime_of(request)
+    number = request.path_params["hand"]
+    text = server_of(request).storage.hand(runtime.id, int(number)) if number.isdigit() else None
+    if text is None:
+        raise Refused("no_finished_hand", f"no finished hand {number!r} in this tournament")
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
+
+async def openapi(request: Request) -> Response:
+    return reply(document(OPERATIONS))
+
+
+OPERATIONS = [
+    Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],
+              summary="List tournaments", refusals=()),
+    Operation(method="POST", path="/api/tournaments", endpoint=create_tournament, body=Definition, response=Created,
+              status=201, who="admin", summary="Create a tournament from its definition (docs/config.md)",
+              refusals=()),
+    Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
+              summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand", refusals=(404,)),
+    Operation(method="POST", path="/api/tournaments/{id}/register", endpoint=register, body=RegisterRequest,
+              response=Registered, status=201,
+              summary="Register; the token is the player's key to their seat (with a player's token: another entry)"),
+    Operation(method="POST", path="/api/tournaments/{id}/unregister", endpoint=unregister, response=Unregistered,
+              who="player", summary="Unregister during Register: buy-in and fee refunded"),
+    Operation(method="POST", path="/api/tournaments/{id}/bots", endpoint=add_bots, body=BotsRequest,
+              body_required=False, response=BotsAdded, status=201, who="admin",
+              summary="Fill with bots that play over the websocket"),
+    Operation(method="GET", path="/api/tournaments/{id}/hands", endpoint=hand_list, response=HandList,
+              query=(("player", str), ("table", int)), refusals=(404,),
+              summary="Finished hands, optionally of ?player= or at ?table="),
+    Operation(method="GET", path="/api/tournaments/{id}/hands/{hand}", endpoint=hand_history, refusals=(404,),
+              summary="One finished hand as PHH text"),
+    Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
+              response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]),),
+              summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),
+    Operation(method="POST", path="/api/tournaments/{id}/start", endpoint=start, response=Summary, who="admin",
+              summary="Start: seats are drawn, or the tournament is cancelled below min_players"),
+    Operation(method="POST", path="/api/tournaments/{id}/pause", endpoint=pause, response=Summary, who="admin",
+              summary="Pause: no new hands and the level clock stops; hands in progress finish"),
+    Operation(method="POST", path="/api/tournaments/{id}/resume", endpoint=resume, response=Summary, who="admin",
+              summary="Resume after a pause"),
+    Operation(method="POST", path="/api/tournaments/{id}/cancel", endpoint=cancel, body=CancelRequest,
+              body_required=False, response=Summary, who="admin",
+              summary="Cancel: full refunds before the start; while running, the refund policy (the tournament's, "
+                      "or {policy} in the body) pays out and hands in progress are void"),
+]
+
+
+# ------------------------------------------------------------------ the websocket
+
+
+async def play(websocket: WebSocket) -> None:
+    """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
+    server = server_of(websocket)
+    runtime = server.tournaments.get(websocket.path_params["id"])
+    token = websocket.query_params.get("token")
+    player = runtime.player_for(token) if runtime is not None and token else None
+    await websocket.accept()
+    if runtime is None or (token and player is None):
+        reason = "no such tournament" if runtime is None else "unknown player token"
+        await websocket.send_text(error_message("refused", reason).decode())
+        await websocket.close(4404 if runtime is None else 4401, reason)
+        return
+    wire = websocket.scope["extensions"].get(WIRE)
+    if wire is None:
+        raise RuntimeError("run the app under uvicorn with server.app.UVICORN_WEBSOCKETS (mttsim serve does)")
+    table = websocket.query_params.get("table")
+    settings = server.settings
+    connection = Connection(websocket, wire, player=player, outbound=server.outbound, max_queue=settings.max_queue,
+                            rate=settings.rate, burst=settings.burst)
+    runtime.connect(connection, int(table) if table and table.isdigit() else None)
+    wire.attach(lambda data: receive(runtime, connection, data), connection.lost, connection.flush)
+    try:
+        await connection.ended
+    finally:
+        runtime.disconnect(connection)
+        await connection.stop()
+
+
+def receive(runtime: TournamentRuntime, connection: Connection, data: bytes) -> None:
+    """One incoming message: limits first, then a clear error or the command, and never an exception."""
+    if connection.closed:
+        return
+    if len(data) > MAX_MESSAGE_BYTES:
+        connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
+        return
+    if not connection.rate_limit.allow():
+        connection.drop(CLOSE_FLOOD, "too many messages")
+        return
+    try:
+        request = incoming_decoder.decode(data)
+    except msgspec.DecodeError as problem:
+        connection.send(error_message(*describe_decode_error(problem)))
+        return
+    try:
+        handle(runtime, connection, request)
+    except Refused as refusal:
+        connection.send(error_message(refusal.code, refusal.message))
+
+
+def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
+    if isinstance(request, Sync):
+        connection.send(runtime.snapshot_message(connection))
+    elif isinstance(request, Watch):
+        runtime.watch(connection, request.table)
+    elif connection.player is None:
+        raise Refused("observer", "observers cannot act; connect with your player token")
+    elif isinstance(request, Act):
+        runtime.player_act(connection.player, request)
+    elif isinstance(request, Back):
+        runtime.player_back(connection.player)
+    else:
+        runtime.player_money(connection.player, request)
+
+
+# ------------------------------------------------------------------ the application
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return reply(Problem(exc.code, exc.message), STATUS_OF[exc.code])
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    server: Server = app.state.server
+    for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
+        try:
+            runtime = TournamentRuntime.restore(stored, server.storage, hand_pause=server.settings.hand_pause)
+            server.add(runtime)
+            runtime.ws_url = server.settings.ws_url
+            if stored.open:
+                runtime.resume_after_restore(server.settings.ws_url)
+        except Exception:  # one tournament's broken journal must not keep the others down
+            logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
+    try:
+        yield
+    finally:
+        await asyncio.gather(*(runtime.shutdown() for runtime in server.tournaments.values()))
+        server.storage.close()
 
 
 def create_app(settings: Settings) -> Starlette:
-    tournaments: dict[str, TournamentRuntime] = {}
-    holder: dict[str, asyncio.TaskGroup] = {}
-    storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
-    outbound = Outbound(settings.broadcast_tick, before=storage.commit)
-
-    def bearer(request: Request) -> str | None:
-        header = request.headers.get("authorization", "")
-        return header[7:].strip() if header.lower().startswith("bearer ") else None
-
-    def admin(request: Request) -> Response | None:
-        token = bearer(request)
-        if token is None or not secrets.compare_digest(token, settings.admin_token):
-            return error(401, "admin_only", "this needs the admin token: Authorization: Bearer <token>")
-        return None
-
-    def runtime_of(request: Request) -> TournamentRuntime:
-        runtime = tournaments.get(request.path_params["id"])
-        if runtime is None:
-            raise Refused(404, "no_tournament", f"no tournament {request.path_params['id']!r}")
-        return runtime
-
-    async def list_tournaments(request: Request) -> Response:
-        return JSONResponse([runtime.summary() for runtime in tournaments.values()])
-
-    async def create_tournament(request: Request) -> Response:
-        if (refusal := admin(request)) is not None:
-            return refusal
-        body = await request.body()
-        try:
-            definition = load_definition(body, toml="toml" in request.headers.get("content-type", ""))
-        except DefinitionError as problem:
-            return error(400, "bad_definition", str(problem))
-        tournament_id = secrets.token_hex(4)
-        tournaments[tournament_id] = TournamentRuntime.create(tournament_id, definition, storage,
-                                                              hand_pause=settings.hand_pause)
-        tournaments[tournament_id].registry = tournaments
-        return JSONResponse({"id": tournament_id}, status_code=201)
-
-    async def show_tournament(request: Request) -> Response:
-        return JSONResponse(runtime_of(request).details())
-
-    async def register(request: Request) -> Response:
-        runtime = runtime_of(request)
-        try:
-            body = msgspec.json.decode(await request.body(), type=RegisterRequest)
-        except msgspec.DecodeError as problem:
-            return error(400, "bad_request", str(problem))
-        player, token = runtime.register(body.name, another_of=bearer(request))
-        return JSONResponse({"player_id": player, "token": token}, status_code=201)
-
-    async def unregister(request: Request) -> Response:
-        runtime = runtime_of(request)
-        refund = runtime.unregister(bearer(request) or "")
-        return JSONResponse({"refund_cents": refund})
-
-    async def admin_command(request: Request) -> Response:
-        if (refusal := admin(request)) is not None:
-            return refusal
-        runtime = runtime_of(request)
-        command = request.path_params["command"]
-        if command == "start":
-            runtime.start(holder["tasks"])
-        elif command == "pause":
-            runtime.pause()
-        elif command == "resume":
-            runtime.resume()
-        elif command == "cancel":
-            try:
-                body = msgspec.json.decode(await request.body() or b"{}", type=CancelRequest)
-            except msgspec.DecodeError as problem:
-                return error(400, "bad_request", str(problem))
-            runtime.cancel(body.policy)
-        else:
-            return error(404, "no_command", f"unknown command {command!r}: start, pause, resume or cancel")
-        return JSONResponse(runtime.summary())
-
-    async def cancellation_preview(request: Request) -> Response:
-        """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
-        if (refusal := admin(request)) is not None:
-            return refusal
-        runtime = runtime_of(request)
-        name = request.query_params.get("policy")
-        if name not in (None, "A", "B"):
-            return error(400, "bad_request", "policy: A or B")
-        policy = msgspec.structs.replace(runtime.definition.refund_policy, name=name) if name else None
-        return JSONResponse({"refunds": runtime.cancellation_preview(policy)})
-
-    async def add_bots(request: Request) -> Response:
-        if (refusal := admin(request)) is not None:
-            return refusal
-        runtime = runtime_of(request)
-        try:
-            body = msgspec.json.decode(await request.body() or b"{}", type=BotsRequest)
-            mix = parse_mix(body.mix, [*STRATEGIES, *FAULTS]) if body.mix else DEFAULT_MIX
-        except (msgspec.DecodeError, ValueError) as problem:
-            return error(400, "bad_request", str(problem))
-        ws_url = f"ws://{request.url.hostname}:{request.url.port}"
-        added = runtime.add_bots(body.count, ws_url, holder["tasks"], mix=mix, think=(body.think_min, body.think_max),
-                                 rng=random.Random())
-        return JSONResponse({"players": added}, status_code=201)
-
-    async def hand_list(request: Request) -> Response:
-        """Finished hands, optionally of one ``player`` or at one ``table``."""
-        runtime = runtime_of(request)
-        table = request.query_params.get("table")
-        if table is not None and not table.isdigit():
-            return error(400, "bad_request", "table: a table number")
-        rows = storage.hands(runtime.id, request.query_params.get("player"), int(table) if table else None)
-        return JSONResponse({"hands": msgspec.to_builtins(rows)})
-
-    async def hand_history(request: Request) -> Response:
-        """One finished hand as PHH (the poker hand history format PokerKit reads)."""
-        runtime = runtime_of(request)
-        number = request.path_params["hand"]
-        text = storage.hand(runtime.id, int(number)) if number.isdigit() else None
-        if text is None:
-            return error(404, "no_hand", f"no finished hand {number!r} in this tournament")
-        return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
-
-    async def openapi(request: Request) -> Response:
-        return JSONResponse(openapi_document())
-
-    async def play(websocket: WebSocket) -> None:
-        """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
-        runtime = tournaments.get(websocket.path_params["id"])
-        token = websocket.query_params.get("token")
-        player = runtime.player_for(token) if runtime is not None and token else None
-        await websocket.accept()
-        if runtime is None or (token and player is None):
-            reason = "no such tournament" if runtime is None else "unknown player token"
-            await websocket.send_text(error_message("refused", reason).decode())
-            await websocket.close(4404 if runtime is None else 4401, reason)
-            return
-        wire = websocket.scope["extensions"].get(WIRE)
-        if wire is None:
-            raise RuntimeError("run the app under uvicorn with server.app.UVICORN_WEBSOCKETS (mttsim serve does)")
-        table = websocket.query_params.get("table")
-        connection = Connection(websocket, wire, player=player, outbound=outbound, max_queue=settings.max_queue,
-                                rate=settings.rate, burst=settings.burst)
-        runtime.connect(connection, int(table) if table and table.isdigit() else None)
-        wire.attach(lambda data: receive(runtime, connection, data), connection.lost, connection.flush)
-        try:
-            await connection.ended
-        finally:
-            runtime.disconnect(connection)
-            await connection.stop()
-
-    def receive(runtime: TournamentRuntime, connection: Connection, data: bytes) -> None:
-        """One incoming message: limits first, then a clear error or the command, and never an exception."""
-        if connection.closed:
-            return
-        if len(data) > MAX_MESSAGE_BYTES:
-            connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
-            return
-        if not connection.rate_limit.allow():
-            connection.drop(CLOSE_FLOOD, "too many messages")
-            return
-        try:
-            request = incoming_decoder.decode(data)
-        except msgspec.DecodeError as problem:
-            connection.send(error_message(*describe_decode_error(problem)))
-            return
-        try:
-            handle(runtime, connection, request)
-        except Refused as refusal:
-            connection.send(refusal.wire_message())
-
-    def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
-        if isinstance(request, Sync):
-            connection.send(runtime.snapshot_message(connection))
-        elif isinstance(request, Watch):
-            runtime.watch(connection, request.table)
-        elif connection.player is None:
-            raise Refused(403, "observer", "observers cannot act; connect with your player token")
-        elif isinstance(request, Act):
-            runtime.player_act(connection.player, request)
-        elif isinstance(request, Back):
-            runtime.player_back(connection.player)
-        else:
-            runtime.player_money(connection.player, request)
-
-    async def refused(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, Refused)
-        return error(exc.status, exc.code, exc.message)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with asyncio.TaskGroup() as tasks:
-            holder["tasks"] = tasks
-            for stored in storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
-                try:
-                    runtime = TournamentRuntime.restore(stored, storage, hand_pause=settings.hand_pause)
-                    tournaments[runtime.id] = runtime
-                    runtime.registry = tournaments
-                    runtime.ws_url = settings.ws_url
-                    if stored.open:
-                        runtime.resume_after_restore(tasks, settings.ws_url)
-                except Exception:  # one tournament's broken journal must not keep the others down
-                    logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
-            yield
-            for runtime in tournaments.values():
-                await runtime.shutdown()
-            for task in asyncio.all_tasks():  # the server's own bots play until their tournament ends: stop them
-                if task.get_name().startswith("bot:"):
-                    task.cancel()
-        storage.close()
-
-    routes = [
-        Route("/api/openapi.json", openapi),
-        Route("/api/tournaments", list_tournaments, methods=["GET"]),
-        Route("/api/tournaments", create_tournament, methods=["POST"]),
-        Route("/api/tournaments/{id}", show_tournament),
-        Route("/api/tournaments/{id}/register", register, methods=["POST"]),
-        Route("/api/tournaments/{id}/unregister", unregister, methods=["POST"]),
-        Route("/api/tournaments/{id}/bots", add_bots, methods=["POST"]),
-        Route("/api/tournaments/{id}/cancellation", cancellation_preview, methods=["GET"]),
-        Route("/api/tournaments/{id}/hands", hand_list, methods=["GET"]),
-        Route("/api/tournaments/{id}/hands/{hand}", hand_history, methods=["GET"]),
-        Route("/api/tournaments/{id}/{command}", admin_command, methods=["POST"]),
-        WebSocketRoute("/ws/tournaments/{id}", play),
-    ]
+    routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
+    routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
+    routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
     if WEB_DIR.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
-    app.state.tournaments = tournaments
-    app.state.storage = storage
+    app.state.server = Server(settings)
     return app

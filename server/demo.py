@@ -14,7 +14,7 @@ import secrets
 import uvicorn
 
 from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
-from server.app import UVICORN_WEBSOCKETS, Settings, create_app
+from server.app import UVICORN_WEBSOCKETS, Server, Settings, create_app
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
@@ -46,21 +46,20 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
         await asyncio.sleep(0.05)
     bound = server.servers[0].sockets[0].getsockname()[1]
     rng = random.Random(seed)
-    tournaments: dict[str, TournamentRuntime] = app.state.tournaments
+    server: Server = app.state.server
     # In the app's storage, as any tournament: its hand histories are then served like the others.
-    runtime = TournamentRuntime.create("demo", demo_definition(players, seats), app.state.storage,
+    runtime = TournamentRuntime.create("demo", demo_definition(players, seats), server.storage,
                                        hand_pause=hand_pause)
-    tournaments[runtime.id] = runtime
-    runtime.registry = tournaments
-    async with asyncio.TaskGroup() as bots:
-        runtime.add_bots(players, f"ws://{host}:{bound}", bots, mix=DEFAULT_MIX, think=think, rng=rng)
-        await asyncio.sleep(0.5)  # let the bots connect
-        runtime.start(bots)
-        announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
-                 f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
-                 f"Ctrl-C stops the demo.")
+    server.add(runtime)
+    runtime.add_bots(players, f"ws://{host}:{bound}", mix=DEFAULT_MIX, think=think, rng=rng)
+    await asyncio.sleep(0.5)  # let the bots connect
+    runtime.start()
+    announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
+             f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
+             f"Ctrl-C stops the demo.")
+    await runtime.bots_done()
     winner = runtime.director.standings()[0] if runtime.director.standings() else None
     if winner is not None:
-        announce(f"The tournament is over: {runtime.names[winner.player]} wins "
+        announce(f"The tournament is over: {runtime.entries.name(winner.player)} wins "
                  f"${winner.prize_cents / 100:,.2f}. The server keeps running; Ctrl-C stops it.")
     await serving

@@ -12,6 +12,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from engine.events import Result
+from engine.refunds import RefundPolicy
+from engine.structure import AddOn, Bounty, Final, Flight, Rebuys, Satellite
+
 MAX_MESSAGE_BYTES = 4096
 """An incoming message longer than this closes the connection with code 1009."""
 
@@ -91,13 +95,164 @@ class Private(msgspec.Struct, tag="private", tag_field="type"):
     at: float
 
 
+# Views: what the REST API and a snapshot show of a tournament, a table and a player (server/views.py).
+
+
+class DealView(msgspec.Struct, omit_defaults=True):
+    """The Deal buttons pressed so far, or the proposal on the table (``amounts`` in cents)."""
+
+    pressed: list[str] | None = None
+    amounts: dict[str, int] | None = None
+    accepted: list[str] | None = None
+    seconds: float | None = None
+
+
+class VoidedHand(msgspec.Struct):
+    table: int
+    hand: int
+
+
+class Summary(msgspec.Struct, kw_only=True):
+    """A tournament in the lobby: status, level and blinds, the field, the prize pool."""
+
+    id: str
+    name: str
+    status: str
+    paused: bool
+    starting_stack: int
+    entries: int
+    players_left: int
+    buy_in_cents: int
+    fee_cents: int
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    bb_ante: bool
+    hand_for_hand: bool
+    level_ends_in: float | None
+    on_break_for: float | None
+    average_stack: int | None
+    largest_stack: int | None
+    tables: int
+    started_at: float | None
+    prize_pool_cents: int
+    add_on_open_for: float | None
+    rebuy_period: bool
+    deals: bool
+    deal: DealView | None
+    bounty: Bounty | None
+    flight: Flight | None
+    final: Final | None
+    entries_per_person: int | None
+    restored_at: float | None
+    voided_hands: list[VoidedHand]
+
+
+class Countdown(msgspec.Struct):
+    player: str
+    seconds: float
+    time_bank: float
+
+
+class SeatView(msgspec.Struct):
+    seat: int
+    player: str
+    name: str
+    stack: int
+    bet: int
+    in_hand: bool
+    folded: bool
+    shown: list[int]
+    sitting_out: bool
+    bounty_cents: int | None
+    connected: bool
+
+
+class TableView(msgspec.Struct):
+    """What anyone at or watching a table may see: no hole cards unless shown."""
+
+    clock: Countdown | None
+    id: int
+    seats: list[SeatView]
+    size: int
+    button: int
+    hand: int | None
+    board: list[int]
+    pot: int
+    actor: str | None
+
+
+class Legal(msgspec.Struct):
+    can_fold: bool
+    can_check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+
+
+class You(msgspec.Struct):
+    """A player's own view: their seat, stack, cards, legal actions and money decisions."""
+
+    player: str
+    name: str
+    table: int | None
+    seat: int | None
+    stack: int | None
+    sitting_out: bool
+    time_bank: float
+    result: Result | None
+    hole: list[int] | None
+    legal: Legal | None
+    rebuy_offer: float | None
+    rebuys: int
+    add_on_taken: bool
+    deal_pressed: bool
+
+
+class RefundRow(msgspec.Struct):
+    player: str
+    name: str
+    refund_cents: int
+    fee_cents: int
+    rule: str
+
+
+class Ticket(msgspec.Struct):
+    """A player this tournament sent on (a satellite's seat, a flight's survivor), and where they landed."""
+
+    player: str
+    name: str | None
+    stack: int | None
+    target: str | None
+    entry: str | None = None
+    refused: str | None = None
+
+
+class Details(Summary, kw_only=True):
+    """``GET /api/tournaments/{id}``: the summary, the payouts, the money and every table's seats."""
+
+    payouts_cents: list[int]
+    rebuys: Rebuys | None
+    add_on: AddOn | None
+    refund_policy: RefundPolicy
+    refunds: list[RefundRow]
+    satellite: Satellite | None
+    tickets: list[Ticket]
+    chips_in_play: int
+    chips_issued: int
+    ledger: dict[str, int]
+    results: list[Result]
+    table_list: list[TableView]
+
+
 class Snapshot(msgspec.Struct, tag="snapshot", tag_field="type"):
     """Everything a client needs to draw its table; events with a larger ``seq`` follow."""
 
     seq: int
-    tournament: dict[str, Any]
-    table: dict[str, Any] | None
-    you: dict[str, Any] | None
+    tournament: Summary
+    table: TableView | None
+    you: You | None
 
 
 # Server-side records for the table streams, beside engine.events.

@@ -33,7 +33,7 @@ class Live:
     bot_tasks: list[asyncio.Task[SeatReport]] = field(default_factory=list)  # cancelled when the server stops
 
     def runtime(self, tournament: str) -> TournamentRuntime:
-        return self.app.state.tournaments[tournament]
+        return self.app.state.server.tournaments[tournament]
 
 
 @contextlib.asynccontextmanager

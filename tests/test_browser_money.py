@@ -33,7 +33,7 @@ async def losing_alice(live, browser, body):
     """Alice (p1) plays in the browser against two calling stations, always with the worst cards."""
     tournament, seats = await create(live, body, 3)
     (alice, token), others = seats[0], seats[1:]
-    live.runtime(tournament).names[alice] = "Alice"
+    live.runtime(tournament).entries.names[alice] = "Alice"
     rig_winners(live.runtime(tournament).director, AllBut(alice))
     bots(live, tournament, others, "station")
     person = await open_as(browser, live, f"/#/t/{tournament}", {
@@ -159,7 +159,7 @@ async def test_the_page_says_what_a_satellite_and_a_flight_are():
         flight, _ = await create(live, definition(6, 3, flight={"stop_share_percent": 50}), 2)
         bots(live, satellite, seats, "station")
         async with httpx.AsyncClient(base_url=live.http) as client:
-            await until(lambda: len([p for p, c in live.runtime(satellite)._players.items() if c]) == 6)
+            await until(lambda: len([p for p, c in live.runtime(satellite).streams.players.items() if c]) == 6)
             await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)
         page = await open_as(browser, live, f"/#/t/{satellite}", {})
         await expect(page.locator("#banner")).to_contain_text("Satellite: every seat is worth $22.00")

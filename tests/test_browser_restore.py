@@ -28,7 +28,7 @@ async def test_a_restored_tournament_shows_its_voided_hands(tmp_path):
     # The server stopped with hands in progress; a new one on the same journal brings the tournament back.
     async with live_server(hand_pause=0.5, db=db) as live, async_playwright() as playwright:
         runtime = live.runtime(tournament)
-        assert [(v["table"], v["hand"]) for v in runtime.voided] == in_progress
+        assert [(v.table, v.hand) for v in runtime.voided] == in_progress
         assert runtime.director.chips_in_play() == runtime.director.chips_issued
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()

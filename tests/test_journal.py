@@ -9,11 +9,12 @@ import random
 import msgspec
 import pytest
 
-import server.runtime
+import server.persistence
 from bots.strategies import seat_view, tight_aggressive
 from engine.director import Status, Tournament
 from engine.structure import Level, Rebuys
 from server.journal import MemoryStorage, SQLiteStorage
+from server import records
 from server.runtime import TournamentRuntime
 from tests.tournaments import definition
 
@@ -24,11 +25,11 @@ def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
     now = 0.0
     while director.hands_played < hands and director.status is Status.RUNNING:
         now += 5.0
-        runtime._command(["advance", now])
+        runtime.submit(records.Advance(now))
         for player in list(director.rebuy_offers):
-            runtime._command(["rebuy" if rng.random() < 0.5 else "decline_rebuy", player])
+            runtime.submit((records.Rebuy if rng.random() < 0.5 else records.DeclineRebuy)(player))
         for table in director.tables_ready():
-            runtime._command(["start_hand", table])
+            runtime.submit(records.StartHand(table))
         for table in sorted(director.tables):
             hand = director.hand(table)
             if hand is None or rng.random() < 0.3:
@@ -36,14 +37,14 @@ def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
             while not hand.finished:
                 action, amount = tight_aggressive(seat_view(hand), rng)
                 player = hand.players[hand.actor]
-                runtime._command(["act", table, action, amount, player, runtime.time_bank[player] - 0.5])
-            runtime._command(["end_hand", table])
-            runtime._maybe_snapshot()
+                runtime.submit(records.Act(table, action, amount, player, runtime.entries.time_bank[player] - 0.5))
+            runtime.submit(records.EndHand(table))
+            runtime.journal.maybe_snapshot(runtime.session)
     for table in director.tables_ready():  # and leave hands in progress, one decision in
-        runtime._command(["start_hand", table])
+        runtime.submit(records.StartHand(table))
         hand = director.hand(table)
         action, amount = tight_aggressive(seat_view(hand), rng)
-        runtime._command(["act", table, action, amount, hand.players[hand.actor], 1.0])
+        runtime.submit(records.Act(table, action, amount, hand.players[hand.actor], 1.0))
 
 
 def state_of(runtime: TournamentRuntime) -> dict:
@@ -53,7 +54,7 @@ def state_of(runtime: TournamentRuntime) -> dict:
         "ledger": director.ledger.summary(), "level": director.level, "rng": director.rng.getstate(),
         "hands": {t: msgspec.json.encode(director.hand(t).events) if director.hand(t) else None
                   for t in director.tables},
-        "names": runtime.names, "tokens": runtime.tokens, "time_bank": runtime.time_bank, "now": runtime._last_now,
+        "names": runtime.entries.names, "tokens": runtime.entries.tokens, "time_bank": runtime.entries.time_bank, "now": runtime.session.last_now,
         "offers": dict(director.rebuy_offers), "chips": director.chips_in_play(),
     }
 
@@ -61,14 +62,14 @@ def state_of(runtime: TournamentRuntime) -> dict:
 @pytest.mark.parametrize("backend", ["sqlite", "memory"])
 @pytest.mark.parametrize("snapshot_every", [10**9, 150])
 def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch, backend, snapshot_every):
-    monkeypatch.setattr(server.runtime, "SNAPSHOT_EVERY", snapshot_every)
+    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", snapshot_every)
     storage = SQLiteStorage(str(tmp_path / "journal.db")) if backend == "sqlite" else MemoryStorage()
     rules = definition(6, levels=[Level(10, 20, hands=5), Level(20, 40, hands=5), Level(50, 100, minutes=60)],
                        rebuys=Rebuys(levels=2, price_cents=1000, chips=1000, max_count=2), starting_stack=3000)
     live = TournamentRuntime.create("t1", rules, storage, hand_pause=0, seed=11)
     for number in range(40):
         live.register(f"player {number}")
-    live._command(["start", 0.0, 1.0])
+    live.submit(records.Start(0.0, 1.0))
     drive(live, random.Random(5), 120)
     assert any(live.director.hand(t) for t in live.director.tables), "the test wants hands in progress"
 
@@ -90,15 +91,15 @@ def test_a_closed_tournament_comes_back_to_be_shown_not_played_and_its_hand_hist
     live = TournamentRuntime.create("t2", definition(2), storage, hand_pause=0)
     live.register("a")
     live.register("b")
-    live._command(["start", 0.0, 1.0])
+    live.submit(records.Start(0.0, 1.0))
     storage.add_hand("t2", 1, 1, ["p1", "p2"], "variant = \"NT\"\n")
-    live._command(["cancel", None])
+    live.submit(records.Cancel(None))
     storage.close()
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     (stored,) = storage.tournaments()
     assert not stored.open and stored.records == []  # its journal is gone; its final state stays
     shown = TournamentRuntime.restore(stored, storage)
-    assert shown.director.status is Status.CANCELLED and shown.details()["refunds"] == live.details()["refunds"]
+    assert shown.director.status is Status.CANCELLED and shown.details().refunds == live.details().refunds
     assert storage.hand("t2", 1) == "variant = \"NT\"\n"
     assert [row.hand for row in storage.hands("t2", player="p2")] == [1]
     assert storage.hands("t2", player="p3") == [] and storage.hands("t2", table=2) == []
@@ -109,13 +110,13 @@ def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_comm
     live = TournamentRuntime.create("t3", definition(6), storage, hand_pause=0, seed=3)
     for number in range(6):
         live.register(f"player {number}")
-    live._command(["start", 0.0, 1.0])
-    live._command(["start_hand", 1])
-    records = storage._records["t3"]
-    command, events = msgspec.msgpack.decode(records[-1])
+    live.submit(records.Start(0.0, 1.0))
+    live.submit(records.StartHand(1))
+    journal = storage._records["t3"]
+    command, events = msgspec.msgpack.decode(journal[-1])
     assert command == ["start_hand", 1] and events[0]["type"] == "hand_started"
     events[0]["button"] += 1  # a journal that does not match what the commands do
-    records[-1] = msgspec.msgpack.encode([command, events])
+    journal[-1] = msgspec.msgpack.encode([command, events])
     with pytest.raises(RuntimeError, match="differs from its journal"):
         TournamentRuntime.restore(storage.tournaments()[0], storage)
 
@@ -124,15 +125,15 @@ def test_the_summary_stack_figures_follow_every_command():
     live = TournamentRuntime.create("t4", definition(6, starting_stack=2000), MemoryStorage(), hand_pause=0)
     for number in range(18):
         live.register(f"player {number}")
-    assert live.summary()["average_stack"] is None  # nobody has chips before the start
-    live._command(["start", 0.0, 1.0])
+    assert live.summary().average_stack is None  # nobody has chips before the start
+    live.submit(records.Start(0.0, 1.0))
     rng = random.Random(3)
     for hands in range(2, 40, 6):
         drive(live, rng, hands)
         stacks = live.director.stacks.values()
         shown = live.summary()
-        assert (shown["average_stack"], shown["largest_stack"]) == (sum(stacks) // len(stacks), max(stacks))
-    assert live.summary()["largest_stack"] > 2000  # chips moved, and the figures moved with them
+        assert (shown.average_stack, shown.largest_stack) == (sum(stacks) // len(stacks), max(stacks))
+    assert live.summary().largest_stack > 2000  # chips moved, and the figures moved with them
 
 
 def play_events(director: Tournament, rng: random.Random, hands: int) -> list:
@@ -184,7 +185,7 @@ def started(storage: SQLiteStorage, tournament: str, *, players: int, seed: int)
     live = TournamentRuntime.create(tournament, definition(6, starting_stack=3000), storage, hand_pause=0, seed=seed)
     for number in range(players):
         live.register(f"player {number}")
-    live._command(["start", 0.0, 1.0])
+    live.submit(records.Start(0.0, 1.0))
     return live
 
 
@@ -197,15 +198,15 @@ async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record
     snapshot is still the state at the record where the fork happened, so
     the snapshot plus the records after it rebuild the live tournament.
     """
-    monkeypatch.setattr(server.runtime, "SNAPSHOT_EVERY", 150)
+    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", 150)
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = started(storage, "t5", players=40, seed=4)
     drive(live, random.Random(5), 60)
-    forked = live._snapshotting
+    forked = live.journal.snapshotting
     assert forked is not None, "a snapshot was due and is being written by a child process"
-    at_fork = live._snapshot_at
+    at_fork = live.journal.snapshot_at
     drive(live, random.Random(6), 90)  # the child has not been waited for: play goes on meanwhile
-    assert live._position > at_fork
+    assert live.journal.position > at_fork
     await forked
 
     storage.commit()
@@ -251,7 +252,7 @@ def test_a_snapshot_written_before_snapshots_were_compressed_still_restores(tmp_
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = started(storage, "t8", players=30, seed=8)
     drive(live, random.Random(3), 40)
-    storage.snapshot("t8", live._position, pickle.dumps(live._state(), pickle.HIGHEST_PROTOCOL))
+    storage.snapshot("t8", live.journal.position, pickle.dumps(live.session.state(), pickle.HIGHEST_PROTOCOL))
     drive(live, random.Random(4), 60)
 
     (stored,) = storage.tournaments()

@@ -21,7 +21,7 @@ async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
         added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
                                   json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
         assert added.status_code == 201
-        await until(lambda: len([p for p, c in live.runtime(tournament)._players.items() if c]) == 12)
+        await until(lambda: len([p for p, c in live.runtime(tournament).streams.players.items() if c]) == 12)
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
         assert shown["bounty"] == {"cents": 400, "progressive_percent": 50}
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -46,7 +46,7 @@ async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament
         await client.post(f"/api/tournaments/{satellite}/bots", headers=ADMIN,
                           json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
         runtime = live.runtime(satellite)
-        await until(lambda: len([p for p, c in runtime._players.items() if c]) == 6)
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
         await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)
         await until(lambda: runtime.director.status.value == "finished", timeout=60)
         shown = (await client.get(f"/api/tournaments/{satellite}")).json()
@@ -58,10 +58,10 @@ async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament
         assert [t["player"] for t in tickets] == [r["player"] for r in seats] and all(t["entry"] for t in tickets)
         entered = live.runtime(target)
         for ticket in tickets:
-            _, token, _, _ = runtime.bots[ticket["player"]]
+            _, token, _, _ = runtime.entries.bots[ticket["player"]]
             assert entered.player_for(token) == ticket["entry"]  # the same token plays the seat it won
-            assert entered.names[ticket["entry"]] == ticket["name"]
-        assert len(entered.director.entries) == 2 and set(entered.bots) == {t["entry"] for t in tickets}
+            assert entered.entries.names[ticket["entry"]] == ticket["name"]
+        assert len(entered.director.entries) == 2 and set(entered.entries.bots) == {t["entry"] for t in tickets}
 
 
 async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
@@ -83,7 +83,7 @@ async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
         seats = [(entry["player_id"], entry["token"]) for entry in ann + others]
         bots(live, tournament, seats, "pushfold")
         runtime = live.runtime(tournament)
-        await until(lambda: len([p for p, c in runtime._players.items() if c]) == 12)
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 12)
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         await until(lambda: runtime.director.status.value == "finished", timeout=90)
         anns = {entry["player_id"] for entry in ann}
@@ -111,7 +111,7 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
             await client.post(f"/api/tournaments/{flight}/bots", headers=ADMIN,
                               json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
             runtime = live.runtime(flight)
-            await until(lambda: len([p for p, c in runtime._players.items() if c]) == 7)
+            await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 7)
             await client.post(f"/api/tournaments/{flight}/start", headers=ADMIN)
         for flight in flights:
             await until(lambda: live.runtime(flight).director.status.value == "finished", timeout=60)
@@ -121,11 +121,11 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
             shown = (await client.get(f"/api/tournaments/{flight}")).json()
             assert shown["ledger"]["carried"] == 7 * 1000 and shown["ledger"]["held"] == 0
             for ticket in shown["tickets"]:
-                key = next(k for k, p in live.runtime(flight).tokens.items() if p == ticket["player"])
+                key = next(k for k, p in live.runtime(flight).entries.tokens.items() if p == ticket["player"])
                 survivors.setdefault(key, []).append(ticket["stack"])
         director = target.director
         assert director.ledger.pool_cents == 2 * 7 * 1000
-        assert {key: director.stacks[target.tokens[key]] for key in survivors} == {
+        assert {key: director.stacks[target.entries.tokens[key]] for key in survivors} == {
             key: max(stacks) for key, stacks in survivors.items()}  # the best stack, never the sum (L.48)
         await client.post(f"/api/tournaments/{final}/start", headers=ADMIN)
         await until(lambda: director.status.value == "finished", timeout=90)

@@ -22,7 +22,7 @@ def make_lose(director, loser: str) -> None:
 
 
 async def wait_for_connections(runtime, players: int) -> None:
-    await until(lambda: len([p for p, c in runtime._players.items() if c]) >= players)
+    await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) >= players)
 
 
 async def test_a_player_busts_rebuys_and_adds_on_through_the_server():
@@ -101,7 +101,7 @@ async def test_a_deal_accepted_by_everyone_pays_the_icm_amounts_and_finishes_the
         tournament, me, runtime, websocket, offer = await three_handed_deal(live)
         amounts = offer["amounts"]
         assert sum(amounts.values()) == runtime.director.prize_pool_cents == 3000
-        assert runtime.summary()["deal"]["amounts"] == amounts
+        assert runtime.summary().deal.amounts == amounts
         await websocket.send(json.dumps({"type": "deal_answer", "accept": True}))
         finished = await next_event(websocket, "tournament_finished")
         await websocket.close()

@@ -49,7 +49,7 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
                     sitting_out.append(event["sitting_out"])
         assert seen == {True: "check", False: "fold"}
         assert sitting_out[:2] == [True, False]  # a timeout sits the player out; "back" returns them
-        assert live.runtime(tournament).time_bank[me] == 0.0  # the bank was spent before the clock acted
+        assert live.runtime(tournament).entries.time_bank[me] == 0.0  # the bank was spent before the clock acted
 
 
 async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_a_snapshot():
@@ -60,7 +60,7 @@ async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_
             assert first["type"] == "snapshot" and first["you"]["player"] == me
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
-        await until(lambda: me in runtime.sitting_out)  # the clock acted for the absent player
+        await until(lambda: me in runtime.tables.sitting_out)  # the clock acted for the absent player
         hands_before = runtime.director.hands_played
         await until(lambda: runtime.director.hands_played >= hands_before + 2)  # and play went on
         async with connect(player_url(live, tournament, token)) as websocket:
@@ -228,8 +228,8 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
         slow = await SilentClient.open(live, f"/ws/tournaments/{tournament}?table=1")
-        await until(lambda: any(c.player is None for c in runtime._watchers.get(1, ())))
-        slow_connection = next(c for c in runtime._watchers[1] if c.player is None)
+        await until(lambda: any(c.player is None for c in runtime.streams.watchers.get(1, ())))
+        slow_connection = next(c for c in runtime.streams.watchers[1] if c.player is None)
         hands_then = runtime.director.hands_played
         started = time.monotonic()
         while not slow_connection.closed:  # ask for snapshots, never read one
@@ -238,7 +238,7 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
             assert time.monotonic() - started < 60, "the slow client was never dropped"
         slow.close()
         assert slow_connection.close_code == 4008
-        await until(lambda: slow_connection not in runtime._watchers.get(1, set()))
+        await until(lambda: slow_connection not in runtime.streams.watchers.get(1, set()))
         # The table deals on: nothing waited on the slow client.
         await until(lambda: runtime.director.hands_played > hands_then)
 

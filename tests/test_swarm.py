@@ -67,7 +67,7 @@ async def test_two_shards_share_one_tournament():
                                mix={"random": 1})
         first = asyncio.create_task(run_swarm(creator))
         await until_created(live)
-        (tournament,) = live.app.state.tournaments
+        (tournament,) = live.app.state.server.tournaments
         joiner = SwarmOptions(url=live.http, players=12, tournament=tournament, seed=6, shard=(1, 2),
                               mix={"random": 1})
         reports = await asyncio.wait_for(asyncio.gather(first, run_swarm(joiner)), 180)
@@ -77,7 +77,7 @@ async def test_two_shards_share_one_tournament():
 
 
 async def until_created(live) -> None:
-    while not live.app.state.tournaments:
+    while not live.app.state.server.tournaments:
         await asyncio.sleep(0.05)
 
 

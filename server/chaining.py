@@ -1,0 +1,56 @@
+"""Tournaments that send players on: a satellite's seat winners (K.44) and a flight's survivors (L.47).
+
+Each becomes an entry of the target tournament, on this server and open for
+registration, under the same name and the same token: a seat as a paid
+registration, a survivor with their stack and the flight's pool carried
+along. Everything reaches the target through its public ``submit``, as any
+other command does. Otherwise the entry is listed as refused, for the admin
+to settle. The server's own bots are registered as bots and play there too.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import TYPE_CHECKING
+
+from engine.director import TournamentError
+from server import records as r
+from server.protocol import Ticket
+
+if TYPE_CHECKING:
+    from server.runtime import TournamentRuntime
+
+logger = logging.getLogger("mttsim.server")
+
+
+def carry_players(source: TournamentRuntime, target_id: str | None, players: dict[str, int | None],
+                  pool_cents: int = 0) -> None:
+    """Send ``players`` (each mapped to their stack, or None for a seat) from ``source`` to ``target_id``."""
+    target = source.registry.get(target_id) if target_id else None
+    if target is not None and pool_cents:
+        try:
+            target.submit(r.CarryIn(pool_cents))
+        except TournamentError as refusal:
+            target = None
+            logger.error("flight %s could not carry its pool to %s: %s", source.id, target_id, refusal)
+    keys = {owner: key for key, owner in source.entries.tokens.items()}
+    for player, stack in players.items():
+        ticket = Ticket(player, source.entries.names.get(player), stack, target_id)
+        key = keys.get(player)
+        if target is None or key is None:
+            ticket.refused = f"no tournament {target_id!r} open here" if target_id else "no target set"
+        else:
+            entry = target.entries.mint()
+            name = source.entries.names.get(player, entry)
+            try:
+                target.submit(r.Register(entry, name, key) if stack is None else r.Qualify(entry, name, key, stack))
+                ticket.entry = target.entries.player_for_key(key)
+                bot = source.entries.bots.get(player)
+                if bot is not None and ticket.entry == entry:
+                    tag, token, think_min, think_max = bot
+                    target.ws_url = target.ws_url or source.ws_url
+                    target.host_bot(entry, tag, token, (think_min, think_max), random.Random())
+            except TournamentError as refusal:
+                ticket.refused = str(refusal)
+        source.tickets.append(ticket)

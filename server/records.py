@@ -1,0 +1,225 @@
+"""The commands a tournament is driven by, as they are journaled, and the one place they are applied.
+
+A record is what reaches the director (and the few facts the server keeps
+beside it: names, token hashes, time banks, the clock): from the wire, the
+clocks, the server's own bots, a satellite or flight sending players on, or a
+restore. Each is a msgspec Struct encoded as an array whose first element is
+its tag (``["act", 3, "call", None, "p7", 28.5]``), so the journal's bytes are
+those of the lists the server wrote before records were typed.
+
+Adding to the format: a record may gain trailing fields with defaults (an
+older record decodes with the default); an event may gain fields (a replay
+compares the fields both versions know, server/persistence.py). Anything else
+is a new record kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from engine.director import Tournament
+from engine.events import Event
+from engine.refunds import RefundPolicy
+from server.entries import Entries
+
+
+class Record(msgspec.Struct, array_like=True, tag=True):
+    """One journaled command."""
+
+
+class Act(Record, tag="act"):
+    """A decision, with what is left of the player's time bank after it."""
+
+    table: int
+    action: str
+    amount: int | None
+    player: str
+    bank: float
+
+
+class Advance(Record, tag="advance"):
+    now: float
+
+
+class StartHand(Record, tag="start_hand"):
+    table: int
+
+
+class EndHand(Record, tag="end_hand"):
+    table: int
+
+
+class VoidHand(Record, tag="void"):
+    table: int
+
+
+class Register(Record, tag="register"):
+    """A new entry: its id, its name and its token's hash; ``person`` groups a person's entries (M.50)."""
+
+    player: str
+    name: str
+    key: str
+    person: str | None = None
+
+
+class Qualify(Record, tag="qualify"):
+    """A flight's survivor entering its final with their stack (L.47)."""
+
+    player: str
+    name: str
+    key: str
+    stack: int
+
+
+class CarryIn(Record, tag="carry_in"):
+    cents: int
+
+
+class HostBot(Record, tag="bot"):
+    """An entry played by the server's own bot, brought back after a restore."""
+
+    player: str
+    strategy: str
+    token: str
+    think_min: float
+    think_max: float
+
+
+class Start(Record, tag="start"):
+    now: float
+    wall: float  # seconds since the epoch, for the lobby
+
+
+class Pause(Record, tag="pause"):
+    now: float
+
+
+class Resume(Record, tag="resume"):
+    now: float
+
+
+class Cancel(Record, tag="cancel"):
+    policy: RefundPolicy | None
+
+
+class Unregister(Record, tag="unregister"):
+    player: str
+
+
+class Rebuy(Record, tag="rebuy"):
+    player: str
+
+
+class DeclineRebuy(Record, tag="decline_rebuy"):
+    player: str
+
+
+class AddOn(Record, tag="add_on"):
+    player: str
+
+
+class PressDeal(Record, tag="press_deal"):
+    player: str
+    on: bool
+
+
+class AcceptDeal(Record, tag="accept_deal"):
+    player: str
+
+
+class RejectDeal(Record, tag="reject_deal"):
+    player: str
+    reason: str
+
+
+AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
+             | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal)
+
+class Session:
+    """What the records build: the director, and the server's facts about its entries and its clock.
+
+    Its attributes are a snapshot's contents (server/persistence.py pickles
+    them under these names).
+    """
+
+    __slots__ = ("director", "entries", "paused", "last_now", "started_wall")
+
+    def __init__(self, director: Tournament, entries: Entries) -> None:
+        self.director = director
+        self.entries = entries
+        self.paused = False
+        self.last_now = 0.0  # the newest tournament clock value a command was given
+        self.started_wall: float | None = None
+
+    def state(self) -> dict[str, Any]:
+        """The snapshot's dictionary (the keys of every snapshot written so far)."""
+        entries = self.entries
+        return {"director": self.director, "names": entries.names, "tokens": entries.tokens, "bots": entries.bots,
+                "time_bank": entries.time_bank, "paused": self.paused, "last_now": self.last_now,
+                "next_player": entries.next_number, "started_wall": self.started_wall}
+
+    def load(self, state: dict[str, Any]) -> None:
+        self.director = state["director"]
+        self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"])
+        self.paused, self.last_now, self.started_wall = state["paused"], state["last_now"], state["started_wall"]
+
+
+def apply(session: Session, record: AnyRecord) -> list[Event]:
+    """One record applied: live, or replayed by a restore. The director's refusal leaves everything as it was."""
+    director = session.director
+    match record:
+        case Act(table, action, amount, player, bank):
+            events = director.act(table, action, amount, player)
+            session.entries.time_bank[player] = bank
+            return events
+        case Advance(now):
+            session.last_now = now
+            return director.advance(now)
+        case StartHand(table):
+            return director.start_hand(table)
+        case EndHand(table):
+            return director.end_hand(table)
+        case VoidHand(table):
+            return director.void_hand(table)
+        case Register(player, name, key, person):
+            events = director.register(player, person)
+            session.entries.add(player, name, key)
+            return events
+        case Qualify(player, name, key, stack):
+            known = session.entries.player_for_key(key) is not None  # a second qualification: their entry stays
+            events = director.qualify(player, key, stack)
+            if not known:
+                session.entries.add(player, name, key)
+            session.entries.saw(player)
+            return events
+        case CarryIn(cents):
+            return director.carry_in(cents)
+        case HostBot(player, strategy, token, think_min, think_max):
+            session.entries.bots[player] = (strategy, token, think_min, think_max)
+            return []
+        case Start(now, wall):
+            session.last_now, session.started_wall = now, wall
+            return director.start(now)
+        case Pause(now) | Resume(now):
+            session.last_now = now
+            session.paused = isinstance(record, Pause)
+            return []
+        case Cancel(policy):
+            return director.cancel(policy)
+        case Unregister(player):
+            return director.unregister(player)
+        case Rebuy(player):
+            return director.rebuy(player)
+        case DeclineRebuy(player):
+            return director.decline_rebuy(player)
+        case AddOn(player):
+            return director.add_on(player)
+        case PressDeal(player, on):
+            return director.press_deal(player, on)
+        case AcceptDeal(player):
+            return director.accept_deal(player)
+        case RejectDeal(player, reason):
+            return director.reject_deal(player, reason)
+    raise AssertionError(f"no application for {record!r}")  # every kind of AnyRecord is matched above

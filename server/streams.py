@@ -1,0 +1,227 @@
+"""Table streams and routing: who hears of each event, numbered per table, and where connections watch.
+
+Each public event is encoded once per table, numbered with that table's
+sequence number, and queued to every client watching the table: at once to
+the player it concerns, with the next broadcast tick to the others
+(server/hub.py). Private messages (hole cards, offers, moves) go to one
+player's connections. Routing only sends: a command that an event calls for
+(a disconnected player's deal answer) is submitted by the runtime.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from engine.director import Status
+from engine.events import (
+    AddOnOffered, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
+    PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, AddOnTaken, Refunded, Registered,
+    Seated, TableBroken,
+)
+from server.hub import Connection
+from server.protocol import Envelope, Moved, Offer, Presence, Private, encoder
+from server.records import Session
+
+
+class Streams:
+    """The table streams of one tournament and the connections on them."""
+
+    def __init__(self, session: Session, now: Callable[[], float]) -> None:
+        self.session = session
+        self.now = now
+        self.snapshot: Callable[[Connection], bytes] = lambda connection: b""  # set by the runtime
+        self.log: list[tuple[float, Any]] = []  # every director and hand event, in order (tests, audits)
+        self.seq: dict[int, int] = {}
+        self.watchers: dict[int, set[Connection]] = {}
+        self.players: dict[str, set[Connection]] = {}
+        self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
+
+    def connected(self, player: str) -> bool:
+        return bool(self.players.get(player))
+
+    def record(self, events: list[Event]) -> None:
+        stamp = time.time()
+        self.log.extend((stamp, event) for event in events)
+
+    # ------------------------------------------------------------- sending
+
+    def publish(self, table: int, event: Any) -> None:
+        """Number, encode once, and queue to everyone watching ``table``: at once to the player it
+        concerns, with the next broadcast tick to the others (server/hub.py).
+        """
+        seq = self.seq.get(table, 0) + 1
+        self.seq[table] = seq
+        watchers = self.watchers.get(table)
+        if not watchers:
+            return
+        message = encoder.encode(Envelope(seq, table, event, time.time()))
+        concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
+        for connection in list(watchers):
+            connection.send(message, urgent=concerned is not None and connection.player == concerned)
+
+    def publish_everywhere(self, event: Any) -> None:
+        """To every table stream, including one whose table the same command has just closed."""
+        for table in sorted(set(self.session.director.tables) | set(self.watchers)):
+            self.publish(table, event)
+
+    def tell(self, player: str, event: Any) -> None:
+        connections = self.players.get(player)
+        if connections:
+            message = encoder.encode(Private(event, time.time()))
+            for connection in list(connections):
+                connection.send(message)
+
+    # ------------------------------------------------------------- routing
+
+    def route(self, events: list[Event]) -> None:
+        """Director events to the streams of the tables they concern, and moves to the moved players."""
+        self.record(events)
+        for event in events:
+            self.route_event(event)
+        self.offer_deal_button()
+
+    def route_hand(self, table: int, events: list[Event]) -> None:
+        """A hand's events to its table; hole cards to their owner only."""
+        self.record(events)
+        for event in events:
+            if isinstance(event, HoleDealt):
+                self.tell(event.player, event)
+            else:
+                self.publish(table, event)
+
+    def route_event(self, event: Event) -> None:
+        """One director event to the table streams and players it concerns."""
+        director = self.session.director
+        if isinstance(event, Seated):  # the draw: players already connected go to their table
+            self.publish(event.table, event)
+            for connection in list(self.players.get(event.player, ())):
+                self._watch(connection, event.table)
+                connection.send(self.snapshot(connection))
+        elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated, HandVoided)):
+            # An elimination goes to its own table only: sent to every table, busts would cost the
+            # server players x busts messages. Other tables read players left from the summary.
+            self.publish(event.table, event)
+        elif isinstance(event, PlayerMoved):
+            self.publish(event.from_table, event)
+            self.publish(event.to_table, event)
+            self._follow(event)
+        elif isinstance(event, TableBroken):
+            self.publish(event.table, event)
+            self._close_table(event.table)
+        elif isinstance(event, (Registered, Refunded)):
+            return
+        elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
+            where = director.where.get(event.player)
+            if where is not None:
+                self.publish(where[0], event)
+            if isinstance(event, RebuyOffered):
+                self.tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
+        elif isinstance(event, BountyWon) and event.winners[0] in director.where:
+            self.publish(director.where[event.winners[0]][0], event)  # the knockout's table
+        else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
+            self.publish_everywhere(event)
+            if isinstance(event, AddOnOffered):
+                offer = Offer("add_on", event.until - self.now(), event.price_cents, event.chips)
+                for player in director.stacks:
+                    self.tell(player, offer)
+            elif isinstance(event, DealProposed):
+                offer = Offer("deal", event.until - self.now(), amounts=event.amounts, stacks=event.stacks)
+                for player in event.amounts:
+                    if not self.connected(player):
+                        break  # a player with no connection cannot accept it: the runtime submits their no (H.36)
+                    self.tell(player, offer)
+
+    def _follow(self, move: PlayerMoved) -> None:
+        """A moved player's connections follow them to the new table, with the reason and a snapshot."""
+        for connection in list(self.players.get(move.player, ())):
+            self._watch(connection, move.to_table)
+            connection.send(encoder.encode(Private(
+                Moved(move.from_table, move.to_table, move.seat, move.reason), time.time())))
+            connection.send(self.snapshot(connection))
+
+    def _close_table(self, table: int) -> None:
+        """Observers of a closed table move to the lowest open table."""
+        for connection in list(self.watchers.pop(table, ())):
+            if connection.player is None:
+                self._watch(connection, min(self.session.director.tables, default=None))
+                connection.send(self.snapshot(connection))
+
+    # ---------------------------------------------------------------- offers
+
+    def deal_may_be_asked(self) -> bool:
+        director = self.session.director
+        return (director.definition.deals and director.status is Status.RUNNING and len(director.tables) == 1
+                and director.players_left <= len(director.prizes) and director.proposal is None)
+
+    def offer_deal_button(self) -> None:
+        """Once per field size at the final table in the money, tell the players a deal may be asked for."""
+        director = self.session.director
+        if self._deal_offered_at == director.players_left or not self.deal_may_be_asked():
+            return
+        self._deal_offered_at = director.players_left
+        for player in director.stacks:
+            self.tell(player, Offer("press_deal", None))
+
+    def open_offers(self, player: str) -> list[Offer]:
+        """The decisions waiting for ``player``, repeated to a (re)connecting client."""
+        director = self.session.director
+        now = self.now()
+        offers = []
+        rebuys, add_on = director.definition.rebuys, director.definition.add_on
+        if player in director.rebuy_offers and rebuys is not None:
+            offers.append(Offer("rebuy", director.rebuy_offers[player] - now, rebuys.price_cents + rebuys.fee_cents,
+                                rebuys.chips))
+        if director.add_on_until is not None and add_on is not None and player not in director.add_ons:
+            offers.append(Offer("add_on", director.add_on_until - now, add_on.price_cents + add_on.fee_cents,
+                                add_on.chips))
+        proposal = director.proposal
+        if proposal is not None and player in proposal.amounts and player not in proposal.accepted:
+            offers.append(Offer("deal", proposal.until - now, amounts=proposal.amounts,
+                                stacks={p: director.stacks[p] for p in proposal.amounts}))
+        elif player in director.stacks and player not in director.deal_pressed and self.deal_may_be_asked():
+            offers.append(Offer("press_deal", None))
+        return offers
+
+    # ----------------------------------------------------------- connections
+
+    def connect(self, connection: Connection, table: int | None) -> None:
+        """A client joins: a player watches their own table, an observer the one asked for (or the first)."""
+        director = self.session.director
+        if connection.player is not None:
+            connections = self.players.setdefault(connection.player, set())
+            connections.add(connection)
+            where = director.where.get(connection.player)
+            if len(connections) == 1 and where is not None:
+                self.publish(where[0], Presence(connection.player, True))
+            table = where[0] if where else None
+        elif table is None or table not in director.tables:
+            table = min(director.tables, default=None)
+        self._watch(connection, table)
+        connection.send(self.snapshot(connection))
+        if connection.player is not None:
+            for offer in self.open_offers(connection.player):
+                connection.send(encoder.encode(Private(offer, time.time())))
+
+    def disconnect(self, connection: Connection) -> None:
+        if connection.player is not None:
+            connections = self.players.get(connection.player, set())
+            connections.discard(connection)
+            where = self.session.director.where.get(connection.player)
+            if not connections and where is not None:
+                self.publish(where[0], Presence(connection.player, False))
+        if connection.table is not None:
+            self.watchers.get(connection.table, set()).discard(connection)
+
+    def watch(self, connection: Connection, table: int) -> None:
+        """An observer switches to ``table`` (the caller has checked that it may)."""
+        self._watch(connection, table)
+        connection.send(self.snapshot(connection))
+
+    def _watch(self, connection: Connection, table: int | None) -> None:
+        if connection.table is not None:
+            self.watchers.get(connection.table, set()).discard(connection)
+        connection.table = table
+        if table is not None:
+            self.watchers.setdefault(table, set()).add(connection)

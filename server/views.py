@@ -1,0 +1,149 @@
+"""What a tournament, a table and a player look like from outside: pure functions of the state, as typed Structs.
+
+Nothing here changes the tournament. The runtime hands in what only it knows
+(the clock, who is connected, who sits out, a decision's countdown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.director import Status, Tournament
+from engine.events import Shown
+from engine.refunds import Refund
+from server.entries import Entries
+from server.protocol import (
+    Countdown, DealView, Details, Legal, RefundRow, SeatView, Summary, TableView, Ticket, VoidedHand, You,
+)
+
+
+class Facts:
+    """What the views read besides the director: the runtime's facts at this moment."""
+
+    __slots__ = ("id", "now", "paused", "started_wall", "restored_at", "voided", "entries", "sitting_out",
+                 "connected", "countdown", "button", "stack_figures")
+
+    def __init__(self, tournament_id: str, *, now: float, paused: bool, started_wall: float | None,
+                 restored_at: float | None, voided: list[VoidedHand], entries: Entries, sitting_out: set[str],
+                 connected: Callable[[str], bool], countdown: Callable[[int, str | None], Countdown | None],
+                 button: Callable[[int], int], stack_figures: tuple[int | None, int | None]) -> None:
+        self.id = tournament_id
+        self.now = now
+        self.paused = paused
+        self.started_wall = started_wall
+        self.restored_at = restored_at
+        self.voided = voided
+        self.entries = entries
+        self.sitting_out = sitting_out
+        self.connected = connected
+        self.countdown = countdown
+        self.button = button
+        self.stack_figures = stack_figures  # (average, largest), kept per journal position by the runtime
+
+
+def stack_figures(director: Tournament) -> tuple[int | None, int | None]:
+    """The average and largest stacks over every player, once running."""
+    stacks = list(director.stacks.values()) if director.status is Status.RUNNING else []
+    return (sum(stacks) // len(stacks), max(stacks)) if stacks else (None, None)
+
+
+def summary(director: Tournament, facts: Facts) -> Summary:
+    definition = director.definition
+    level = definition.levels[director.level]
+    ends_at = director.level_ends_at()
+    average_stack, largest_stack = facts.stack_figures
+    now = facts.now
+    return Summary(
+        id=facts.id, name=definition.name, status=director.status.value, paused=facts.paused,
+        starting_stack=definition.starting_stack, entries=len(director.entries), players_left=director.players_left,
+        buy_in_cents=definition.buy_in_cents, fee_cents=definition.fee_cents,
+        level=director.level + 1, small_blind=level.small_blind, big_blind=level.big_blind,
+        ante=level.ante, bb_ante=level.bb_ante, hand_for_hand=director.hand_for_hand,
+        level_ends_in=max(0.0, ends_at - now) if ends_at is not None else None,
+        on_break_for=max(0.0, director.break_until - now) if director.break_until else None,
+        average_stack=average_stack, largest_stack=largest_stack, tables=len(director.tables),
+        started_at=facts.started_wall,
+        prize_pool_cents=director.prize_pool_cents or definition.buy_in_cents * len(director.entries),
+        add_on_open_for=max(0.0, director.add_on_until - now) if director.add_on_until else None,
+        rebuy_period=not director.rebuy_period_over, deals=definition.deals, deal=deal_view(director, now),
+        bounty=definition.bounty, flight=definition.flight, final=definition.final,
+        entries_per_person=definition.entries_per_person, restored_at=facts.restored_at, voided_hands=facts.voided,
+    )
+
+
+def deal_view(director: Tournament, now: float) -> DealView | None:
+    proposal = director.proposal
+    if proposal is None:
+        return DealView(pressed=sorted(director.deal_pressed)) if director.deal_pressed else None
+    return DealView(amounts=proposal.amounts, accepted=sorted(proposal.accepted),
+                    seconds=max(0.0, proposal.until - now))
+
+
+def table_view(director: Tournament, table: int, facts: Facts) -> TableView:
+    """What anyone at or watching the table may see: no hole cards unless shown."""
+    state = director.tables[table]
+    hand = state.hand
+    in_hand = {p: i for i, p in enumerate(hand.players)} if hand else {}
+    shown = {e.player: e.cards for e in hand.events if isinstance(e, Shown)} if hand else {}
+    seats = []
+    for seat, player in enumerate(state.table.seats):
+        if player is None:
+            continue
+        i = in_hand.get(player)
+        seats.append(SeatView(
+            seat=seat, player=player, name=facts.entries.name(player),
+            stack=hand.stacks[i] if i is not None and hand else director.stacks.get(player, 0),
+            bet=hand.bets[i] if i is not None and hand else 0,
+            in_hand=i is not None, folded=bool(hand.folded[i]) if i is not None and hand else False,
+            shown=list(shown.get(player, ())), sitting_out=player in facts.sitting_out,
+            bounty_cents=director.bounties.get(player), connected=facts.connected(player),
+        ))
+    actor = hand.players[hand.actor] if hand and hand.actor is not None else None
+    return TableView(
+        clock=facts.countdown(table, actor), id=table, seats=seats, size=state.table.size,
+        button=facts.button(table), hand=state.number if hand else None, board=list(hand.board) if hand else [],
+        pot=(sum(hand.committed) + sum(hand.bets) + hand.dead) if hand else 0, actor=actor,
+    )
+
+
+def you(director: Tournament, player: str, facts: Facts) -> You:
+    where = director.where.get(player)
+    offer = director.rebuy_offers.get(player)
+    mine = You(
+        player=player, name=facts.entries.name(player), table=where[0] if where else None,
+        seat=where[1] if where else None, stack=director.stacks.get(player),
+        sitting_out=player in facts.sitting_out, time_bank=facts.entries.time_bank.get(player, 0.0),
+        result=director.results.get(player), hole=None, legal=None,
+        rebuy_offer=max(0.0, offer - facts.now) if offer is not None else None,
+        rebuys=director.rebuys_taken.get(player, 0), add_on_taken=player in director.add_ons,
+        deal_pressed=player in director.deal_pressed,
+    )
+    hand = director.hand(where[0]) if where else None
+    if hand is not None and player in hand.players:
+        i = hand.players.index(player)
+        mine.hole = list(hand.hole[i])
+        if not hand.finished and hand.actor == i:
+            legal = hand.legal_actions()
+            mine.legal = Legal(legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to)
+    return mine
+
+
+def refund_row(refund: Refund, entries: Entries) -> RefundRow:
+    return RefundRow(refund.player, entries.names.get(refund.player, "the house"), refund.cents, refund.fee_cents,
+                     refund.rule)
+
+
+def details(director: Tournament, facts: Facts, tickets: list[Ticket]) -> Details:
+    """``GET /api/tournaments/{id}``: the summary, the payouts and every table's seats."""
+    definition = director.definition
+    lobby = summary(director, facts)
+    return Details(
+        **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
+        payouts_cents=list(director.prizes), rebuys=definition.rebuys, add_on=definition.add_on,
+        refund_policy=definition.refund_policy,
+        refunds=[refund_row(refund, facts.entries) for refund in director.refunds],
+        satellite=definition.satellite, tickets=tickets,
+        chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
+        ledger=director.ledger.summary(), results=director.standings(),
+        table_list=[table_view(director, table, facts) for table in sorted(director.tables)],
+    )
