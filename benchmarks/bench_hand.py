@@ -128,7 +128,7 @@ def run_pokerkit(hands, seats: int) -> float:
             # The same questions our run asks: who acts, may he fold, what a call costs, the raise range.
             state.actor_index, state.can_fold(), state.checking_or_calling_amount
             if state.can_complete_bet_or_raise_to():
-                state.min_completion_betting_or_raising_to_amount, state.max_completion_betting_or_raising_to_amount
+                _ = state.min_completion_betting_or_raising_to_amount, state.max_completion_betting_or_raising_to_amount
             if command == "fold":
                 state.fold()
             elif command == "raise":

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import server.persistence  # noqa: E402
 from bots.strategies import seat_view, tight_aggressive  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
-from server.journal import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
 from server import records
+from server.journal import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
 from server.runtime import TournamentRuntime  # noqa: E402
 
 PLAYERS = 11_000  # 1,223 tables at 9 seats when it starts; over 1,000 still open at the crash
@@ -120,7 +120,8 @@ def main() -> None:
             per_action[label] = statistics.median(runs)
         print(f"per decision (dealing and settling included): {per_action['sqlite']:.1f} us journaled to SQLite, "
               f"{per_action['memory']:.1f} us in memory: the journal adds "
-              f"{per_action['sqlite'] - per_action['memory']:.1f} us ({per_action['sqlite'] / per_action['memory']:.2f}x)")
+              f"{per_action['sqlite'] - per_action['memory']:.1f} us "
+              f"({per_action['sqlite'] / per_action['memory']:.2f}x)")
 
         storage = SQLiteStorage(f"{scratch}/money.db")
         storage.create("m", b"{}", 1)

@@ -43,7 +43,7 @@ def serve(port: int, db: str, out: str) -> None:
     import uvloop
 
     import server.runtime
-    from server.app import UVICORN_WEBSOCKETS, Settings, create_app
+    from server.app import Settings, create_app, uvicorn_websockets
     from server.cli import quiet_garbage_collector
 
     quiet_garbage_collector()
@@ -78,7 +78,7 @@ def serve(port: int, db: str, out: str) -> None:
     async def main() -> None:
         app = create_app(Settings(admin_token=TOKEN, hand_pause=2.0, db=db, ws_url=f"ws://127.0.0.1:{port}"))
         config = uvicorn.Config(app, host="127.0.0.1", port=port, loop="uvloop", log_level="warning",
-                                **UVICORN_WEBSOCKETS)
+                                **uvicorn_websockets())
         watching = asyncio.create_task(monitor())
         try:
             await uvicorn.Server(config).serve()

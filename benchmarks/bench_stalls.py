@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import server.persistence
 import server.tables
 from engine.structure import default_definition
+from server import records
 from server.hub import Connection, Outbound
 from server.journal import SQLiteStorage
-from server import records
 from server.runtime import TournamentRuntime
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.structure import default_definition
+from engine.structure import default_definition  # noqa: E402
 from server.simulator import simulate  # noqa: E402
 
 

@@ -42,9 +42,9 @@ class SeatReport:
 
     player: str
     decisions: int = 0
-    errors: list[dict] = field(default_factory=list)  # error replies the bot did not provoke
+    errors: list[dict[str, Any]] = field(default_factory=list)  # error replies the bot did not provoke
     provoked_errors: int = 0  # error replies to a rude bot's bad messages
-    moves: list[dict] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)
     decisions_before_move: list[int] = field(default_factory=list)
     place: int | None = None
     timed_out: int = 0  # the clock acted for this bot

@@ -45,7 +45,7 @@ def _check_or_fold(legal: LegalActions) -> Decision:
 
 def _raise(legal: LegalActions, to: int) -> Decision:
     """Raise to ``to``, kept inside the legal range; call when no raise is allowed."""
-    if legal.min_raise_to is None:
+    if legal.min_raise_to is None or legal.max_raise_to is None:
         return _passive(legal)
     return "raise", max(legal.min_raise_to, min(legal.max_raise_to, to))
 
@@ -54,7 +54,7 @@ def random_player(view: SeatView, rng: random.Random) -> Decision:
     """Checks or calls mostly, raises sometimes, folds to some bets."""
     legal = view.legal
     roll = rng.random()
-    if legal.min_raise_to is not None and roll < 0.15:
+    if legal.min_raise_to is not None and legal.max_raise_to is not None and roll < 0.15:
         return "raise", rng.randint(legal.min_raise_to, min(legal.max_raise_to, 3 * legal.min_raise_to))
     if legal.can_fold and roll > 0.7:
         return "fold", None

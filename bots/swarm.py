@@ -69,7 +69,8 @@ def percentiles_ms(values: list[float], fractions: tuple[float, ...]) -> list[fl
 def default_swarm_definition(players: int) -> dict[str, Any]:
     from engine.structure import default_definition
 
-    return msgspec.to_builtins(default_definition(players))
+    definition: dict[str, Any] = msgspec.to_builtins(default_definition(players))
+    return definition
 
 
 async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None) -> dict[str, Any]:

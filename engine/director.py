@@ -37,10 +37,42 @@ from typing import Any
 
 from engine.cards import shuffled_deck
 from engine.events import (
-    Acted, AddOnEnded, AddOnOffered, AddOnTaken, BountyWon, BreakEnded, BreakStarted, DealAccepted, DealPressed,
-    DealProposed, DealRejected, EntriesMerged, Event, FlightFinished, HandFinished, HandForHandEnded, HandForHandStarted, HandStarted,
-    HandVoided, LevelChanged, PlayerEliminated, PlayerMoved, Posted, PotAwarded, RebuyDeclined, RebuyOffered,
-    Qualified, RebuyTaken, Refunded, Registered, Result, Returned, Seated, SeatStack, StatusChanged, TableBroken,
+    Acted,
+    AddOnEnded,
+    AddOnOffered,
+    AddOnTaken,
+    BountyWon,
+    BreakEnded,
+    BreakStarted,
+    DealAccepted,
+    DealPressed,
+    DealProposed,
+    DealRejected,
+    EntriesMerged,
+    Event,
+    FlightFinished,
+    HandFinished,
+    HandForHandEnded,
+    HandForHandStarted,
+    HandStarted,
+    HandVoided,
+    LevelChanged,
+    PlayerEliminated,
+    PlayerMoved,
+    Posted,
+    PotAwarded,
+    Qualified,
+    RebuyDeclined,
+    RebuyOffered,
+    RebuyTaken,
+    Refunded,
+    Registered,
+    Result,
+    Returned,
+    Seated,
+    SeatStack,
+    StatusChanged,
+    TableBroken,
     TournamentFinished,
 )
 from engine.hand import Hand
@@ -48,7 +80,13 @@ from engine.icm import equities
 from engine.money import PAID_INTO, Ledger, largest_remainder
 from engine.refunds import Refund, RefundPolicy, Situation, plan
 from engine.seating import (
-    OpenTables, SeatingError, balancing_mover, draw_open_seats, initial_draw, person_of, worst_seat,
+    OpenTables,
+    SeatingError,
+    balancing_mover,
+    draw_open_seats,
+    initial_draw,
+    person_of,
+    worst_seat,
 )
 from engine.structure import Definition, hand_for_hand_points, prizes_cents, satellite_prizes
 from engine.table import Table

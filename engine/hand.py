@@ -22,18 +22,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from engine.evaluate import hand_strength
 from engine.events import (
     Acted,
     BoardDealt,
     Event,
     HandEnded,
     HoleDealt,
-    PotAwarded,
     Posted,
+    PotAwarded,
     Returned,
     Shown,
 )
-from engine.evaluate import hand_strength
 
 BOARD_STREETS: tuple[Literal["flop", "turn", "river"], ...] = ("flop", "turn", "river")
 

@@ -192,7 +192,8 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
         if high is not None and high * count < pool:
             high = None  # too few players left to hold the pool at a seat each: no cap (Decision)
     else:
-        floor = next_prize if stage == "B-late" else Fraction(0 if situation.kind == "freeroll" else situation.buy_in_cents)
+        floor = next_prize if stage == "B-late" else \
+            Fraction(0 if situation.kind == "freeroll" else situation.buy_in_cents)
         low = [floor] * count
         high = first
     return water_fill(Fraction(pool), weights, low, high, _half_and_half)

@@ -13,7 +13,7 @@ import random
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 import msgspec
 from starlette.applications import Starlette
@@ -32,8 +32,18 @@ from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, W
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
 from server.openapi import Operation, Problem, document
 from server.protocol import (
-    MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
-    error_message, incoming_decoder,
+    MAX_MESSAGE_BYTES,
+    Act,
+    Back,
+    Details,
+    Incoming,
+    RefundRow,
+    Summary,
+    Sync,
+    Watch,
+    describe_decode_error,
+    error_message,
+    incoming_decoder,
 )
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
@@ -42,7 +52,15 @@ WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
-UVICORN_WEBSOCKETS = {"ws": WebSocketProtocol, "ws_max_size": 65536, "ws_per_message_deflate": False}
+class UvicornWebsockets(TypedDict):
+    ws: type[WebSocketProtocol]
+    ws_max_size: int
+    ws_per_message_deflate: bool
+
+
+def uvicorn_websockets() -> UvicornWebsockets:
+    """Uvicorn's websocket options for this app (``uvicorn.run(app, **uvicorn_websockets())``)."""
+    return UvicornWebsockets(ws=WebSocketProtocol, ws_max_size=65536, ws_per_message_deflate=False)
 
 # Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
 STATUS_OF = {
@@ -337,7 +355,7 @@ async def play(websocket: WebSocket) -> None:
         return
     wire = websocket.scope["extensions"].get(WIRE)
     if wire is None:
-        raise RuntimeError("run the app under uvicorn with server.app.UVICORN_WEBSOCKETS (mttsim serve does)")
+        raise RuntimeError("run the app under uvicorn with server.app.uvicorn_websockets() (mttsim serve does)")
     table = websocket.query_params.get("table")
     settings = server.settings
     connection = Connection(websocket, wire, player=player, outbound=server.outbound, max_queue=settings.max_queue,

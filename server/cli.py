@@ -10,9 +10,8 @@ from pathlib import Path
 
 import msgspec
 
-from engine.structure import Definition, load_definition
 from bots.strategies import parse_mix
-from engine.structure import default_definition
+from engine.structure import Definition, default_definition, load_definition
 from server.simulator import Progress, Report, simulate
 
 
@@ -106,7 +105,7 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from server.app import UVICORN_WEBSOCKETS, Settings, create_app
+    from server.app import Settings, create_app, uvicorn_websockets
 
     quiet_garbage_collector()
     token = args.admin_token or secrets.token_urlsafe(24)
@@ -117,7 +116,7 @@ def serve(args: argparse.Namespace) -> int:
                               ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick))
     print(f"mttsim serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **UVICORN_WEBSOCKETS)
+    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
     return 0
 
 
@@ -137,7 +136,7 @@ def swarm(args: argparse.Namespace) -> int:
 
     from bots.client import FAULTS
     from bots.strategies import STRATEGIES
-    from bots.swarm import SwarmOptions, public, run_swarm, write_csv
+    from bots.swarm import Live, SwarmOptions, public, run_swarm, write_csv
 
     try:
         mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
@@ -158,10 +157,12 @@ def swarm(args: argparse.Namespace) -> int:
         return 2
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=think, shard=shard_of,
-                           seed=args.seed, **({"mix": mix} if mix else {}))
+                           seed=args.seed)
+    if mix:
+        options.mix = mix
     show = sys.stderr.isatty() and not args.json
 
-    def line(live) -> None:
+    def line(live: Live) -> None:
         sys.stderr.write(f"\r{live.players_left:>6} players left | {live.tables:>5} tables | "
                          f"{live.actions_per_s:>7,.0f} actions/s | p50 {live.p50_ms:6.1f} ms p99 {live.p99_ms:6.1f} ms"
                          f" | {live.errors} errors ")
@@ -235,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     swarm_parser.add_argument("--json", action="store_true")
     swarm_parser.set_defaults(run=swarm)
     args = parser.parse_args(argv)
-    return args.run(args)
+    code: int = args.run(args)
+    return code
 
 
 if __name__ == "__main__":

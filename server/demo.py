@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+from collections.abc import Callable
 
 import uvicorn
 
 from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
-from server.app import UVICORN_WEBSOCKETS, Server, Settings, create_app
+from server.app import Server, Settings, create_app, uvicorn_websockets
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
@@ -35,16 +36,17 @@ def demo_definition(players: int, seats: int) -> Definition:
 
 
 async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[float, float],
-                   hand_pause: float, seed: int | None, announce=print) -> None:
+                   hand_pause: float, seed: int | None, announce: Callable[[str], None] = print) -> None:
     admin_token = secrets.token_urlsafe(18)
     app = create_app(Settings(admin_token=admin_token, hand_pause=hand_pause))
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", **UVICORN_WEBSOCKETS))
-    serving = asyncio.create_task(server.serve())
-    while not server.started:
+    serving_with = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                                 **uvicorn_websockets()))
+    serving = asyncio.create_task(serving_with.serve())
+    while not serving_with.started:
         if serving.done():
             await serving  # the port was taken: let uvicorn's error through
         await asyncio.sleep(0.05)
-    bound = server.servers[0].sockets[0].getsockname()[1]
+    bound = serving_with.servers[0].sockets[0].getsockname()[1]
     rng = random.Random(seed)
     server: Server = app.state.server
     # In the app's storage, as any tournament: its hand histories are then served like the others.

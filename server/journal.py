@@ -134,7 +134,8 @@ class MemoryStorage:
         self._hands.setdefault(tournament, {})[hand] = (table, players, phh)
 
     def hands(self, tournament: str, player: str | None = None, table: int | None = None) -> list[HandRow]:
-        return [HandRow(number, at, players) for number, (at, players, _) in sorted(self._hands.get(tournament, {}).items())
+        hands = sorted(self._hands.get(tournament, {}).items())
+        return [HandRow(number, at, players) for number, (at, players, _) in hands
                 if (player is None or player in players) and (table is None or table == at)]
 
     def hand(self, tournament: str, hand: int) -> str | None:

@@ -68,7 +68,8 @@ def document(operations: list[Operation]) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "mttsim", "version": "0.1.0",
-                 "description": "Tournaments over REST; play over the websocket /ws/tournaments/{id} (docs/protocol.md)."},
+                 "description": "Tournaments over REST; play over the websocket /ws/tournaments/{id} "
+                                "(docs/protocol.md)."},
         "components": {"schemas": components,
                        "securitySchemes": {"admin": {"type": "http", "scheme": "bearer"},
                                            "player": {"type": "http", "scheme": "bearer"}}},

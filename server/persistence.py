@@ -17,8 +17,16 @@ from typing import Any, cast
 import msgspec
 
 from engine.director import Status
-from engine.events import AddOnTaken, BountyWon, Event, PlayerEliminated, RebuyTaken, Refunded, Registered, \
-    TournamentFinished
+from engine.events import (
+    AddOnTaken,
+    BountyWon,
+    Event,
+    PlayerEliminated,
+    RebuyTaken,
+    Refunded,
+    Registered,
+    TournamentFinished,
+)
 from server.journal import Storage, Stored
 from server.records import AnyRecord, Session, apply
 

@@ -29,7 +29,14 @@ from bots.client import play_seat, strategy_for
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament
 from engine.events import (
-    DealProposed, EntriesMerged, Event, HandStarted, Refunded, Seated, StatusChanged, TableBroken,
+    DealProposed,
+    EntriesMerged,
+    Event,
+    HandStarted,
+    Refunded,
+    Seated,
+    StatusChanged,
+    TableBroken,
 )
 from engine.hand import Hand, IllegalAction
 from engine.history import to_phh
@@ -45,8 +52,20 @@ from server.hub import Connection
 from server.journal import MemoryStorage, Storage, Stored
 from server.persistence import Journal
 from server.protocol import (
-    Act, AnswerDeal, DeclineRebuy, Details, MoneyMessage, PressDeal, Rebuy, RefundRow, Snapshot, Summary, Ticket,
-    TournamentState, VoidedHand, encoder,
+    Act,
+    AnswerDeal,
+    DeclineRebuy,
+    Details,
+    MoneyMessage,
+    PressDeal,
+    Rebuy,
+    RefundRow,
+    Snapshot,
+    Summary,
+    Ticket,
+    TournamentState,
+    VoidedHand,
+    encoder,
 )
 from server.streams import Streams
 from server.tables import Tables

@@ -22,19 +22,19 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
 
 import msgspec
 
 from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
 from engine.director import Status, Tournament
-from engine.events import AddOnOffered, DealProposed, Event, RebuyOffered
+from engine.events import AddOnOffered, DealProposed, Event, HandStarted, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
-DEFAULT_MIX = {"tag": 4, "pushfold": 3, "station": 2, "random": 1}
+DEFAULT_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}
 
 
 class Report(msgspec.Struct):
@@ -48,7 +48,7 @@ class Report(msgspec.Struct):
     moves: int
     hand_for_hand_at: list[int]
     simulated_hours: float
-    results: list[dict]
+    results: list[dict[str, Any]]
     status: str = "finished"
     money: dict[str, int] = {}
 
@@ -158,9 +158,11 @@ def simulate(
             break  # the clock ended it: a flight stopped at its level
         for table in tournament.tables_ready():
             (hand_started,) = tournament.start_hand(table)
+            assert isinstance(hand_started, HandStarted)
             emit([hand_started])
             seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
+            assert hand is not None
             plays = [STRATEGIES[strategy[player]] for player in hand.players]  # once a hand, not once a decision
             decisions = 0
             while not hand.finished:
@@ -177,7 +179,9 @@ def simulate(
         now, table = heapq.heappop(finishing)
         if hands_out is not None:
             written_hands += 1
-            text = to_phh(tournament.hand(table), table=table, hand_number=tournament.hand_number(table),
+            finished = tournament.hand(table)
+            assert finished is not None
+            text = to_phh(finished, table=table, hand_number=tournament.hand_number(table),
                           seats=seats[table], level=tournament.level + 1)
             hands_out.write(("\n" if written_hands > 1 else "") + phhs_section(written_hands, text))
         emit(tournament.end_hand(table))

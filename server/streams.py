@@ -16,9 +16,24 @@ from typing import Any
 
 from engine.director import Status
 from engine.events import (
-    AddOnOffered, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
-    PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, AddOnTaken, Refunded, Registered,
-    Seated, TableBroken,
+    AddOnOffered,
+    AddOnTaken,
+    BountyWon,
+    DealProposed,
+    Event,
+    HandFinished,
+    HandStarted,
+    HandVoided,
+    HoleDealt,
+    PlayerEliminated,
+    PlayerMoved,
+    RebuyDeclined,
+    RebuyOffered,
+    RebuyTaken,
+    Refunded,
+    Registered,
+    Seated,
+    TableBroken,
 )
 from server.hub import Connection
 from server.protocol import Envelope, Moved, Offer, Presence, Private, encoder

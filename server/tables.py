@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+
 from engine.director import Status
 from engine.events import Event, HandStarted
 from engine.hand import Hand

@@ -13,7 +13,17 @@ from engine.events import Shown
 from engine.refunds import Refund
 from server.entries import Entries
 from server.protocol import (
-    Countdown, DealView, Details, Legal, RefundRow, SeatView, Summary, TableView, Ticket, VoidedHand, You,
+    Countdown,
+    DealView,
+    Details,
+    Legal,
+    RefundRow,
+    SeatView,
+    Summary,
+    TableView,
+    Ticket,
+    VoidedHand,
+    You,
 )
 
 

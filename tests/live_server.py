@@ -19,7 +19,7 @@ import uvicorn
 
 from bots.client import SeatReport, play_seat
 from bots.strategies import STRATEGIES
-from server.app import UVICORN_WEBSOCKETS, Settings, create_app
+from server.app import Settings, create_app, uvicorn_websockets
 from server.runtime import TournamentRuntime
 
 ADMIN = {"Authorization": "Bearer admin-token"}
@@ -40,7 +40,7 @@ class Live:
 async def live_server(**settings: Any) -> AsyncIterator[Live]:
     app = create_app(Settings(admin_token="admin-token", **settings))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
-                                           **UVICORN_WEBSOCKETS))
+                                           **uvicorn_websockets()))
     serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)

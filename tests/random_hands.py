@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.cards import shuffled_deck
-from engine.hand import Hand, Rules, TDA_RULES
+from engine.hand import TDA_RULES, Hand, Rules
 
 
 def random_hand(rng: random.Random, rules: Rules = TDA_RULES) -> Hand:

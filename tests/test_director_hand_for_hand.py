@@ -7,7 +7,7 @@ import math
 import pytest
 
 from engine.director import TournamentError
-from engine.events import HandForHandEnded, HandForHandStarted, HandFinished, PlayerEliminated, TableBroken
+from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, PlayerEliminated, TableBroken
 from engine.structure import Payout, hand_for_hand_points, prizes_cents
 from server.simulator import simulate
 from tests.tournaments import deal, definition, hand, play_out, running, seated, set_stacks

@@ -81,7 +81,8 @@ def test_below_min_players_at_start_the_tournament_is_cancelled_and_everyone_ref
         tournament.register(player)
     events = tournament.start(0.0)
     assert tournament.status is Status.CANCELLED
-    assert events == [StatusChanged("cancelled")] + [Refunded(p, 1100, "cancelled", ROLLBACK) for p in ("p1", "p2", "p3")]
+    refunds = [Refunded(p, 1100, "cancelled", ROLLBACK) for p in ("p1", "p2", "p3")]
+    assert events == [StatusChanged("cancelled"), *refunds]
     assert tournament.tables == {}
 
 

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.hand import Hand, IllegalAction, POKERKIT_RULES, TDA_RULES, Rules
+from engine.hand import POKERKIT_RULES, TDA_RULES, Hand, IllegalAction, Rules
 from tests.random_hands import random_command, random_hand
 
 RULES = st.sampled_from([TDA_RULES, POKERKIT_RULES, Rules(short_blind="full")])

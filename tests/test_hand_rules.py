@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import cards
-from engine.events import PotAwarded, Posted, Returned, Shown
+from engine.events import Posted, PotAwarded, Returned, Shown
 from engine.hand import POKERKIT_RULES, TDA_RULES, Hand, IllegalAction, Rules
 
 ROYAL_BOARD = "AsKsQsJsTs"  # everybody plays the board: every showdown is a tie

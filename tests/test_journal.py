@@ -13,8 +13,8 @@ import server.persistence
 from bots.strategies import seat_view, tight_aggressive
 from engine.director import Status, Tournament
 from engine.structure import Level, Rebuys
-from server.journal import MemoryStorage, SQLiteStorage
 from server import records
+from server.journal import MemoryStorage, SQLiteStorage
 from server.runtime import TournamentRuntime
 from tests.tournaments import definition
 
@@ -54,7 +54,8 @@ def state_of(runtime: TournamentRuntime) -> dict:
         "ledger": director.ledger.summary(), "level": director.level, "rng": director.rng.getstate(),
         "hands": {t: msgspec.json.encode(director.hand(t).events) if director.hand(t) else None
                   for t in director.tables},
-        "names": runtime.entries.names, "tokens": runtime.entries.tokens, "time_bank": runtime.entries.time_bank, "now": runtime.session.last_now,
+        "names": runtime.entries.names, "tokens": runtime.entries.tokens, "time_bank": runtime.entries.time_bank,
+        "now": runtime.session.last_now,
         "offers": dict(director.rebuy_offers), "chips": director.chips_in_play(),
     }
 

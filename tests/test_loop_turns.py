@@ -1,4 +1,4 @@
-"""Work that touches every client or every table is spread over turns of the event loop, so the tables never wait long."""
+"""Work that touches every client or every table is spread over turns of the event loop: the tables never wait long."""
 
 from __future__ import annotations
 

@@ -131,7 +131,8 @@ def test_water_filling_where_one_clamp_pushes_another_player_past_it() -> None:
     assert shares == [400, 400, 200]
     odd = water_fill(Fraction(1001), [Fraction(w) for w in (5, 3, 3)], [Fraction(300)] * 3, Fraction(400),
                      chip_equity)
-    assert largest_remainder(odd, 1001, [0, 1, 2]) == [395, 303, 303]  # three equal remainders: the odd cent to the first
+    # three equal remainders: the odd cent to the first
+    assert largest_remainder(odd, 1001, [0, 1, 2]) == [395, 303, 303]
     assert sum(odd) == 1001
 
 

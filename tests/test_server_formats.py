@@ -111,10 +111,10 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
             await client.post(f"/api/tournaments/{flight}/bots", headers=ADMIN,
                               json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
             runtime = live.runtime(flight)
-            await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 7)
+            await until(lambda runtime=runtime: len([p for p, c in runtime.streams.players.items() if c]) == 7)
             await client.post(f"/api/tournaments/{flight}/start", headers=ADMIN)
         for flight in flights:
-            await until(lambda: live.runtime(flight).director.status.value == "finished", timeout=60)
+            await until(lambda flight=flight: live.runtime(flight).director.status.value == "finished", timeout=60)
         target = live.runtime(final)
         survivors: dict[str, list[int]] = {}
         for flight in flights:

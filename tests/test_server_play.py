@@ -10,9 +10,16 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from engine.events import HandForHandEnded, HandForHandStarted, HandFinished, HandStarted
+from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, HandStarted
 from tests.live_server import (
-    SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
+    SilentClient,
+    admin,
+    bots,
+    create,
+    definition,
+    live_server,
+    person_among_stations,
+    receive_json,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -31,7 +38,8 @@ async def until(condition, timeout: float = 20.0, step: float = 0.02) -> None:
 
 async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
     async with live_server(hand_pause=0.05) as live:
-        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2), 2)
+        rules = definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2)
+        tournament, me, token = await person_among_stations(live, rules, 2)
         seen: dict[bool, str] = {}  # could check -> what the clock did
         sitting_out = []
         async with connect(player_url(live, tournament, token)) as websocket:

@@ -52,7 +52,9 @@ def test_json_report_events_and_hands(tmp_path, capsys):
 def test_same_seed_same_tournament(capsys):
     _, first, _ = run(capsys, "--players", "40", "--seed", "11", "--json")
     _, second, _ = run(capsys, "--players", "40", "--seed", "11", "--json")
-    strip = lambda text: {k: v for k, v in json.loads(text).items() if k not in ("wall_s", "hands_per_s")}
+    def strip(text: str) -> dict:
+        return {k: v for k, v in json.loads(text).items() if k not in ("wall_s", "hands_per_s")}
+
     assert strip(first) == strip(second)
 
 

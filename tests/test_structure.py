@@ -26,7 +26,8 @@ def definition(**changes) -> dict:
         "fee_cents": 1000,
         "min_players": 2,
         "max_players": 1000,
-        "levels": [{"small_blind": 25, "big_blind": 50, "minutes": 10}, {"small_blind": 50, "big_blind": 100, "ante": 100, "bb_ante": True, "hands": 20}],
+        "levels": [{"small_blind": 25, "big_blind": 50, "minutes": 10},
+                   {"small_blind": 50, "big_blind": 100, "ante": 100, "bb_ante": True, "hands": 20}],
         "payouts": [{"places": "1", "percent": 60}, {"places": "2", "percent": 40}],
     }
     base.update(changes)
