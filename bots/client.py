@@ -30,6 +30,7 @@ import msgspec
 from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
 from bots.strategies import STRATEGIES, MoneyView, SeatView, Strategy, money_choice, random_player
+from engine import wire
 from engine.hand import LegalActions
 
 Fault = Literal["slow", "flaky", "rude"]
@@ -72,10 +73,10 @@ class _Line(msgspec.Struct):
 
 _read_line = msgspec.json.Decoder(_Line).decode
 _read_whole = msgspec.json.Decoder().decode
-_write = msgspec.json.Encoder().encode
-_BACK = b'{"type": "back"}'
-_MALFORMED = b'{"type": "act", "action": '
-_FOLD = b'{"type": "act", "action": "fold"}'
+_write = wire.encoder.encode
+_BACK = _write(wire.Back())
+_FOLD = _write(wire.Act("fold"))
+_MALFORMED = _FOLD[:-10]  # cut off mid-message
 MAX_FRAME_BYTES = 4 << 20  # a frame carries a batch of messages: far more than the server ever sends
 
 
@@ -251,11 +252,11 @@ class SeatBot(WSListener):
         view = MoneyView(kind, stack, self._starting_stack, stack / (sum(stacks.values()) or 1),
                          amounts.get(self.player, 0), sum(amounts.values()))
         yes = money_choice(self.style, view, self.rng)
-        reply: dict[str, Any] | None = {
-            "rebuy": {"type": "rebuy" if yes else "decline_rebuy"},
-            "add_on": {"type": "add_on"} if yes else None,
-            "press_deal": {"type": "deal", "on": True} if yes else None,
-            "deal": {"type": "deal_answer", "accept": yes},
+        reply: wire.ClientMessage | None = {
+            "rebuy": wire.Rebuy() if yes else wire.DeclineRebuy(),
+            "add_on": wire.TakeAddOn() if yes else None,
+            "press_deal": wire.PressDeal(True) if yes else None,
+            "deal": wire.AnswerDeal(yes),
         }[kind]
         if reply is not None:
             self._send(_write(reply))
@@ -277,7 +278,7 @@ class SeatBot(WSListener):
     def _act(self, turn: dict[str, Any]) -> None:
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
-        if not self._send(_write({"type": "act", "action": action, "amount": amount})):
+        if not self._send(_write(wire.Act(action, amount))):
             self._sent_at = None
             return
         self.report.decisions += 1

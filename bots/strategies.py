@@ -14,8 +14,9 @@ from typing import NamedTuple
 from engine.cards import RANKS
 from engine.evaluate import hand_category, hand_strength
 from engine.hand import Hand, LegalActions
+from engine.wire import Action
 
-Decision = tuple[str, int | None]
+Decision = tuple[Action, int | None]
 
 
 class SeatView(NamedTuple):

@@ -27,11 +27,7 @@ from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
 from engine.structure import Definition, DefinitionError, load_definition
-from server.errors import Refused
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
-from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
-from server.openapi import Operation, Problem, document
-from server.protocol import (
+from engine.wire import (
     MAX_MESSAGE_BYTES,
     Act,
     Back,
@@ -45,6 +41,10 @@ from server.protocol import (
     error_message,
     incoming_decoder,
 )
+from server.errors import Refused
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
+from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
+from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 

@@ -15,8 +15,8 @@ import random
 from typing import TYPE_CHECKING
 
 from engine.director import TournamentError
+from engine.wire import Ticket
 from server import records as r
-from server.protocol import Ticket
 
 if TYPE_CHECKING:
     from server.runtime import TournamentRuntime

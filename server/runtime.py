@@ -42,16 +42,7 @@ from engine.hand import Hand, IllegalAction
 from engine.history import to_phh
 from engine.refunds import RefundPolicy
 from engine.structure import Definition
-from server import records as r
-from server import views
-from server.chaining import carry_players
-from server.clock import TournamentClock
-from server.entries import Entries, token_key
-from server.errors import Refused, refusals
-from server.hub import Connection
-from server.journal import MemoryStorage, Storage, Stored
-from server.persistence import Journal
-from server.protocol import (
+from engine.wire import (
     Act,
     AnswerDeal,
     DeclineRebuy,
@@ -67,6 +58,15 @@ from server.protocol import (
     VoidedHand,
     encoder,
 )
+from server import records as r
+from server import views
+from server.chaining import carry_players
+from server.clock import TournamentClock
+from server.entries import Entries, token_key
+from server.errors import Refused, refusals
+from server.hub import Connection
+from server.journal import MemoryStorage, Storage, Stored
+from server.persistence import Journal
 from server.streams import Streams
 from server.tables import Tables
 

@@ -35,8 +35,8 @@ from engine.events import (
     Seated,
     TableBroken,
 )
+from engine.wire import Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.hub import Connection
-from server.protocol import Envelope, Moved, Offer, Presence, Private, encoder
 from server.records import Session
 
 
@@ -62,7 +62,7 @@ class Streams:
 
     # ------------------------------------------------------------- sending
 
-    def publish(self, table: int, event: Any) -> None:
+    def publish(self, table: int, event: TableMessage) -> None:
         """Number, encode once, and queue to everyone watching ``table``: at once to the player it
         concerns, with the next broadcast tick to the others (server/hub.py).
         """
@@ -76,12 +76,12 @@ class Streams:
         for connection in list(watchers):
             connection.send(message, urgent=concerned is not None and connection.player == concerned)
 
-    def publish_everywhere(self, event: Any) -> None:
+    def publish_everywhere(self, event: TableMessage) -> None:
         """To every table stream, including one whose table the same command has just closed."""
         for table in sorted(set(self.session.director.tables) | set(self.watchers)):
             self.publish(table, event)
 
-    def tell(self, player: str, event: Any) -> None:
+    def tell(self, player: str, event: PrivateMessage) -> None:
         connections = self.players.get(player)
         if connections:
             message = encoder.encode(Private(event, time.time()))

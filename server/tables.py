@@ -20,7 +20,7 @@ from collections.abc import Callable
 from engine.director import Status
 from engine.events import Event, HandStarted
 from engine.hand import Hand
-from server.protocol import Countdown, SittingOut, TimedOut, Turn, YourTurn
+from engine.wire import Countdown, SittingOut, TimedOut, Turn, YourTurn
 from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand
 from server.streams import Streams
 

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from engine.director import Status, Tournament
 from engine.events import Shown
 from engine.refunds import Refund
-from server.entries import Entries
-from server.protocol import (
+from engine.wire import (
     Countdown,
     DealView,
     Details,
@@ -25,6 +24,7 @@ from server.protocol import (
     VoidedHand,
     You,
 )
+from server.entries import Entries
 
 
 class Facts:

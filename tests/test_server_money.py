@@ -8,7 +8,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from engine.director import Status
-from server.protocol import PressDeal
+from engine.wire import PressDeal
 from tests.live_server import admin, definition, live_server, person_among_stations, receive_json
 from tests.test_server_play import player_url, until
 from tests.tournaments import AllBut, rig_winners

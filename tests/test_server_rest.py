@@ -75,3 +75,44 @@ async def test_cancel_during_registration_and_the_openapi_description():
         assert (await client.get(f"/api/tournaments/{tournament}/hands/7")).status_code == 404
         assert (await client.get(f"/api/tournaments/{tournament}/hands", params={"table": "x"})).status_code == 400
         assert "seats_per_table" in document["components"]["schemas"]["Definition"]["properties"]
+
+
+async def test_every_operation_answers_with_the_schema_its_openapi_description_names():
+    """The description is generated from the same operations the routes are: each answer decodes as the
+    type the document names for it, and each route is documented."""
+    import msgspec
+
+    from server.app import OPERATIONS, Settings, create_app
+
+    paths = {(route.path, method) for route in create_app(Settings(admin_token="x")).routes
+             for method in (getattr(route, "methods", None) or ()) if route.path.startswith("/api/tournaments")}
+    assert paths - {(p, "HEAD") for p, _ in paths} == {(op.path, op.method) for op in OPERATIONS}
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        document = (await client.get("/api/openapi.json")).json()
+        tournament, seats = await create(live, definition(4, 4), 3)
+        _, token = seats[0]
+        answers = {
+            "list_tournaments": await client.get("/api/tournaments"),
+            "show_tournament": await client.get(f"/api/tournaments/{tournament}"),
+            "register": await client.post(f"/api/tournaments/{tournament}/register", json={"name": "late"}),
+            "unregister": await client.post(f"/api/tournaments/{tournament}/unregister",
+                                            headers={"Authorization": f"Bearer {token}"}),
+            "cancellation_preview": await client.get(f"/api/tournaments/{tournament}/cancellation", headers=ADMIN),
+            "start": await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN),
+            "pause": await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN),
+            "resume": await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN),
+            "hand_list": await client.get(f"/api/tournaments/{tournament}/hands"),
+            "cancel": await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN),
+        }
+        for op in OPERATIONS:
+            described = document["paths"][op.path][op.method.lower()]
+            assert str(op.status) in described["responses"] and described["operationId"] == op.endpoint.__name__
+            answer = answers.get(op.endpoint.__name__)
+            if answer is not None:
+                assert answer.status_code == op.status, (op.endpoint.__name__, answer.text)
+                msgspec.json.decode(answer.content, type=op.response, strict=False)
+        refusal = await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)
+        assert refusal.status_code == 409 and set(refusal.json()) == {"error", "message"}
+        schema = document["paths"]["/api/tournaments/{id}"]["get"]["responses"]["200"]["content"]
+        assert schema["application/json"]["schema"] == {"$ref": "#/components/schemas/Details"}
+        assert "table_list" in document["components"]["schemas"]["Details"]["properties"]

@@ -8,16 +8,19 @@ messages (a player's own cards, their legal actions) are encoded per player.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
-from engine.events import Result
+from engine.events import Event, Result
 from engine.refunds import RefundPolicy
 from engine.structure import AddOn, Bounty, Final, Flight, Rebuys, Satellite
 
 MAX_MESSAGE_BYTES = 4096
 """An incoming message longer than this closes the connection with code 1009."""
+
+
+Action = Literal["fold", "check", "call", "bet", "raise", "all_in"]
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
@@ -27,7 +30,7 @@ class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True
 class Act(ClientMessage, tag="act"):
     """A decision. ``amount`` is the street total to bet or raise to."""
 
-    action: Literal["fold", "check", "call", "bet", "raise", "all_in"]
+    action: Action
     amount: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
@@ -84,14 +87,14 @@ class Envelope(msgspec.Struct, tag="event", tag_field="type"):
 
     seq: int
     table: int
-    event: Any
+    event: TableMessage
     at: float  # the server's wall clock (seconds since the epoch), for lag measurements
 
 
 class Private(msgspec.Struct, tag="private", tag_field="type"):
     """A message for one player only: their hole cards, their turn, a move. Not numbered."""
 
-    event: Any
+    event: PrivateMessage
     at: float
 
 
@@ -329,6 +332,9 @@ class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):
 
     paused: bool
 
+
+TableMessage = Event | Turn | TimedOut | SittingOut | Presence | TournamentState
+PrivateMessage = Event | YourTurn | Moved | Offer
 
 encoder = msgspec.json.Encoder()
 
