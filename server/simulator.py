@@ -134,7 +134,7 @@ def simulate(
 
     def ask_for_a_deal() -> None:
         for player in list(tournament.stacks):
-            if tournament.status is Status.RUNNING and tournament.can("press_deal", player) \
+            if tournament.status is Status.RUNNING and tournament.can_press_deal(player) \
                     and says_yes(player, "press_deal"):
                 emit(tournament.press_deal(player))
 

@@ -169,9 +169,9 @@ def test_any_no_or_the_clock_ends_the_proposal_and_play_continues():
     tournament, dealer, players = three_handed_final()
     for player in players:
         tournament.press_deal(player)
-    assert tournament.can("accept_deal", players[0]) and tournament.can("reject_deal", players[1])
+    assert tournament.can_answer_deal(players[0]) and tournament.can_answer_deal(players[1])
     assert tournament.reject_deal(players[1]) == [DealRejected(players[1], "rejected")]
-    assert not tournament.can("accept_deal", players[0])
+    assert not tournament.can_answer_deal(players[0])
     assert tournament.proposal is None and tournament.deal_pressed == set() and tournament.is_ready(1)
     deal(tournament, dealer, 1)
     for player in players:

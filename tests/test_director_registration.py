@@ -51,7 +51,7 @@ def test_refused_registrations_change_nothing():
     tournament.register("p1")
     before = (list(tournament.entries), dict(tournament.stacks))
     for bad in ("p1", ""):
-        assert not tournament.can("register", bad)
+        assert not tournament.can_register(bad)
         with pytest.raises(TournamentError):
             tournament.register(bad)
     assert (tournament.entries, tournament.stacks) == before

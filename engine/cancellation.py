@@ -1,0 +1,98 @@
+"""Cancellation (rules.md F.23, I.38-I.39): a tournament called off, and what each entry gets back.
+
+The refunds themselves are planned by engine.refunds from the tournament's
+situation; this module builds that situation and pays the plan through the
+ledger.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
+from engine.refunds import Refund, RefundPolicy, Situation, plan
+from engine.status import Status, TournamentError
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+
+
+def verify(t: Tournament, policy: RefundPolicy | None = None) -> None:
+    if t.status not in (Status.WAITING, Status.REGISTER, Status.RUNNING):
+        raise TournamentError(f"a {t.status} tournament cannot be cancelled")
+    if policy is not None and not isinstance(policy, RefundPolicy):
+        raise TournamentError("a cancellation takes a refund policy (A or B)")
+
+def preview(t: Tournament, policy: RefundPolicy | None = None) -> list[Refund]:
+    """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing.
+
+    Before the start everyone gets everything back. While running, the
+    stacks are those at the start of any hand in progress (the hand is
+    void); a player waiting on a re-buy offer has no chips and counts as
+    eliminated.
+    """
+    verify(t, policy)
+    live = sorted((p for p, stack in t.stacks.items() if stack + t._pending_chips.get(p, 0) > 0),
+                  key=lambda p: t.where.get(p, (0, 0)))
+    paid: dict[str, dict[str, int]] = {}
+    for movement in t.ledger.movements:
+        if movement.kind in ("buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "added"):
+            kinds = paid.setdefault(movement.player, {})
+            kinds[movement.kind] = kinds.get(movement.kind, 0) + movement.cents
+        elif movement.kind == "refund":  # an unregistered entry has nothing left to get back
+            paid.pop(movement.player, None)
+    definition = t.definition
+    situation = Situation(
+        entries=len(t.entries), live=[(p, t.stacks[p] + t._pending_chips.get(p, 0)) for p in live],
+        # The buy-in's floor (policy B) is its prize-pool part: each player's bounty comes back besides.
+        paid=paid, pool_cents=t.ledger.pool_cents, prizes=t.prizes,
+        buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
+        started=t.status is Status.RUNNING,
+        in_rebuy_period=not t.rebuy_period_over or t.add_on_until is not None,
+        kind="satellite" if definition.satellite else
+        "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+        seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
+        bounties=dict(t.bounties),
+    )
+    return plan(policy or definition.refund_policy, situation)
+
+def cancel(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
+    """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
+
+    Hands in progress are void. ``policy`` overrides the definition's.
+    """
+    verify(t, policy)
+    return apply(t, policy)
+
+
+def apply(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
+    """Cancel now: hands in progress void, offers withdrawn, the refunds paid and the fees kept."""
+    refunds = preview(t, policy)
+    events: list[Event] = []
+    for table, state in sorted(t.tables.items()):
+        if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
+            events.append(t._void(table))
+    for player in list(t.rebuy_offers):
+        events.append(RebuyDeclined(player, "cancelled"))
+    t.rebuy_offers.clear()
+    t._held.clear()
+    t.proposal = None
+    t.status = Status.CANCELLED
+    events.append(StatusChanged(t.status.value))
+    for refund in refunds:
+        if refund.pool_cents:
+            t.ledger.record("refund", refund.player, refund.pool_cents)
+        if refund.fee_cents:
+            t.ledger.record("refund", refund.player, refund.fee_cents, account="fees")
+        if refund.bounty_cents:
+            t.ledger.record("refund", refund.player, refund.bounty_cents, account="bounties")
+        events.append(Refunded(refund.player, refund.cents, "cancelled", refund.rule))
+    if t.ledger.pool_cents or t.ledger.bounties_cents:
+        raise AssertionError(f"a cancellation left {t.ledger.pool_cents} cents in the pool and "
+                             f"{t.ledger.bounties_cents} on heads")
+    if t.ledger.fees_cents:
+        t.ledger.record("fee_kept", "", t.ledger.fees_cents)
+    t.refunds = refunds
+    t.stacks.clear()
+    t.bounties.clear()
+    return events

@@ -1,0 +1,205 @@
+"""Eliminations and ranking (rules.md G.28-G.30, D.17, K.45): who takes which place, and the end of a tournament.
+
+``rank`` is a pure function of a batch of busts; the rest applies its
+places to a tournament: prizes through the ledger, seats freed, bounties
+paid, and the finish when one player (or a satellite's last seat winners)
+is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from engine import bounties, floor
+from engine.events import (
+    Acted,
+    Event,
+    HandForHandEnded,
+    PlayerEliminated,
+    Posted,
+    PotAwarded,
+    Result,
+    Returned,
+    StatusChanged,
+    TournamentFinished,
+)
+from engine.hand import Hand
+from engine.status import Status
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+
+
+class Bust:
+    """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
+
+    __slots__ = ("player", "start_stack", "table", "position", "tie", "knocked_out_by")
+
+    def __init__(self, player: str, start_stack: int, table: int, position: int,
+                 knocked_out_by: tuple[str, ...] = ()) -> None:
+        self.player = player
+        self.start_stack = start_stack
+        self.table = table
+        self.position = position  # 0 = first seat dealt left of the button
+        self.tie = 0  # busts with the same value share their places' prizes
+        self.knocked_out_by = knocked_out_by  # who takes the bounty (rules.md J.41)
+
+
+def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int], int],
+         seats_won: int) -> list[Result]:
+    """One hand's or round's busts take places N_after+1 .. N_before, best first (G.28-G.30, D.17).
+
+    More chips at the start of the hand places higher, and equal stacks
+    share their places' prizes (``pokerstars``). For a hand-for-hand round
+    the definition may choose instead: ``wsop``, busts at different tables
+    tie (at one table the bigger stack still places higher), or ``tda``,
+    every bust of the round shares the places crossed (TDA RP-8A).
+    ``position`` (a satellite's seats, which cannot be split) ranks equal
+    stacks by position. Within a tie places go by stack, then table, then
+    the first seat left of the button; the odd cents of a split go to the
+    better placed. Sorts ``busts`` in place.
+    """
+    for bust in busts:
+        if ties == "wsop":  # rank among the busts of the same table
+            bust.tie = sum(other.start_stack > bust.start_stack for other in busts if other.table == bust.table)
+        elif ties == "pokerstars":
+            bust.tie = -bust.start_stack
+    busts.sort(key=lambda b: (b.tie, -b.start_stack, b.table, b.position))
+    if ties == "position":
+        for order, bust in enumerate(busts):
+            bust.tie = order
+    place = players_left - len(busts) + 1
+    awarded: list[Result] = []
+    index = 0
+    while index < len(busts):
+        tied = [b for b in busts[index:] if b.tie == busts[index].tie]
+        places = range(place, place + len(tied))
+        share, odd = divmod(sum(prize(k) for k in places), len(tied))
+        for order, (bust, finish) in enumerate(zip(tied, places)):
+            awarded.append(Result(bust.player, finish, share + (1 if order < odd else 0), finish <= seats_won))
+        index += len(tied)
+        place += len(tied)
+    return awarded
+
+
+def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
+    """Who won the pot holding ``victim``'s last chips: the player(s) covering them (rules.md J.41).
+
+    A player's contribution is what they put in the pots (blinds, bets and
+    calls, less what was returned; antes are dead money in every pot). The
+    victim's last chips are in the first pot whose contenders each put in at
+    least as much as the victim did.
+    """
+    put_in: dict[str, int] = {}
+    for event in hand.events:
+        if isinstance(event, Acted) or (isinstance(event, Posted) and event.kind in ("small_blind", "big_blind")):
+            put_in[event.player] = put_in.get(event.player, 0) + event.amount
+        elif isinstance(event, Returned):
+            put_in[event.player] -= event.amount
+    level = put_in.get(victim, 0)
+    for event in hand.events:
+        if isinstance(event, PotAwarded) and min(put_in.get(p, 0) for p in event.eligible) >= level:
+            return event.winners
+    return ()
+
+
+def prize(t: Tournament, place: int) -> int:
+    return t.prizes[place - 1] if place <= len(t.prizes) else 0
+
+
+def pay_prize(t: Tournament, player: str, cents: int, *, ticket: bool = False) -> None:
+    if cents:
+        t.ledger.record("ticket" if ticket else "prize", player, cents)
+
+
+def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
+    """Rank a batch whose re-buy offers are all answered, then what follows between hands."""
+    events = eliminate(t, busts, round_=round_)
+    if t.status is not Status.RUNNING:
+        return events
+    if round_ and busts:  # D.16: ends after the first synchronised round with an elimination
+        t.hand_for_hand = False
+        events.append(HandForHandEnded(t.players_left))
+    flight = t.definition.flight
+    if flight is not None and flight.stop_share_percent is not None and t._h4h_points \
+            and t.players_left < min(t._h4h_points):
+        t.flight_stopping = True
+    return events + floor.after_change(t)
+
+
+def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list[Event]:
+    """The batch's places, prizes and bounties, worst place first, as a floor announces them (G.28-G.30)."""
+    if not busts:
+        return []
+    ties: str = t.definition.hand_for_hand_ties if round_ else "pokerstars"
+    if t.definition.satellite is not None:
+        ties = "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
+    awarded = rank(busts, ties, t.players_left, lambda place: prize(t, place), t.seats_won)
+    t.deal_pressed.clear()  # the players changed: a deal starts over
+    t._deal_due = False
+    knockers = {bust.player: bust.knocked_out_by for bust in busts}
+    events: list[Event] = []
+    for result in reversed(awarded):
+        pay_prize(t, result.player, result.prize_cents, ticket=result.ticket)
+        table_id, seat = t.where.pop(result.player)
+        t.tables[table_id].table.remove(seat)
+        if table_id in t._open:
+            t._open.resize(table_id, t._open.size[table_id] - 1)
+        del t.stacks[result.player]
+        t.results[result.player] = result
+        events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
+        if result.player in t.bounties:
+            events.append(bounties.pay(t, result.player, knockers.get(result.player, ())))
+    return events + after_a_bust(t)
+
+
+def after_a_bust(t: Tournament) -> list[Event]:
+    """A satellite with a seat for everyone left is over (K.45); one player left wins, or qualifies from a flight."""
+    if t.players_left <= t.seats_won:
+        return seat_everyone_left(t)
+    if t.players_left == 1:
+        if t.definition.flight is not None:
+            t.flight_stopping = True  # the last player standing qualifies; the flight pays no prize
+            return []
+        return finish(t)
+    return []
+
+
+def seat_everyone_left(t: Tournament) -> list[Event]:
+    """A satellite ends at the end of the hand in which players left <= seats: each left wins a seat (K.45).
+
+    Their stacks no longer matter; places go by stack for the record, and
+    hands still in progress at other tables are void (Decision). Cash the
+    pool still holds with nobody left to take it (more seats than players
+    from the start) is shared among them, the odd cents to the better
+    placed (Decision).
+    """
+    events: list[Event] = [t._void(table) for table, state in sorted(t.tables.items()) if state.hand is not None]
+    left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
+    cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
+    share, odd = divmod(cash, len(left))
+    for place, player in enumerate(left, start=1):
+        extra = share + (1 if place <= odd else 0)
+        t.results[player] = Result(player, place, prize(t, place) + extra, True)
+        pay_prize(t, player, prize(t, place), ticket=True)
+        pay_prize(t, player, extra)
+    return events + end(t)
+
+
+def finish(t: Tournament) -> list[Event]:
+    """The last player wins first place: what the pool still holds (the prize table's first prize)."""
+    (winner,) = t.stacks
+    t.results[winner] = Result(winner, 1, t.ledger.pool_cents)
+    pay_prize(t, winner, t.ledger.pool_cents)
+    return end(t)
+
+
+def end(t: Tournament, *, deal: bool = False) -> list[Event]:
+    """The tournament is over: the players left collect their own bounties (J.43); the house keeps the fees."""
+    events: list[Event] = [bounties.pay(t, player, (player,)) for player in sorted(t.bounties)]
+    t.status = Status.FINISHED
+    t.hand_for_hand = False
+    if t.ledger.fees_cents:
+        t.ledger.record("fee_kept", "", t.ledger.fees_cents)
+    return [*events, TournamentFinished(tuple(t.standings()), deal), StatusChanged(t.status.value)]

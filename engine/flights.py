@@ -1,0 +1,78 @@
+"""Flights and their final (rules.md L.47-L.49): a flight stops and sends its survivors, with their stacks
+and its pool, to the final; a person who qualifies twice keeps one stack.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.events import Event, FlightFinished, Qualified, StatusChanged
+from engine.status import Status, TournamentError
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+
+
+def verify_qualify(t: Tournament, player: str, person: str, stack: int) -> None:
+    if t.definition.final is None:
+        raise TournamentError("only a final takes qualified stacks (L.47)")
+    if t.status is not Status.REGISTER:
+        raise TournamentError(f"qualified stacks join in Register; the final is {t.status}")
+    if not isinstance(player, str) or not player or player in t.stacks:
+        raise TournamentError(f"{player!r} is not a new entry id")
+    if not isinstance(stack, int) or stack <= 0:
+        raise TournamentError("a qualified stack is a positive number of chips (a single chip qualifies, L.47)")
+
+def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
+    """A flight's survivor enters the final with their exact stack (L.47).
+
+    A person who qualifies again keeps one stack, never the sum (L.48):
+    the larger (``best``) or the first (``first``), on the entry that
+    qualified first.
+    """
+    verify_qualify(t, player, person, stack)
+    assert t.definition.final is not None
+    entry = t._qualified.get(person)
+    if entry is None:
+        t._qualified[person] = player
+        t.entries.append(player)
+        t.stacks[player] = stack
+        t.chips_issued += stack
+        if person != player:
+            t._belongs(player, person)
+        return [Qualified(player, stack, True)]
+    counts = t.definition.final.forward == "best" and stack > t.stacks[entry]
+    if counts:
+        t.chips_issued += stack - t.stacks[entry]
+        t.stacks[entry] = stack
+    return [Qualified(player, stack, counts)]
+
+def verify_carry_in(t: Tournament, cents: int) -> None:
+    if t.definition.final is None or t.status is not Status.REGISTER:
+        raise TournamentError("a flight's pool joins a final in Register (L.47)")
+
+def carry_in(t: Tournament, cents: int) -> list[Event]:
+    """A flight's prize pool joins the final's: prizes are paid only in the final phase (L.47)."""
+    verify_carry_in(t, cents)
+    t.ledger.record("carried_in", "", cents)
+    return []
+
+
+def maybe_close(t: Tournament) -> list[Event]:
+    """A stopped flight ends once no hand is in progress and no re-buy is pending (L.47, L.49).
+
+    Everyone still holding chips qualifies; the pool goes to the final,
+    the house keeps the fees.
+    """
+    if (not t.flight_stopping or t.status is not Status.RUNNING or t._held
+            or any(state.hand is not None for state in t.tables.values())):
+        return []
+    survivors = dict(t.stacks)
+    pool = t.ledger.pool_cents
+    if pool:
+        t.ledger.record("carried", "", pool)
+    if t.ledger.fees_cents:
+        t.ledger.record("fee_kept", "", t.ledger.fees_cents)
+    t.status = Status.FINISHED
+    t.hand_for_hand = False
+    return [FlightFinished(survivors, pool), StatusChanged(t.status.value)]

@@ -1,0 +1,162 @@
+"""The floor: which tables close, who moves where, and merges (rules.md A.3-A.4, B.5-B.8, M.51).
+
+Between hands a tournament closes the tables no longer needed (fewest
+players first, ties at random), seats their players at open seats drawn at
+random, and balances the rest so that no two tables differ by two or more.
+The sizes of the open tables are indexed (engine.seating.OpenTables), so
+each step costs the logarithm of the field, not the field.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from engine import eliminations, handforhand
+from engine.events import EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken
+from engine.seating import SeatingError, balancing_mover, draw_open_seats, worst_seat
+
+if TYPE_CHECKING:
+    from engine.director import Tournament, _Playing
+
+
+def set_idle(t: Tournament, table: int, idle: bool) -> None:
+    """A table enters or leaves ``_idle``, which stays dense.
+
+    A Python set never shrinks when emptied, and iterating it costs its
+    largest size: every table is idle before the first deal, so without a
+    rebuild ``tables_ready`` would pay for the whole starting field per hand.
+    """
+    if idle:
+        t._idle.add(table)
+        t._idle_peak = max(t._idle_peak, len(t._idle))
+        if table in t._breaking:
+            t._breaking_idle.add(table)
+    else:
+        t._idle.discard(table)
+        if len(t._idle) * 8 < t._idle_peak:
+            t._idle = set(t._idle)
+            t._idle_peak = len(t._idle)
+        t._breaking_idle.discard(table)
+    t._open.idle(table, idle)
+
+
+def seated_with(t: Tournament, entry: str) -> list[int]:
+    """The tables where the other entries of ``entry``'s person sit."""
+    return [t.where[other][0] for other in t._entries_of.get(t.person(entry), ())
+            if other != entry and other in t.where]
+
+
+def after_change(t: Tournament) -> list[Event]:
+    """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
+    plan_breaks(t)
+    events: list[Event] = []
+    # Only the tables locked to close that are between hands: in a large field many more are locked and
+    # still playing their hand, and looking at those after every hand would cost more than the hand.
+    for table in sorted(t._breaking_idle):
+        events += break_table(t, table)
+    return events + balance(t) + handforhand.check(t)
+
+
+def plan_breaks(t: Tournament) -> None:
+    """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
+    needed = math.ceil(t.players_left / t.definition.seats_per_table)
+    while len(t._open) > needed:
+        fewest, _ = t._open.sizes()
+        table = t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
+        t.tables[table].breaking = True
+        t._breaking.add(table)
+        if table in t._idle:
+            t._breaking_idle.add(table)
+        t._open.drop(table)
+
+
+def break_table(t: Tournament, table: int) -> list[Event]:
+    """Close a locked table after its hand; its players draw open seats at the other tables (B.7)."""
+    state = t.tables.pop(table)
+    set_idle(t, table, False)
+    t._breaking.discard(table)
+    t.tables_broken += 1
+    events: list[Event] = [TableBroken(table, t.players_left)]
+    placed, unplaced = draw_open_seats(state.table.players, t._open, lambda other: t.tables[other].table,
+                                       t.rng, t._person, lambda entry: seated_with(t, entry))
+    for player, to_table, seat in placed:
+        t.where[player] = (to_table, seat)
+        t._open.resize(to_table, t._open.size[to_table] + 1)
+        events.append(PlayerMoved(player, table, to_table, seat, "break"))
+    t.moves += len(placed)
+    for player in unplaced:
+        events += merge(t, player)
+    return events
+
+
+def merge(t: Tournament, absorbed: str) -> list[Event]:
+    """Merge a seatless entry into another entry of its person (M.51, Decision: the lowest open place).
+
+    The stack goes to the person's entry not in a hand if there is one
+    (else the one with the lowest id), and is added when its hand ends.
+    """
+    who = t._people[absorbed]
+    into = min((p for p in t._entries_of[who] if p != absorbed and p in t.stacks),
+               key=lambda p: (t._in_hand(p), p))
+    place = t.players_left
+    chips = t.stacks.pop(absorbed)
+    table = t.where.pop(absorbed)[0]
+    if t._in_hand(into):
+        t._pending_chips[into] = t._pending_chips.get(into, 0) + chips
+    else:
+        t.stacks[into] += chips
+    prize = eliminations.prize(t, place)
+    ticket = place <= t.seats_won
+    t.results[absorbed] = Result(absorbed, place, prize, ticket)
+    eliminations.pay_prize(t, absorbed, prize, ticket=ticket)
+    if absorbed in t.bounties:  # the heads are summed with the stacks (M.51)
+        t.bounties[into] += t.bounties.pop(absorbed)
+    events: list[Event] = [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, prize, table)]
+    if t.players_left <= t.seats_won:
+        return events + eliminations.seat_everyone_left(t)
+    if t.players_left == 1:
+        return events + eliminations.finish(t)
+    return events
+
+
+def balance(t: Tournament) -> list[Event]:
+    """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
+    events: list[Event] = []
+    while len(t._open) >= 2:
+        shortest, fullest = t._open.sizes()
+        if fullest - shortest < 2:
+            break
+        source_id = t._open.lowest_idle(fullest)
+        if source_id is None:
+            break  # a fullest table moves someone when its hand ends
+        source = t.tables[source_id]
+        drawn = destination(t, source, shortest)
+        if drawn is None:
+            break  # every candidate has another entry at each shortest table: wait for the next hand
+        to, seat = drawn
+        to_seat = worst_seat(to.table)
+        player = source.table.remove(seat)
+        to.table.seat(player, to_seat)
+        t.where[player] = (to.id, to_seat)
+        t._open.resize(source.id, fullest - 1)
+        t._open.resize(to.id, shortest + 1)
+        t.moves += 1
+        events.append(PlayerMoved(player, source.id, to.id, to_seat, "balance"))
+    return events
+
+
+def destination(t: Tournament, source: _Playing, shortest: int) -> tuple[_Playing, int] | None:
+    """A table of the shortest size drawn at random (A.3), the next at random while none of the source's
+    players may sit there (M.50), and the seat of the player who moves; None when no table will do."""
+    movers: dict[int, int] = {}
+
+    def takes_a_mover(candidate: int) -> bool:
+        try:
+            movers[candidate] = balancing_mover(source.table, t.tables[candidate].table, t._person)
+        except SeatingError:
+            return False
+        return True
+
+    drawn = t._open.draw_of_size(shortest, t.rng, takes_a_mover)
+    return None if drawn is None else (t.tables[drawn], movers[drawn])

@@ -1,0 +1,161 @@
+"""Re-buys and add-ons (rules.md F.25-F.26): offers with a deadline, and busts held until they are answered.
+
+A bust in the re-buy period is offered a re-buy; the hand's (or round's)
+busts are ranked only once every offer is answered, so a re-buy never
+changes a place already given. The add-on is offered to everyone when the
+period ends; chips bought during a hand arrive when it ends.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine import eliminations, floor
+from engine.events import AddOnEnded, AddOnOffered, AddOnTaken, Event, RebuyDeclined, RebuyOffered, RebuyTaken
+from engine.status import Status, TournamentError
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+    from engine.eliminations import Bust
+
+
+class Held:
+    """A hand's (or round's) busts waiting for re-buy decisions before they are ranked (F.25)."""
+
+    __slots__ = ("busts", "round_", "waiting")
+
+    def __init__(self, busts: list[Bust], round_: bool, waiting: set[str]) -> None:
+        self.busts = busts
+        self.round_ = round_
+        self.waiting = waiting
+
+
+def verify_rebuy(t: Tournament, player: str) -> None:
+    rebuys = t.definition.rebuys
+    if rebuys is None:
+        raise TournamentError("this tournament has no re-buys (F.25)")
+    if t.status is not Status.RUNNING:
+        raise TournamentError(f"re-buys are only while Running; the tournament is {t.status}")
+    if player not in t.stacks:
+        raise TournamentError(f"{player} is not playing")
+    if player in t.rebuy_offers:
+        return  # a bust in the period keeps its offer until the deadline
+    if t.rebuy_period_over:
+        raise TournamentError("the re-buy period is over (F.25)")
+    if t.rebuys_taken.get(player, 0) >= rebuys.max_count:
+        raise TournamentError(f"{player} has used all {rebuys.max_count} re-buys")
+    if rebuys.allowed_at == "zero":
+        raise TournamentError("a re-buy is offered only at zero chips in this tournament (F.25)")
+    if t.stacks[player] + t._pending_chips.get(player, 0) > t.definition.starting_stack:
+        raise TournamentError("a re-buy needs a stack at or below the starting stack (F.25)")
+    if t._in_hand(player):
+        raise TournamentError(f"{player} is in a hand; re-buy between hands (F.25)")
+
+
+def rebuy(t: Tournament, player: str) -> list[Event]:
+    """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice between hands."""
+    verify_rebuy(t, player)
+    rebuys = t.definition.rebuys
+    assert rebuys is not None
+    count = t.rebuys_taken.get(player, 0) + 1
+    t.rebuys_taken[player] = count
+    t._pay(player, "rebuy", rebuys.price_cents, "rebuy_fee", rebuys.fee_cents)
+    t.chips_issued += rebuys.chips
+    t.stacks[player] += rebuys.chips
+    t._price_prizes()
+    events: list[Event] = [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]
+    if player in t.rebuy_offers:
+        events += answered(t, player, rebought=True)
+    return events
+
+
+def verify_decline_rebuy(t: Tournament, player: str) -> None:
+    if player not in t.rebuy_offers:
+        raise TournamentError(f"{player} has no re-buy offer")
+
+
+def decline_rebuy(t: Tournament, player: str) -> list[Event]:
+    """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
+    verify_decline_rebuy(t, player)
+    return [RebuyDeclined(player, "declined"), *answered(t, player, rebought=False)]
+
+
+def verify_add_on(t: Tournament, player: str) -> None:
+    if t.definition.add_on is None:
+        raise TournamentError("this tournament has no add-on (F.26)")
+    if t.add_on_until is None:
+        raise TournamentError("the add-on is offered only at the end of the re-buy period (F.26)")
+    if player not in t.stacks:
+        raise TournamentError(f"{player} is not playing")
+    if player in t.add_ons:
+        raise TournamentError(f"{player} has already taken the add-on")
+
+
+def add_on(t: Tournament, player: str) -> list[Event]:
+    """Buy the add-on once, whatever the stack; chips bought during a hand arrive when it ends (F.26)."""
+    verify_add_on(t, player)
+    offer = t.definition.add_on
+    assert offer is not None
+    t.add_ons.add(player)
+    t._pay(player, "add_on", offer.price_cents, "add_on_fee", offer.fee_cents)
+    t.chips_issued += offer.chips
+    if t._in_hand(player):
+        t._pending_chips[player] = t._pending_chips.get(player, 0) + offer.chips
+    else:
+        t.stacks[player] += offer.chips
+    t._price_prizes()
+    return [AddOnTaken(player, offer.chips, offer.price_cents + offer.fee_cents)]
+
+
+def expire(t: Tournament, now: float) -> list[Event]:
+    """Offers whose clock has run out: a re-buy offer is a no, the add-on closes."""
+    events: list[Event] = []
+    for player, until in sorted(t.rebuy_offers.items(), key=lambda item: item[1]):
+        if until <= now and player in t.rebuy_offers:
+            events.append(RebuyDeclined(player, "expired"))
+            events += answered(t, player, rebought=False)
+    if t.add_on_until is not None and now >= t.add_on_until:
+        t.add_on_until = None
+        events.append(AddOnEnded())
+    return events
+
+
+def end_period(t: Tournament, ends_at: float) -> list[Event]:
+    """The re-buy period is over; the add-on is offered until its deadline."""
+    t.rebuy_period_over = True
+    offer = t.definition.add_on
+    if offer is None:
+        return []
+    t.add_on_until = ends_at + offer.offer_seconds
+    return [AddOnOffered(t.add_on_until, offer.price_cents + offer.fee_cents, offer.chips)]
+
+
+def settle(t: Tournament, busts: list[Bust], *, round_: bool) -> list[Event]:
+    """A hand's or round's busts: offer re-buys first, and rank the batch once every offer is answered."""
+    rebuys = t.definition.rebuys
+    offered = [] if rebuys is None or t.rebuy_period_over else [
+        bust for bust in busts if t.rebuys_taken.get(bust.player, 0) < rebuys.max_count]
+    if not offered:
+        return eliminations.conclude(t, busts, round_)
+    assert rebuys is not None
+    t._held.append(Held(busts, round_, {bust.player for bust in offered}))
+    events: list[Event] = []
+    for bust in offered:
+        until = t._now + rebuys.offer_seconds
+        t.rebuy_offers[bust.player] = until
+        events.append(RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
+    if not round_:  # the rest of the room goes on: tables due to close close, counting the offered as in
+        events += floor.after_change(t)
+    return events
+
+
+def answered(t: Tournament, player: str, *, rebought: bool) -> list[Event]:
+    del t.rebuy_offers[player]
+    held = next(h for h in t._held if player in h.waiting)
+    held.waiting.discard(player)
+    if rebought:
+        held.busts = [bust for bust in held.busts if bust.player != player]
+    if held.waiting:
+        return []
+    t._held.remove(held)
+    return eliminations.conclude(t, held.busts, held.round_)
