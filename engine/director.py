@@ -45,19 +45,8 @@ from engine.cards import shuffled_deck
 from engine.deals import Deal
 from engine.eliminations import Bust
 from engine.events import (
-    BreakEnded,
-    BreakStarted,
-    Event,
-    HandFinished,
-    HandStarted,
-    HandVoided,
-    LevelChanged,
-    Refunded,
-    Registered,
-    Result,
-    Seated,
-    SeatStack,
-    StatusChanged,
+    BreakEnded, BreakStarted, Event, HandFinished, HandStarted, HandVoided, LevelChanged, Refunded, Registered, Result,
+    Seated, SeatStack, StatusChanged,
 )
 from engine.hand import Hand
 from engine.money import PAID_INTO, Ledger

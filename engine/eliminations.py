@@ -13,15 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine import bounties, floor
 from engine.events import (
-    Acted,
-    Event,
-    HandForHandEnded,
-    PlayerEliminated,
-    Posted,
-    PotAwarded,
-    Result,
-    Returned,
-    StatusChanged,
+    Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned, StatusChanged,
     TournamentFinished,
 )
 from engine.hand import Hand

@@ -24,15 +24,7 @@ from typing import Literal, NamedTuple
 
 from engine.evaluate import hand_strength
 from engine.events import (
-    Acted,
-    BoardDealt,
-    Event,
-    HandEnded,
-    HoleDealt,
-    Posted,
-    PotAwarded,
-    Returned,
-    Shown,
+    Acted, BoardDealt, Event, HandEnded, HoleDealt, Posted, PotAwarded, Returned, Shown,
 )
 
 BOARD_STREETS: tuple[Literal["flop", "turn", "river"], ...] = ("flop", "turn", "river")

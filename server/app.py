@@ -28,19 +28,10 @@ from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
 from engine.structure import Definition, DefinitionError, load_definition
 from engine.wire import (
-    MAX_MESSAGE_BYTES,
-    Act,
-    Back,
-    Details,
-    Incoming,
-    RefundRow,
-    Summary,
-    Sync,
-    Watch,
-    describe_decode_error,
-    error_message,
-    incoming_decoder,
+    MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
+    error_message, incoming_decoder,
 )
+from server import hosted
 from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
@@ -272,7 +263,8 @@ async def add_bots(request: Request) -> Response:
     except ValueError as problem:
         raise Refused("bad_request", str(problem)) from None
     ws_url = f"ws://{request.url.hostname}:{request.url.port}"
-    added = runtime.add_bots(body.count, ws_url, mix=mix, think=(body.think_min, body.think_max), rng=random.Random())
+    added = hosted.add_bots(runtime, body.count, ws_url, mix=mix, think=(body.think_min, body.think_max),
+                            rng=random.Random())
     return reply(BotsAdded(added), 201)
 
 
@@ -420,9 +412,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             runtime = TournamentRuntime.restore(stored, server.storage, hand_pause=server.settings.hand_pause)
             server.add(runtime)
-            runtime.ws_url = server.settings.ws_url
+            runtime.bots.ws_url = server.settings.ws_url
             if stored.open:
-                runtime.resume_after_restore(server.settings.ws_url)
+                runtime.resume_after_restore()
         except Exception:  # one tournament's broken journal must not keep the others down
             logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
     try:

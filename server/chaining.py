@@ -14,14 +14,48 @@ import logging
 import random
 from typing import TYPE_CHECKING
 
-from engine.director import TournamentError
+from engine.director import Status, TournamentError
 from engine.wire import Ticket
+from server import hosted
 from server import records as r
+from server.errors import Refused
 
 if TYPE_CHECKING:
     from server.runtime import TournamentRuntime
 
 logger = logging.getLogger("mttsim.server")
+
+
+def another_flight(runtime: TournamentRuntime, token: str) -> bool:
+    """Whether ``token`` plays another flight of this flight's final: the same person again (L.48), who
+    registers here under the token they hold, so that the final groups their entries.
+
+    Refused when the final takes the first stack forward and this person has
+    already qualified (L.48: no entries after qualifying).
+    """
+    flight = runtime.definition.flight
+    if flight is None or flight.final is None or not any(
+            other.definition.flight is not None and other.definition.flight.final == flight.final
+            and other.player_for(token) is not None for other in runtime.registry.values() if other is not runtime):
+        return False
+    final = runtime.registry.get(flight.final)
+    if (final is not None and final.definition.final is not None
+            and final.definition.final.forward == "first" and final.player_for(token) is not None):
+        raise Refused("refused", "you have qualified for the final already: first stack forward (L.48)")
+    return True
+
+
+def send_on(runtime: TournamentRuntime) -> None:
+    """A finished satellite's seat winners and a flight's survivors become entries of their target."""
+    director = runtime.director
+    if director.status is not Status.FINISHED:
+        return
+    satellite, flight = runtime.definition.satellite, runtime.definition.flight
+    if satellite is not None:
+        seats: dict[str, int | None] = {result.player: None for result in director.standings() if result.ticket}
+        carry_players(runtime, satellite.target, seats)
+    if flight is not None:
+        carry_players(runtime, flight.final, dict(director.stacks), pool_cents=director.ledger.summary()["carried"])
 
 
 def carry_players(source: TournamentRuntime, target_id: str | None, players: dict[str, int | None],
@@ -49,8 +83,8 @@ def carry_players(source: TournamentRuntime, target_id: str | None, players: dic
                 bot = source.entries.bots.get(player)
                 if bot is not None and ticket.entry == entry:
                     tag, token, think_min, think_max = bot
-                    target.ws_url = target.ws_url or source.ws_url
-                    target.host_bot(entry, tag, token, (think_min, think_max), random.Random())
+                    target.bots.ws_url = target.bots.ws_url or source.bots.ws_url
+                    hosted.host(target, entry, tag, token, (think_min, think_max), random.Random())
             except TournamentError as refusal:
                 ticket.refused = str(refusal)
         source.tickets.append(ticket)

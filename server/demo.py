@@ -15,6 +15,7 @@ from collections.abc import Callable
 import uvicorn
 
 from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
+from server import hosted
 from server.app import Server, Settings, create_app, uvicorn_websockets
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
@@ -53,13 +54,13 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
     runtime = TournamentRuntime.create("demo", demo_definition(players, seats), server.storage,
                                        hand_pause=hand_pause)
     server.add(runtime)
-    runtime.add_bots(players, f"ws://{host}:{bound}", mix=DEFAULT_MIX, think=think, rng=rng)
+    hosted.add_bots(runtime, players, f"ws://{host}:{bound}", mix=DEFAULT_MIX, think=think, rng=rng)
     await asyncio.sleep(0.5)  # let the bots connect
     runtime.start()
     announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
              f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
              f"Ctrl-C stops the demo.")
-    await runtime.bots_done()
+    await runtime.bots.done()
     winner = runtime.director.standings()[0] if runtime.director.standings() else None
     if winner is not None:
         announce(f"The tournament is over: {runtime.entries.name(winner.player)} wins "

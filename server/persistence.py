@@ -18,14 +18,7 @@ import msgspec
 
 from engine.director import Status
 from engine.events import (
-    AddOnTaken,
-    BountyWon,
-    Event,
-    PlayerEliminated,
-    RebuyTaken,
-    Refunded,
-    Registered,
-    TournamentFinished,
+    AddOnTaken, BountyWon, Event, PlayerEliminated, RebuyTaken, Refunded, Registered, TournamentFinished,
 )
 from server.journal import Storage, Stored
 from server.records import AnyRecord, Session, apply

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from engine import wire
 from engine.director import Tournament
 from engine.events import Event
 from engine.refunds import RefundPolicy
@@ -164,6 +165,19 @@ class Session:
         self.director = state["director"]
         self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"])
         self.paused, self.last_now, self.started_wall = state["paused"], state["last_now"], state["started_wall"]
+
+
+def from_wire(player: str, message: wire.MoneyMessage) -> AnyRecord:
+    """The record a player's money message asks for."""
+    if isinstance(message, wire.Rebuy):
+        return Rebuy(player)
+    if isinstance(message, wire.DeclineRebuy):
+        return DeclineRebuy(player)
+    if isinstance(message, wire.PressDeal):
+        return PressDeal(player, message.on)
+    if isinstance(message, wire.AnswerDeal):
+        return AcceptDeal(player) if message.accept else RejectDeal(player, "rejected")
+    return AddOn(player)
 
 
 def apply(session: Session, record: AnyRecord) -> list[Event]:

@@ -17,7 +17,6 @@ stood: the time the server was down does not count.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import random
 import secrets
@@ -25,52 +24,31 @@ import time
 
 import msgspec
 
-from bots.client import play_seat, strategy_for
 from engine.cards import shuffled_deck
 from engine.director import Status, Tournament
 from engine.events import (
-    DealProposed,
-    EntriesMerged,
-    Event,
-    HandStarted,
-    Refunded,
-    Seated,
-    StatusChanged,
-    TableBroken,
+    DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken,
 )
 from engine.hand import Hand, IllegalAction
 from engine.history import to_phh
 from engine.refunds import RefundPolicy
 from engine.structure import Definition
 from engine.wire import (
-    Act,
-    AnswerDeal,
-    DeclineRebuy,
-    Details,
-    MoneyMessage,
-    PressDeal,
-    Rebuy,
-    RefundRow,
-    Snapshot,
-    Summary,
-    Ticket,
-    TournamentState,
-    VoidedHand,
-    encoder,
+    Act, Details, MoneyMessage, RefundRow, Snapshot, Summary, Ticket, TournamentState, VoidedHand, encoder,
 )
 from server import records as r
 from server import views
-from server.chaining import carry_players
+from server.chaining import another_flight, send_on
 from server.clock import TournamentClock
 from server.entries import Entries, token_key
 from server.errors import Refused, refusals
+from server.hosted import HostedBots
 from server.hub import Connection
 from server.journal import MemoryStorage, Storage, Stored
 from server.persistence import Journal
 from server.streams import Streams
 from server.tables import Tables
 
-DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 logger = logging.getLogger("mttsim.server")
 
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
@@ -97,11 +75,10 @@ class TournamentRuntime:
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.tickets: list[Ticket] = []  # the players this tournament sent on (a satellite's seats, a flight's)
         self.voided: list[VoidedHand] = []  # hands a restore called off
-        self.ws_url: str | None = None  # where this server's own bots connect
         self.restored_at: float | None = None
         self.crashed = False
         self._task: asyncio.Task[None] | None = None
-        self._bots: set[asyncio.Task[None]] = set()  # this tournament's own bots, awaited on shutdown
+        self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
         self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
 
     @property
@@ -128,7 +105,7 @@ class TournamentRuntime:
         runtime.journal.replay(stored, runtime.session)
         return runtime
 
-    def resume_after_restore(self, ws_url: str | None) -> None:
+    def resume_after_restore(self) -> None:
         """Void the hands the crash interrupted, restart the clock and the tables, and bring back the bots."""
         director = self.director
         self.restored_at = time.time()
@@ -141,11 +118,11 @@ class TournamentRuntime:
                     self.voided.append(VoidedHand(table, director.hand_number(table)))
                     self.submit(r.VoidHand(table))
             self._task = asyncio.get_running_loop().create_task(self.run(), name=f"tournament:{self.id}")
-        if ws_url is None or director.status not in (Status.REGISTER, Status.RUNNING):
+        if director.status not in (Status.REGISTER, Status.RUNNING):
             return
         for player, (tag, token, think_min, think_max) in self.entries.bots.items():
             if player in director.stacks:
-                self._play_bot(ws_url, player, token, tag, random.Random(), (think_min, think_max))
+                self.bots.play(player, token, tag, random.Random(), (think_min, think_max))
 
     # ---------------------------------------------------------- the one way in
 
@@ -172,7 +149,7 @@ class TournamentRuntime:
         elif events:
             self.streams.route(events)
         if closed:
-            self._send_on()
+            send_on(self)
             if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
                 self._task.cancel()
         for event in events:
@@ -213,18 +190,6 @@ class TournamentRuntime:
             level=started.level))
         self.journal.maybe_snapshot(self.session)
 
-    def _send_on(self) -> None:
-        """A finished satellite's seat winners and a flight's survivors become entries of their target."""
-        director = self.director
-        if director.status is not Status.FINISHED:
-            return
-        if self.definition.satellite is not None:
-            carry_players(self, self.definition.satellite.target,
-                          {result.player: None for result in director.standings() if result.ticket})
-        if self.definition.flight is not None:
-            carry_players(self, self.definition.flight.final, dict(director.stacks),
-                          pool_cents=director.ledger.summary()["carried"])
-
     # ------------------------------------------------------- the clock
 
     def now(self) -> float:
@@ -240,8 +205,7 @@ class TournamentRuntime:
         (M.50), where the tournament allows it, or another flight of the
         same final (L.48), under the same token.
         """
-        if another_of is not None and self.player_for(another_of) is None and self._in_a_sibling_flight(another_of):
-            self._verify_flight_entry(another_of)
+        if another_of is not None and self.player_for(another_of) is None and another_flight(self, another_of):
             token, person = another_of, None
         else:
             person = None
@@ -255,54 +219,6 @@ class TournamentRuntime:
         with refusals():
             self.submit(r.Register(player, name, token_key(token), person))
         return player, token
-
-    def _in_a_sibling_flight(self, token: str) -> bool:
-        """Whether ``token`` plays another flight of this flight's final: the same person again (L.48)."""
-        flight = self.definition.flight
-        return flight is not None and flight.final is not None and any(
-            other.definition.flight is not None and other.definition.flight.final == flight.final
-            and other.player_for(token) is not None for other in self.registry.values() if other is not self)
-
-    def _verify_flight_entry(self, token: str) -> None:
-        """Refused when the final takes the first stack forward and this person has qualified (L.48)."""
-        assert self.definition.flight is not None
-        final = self.registry.get(self.definition.flight.final or "")
-        if (final is not None and final.definition.final is not None
-                and final.definition.final.forward == "first" and final.player_for(token) is not None):
-            raise Refused("refused", "you have qualified for the final already: first stack forward (L.48)")
-
-    def add_bots(self, count: int, ws_url: str, *, mix: dict[str, float], think: tuple[float, float],
-                 rng: random.Random) -> list[str]:
-        """Register ``count`` bots that play over the websocket like any client (bots/client.py)."""
-        names, weights = list(mix), list(mix.values())
-        self.ws_url = ws_url
-        added = []
-        for _ in range(count):
-            tag = rng.choices(names, weights)[0]
-            player, token = self.register(f"{tag} bot {self.entries.next_number + 1}")
-            self.host_bot(player, tag, token, think, random.Random(rng.random()))
-            added.append(player)
-        return added
-
-    def host_bot(self, player: str, tag: str, token: str, think: tuple[float, float], rng: random.Random) -> None:
-        """``player`` is played by the server's own bot, now and after a restore."""
-        self.submit(r.HostBot(player, tag, token, think[0], think[1]))
-        if self.ws_url is not None:
-            self._play_bot(self.ws_url, player, token, tag, rng, think)
-
-    def _play_bot(self, ws_url: str, player: str, token: str, tag: str, rng: random.Random,
-                  think: tuple[float, float]) -> None:
-        strategy, fault = strategy_for(tag)
-
-        async def play() -> None:
-            try:
-                await play_seat(ws_url, self.id, player, token, strategy, rng, think, fault)
-            except Exception:  # a bot's failure is the bot's: the tournament plays on and its clock acts for it
-                logger.exception("bot %s stopped", player)
-
-        task = asyncio.get_running_loop().create_task(play(), name=f"bot:{self.id}:{player}")
-        self._bots.add(task)
-        task.add_done_callback(self._bots.discard)
 
     def unregister(self, token: str) -> int:
         """Leave during Register; returns the refund in cents (buy-in and fee)."""
@@ -337,19 +253,8 @@ class TournamentRuntime:
 
     def player_money(self, player: str, message: MoneyMessage) -> None:
         """A re-buy, an add-on or a deal answer from the wire; the director names the rule when it refuses."""
-        record: r.AnyRecord
-        if isinstance(message, Rebuy):
-            record = r.Rebuy(player)
-        elif isinstance(message, DeclineRebuy):
-            record = r.DeclineRebuy(player)
-        elif isinstance(message, PressDeal):
-            record = r.PressDeal(player, message.on)
-        elif isinstance(message, AnswerDeal):
-            record = r.AcceptDeal(player) if message.accept else r.RejectDeal(player, "rejected")
-        else:
-            record = r.AddOn(player)
         with refusals():
-            self.submit(record)
+            self.submit(r.from_wire(player, message))
 
     def pause(self) -> None:
         if self.director.status is not Status.RUNNING or self.session.paused:
@@ -368,16 +273,10 @@ class TournamentRuntime:
     async def shutdown(self) -> None:
         """Stop the tournament's tables and its bots and wait for them, and for a snapshot being written."""
         await self.journal.settle()
-        for task in (self._task, *self._bots):
-            if task is not None:
-                task.cancel()
-        await asyncio.gather(*(task for task in (self._task, *self._bots) if task is not None),
-                             return_exceptions=True)
-
-    async def bots_done(self) -> None:
-        """Until this tournament's own bots have all stopped (they stop when it ends)."""
-        while self._bots:
-            await asyncio.gather(*self._bots, return_exceptions=True)
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.bots.stop()
 
     def player_for(self, token: str) -> str | None:
         return self.entries.player_for(token)
@@ -399,32 +298,11 @@ class TournamentRuntime:
         """
         try:
             if draw is not None:
-                await self._announce(draw)
+                await self.streams.route_draw(draw)
             await self.tables.run()
         except Exception:
             self.crashed = True
             logger.exception("tournament %s stopped by an error", self.id)
-
-    async def _announce(self, events: list[Event]) -> None:
-        """Route the draw, yielding the loop after every ``DRAW_SNAPSHOTS_PER_TURN`` snapshots it sends.
-
-        A player who connects meanwhile gets their table at once (``connect``
-        reads the director); the draw's own snapshot reaches them again later.
-        """
-        streams = self.streams
-        streams.record(events)
-        sent = 0
-        for event in events:
-            streams.route_event(event)
-            if isinstance(event, Seated):
-                sent += len(streams.players.get(event.player, ()))
-                if sent >= DRAW_SNAPSHOTS_PER_TURN:
-                    sent = 0
-                    await asyncio.sleep(0)
-        streams.offer_deal_button()
-        # Everything the field needs now exists (connections, seats, the tables) and lives as long as the
-        # tournament: out of the collector's way, so that its collections stay small (docs/performance.md).
-        gc.freeze()
 
     def player_act(self, player: str, message: Act) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""

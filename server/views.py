@@ -12,17 +12,7 @@ from engine.director import Status, Tournament
 from engine.events import Shown
 from engine.refunds import Refund
 from engine.wire import (
-    Countdown,
-    DealView,
-    Details,
-    Legal,
-    RefundRow,
-    SeatView,
-    Summary,
-    TableView,
-    Ticket,
-    VoidedHand,
-    You,
+    Countdown, DealView, Details, Legal, RefundRow, SeatView, Summary, TableView, Ticket, VoidedHand, You,
 )
 from server.entries import Entries
 

@@ -7,18 +7,8 @@ import pytest
 
 from engine.director import Status, TournamentError
 from engine.events import (
-    AddOnEnded,
-    AddOnOffered,
-    AddOnTaken,
-    DealProposed,
-    DealRejected,
-    HandVoided,
-    PlayerEliminated,
-    RebuyDeclined,
-    RebuyOffered,
-    RebuyTaken,
-    Refunded,
-    TournamentFinished,
+    AddOnEnded, AddOnOffered, AddOnTaken, DealProposed, DealRejected, HandVoided, PlayerEliminated, RebuyDeclined,
+    RebuyOffered, RebuyTaken, Refunded, TournamentFinished,
 )
 from engine.icm import equities
 from engine.refunds import RefundPolicy

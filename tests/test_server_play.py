@@ -12,14 +12,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, HandStarted
 from tests.live_server import (
-    SilentClient,
-    admin,
-    bots,
-    create,
-    definition,
-    live_server,
-    person_among_stations,
-    receive_json,
+    SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
 )
 
 pytestmark = pytest.mark.asyncio

@@ -7,13 +7,7 @@ import json
 import pytest
 
 from engine.structure import (
-    DefinitionError,
-    Payout,
-    default_levels,
-    default_payouts,
-    hand_for_hand_points,
-    load_definition,
-    prizes_cents,
+    DefinitionError, Payout, default_levels, default_payouts, hand_for_hand_points, load_definition, prizes_cents,
 )
 
 
