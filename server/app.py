@@ -11,7 +11,7 @@ import contextlib
 import logging
 import random
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
@@ -214,25 +214,24 @@ async def unregister(request: Request) -> Response:
     return reply(Unregistered(runtime_of(request).unregister(bearer(request) or "")))
 
 
-async def start(request: Request) -> Response:
+def admin_command(request: Request, command: Callable[[TournamentRuntime], None]) -> Response:
+    """An admin command without a body; the answer is the tournament's summary after it."""
     require_admin(request)
     runtime = runtime_of(request)
-    runtime.start()
+    command(runtime)
     return reply(runtime.summary())
+
+
+async def start(request: Request) -> Response:
+    return admin_command(request, TournamentRuntime.start)
 
 
 async def pause(request: Request) -> Response:
-    require_admin(request)
-    runtime = runtime_of(request)
-    runtime.pause()
-    return reply(runtime.summary())
+    return admin_command(request, TournamentRuntime.pause)
 
 
 async def resume(request: Request) -> Response:
-    require_admin(request)
-    runtime = runtime_of(request)
-    runtime.resume()
-    return reply(runtime.summary())
+    return admin_command(request, TournamentRuntime.resume)
 
 
 async def cancel(request: Request) -> Response:
