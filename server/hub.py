@@ -59,13 +59,13 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websocket protocol, which an accepted connection's app may ``attach`` to (see the module)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # uvicorn passes its own arguments through
         self._on_message: Callable[[bytes], None] | None = None
         self._on_lost: Callable[[], None] | None = None
         self._on_writable: Callable[[], None] | None = None
 
     def handle_connect(self, event: object) -> None:
-        super().handle_connect(event)  # type: ignore[arg-type]
+        super().handle_connect(event)  # type: ignore[arg-type]  # the sans-I/O Request event, untyped here
         scope = getattr(self, "scope", None)
         if scope is not None:  # the ASGI task is created, not yet started: it will see this
             scope["extensions"][WIRE] = self

@@ -116,3 +116,15 @@ async def test_every_operation_answers_with_the_schema_its_openapi_description_n
         schema = document["paths"]["/api/tournaments/{id}"]["get"]["responses"]["200"]["content"]
         assert schema["application/json"]["schema"] == {"$ref": "#/components/schemas/Details"}
         assert "table_list" in document["components"]["schemas"]["Details"]["properties"]
+
+
+async def test_a_tournaments_own_bots_are_stopped_and_awaited_when_the_server_shuts_down():
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(6, 3), 0)
+        added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                                  json={"count": 4, "think_min": 0, "think_max": 0})
+        assert added.status_code == 201
+        runtime = live.runtime(tournament)
+        tasks = set(runtime.bots.tasks)
+        assert len(tasks) == 4 and not any(task.done() for task in tasks)
+    assert all(task.done() for task in tasks) and not runtime.bots.tasks
