@@ -100,6 +100,26 @@ def to_phh(
     return "".join(f"{key} = {_toml(value)}\n" for key, value in fields)
 
 
+def redact(phh_text: str, seen_by: str | None) -> str:
+    """A hand history as ``seen_by`` (an entry id, or None for anyone) may read it: hole cards only where
+    they were shown at the table, and the viewer's own; every other player's are ``????`` (PHH's unknown
+    cards). The admin reads the stored text itself.
+    """
+    lines = phh_text.splitlines(keepends=True)
+    fields = {line.split(" = ", 1)[0]: number for number, line in enumerate(lines)}
+    if "actions" not in fields or "players" not in fields:
+        return phh_text
+    actions: list[str] = json.loads(lines[fields["actions"]].split(" = ", 1)[1])
+    players: list[str] = json.loads(lines[fields["players"]].split(" = ", 1)[1])
+    visible = {action.split()[0] for action in actions if action.split()[1:2] == ["sm"]}
+    if seen_by in players:
+        visible.add(f"p{players.index(seen_by) + 1}")
+    redacted = [f"d dh {parts[2]} ????" if parts[:2] == ["d", "dh"] and parts[2] not in visible else action
+                for action in actions for parts in [action.split()]]
+    lines[fields["actions"]] = f"actions = {_toml(redacted)}\n"
+    return "".join(lines)
+
+
 def to_phhs(phh_texts: Iterable[str]) -> str:
     """Many PHH texts as one ``.phhs`` file of sections ``[1]``, ``[2]`` ..."""
     return "\n".join(phhs_section(i, text) for i, text in enumerate(phh_texts, start=1))

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
+from engine.history import redact
 from engine.structure import Definition, DefinitionError, load_definition
 from engine.wire import (
     MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
@@ -158,9 +159,13 @@ def bearer(request: Request) -> str | None:
     return header[7:].strip() if header.lower().startswith("bearer ") else None
 
 
-def require_admin(request: Request) -> None:
+def is_admin(request: Request) -> bool:
     token = bearer(request)
-    if token is None or not secrets.compare_digest(token, server_of(request).settings.admin_token):
+    return token is not None and secrets.compare_digest(token.encode(), server_of(request).settings.admin_token.encode())
+
+
+def require_admin(request: Request) -> None:
+    if not is_admin(request):
         raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
 
 
@@ -282,9 +287,13 @@ async def hand_history(request: Request) -> Response:
     """One finished hand as PHH (the poker hand history format PokerKit reads)."""
     runtime = runtime_of(request)
     number = request.path_params["hand"]
-    text = server_of(request).storage.hand(runtime.id, int(number)) if number.isdigit() else None
+    text = server_of(request).storage.hand(runtime.id, int(number)) if number.isascii() and number.isdigit() \
+        else None
     if text is None:
         raise Refused("no_finished_hand", f"no finished hand {number!r} in this tournament")
+    if not is_admin(request):  # hole cards: only those shown at the table, and the player's own
+        token = bearer(request)
+        text = redact(text, runtime.player_for(token) if token else None)
     return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
 
@@ -312,7 +321,8 @@ OPERATIONS = [
               query=(("player", str), ("table", int)), refusals=(404,),
               summary="Finished hands, optionally of ?player= or at ?table="),
     Operation(method="GET", path="/api/tournaments/{id}/hands/{hand}", endpoint=hand_history, refusals=(404,),
-              summary="One finished hand as PHH text"),
+              summary="One finished hand as PHH text: hole cards shown at the table, a player's own (with their "
+                      "token), every one with the admin token"),
     Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
               response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]),),
               summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),

@@ -51,3 +51,12 @@ def test_phhs_file_of_many_hands_reads_back_in_order():
     histories = list(HandHistory.loads_all(to_phhs(to_phh(h, hand_number=i) for i, h in enumerate(hands))))
     assert [h.hand for h in histories] == list(range(20))
     assert [replayed_stacks(h) for h in histories] == [list(h.stacks) for h in hands]
+
+
+def test_a_redacted_history_keeps_shown_cards_and_the_viewers_own():
+    from engine.history import redact
+
+    text = ('actions = ["d dh p1 AcKd", "d dh p2 7h7s", "d dh p3 2c3d", "p3 f", "p1 cc", "p2 cc", '
+            '"d db 2h5c9d", "p1 sm AcKd", "p2 sm 7h7s"]\nplayers = ["ann", "bob", "cy"]\n')
+    assert '"d dh p3 ????"' in redact(text, None) and '"d dh p1 AcKd"' in redact(text, None)
+    assert '"d dh p3 2c3d"' in redact(text, "cy") and '"d dh p3 ????"' in redact(text, "ann")
