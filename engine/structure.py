@@ -168,16 +168,68 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         prize_table(self.payouts)  # raises on bad places or percentages
 
 
+MAX_NESTING = 32  # brackets deep: a definition needs 4; a parser recursing on 100,000 would fail with no answer
+INT64 = (-(2**63), 2**63 - 1)  # what the journal (msgpack) and SQLite hold
+
+
+def nesting_depth(text: str | bytes) -> int:
+    """How deep JSON or TOML brackets nest, strings skipped: checked before a parser recurses into them."""
+    data = text.encode() if isinstance(text, str) else text
+    depth = deepest = 0
+    quote = 0
+    escaped = False
+    for byte in data:
+        if quote:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C and quote == 0x22:  # a backslash escapes only in "..." strings
+                escaped = True
+            elif byte == quote:
+                quote = 0
+        elif byte in (0x22, 0x27):
+            quote = byte
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
-    """Decode and check a definition; DefinitionError names the offending key."""
+    """Decode and check a definition; DefinitionError names the offending key.
+
+    Numbers must be finite and fit 64 bits: an infinite level or an integer
+    the journal cannot hold is refused here, before anything is created.
+    """
+    if nesting_depth(text) > MAX_NESTING:
+        raise DefinitionError(f"nested deeper than {MAX_NESTING} brackets")
     decode = msgspec.toml.decode if toml else msgspec.json.decode
     try:
-        return decode(text, type=Definition)
+        definition = decode(text, type=Definition)
     except msgspec.ValidationError as error:
         # __post_init__ errors arrive wrapped; both kinds name their key.
         raise DefinitionError(str(error)) from None
     except msgspec.DecodeError as error:
         raise DefinitionError(f"not valid {'TOML' if toml else 'JSON'}: {error}") from None
+    check_numbers(msgspec.to_builtins(definition), "$")
+    return definition
+
+
+def check_numbers(value: object, path: str) -> None:
+    """Every number under ``value`` finite and within 64 bits; DefinitionError names the first that is not."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DefinitionError(f"{path}: {value} is not a finite number")
+    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+        raise DefinitionError(f"{path}: {value} does not fit 64 bits")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_numbers(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_numbers(item, f"{path}[{index}]")
 
 
 def _place_range(places: str) -> range:

@@ -21,13 +21,15 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
 from engine.history import redact
-from engine.structure import Definition, DefinitionError, load_definition
+from engine.structure import MAX_NESTING, Definition, DefinitionError, load_definition, nesting_depth
 from engine.wire import (
     MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
     error_message, incoming_decoder,
@@ -41,6 +43,8 @@ from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
+MAX_DEFINITION_BYTES = 1024 * 1024  # a tournament's definition: a few kilobytes, with room for long structures
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
@@ -59,6 +63,7 @@ STATUS_OF = {
     "bad_request": 400, "bad_definition": 400,
     "admin_only": 401, "bad_token": 401,
     "observer": 403,
+    "too_large": 413,
     "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
     "not_your_turn": 409, "illegal_action": 409,
@@ -161,7 +166,8 @@ def bearer(request: Request) -> str | None:
 
 def is_admin(request: Request) -> bool:
     token = bearer(request)
-    return token is not None and secrets.compare_digest(token.encode(), server_of(request).settings.admin_token.encode())
+    admin_token = server_of(request).settings.admin_token.encode()
+    return token is not None and secrets.compare_digest(token.encode(), admin_token)
 
 
 def require_admin(request: Request) -> None:
@@ -178,10 +184,56 @@ def runtime_of(request: Request) -> TournamentRuntime:
 
 async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:
     """The request's JSON body as ``kind``; a malformed one is refused naming the field."""
+    body = await request.body() or empty or b""
+    if nesting_depth(body) > MAX_NESTING:
+        raise Refused("bad_request", f"the body nests deeper than {MAX_NESTING} brackets")
     try:
-        return msgspec.json.decode(await request.body() or empty or b"", type=kind)
+        return msgspec.json.decode(body, type=kind)
     except msgspec.DecodeError as problem:
         raise Refused("bad_request", str(problem)) from None
+
+
+class BodyLimit:
+    """Refuse a request body over its limit with 413, before it is read whole: ``MAX_DEFINITION_BYTES`` for a
+    tournament's definition, ``MAX_BODY_BYTES`` for every other body (docs/security.md)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = MAX_DEFINITION_BYTES if scope["path"] == "/api/tournaments" else MAX_BODY_BYTES
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        too_big = Response(msgspec.json.encode(Problem("too_large", f"a request body is at most {limit} bytes here")),
+                           status_code=413, media_type="application/json")
+        if not declared.isdigit() or int(declared) > limit:
+            await too_big(scope, receive, send)
+            return
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > limit:
+                await too_big(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 # ------------------------------------------------------------------ endpoints
@@ -439,6 +491,7 @@ def create_app(settings: Settings) -> Starlette:
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
     if WEB_DIR.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+                    middleware=[Middleware(BodyLimit)])
     app.state.server = Server(settings)
     return app
