@@ -179,6 +179,8 @@ def parse_mix(text: str, known: Iterable[str] = STRATEGIES) -> dict[str, float]:
             mix[name] = float(weight or 1)
         except ValueError:
             raise ValueError(f"weight of {name} must be a number, not {weight!r}") from None
+        if not 0 <= mix[name] < float("inf"):
+            raise ValueError(f"weight of {name} must be a finite number, 0 or more, not {weight!r}")
     if sum(mix.values()) <= 0:
         raise ValueError("the mix needs a positive weight")
     return mix

@@ -28,6 +28,7 @@ from starlette.websockets import WebSocket
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.refunds import RefundPolicy
+from engine.director import Status
 from engine.history import redact
 from engine.structure import MAX_NESTING, Definition, DefinitionError, load_definition, nesting_depth
 from engine.wire import (
@@ -95,8 +96,8 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
 
     count: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
     mix: str | None = None
-    think_min: Annotated[float, msgspec.Meta(ge=0)] = 0.3
-    think_max: Annotated[float, msgspec.Meta(ge=0)] = 1.5
+    think_min: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.3
+    think_max: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
 
 
 class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -318,20 +319,40 @@ async def add_bots(request: Request) -> Response:
         mix = parse_mix(body.mix, [*STRATEGIES, *FAULTS]) if body.mix else DEFAULT_MIX
     except ValueError as problem:
         raise Refused("bad_request", str(problem)) from None
-    ws_url = f"ws://{request.url.hostname}:{request.url.port}"
-    added = hosted.add_bots(runtime, body.count, ws_url, mix=mix, think=(body.think_min, body.think_max),
+    free = runtime.definition.max_players - len(runtime.director.entries)
+    if runtime.director.status is not Status.REGISTER:
+        raise Refused("refused", f"bots register only in Register; the tournament is {runtime.director.status}")
+    if body.count > free:  # all or none: a partial field would surprise whoever asked
+        raise Refused("refused", f"{body.count} bots asked for, {free} seats left")
+    added = hosted.add_bots(runtime, body.count, own_ws_url(request), mix=mix, think=(body.think_min, body.think_max),
                             rng=random.Random())
     return reply(BotsAdded(added), 201)
+
+
+def own_ws_url(request: Request) -> str:
+    """Where the server's own bots reach it: the address it was told (``mttsim serve`` does), or the one this
+    request arrived on, never the Host header a client sent."""
+    settings_url = server_of(request).settings.ws_url
+    if settings_url is not None:
+        return settings_url
+    host, port = request.scope["server"] or ("127.0.0.1", 8000)
+    return f"ws://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
+
+
+def table_number(text: str | None) -> int | None:
+    """A ``table`` parameter: a table number as ASCII digits, or None when absent; anything else is refused."""
+    if text is None or text == "":
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise Refused("bad_request", "table: a table number")
+    return int(text)
 
 
 async def hand_list(request: Request) -> Response:
     """Finished hands, optionally of one ``player`` or at one ``table``."""
     runtime = runtime_of(request)
-    table = request.query_params.get("table")
-    if table is not None and not table.isdigit():
-        raise Refused("bad_request", "table: a table number")
-    rows = server_of(request).storage.hands(runtime.id, request.query_params.get("player"),
-                                            int(table) if table else None)
+    table = table_number(request.query_params.get("table"))
+    rows = server_of(request).storage.hands(runtime.id, request.query_params.get("player"), table)
     return reply(HandList(rows))
 
 
@@ -409,11 +430,16 @@ async def play(websocket: WebSocket) -> None:
     wire = websocket.scope["extensions"].get(WIRE)
     if wire is None:
         raise RuntimeError("run the app under uvicorn with server.app.uvicorn_websockets() (mttsim serve does)")
-    table = websocket.query_params.get("table")
+    try:
+        table = table_number(websocket.query_params.get("table"))
+    except Refused as refusal:
+        await websocket.send_text(error_message(refusal.code, refusal.message).decode())
+        await websocket.close(4400, refusal.message)
+        return
     settings = server.settings
     connection = Connection(websocket, wire, player=player, outbound=server.outbound, max_queue=settings.max_queue,
                             rate=settings.rate, burst=settings.burst)
-    runtime.connect(connection, int(table) if table and table.isdigit() else None)
+    runtime.connect(connection, table)
     wire.attach(lambda data: receive(runtime, connection, data), connection.lost, connection.flush)
     try:
         await connection.ended

@@ -264,6 +264,8 @@ class TournamentRuntime:
         self.streams.publish_everywhere(TournamentState(True))
 
     def resume(self) -> None:
+        if self.director.status is not Status.RUNNING:
+            raise Refused("not_running", f"only a running tournament resumes; it is {self.director.status}")
         if not self.session.paused:
             raise Refused("not_paused", "the tournament is not paused")
         self.clock.resume()

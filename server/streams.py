@@ -39,6 +39,7 @@ class Streams:
         self.seq: dict[int, int] = {}
         self.watchers: dict[int, set[Connection]] = {}
         self.players: dict[str, set[Connection]] = {}
+        self.lobby: set[Connection] = set()  # observers who came before there was a table to watch
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
 
     def connected(self, player: str) -> bool:
@@ -120,6 +121,8 @@ class Streams:
         """One director event to the table streams and players it concerns."""
         director = self.session.director
         if isinstance(event, Seated):  # the draw: players already connected go to their table
+            if self.lobby:
+                self._seat_the_lobby()
             self.publish(event.table, event)
             for connection in list(self.players.get(event.player, ())):
                 self._watch(connection, event.table)
@@ -238,6 +241,7 @@ class Streams:
                 self.publish(where[0], Presence(connection.player, False))
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
+        self.lobby.discard(connection)
 
     def watch(self, connection: Connection, table: int) -> None:
         """An observer switches to ``table`` (the caller has checked that it may)."""
@@ -247,6 +251,19 @@ class Streams:
     def _watch(self, connection: Connection, table: int | None) -> None:
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
+        self.lobby.discard(connection)
         connection.table = table
         if table is not None:
             self.watchers.setdefault(table, set()).add(connection)
+            self.lobby.discard(connection)
+        elif connection.player is None:
+            self.lobby.add(connection)
+
+    def _seat_the_lobby(self) -> None:
+        """The draw: observers who were waiting for a table watch the first one."""
+        first = min(self.session.director.tables, default=None)
+        if first is None:
+            return
+        for connection in list(self.lobby):
+            self._watch(connection, first)
+            connection.send(self.snapshot(connection))

@@ -101,3 +101,72 @@ async def test_non_finite_numbers_and_integers_over_64_bits_are_refused_at_load_
         answer = await client.post("/api/tournaments", json=huge, headers=ADMIN)
         assert answer.status_code == 400 and "buy_in_cents" in answer.json()["message"]
         assert (await client.get("/api/tournaments")).json() == []  # nothing was created
+
+
+async def test_odd_parameters_and_tokens_get_clean_refusals():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    from tests.live_server import receive_json
+
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, seats = await create(live, definition(4, 4), 2)
+        base = f"/api/tournaments/{tournament}"
+        odd = {"Authorization": "Bearer t\u00e9st".encode("latin-1")}
+        assert (await client.post(f"{base}/start", headers=odd)).status_code == 401
+        assert (await client.post(f"{base}/unregister", headers=odd)).status_code == 401
+        assert (await client.get(f"{base}/hands", params={"table": "9" * 40})).status_code == 400
+        assert (await client.get(f"{base}/hands", params={"table": "\u00b2"})).status_code == 400
+        assert (await client.get(f"{base}/hands/\u00b2")).status_code == 404
+        for mix in ("tag=nan", "tag=inf", "tag=-1"):
+            answer = await client.post(f"{base}/bots", headers=ADMIN, json={"count": 1, "mix": mix})
+            assert answer.status_code == 400 and "weight" in answer.json()["message"]
+        answer = await client.post(f"{base}/bots", headers=ADMIN, content=b'{"count": 1, "think_max": 1e999}')
+        assert answer.status_code == 400
+        async with connect(f"{live.ws}/ws/tournaments/{tournament}?table=%C2%B2") as websocket:
+            refusal = await receive_json(websocket)
+            assert refusal == {"type": "error", "code": "bad_request", "message": "table: a table number"}
+            with pytest.raises(ConnectionClosed) as closed:
+                await websocket.recv()
+            assert closed.value.rcvd.code == 4400
+        assert len(live.runtime(tournament).director.entries) == 2  # nothing changed
+
+
+async def test_bots_are_added_all_or_none_and_reach_the_server_by_its_own_address():
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 2)
+        base = f"/api/tournaments/{tournament}"
+        too_many = await client.post(f"{base}/bots", headers=ADMIN, json={"count": 3, "think_max": 0})
+        assert too_many.status_code == 409 and "2 seats left" in too_many.json()["message"]
+        assert len(live.runtime(tournament).director.entries) == 2
+        lied = await client.post(f"{base}/bots", json={"count": 2, "think_max": 0},
+                                 headers={**ADMIN, "Host": "attacker.invalid:1"})
+        assert lied.status_code == 201
+        assert live.runtime(tournament).bots.ws_url == live.ws
+
+
+async def test_a_tournament_cancelled_while_paused_does_not_resume():
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 4)
+        base = f"/api/tournaments/{tournament}"
+        for command in ("start", "pause", "cancel"):
+            assert (await client.post(f"{base}/{command}", headers=ADMIN)).status_code == 200
+        refused = await client.post(f"{base}/resume", headers=ADMIN)
+        assert refused.status_code == 409 and refused.json()["error"] == "not_running"
+        assert (await client.get(base)).json()["status"] == "cancelled"
+
+
+async def test_an_observer_who_came_before_the_start_is_given_a_table_at_the_draw():
+    from websockets.asyncio.client import connect
+
+    from tests.live_server import receive_json
+
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 4)
+        async with connect(f"{live.ws}/ws/tournaments/{tournament}") as websocket:
+            first = await receive_json(websocket)
+            assert first["type"] == "snapshot" and first["table"] is None
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+            while (message := await receive_json(websocket))["type"] != "snapshot":
+                pass
+            assert message["table"]["id"] == 1 and len(message["table"]["seats"]) == 4
