@@ -124,7 +124,7 @@ def main() -> None:
               f"({per_action['sqlite'] / per_action['memory']:.2f}x)")
 
         storage = SQLiteStorage(f"{scratch}/money.db")
-        storage.create("m", b"{}", 1)
+        storage.create("m", b"{}", 1, b"key")
         for money in (False, True):
             start = time.perf_counter()
             for _ in range(200):

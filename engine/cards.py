@@ -7,6 +7,7 @@ The text form ('As', 'Td', '2c') is what people, PHH files and the wire see.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable, Sequence
 
@@ -40,11 +41,59 @@ def card_text(cards_: Sequence[int]) -> str:
 
 
 def shuffled_deck(rng: random.Random) -> list[int]:
-    """A full deck in an order drawn only from ``rng``.
-
-    Tests and simulations pass a seeded ``random.Random`` so hands replay; the
-    server passes ``secrets.SystemRandom()``.
-    """
+    """A full deck in an order drawn only from ``rng``: the simulator's and the tests' fast, seeded decks."""
     deck = list(range(52))
     rng.shuffle(deck)
     return deck
+
+
+def keyed_deck(key: bytes, number: int) -> list[int]:
+    """Deck ``number`` of a tournament whose secret is ``key``: the same deck every time (a journal replays
+    it), and nobody without the key can tell it from the others, however many they have seen.
+
+    SHAKE-256 of the key and the deck's number is a stream no observer can
+    extend; a Fisher-Yates shuffle draws from it, two bytes a draw,
+    rejecting the values that would bias a draw toward low indexes.
+    """
+    seed = key + number.to_bytes(8, "big")
+    stream = hashlib.shake_256(seed).digest(256)
+    position = 0
+    deck = list(range(52))
+    for top in range(51, 0, -1):
+        bound = top + 1
+        limit = 65536 - 65536 % bound
+        while True:
+            if position + 2 > len(stream):
+                stream = hashlib.shake_256(seed).digest(2 * len(stream))  # the same stream, longer
+            value = int.from_bytes(stream[position:position + 2], "big")
+            position += 2
+            if value < limit:
+                break
+        other = value % bound
+        deck[top], deck[other] = deck[other], deck[top]
+    return deck
+
+
+class KeyedDecks:
+    """A live tournament's decks: each from its secret and the count of decks dealt before it.
+
+    The director calls it with its seeded RNG, which it does not use: the
+    seeding of tables and seats stays the director's, the cards are not.
+    Pickled with the tournament, so a restored one deals on where it stood.
+    """
+
+    __slots__ = ("key", "dealt")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.dealt = 0
+
+    def __call__(self, rng: random.Random) -> list[int]:
+        self.dealt += 1
+        return keyed_deck(self.key, self.dealt)
+
+    def __getstate__(self) -> tuple[bytes, int]:
+        return self.key, self.dealt
+
+    def __setstate__(self, state: tuple[bytes, int]) -> None:
+        self.key, self.dealt = state

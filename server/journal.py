@@ -50,6 +50,7 @@ class Stored(msgspec.Struct):
     records: list[bytes]
     position: int  # of the last record
     open: bool = True
+    secret: bytes | None = None  # the key of its decks (engine.cards.keyed_deck); None before decks were keyed
 
 
 class HandRow(msgspec.Struct):
@@ -59,7 +60,7 @@ class HandRow(msgspec.Struct):
 
 
 class Storage(Protocol):
-    def create(self, tournament: str, definition: bytes, seed: int) -> None: ...
+    def create(self, tournament: str, definition: bytes, seed: int, secret: bytes) -> None: ...
 
     def append(self, tournament: str, record: bytes, *, money: bool) -> int:
         """Journal ``record`` and return its position (1, 2, ...) in the tournament's journal: durable at once
@@ -98,14 +99,14 @@ class MemoryStorage:
     """The interface without a disk: what one process needs to serve hand histories."""
 
     def __init__(self) -> None:
-        self._tournaments: dict[str, tuple[bytes, int]] = {}
+        self._tournaments: dict[str, tuple[bytes, int, bytes]] = {}
         self._records: dict[str, list[bytes]] = {}
         self._snapshots: dict[str, tuple[int, bytes]] = {}
         self._open: set[str] = set()
         self._hands: dict[str, dict[int, tuple[int, list[str], str]]] = {}
 
-    def create(self, tournament: str, definition: bytes, seed: int) -> None:
-        self._tournaments[tournament] = (definition, seed)
+    def create(self, tournament: str, definition: bytes, seed: int, secret: bytes) -> None:
+        self._tournaments[tournament] = (definition, seed, secret)
         self._records[tournament] = []
         self._open.add(tournament)
 
@@ -123,11 +124,11 @@ class MemoryStorage:
 
     def tournaments(self) -> list[Stored]:
         stored = []
-        for tournament, (definition, seed) in self._tournaments.items():
+        for tournament, (definition, seed, secret) in self._tournaments.items():
             records = self._records[tournament]
             position, state = self._snapshots.get(tournament, (0, None))
             stored.append(Stored(tournament, definition, seed, state, records[position:], len(records),
-                                 tournament in self._open))
+                                 tournament in self._open, secret))
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:
@@ -151,7 +152,8 @@ class MemoryStorage:
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
-    id TEXT PRIMARY KEY, definition BLOB NOT NULL, seed INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'open');
+    id TEXT PRIMARY KEY, definition BLOB NOT NULL, seed INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'open',
+    secret BLOB);
 CREATE TABLE IF NOT EXISTS journal (
     tournament TEXT NOT NULL, position INTEGER NOT NULL, record BLOB NOT NULL, PRIMARY KEY (tournament, position))
     WITHOUT ROWID;
@@ -174,6 +176,9 @@ class SQLiteStorage:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        columns = {name for _, name, *_ in self._db.execute("PRAGMA table_info(tournaments)")}
+        if "secret" not in columns:  # a file from before decks were keyed: its tournaments keep their decks
+            self._db.execute("ALTER TABLE tournaments ADD COLUMN secret BLOB")
         self._full = True
         self._sync(False)
         # The last position of each tournament: a snapshot may have taken every record before it.
@@ -193,11 +198,11 @@ class SQLiteStorage:
             self._db.execute(f"PRAGMA synchronous={'FULL' if full else 'NORMAL'}")
             self._full = full
 
-    def create(self, tournament: str, definition: bytes, seed: int) -> None:
+    def create(self, tournament: str, definition: bytes, seed: int, secret: bytes) -> None:
         self.commit()
         self._sync(True)
-        self._db.execute("INSERT INTO tournaments (id, definition, seed) VALUES (?, ?, ?)",
-                         (tournament, definition, seed))
+        self._db.execute("INSERT INTO tournaments (id, definition, seed, secret) VALUES (?, ?, ?, ?)",
+                         (tournament, definition, seed, secret))
         self._positions[tournament] = 0
 
     def append(self, tournament: str, record: bytes, *, money: bool) -> int:
@@ -274,8 +279,8 @@ class SQLiteStorage:
 
     def tournaments(self) -> list[Stored]:
         stored = []
-        for tournament, definition, seed, status in self._db.execute(
-                "SELECT id, definition, seed, status FROM tournaments ORDER BY rowid").fetchall():
+        for tournament, definition, seed, status, secret in self._db.execute(
+                "SELECT id, definition, seed, status, secret FROM tournaments ORDER BY rowid").fetchall():
             row = self._db.execute("SELECT position, state FROM snapshots WHERE tournament = ?",
                                    (tournament,)).fetchone()
             after, state = row if row else (0, None)
@@ -285,7 +290,7 @@ class SQLiteStorage:
                 "SELECT record FROM journal WHERE tournament = ? AND position > ? ORDER BY position",
                 (tournament, after))]
             stored.append(Stored(tournament, definition, seed, state, records,
-                                 self._positions.get(tournament, after), status == "open"))
+                                 self._positions.get(tournament, after), status == "open", secret))
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:

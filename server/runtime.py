@@ -24,7 +24,7 @@ import time
 
 import msgspec
 
-from engine.cards import shuffled_deck
+from engine.cards import KeyedDecks, shuffled_deck
 from engine.director import Status, Tournament
 from engine.events import (
     DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken,
@@ -59,13 +59,17 @@ class TournamentRuntime:
     """A tournament served live: registration over REST, then tables played over websockets."""
 
     def __init__(self, tournament_id: str, definition: Definition, *, hand_pause: float = 2.0,
-                 storage: Storage | None = None, seed: int | None = None) -> None:
+                 storage: Storage | None = None, seed: int | None = None, secret: bytes | None = None) -> None:
+        """``seed`` drives the director's draws; ``secret`` keys the decks (engine.cards.keyed_deck). Without a
+        secret the decks come from the seeded RNG, as before decks were keyed: a script's, or an old journal's.
+        """
         self.id = tournament_id
         self.definition = definition
         self.seed = secrets.randbits(63) if seed is None else seed  # fits an SQLite INTEGER
         self.storage: Storage = storage or MemoryStorage()
         self.entries = Entries(definition.time_bank_seconds)
-        self.session = r.Session(Tournament(definition, random.Random(self.seed), deal=shuffled_deck), self.entries)
+        decks = KeyedDecks(secret) if secret else shuffled_deck
+        self.session = r.Session(Tournament(definition, random.Random(self.seed), deal=decks), self.entries)
         self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
         self.clock = TournamentClock()
@@ -93,15 +97,17 @@ class TournamentRuntime:
     def create(cls, tournament_id: str, definition: Definition, storage: Storage, *,
                hand_pause: float = 2.0, seed: int | None = None) -> TournamentRuntime:
         """A new tournament, stored with its definition and seed before anyone can register."""
-        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed)
-        storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed)
+        secret = secrets.token_bytes(32)
+        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed, secret=secret)
+        storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed, secret)
         return runtime
 
     @classmethod
     def restore(cls, stored: Stored, storage: Storage, *, hand_pause: float = 2.0) -> TournamentRuntime:
         """The tournament as its journal leaves it: the newest snapshot, then every record after it."""
         definition = msgspec.json.decode(stored.definition, type=Definition)
-        runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed)
+        runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed,
+                      secret=stored.secret)
         runtime.journal.replay(stored, runtime.session)
         return runtime
 

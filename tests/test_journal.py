@@ -225,7 +225,7 @@ def covered(storage: SQLiteStorage, tournament: str, position: int) -> int:
 @pytest.mark.asyncio
 async def test_the_records_a_snapshot_covers_are_deleted_a_batch_per_commit_and_the_rest_stay(tmp_path):
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
-    storage.create("t6", b"{}", 1)
+    storage.create("t6", b"{}", 1, b"key")
     for number in range(5_000):
         storage.append("t6", b"record %d" % number, money=False)
     storage.commit()
@@ -242,7 +242,7 @@ async def test_the_records_a_snapshot_covers_are_deleted_a_batch_per_commit_and_
 
 def test_outside_an_event_loop_a_snapshot_deletes_what_it_covers_at_once(tmp_path):
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
-    storage.create("t7", b"{}", 1)
+    storage.create("t7", b"{}", 1, b"key")
     for number in range(5_000):
         storage.append("t7", b"record %d" % number, money=False)
     storage.snapshot("t7", 4_500, b"state")

@@ -170,3 +170,4 @@ async def test_an_observer_who_came_before_the_start_is_given_a_table_at_the_dra
             while (message := await receive_json(websocket))["type"] != "snapshot":
                 pass
             assert message["table"]["id"] == 1 and len(message["table"]["seats"]) == 4
+
