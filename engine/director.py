@@ -552,7 +552,7 @@ class Tournament:
         rebuys.verify_rebuy(self, player)
 
     def rebuy(self, player: str) -> list[Event]:
-        """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice between hands."""
+        """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice (during a hand too)."""
         return rebuys.rebuy(self, player)
 
     def verify_decline_rebuy(self, player: str) -> None:

@@ -48,12 +48,15 @@ def verify_rebuy(t: Tournament, player: str) -> None:
         raise TournamentError("a re-buy is offered only at zero chips in this tournament (F.25)")
     if t.stacks[player] + t._pending_chips.get(player, 0) > t.definition.starting_stack:
         raise TournamentError("a re-buy needs a stack at or below the starting stack (F.25)")
-    if t._in_hand(player):
-        raise TournamentError(f"{player} is in a hand; re-buy between hands (F.25)")
 
 
 def rebuy(t: Tournament, player: str) -> list[Event]:
-    """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice between hands."""
+    """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice.
+
+    A short stack may ask during a hand (a live table never waits between
+    hands): the stack checked is the one the hand started with, the re-buy
+    is paid now, and its chips arrive when the hand ends, as the add-on's do.
+    """
     verify_rebuy(t, player)
     rebuys = t.definition.rebuys
     assert rebuys is not None
@@ -61,7 +64,10 @@ def rebuy(t: Tournament, player: str) -> list[Event]:
     t.rebuys_taken[player] = count
     t._pay(player, "rebuy", rebuys.price_cents, "rebuy_fee", rebuys.fee_cents)
     t.chips_issued += rebuys.chips
-    t.stacks[player] += rebuys.chips
+    if t._in_hand(player):
+        t._pending_chips[player] = t._pending_chips.get(player, 0) + rebuys.chips
+    else:
+        t.stacks[player] += rebuys.chips
     t._price_prizes()
     events: list[Event] = [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]
     if player in t.rebuy_offers:

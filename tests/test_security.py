@@ -171,3 +171,31 @@ async def test_an_observer_who_came_before_the_start_is_given_a_table_at_the_dra
                 pass
             assert message["table"]["id"] == 1 and len(message["table"]["seats"]) == 4
 
+
+
+async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arrive_when_it_ends():
+    from engine.wire import Rebuy
+
+    rebuys = {"levels": 1, "price_cents": 500, "chips": 1000, "allowed_at": "starting_stack", "max_count": 3}
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4, action_seconds=5, rebuys=rebuys), 0)
+        await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                          json={"count": 4, "mix": "station=1", "think_min": 0.05, "think_max": 0.05})
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        runtime = live.runtime(tournament)
+        director = runtime.director
+        for _ in range(500):
+            hand = director.hand(1)
+            if hand is not None and not hand.finished:
+                player = next((p for p in hand.players if director.stacks[p] <= 1000), None)
+                if player is not None:
+                    break
+            await asyncio.sleep(0.01)
+        runtime.player_money(player, Rebuy())  # refused before: "re-buy between hands", and there never is one
+        assert director.rebuys_taken[player] == 1 and director.chips_in_play() == director.chips_issued
+        assert director.ledger.balances()
+        number = director.hand_number(1)
+        assert director._pending_chips[player] == 1000  # on the way: the hand is still on
+        while director.hand_number(1) == number:  # the next hand: this one has ended
+            await asyncio.sleep(0.01)
+        assert player not in director._pending_chips and director.chips_in_play() == director.chips_issued
