@@ -37,13 +37,14 @@ from engine.wire import (
 )
 from server import hosted
 from server.errors import Refused
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, WebSocketProtocol
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, RateLimit, WebSocketProtocol
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
 MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
 MAX_DEFINITION_BYTES = 1024 * 1024  # a tournament's definition: a few kilobytes, with room for long structures
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
@@ -64,6 +65,7 @@ STATUS_OF = {
     "bad_request": 400, "bad_definition": 400,
     "admin_only": 401, "bad_token": 401,
     "observer": 403,
+    "too_many_connections": 429,
     "too_large": 413,
     "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
@@ -142,6 +144,15 @@ class Server:
         self.tournaments: dict[str, TournamentRuntime] = {}
         self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
         self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
+        self.connection_rates: dict[tuple[str, str], RateLimit] = {}
+
+    def connection_rate(self, tournament: str, player: str) -> RateLimit:
+        """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
+        key = (tournament, player)
+        limit = self.connection_rates.get(key)
+        if limit is None:
+            limit = self.connection_rates[key] = RateLimit(CONNECTIONS_PER_SECOND, CONNECTION_BURST)
+        return limit
 
     def add(self, runtime: TournamentRuntime) -> None:
         self.tournaments[runtime.id] = runtime
@@ -426,6 +437,10 @@ async def play(websocket: WebSocket) -> None:
         reason = "no such tournament" if runtime is None else "unknown player token"
         await websocket.send_text(error_message("refused", reason).decode())
         await websocket.close(4404 if runtime is None else 4401, reason)
+        return
+    if player is not None and not server.connection_rate(runtime.id, player).allow():
+        await websocket.send_text(error_message("too_many_connections", "reconnecting too fast: wait").decode())
+        await websocket.close(4029, "reconnecting too fast")
         return
     wire = websocket.scope["extensions"].get(WIRE)
     if wire is None:

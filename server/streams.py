@@ -26,6 +26,7 @@ from server.hub import Connection
 from server.records import Session
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
+PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
 
 
 class Streams:
@@ -40,6 +41,8 @@ class Streams:
         self.watchers: dict[int, set[Connection]] = {}
         self.players: dict[str, set[Connection]] = {}
         self.lobby: set[Connection] = set()  # observers who came before there was a table to watch
+        self._presence_told: dict[str, bool] = {}  # what each player's table last heard of their connection
+        self._presence_due: set[str] = set()
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
 
     def connected(self, player: str) -> bool:
@@ -220,9 +223,8 @@ class Streams:
         if connection.player is not None:
             connections = self.players.setdefault(connection.player, set())
             connections.add(connection)
+            self._presence_changed(connection.player)
             where = director.where.get(connection.player)
-            if len(connections) == 1 and where is not None:
-                self.publish(where[0], Presence(connection.player, True))
             table = where[0] if where else None
         elif table is None or table not in director.tables:
             table = min(director.tables, default=None)
@@ -234,14 +236,35 @@ class Streams:
 
     def disconnect(self, connection: Connection) -> None:
         if connection.player is not None:
-            connections = self.players.get(connection.player, set())
-            connections.discard(connection)
-            where = self.session.director.where.get(connection.player)
-            if not connections and where is not None:
-                self.publish(where[0], Presence(connection.player, False))
+            self.players.get(connection.player, set()).discard(connection)
+            self._presence_changed(connection.player)
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
         self.lobby.discard(connection)
+
+    def _presence_changed(self, player: str) -> None:
+        """A player's connections changed: their table hears of it once per ``PRESENCE_TICK``, and only if
+        connected or not differs from what it last heard (a client reconnecting in a loop costs the table
+        at most one message a tick)."""
+        if not self._presence_due:
+            try:
+                asyncio.get_running_loop().call_later(PRESENCE_TICK, self._tell_presence)
+            except RuntimeError:  # no event loop (a script): at once
+                self._presence_due.add(player)
+                self._tell_presence()
+                return
+        self._presence_due.add(player)
+
+    def _tell_presence(self) -> None:
+        due, self._presence_due = self._presence_due, set()
+        for player in due:
+            connected = self.connected(player)
+            if self._presence_told.get(player, False) == connected:
+                continue
+            self._presence_told[player] = connected
+            where = self.session.director.where.get(player)
+            if where is not None:
+                self.publish(where[0], Presence(player, connected))
 
     def watch(self, connection: Connection, table: int) -> None:
         """An observer switches to ``table`` (the caller has checked that it may)."""

@@ -199,3 +199,63 @@ async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arr
         while director.hand_number(1) == number:  # the next hand: this one has ended
             await asyncio.sleep(0.01)
         assert player not in director._pending_chips and director.chips_in_play() == director.chips_issued
+
+
+class Watcher:
+    """A stand-in connection that keeps what it is sent."""
+
+    def __init__(self, player: str | None = None) -> None:
+        self.player = player
+        self.table: int | None = None
+        self.messages: list[dict] = []
+
+    def send(self, message: bytes, *, urgent: bool = True) -> None:
+        self.messages += [json.loads(line) for line in message.split(b"\n") if line]
+
+
+async def test_a_player_reconnecting_in_a_loop_costs_their_table_one_presence_message_a_tick():
+    from server.journal import MemoryStorage
+    from server.runtime import TournamentRuntime
+    from server.streams import PRESENCE_TICK
+    from tests.tournaments import definition as rules
+
+    runtime = TournamentRuntime.create("t", rules(4, action_seconds=60), MemoryStorage(), hand_pause=0)
+    for number in range(4):
+        runtime.register(f"player {number}")
+    runtime.start()
+    watcher = Watcher()
+    runtime.connect(watcher, 1)
+    player = runtime.director.tables[1].table.players[0]
+    for _ in range(200):  # within one turn of the event loop, as fast as a loop can
+        connection = Watcher(player)
+        runtime.connect(connection, None)
+        runtime.disconnect(connection)
+    runtime.connect(Watcher(player), None)  # and it ends connected
+    await asyncio.sleep(PRESENCE_TICK * 4)
+    told = [m["event"] for m in watcher.messages if m["type"] == "event" and m["event"]["type"] == "presence"]
+    assert told == [{"type": "presence", "player": player, "connected": True}]
+    await runtime.shutdown()
+
+
+async def test_connections_per_token_are_rate_limited():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    from tests.live_server import receive_json
+
+    async with live_server() as live:
+        tournament, seats = await create(live, definition(4, 4), 2)
+        (_, token), (_, other) = seats
+        refused = 0
+        for _ in range(40):
+            async with connect(f"{live.ws}/ws/tournaments/{tournament}?token={token}") as websocket:
+                first = await receive_json(websocket)
+                if first["type"] == "error":
+                    assert first["code"] == "too_many_connections"
+                    with pytest.raises(ConnectionClosed) as closed:
+                        await websocket.recv()
+                    assert closed.value.rcvd.code == 4029
+                    refused += 1
+        assert refused > 0  # a burst of 10, then 2 a second: 40 in a row are too many
+        async with connect(f"{live.ws}/ws/tournaments/{tournament}?token={other}") as websocket:
+            assert (await receive_json(websocket))["type"] == "snapshot"  # another player is not held back
