@@ -247,6 +247,8 @@ class Details(Summary, kw_only=True):
     ledger: dict[str, int]
     results: list[Result]
     table_list: list[TableView]
+    page: int = 0  # the long lists (tables, results, refunds, tickets) come a page at a time: ?page=N
+    pages: int = 1
 
 
 class Snapshot(msgspec.Struct, tag="snapshot", tag_field="type"):

@@ -269,7 +269,10 @@ async def create_tournament(request: Request) -> Response:
 
 
 async def show_tournament(request: Request) -> Response:
-    return reply(runtime_of(request).details())
+    page = request.query_params.get("page", "0")
+    if not (page.isascii() and page.isdigit() and len(page) <= 6):
+        raise Refused("bad_request", "page: a page number, from 0")
+    return Response(runtime_of(request).details_json(int(page)), media_type="application/json")
 
 
 async def register(request: Request) -> Response:
@@ -392,7 +395,9 @@ OPERATIONS = [
               status=201, who="admin", summary="Create a tournament from its definition (docs/config.md)",
               refusals=()),
     Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
-              summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand", refusals=(404,)),
+              query=(("page", int),), refusals=(404,),
+              summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand; the long lists a page "
+                      "at a time (?page=N, `pages` says how many)"),
     Operation(method="POST", path="/api/tournaments/{id}/register", endpoint=register, body=RegisterRequest,
               response=Registered, status=201,
               summary="Register; the token is the player's key to their seat (with a player's token: another entry)"),

@@ -84,6 +84,8 @@ class TournamentRuntime:
         self._task: asyncio.Task[None] | None = None
         self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
         self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
+        self._details_version: tuple[int, int] = (-1, -1)
+        self._details_cache: dict[int, bytes] = {}
 
     @property
     def director(self) -> Tournament:
@@ -376,5 +378,16 @@ class TournamentRuntime:
     def summary(self) -> Summary:
         return views.summary(self.director, self.facts())
 
-    def details(self) -> Details:
-        return views.details(self.director, self.facts(), self.tickets)
+    def details(self, page: int = 0) -> Details:
+        return views.details(self.director, self.facts(), self.tickets, page)
+
+    def details_json(self, page: int = 0) -> bytes:
+        """The details as JSON, built once per state version (a journal record) and page, and at most a
+        second old (the clocks in it run): a thousand readers cost the tables one build a second."""
+        version = (self.journal.position, int(time.monotonic()))
+        if self._details_version != version:
+            self._details_version, self._details_cache = version, {}
+        cached = self._details_cache.get(page)
+        if cached is None:
+            cached = self._details_cache[page] = msgspec.json.encode(self.details(page))
+        return cached

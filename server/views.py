@@ -17,6 +17,10 @@ from engine.wire import (
 from server.entries import Entries
 
 
+TABLES_PER_PAGE = 100
+ROWS_PER_PAGE = 1000
+
+
 class Facts:
     """What the views read besides the director: the runtime's facts at this moment."""
 
@@ -133,17 +137,26 @@ def refund_row(refund: Refund, entries: Entries) -> RefundRow:
                      refund.rule)
 
 
-def details(director: Tournament, facts: Facts, tickets: list[Ticket]) -> Details:
-    """``GET /api/tournaments/{id}``: the summary, the payouts and every table's seats."""
+def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int = 0) -> Details:
+    """``GET /api/tournaments/{id}``: the summary, the payouts and the tables' seats, the long lists a page
+    at a time (``TABLES_PER_PAGE`` tables, ``ROWS_PER_PAGE`` results, refunds and tickets), so that one
+    request's work stays bounded however large the field."""
     definition = director.definition
     lobby = summary(director, facts)
+    tables, results = sorted(director.tables), director.standings()
+    pages = max(1, *(-(-len(rows) // size) for rows, size in (
+        (tables, TABLES_PER_PAGE), (results, ROWS_PER_PAGE), (director.refunds, ROWS_PER_PAGE),
+        (tickets, ROWS_PER_PAGE))))
+    rows = slice(page * ROWS_PER_PAGE, (page + 1) * ROWS_PER_PAGE)
     return Details(
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
         payouts_cents=list(director.prizes), rebuys=definition.rebuys, add_on=definition.add_on,
         refund_policy=definition.refund_policy,
-        refunds=[refund_row(refund, facts.entries) for refund in director.refunds],
-        satellite=definition.satellite, tickets=tickets,
+        refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
+        satellite=definition.satellite, tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
-        ledger=director.ledger.summary(), results=director.standings(),
-        table_list=[table_view(director, table, facts) for table in sorted(director.tables)],
+        ledger=director.ledger.summary(), results=results[rows],
+        table_list=[table_view(director, table, facts)
+                    for table in tables[page * TABLES_PER_PAGE:(page + 1) * TABLES_PER_PAGE]],
+        page=page, pages=pages,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import httpx
 import pytest
@@ -259,3 +260,28 @@ async def test_connections_per_token_are_rate_limited():
         assert refused > 0  # a burst of 10, then 2 a second: 40 in a row are too many
         async with connect(f"{live.ws}/ws/tournaments/{tournament}?token={other}") as websocket:
             assert (await receive_json(websocket))["type"] == "snapshot"  # another player is not held back
+
+
+async def test_a_large_tournaments_details_come_a_page_at_a_time_and_are_built_once_per_state(monkeypatch):
+    import server.views
+
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(3000, 9, action_seconds=60), 0)
+        runtime = live.runtime(tournament)
+        for number in range(3000):
+            runtime.register(f"player {number}")
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)  # hold the state still
+        builds = []
+        real = server.views.details
+        monkeypatch.setattr(server.views, "details", lambda *args: builds.append(args) or real(*args))
+        began = time.monotonic()
+        first = await client.get(f"/api/tournaments/{tournament}")
+        for _ in range(20):
+            await client.get(f"/api/tournaments/{tournament}")
+        assert len(builds) <= time.monotonic() - began + 2  # one build a second at most, not one a request
+        shown = first.json()
+        assert len(shown["table_list"]) == 100 and shown["pages"] == 4 and shown["tables"] == 334
+        last = (await client.get(f"/api/tournaments/{tournament}", params={"page": 3})).json()
+        assert [t["id"] for t in last["table_list"]] == sorted(runtime.director.tables)[300:]
+        assert (await client.get(f"/api/tournaments/{tournament}", params={"page": "x"})).status_code == 400
