@@ -110,6 +110,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
+        outage = Outage()
         warm = options.warmup == 0
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=1.0)
@@ -123,7 +124,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 break
-            summary = await summary_of(http, tournament)
+            summary = await summary_of(http, tournament, outage)
             reports = [bot.report for bot in bots]
             recent = [x for r in reports for x in r.latencies[-20:]]
             live.players_left, live.tables = summary["players_left"], summary["tables"]
@@ -134,19 +135,53 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             live.errors = sum(len(r.errors) for r in reports)
             if progress is not None:
                 progress(live)
-        final = await summary_of(http, tournament)
+        final = await summary_of(http, tournament, outage)
         while options.duration is None and final["status"] == "running":
             await asyncio.sleep(0.5)  # this shard's bots are out; the others' play on to the end
-            final = await summary_of(http, tournament)
+            final = await summary_of(http, tournament, outage)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_before
-    return report_of([bot.report for bot in bots], tournament, final, wall, cpu)
+    report = report_of([bot.report for bot in bots], tournament, final, wall, cpu)
+    report["server_away"] = {"times": outage.times, "seconds": round(outage.seconds, 2)}
+    return report
 
 
-async def summary_of(http: httpx.AsyncClient, tournament: str) -> dict[str, Any]:
-    """The tournament's summary from the list: cheap for the server, unlike the full table view."""
-    listed = (await http.get("/api/tournaments")).json()
-    return next(t for t in listed if t["id"] == tournament)
+SERVER_AWAY_SECONDS = 120  # how long the swarm waits for a server that went away (a restart) before it gives up
+
+
+async def summary_of(http: httpx.AsyncClient, tournament: str, outage: Outage | None = None) -> dict[str, Any]:
+    """The tournament's summary from the list: cheap for the server, unlike the full table view.
+
+    A server that does not answer (restarting after a crash) is asked again
+    every half second for ``SERVER_AWAY_SECONDS``; ``outage`` counts the times
+    it went away and for how long, for the report.
+    """
+    away_since: float | None = None
+    while True:
+        try:
+            answer = await http.get("/api/tournaments")
+            answer.raise_for_status()
+            listed = answer.json()
+            if outage is not None and away_since is not None:
+                outage.seconds += time.perf_counter() - away_since
+            return next(t for t in listed if t["id"] == tournament)
+        except (httpx.TransportError, httpx.HTTPStatusError, StopIteration):
+            now = time.perf_counter()
+            if away_since is None:
+                away_since = now
+                if outage is not None:
+                    outage.times += 1
+            if now - away_since > SERVER_AWAY_SECONDS:
+                raise
+            await asyncio.sleep(0.5)
+
+
+@dataclass
+class Outage:
+    """The times the server went away during a run (a restart), and the seconds it was gone in all."""
+
+    times: int = 0
+    seconds: float = 0.0
 
 
 def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any], wall: float,

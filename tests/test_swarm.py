@@ -85,3 +85,37 @@ def write_config(tmp_path, players: int):
     path = tmp_path / "definition.json"
     path.write_text(json.dumps(definition(players, 6, action_seconds=1, stack=500, levels=RISING)))
     return path
+
+
+async def test_a_swarm_rides_through_a_server_restart_and_reports_it(tmp_path):
+    """SIGKILL the server mid-tournament and start it again on the same journal: the swarm waits for it,
+    its bots reconnect with their tokens, and the tournament is played to its end (issue 20.8)."""
+    import os
+    import signal
+
+    from tests.test_crash_recovery import TOKEN, serve
+    from tests.test_serve_cli import free_port
+
+    port, db = free_port(), str(tmp_path / "journal.db")
+    process = await asyncio.to_thread(serve, port, db)
+    options = SwarmOptions(url=f"http://127.0.0.1:{port}", players=12, admin_token=TOKEN, think=(0.0, 0.02),
+                           definition=definition(12, 6, action_seconds=2.0, levels=RISING), mix={"pushfold": 1.0})
+    swarm = asyncio.create_task(run_swarm(options))
+    try:
+        import httpx
+
+        async with httpx.AsyncClient(base_url=options.url) as http:
+            while not (listed := (await http.get("/api/tournaments")).json()) or listed[0]["status"] != "running" \
+                    or listed[0]["players_left"] == 12 and not listed[0]["tables"]:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # some hands in
+        os.kill(process.pid, signal.SIGKILL)
+        await asyncio.to_thread(process.wait, 10)
+        await asyncio.sleep(1.0)  # away a while: the swarm asks, and its bots knock, in vain
+        process = await asyncio.to_thread(serve, port, db)
+        report = await asyncio.wait_for(swarm, 240)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    assert report["finished"] and report["server_away"]["times"] >= 1
+    assert report["reconnections"] >= 12  # every bot came back with its token
