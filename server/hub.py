@@ -183,6 +183,12 @@ class Outbound:
         waiting, self._later = self._later, set()
         self._write(waiting)
 
+    def tick_now(self) -> None:
+        """The broadcast tick, now: what waits for it leaves (a test's way to be the clock)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._flush_later()
+
     def _write(self, waiting: set[Connection] | list[Connection]) -> None:
         """Flush the waiting clients, ``MAX_FLUSHES_PER_TURN`` per turn of the event loop.
 

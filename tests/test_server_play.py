@@ -269,22 +269,24 @@ async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_cloc
 
 
 async def test_a_players_own_turn_and_action_leave_at_once_and_the_rest_wait_for_the_broadcast_tick():
-    async with live_server(hand_pause=0.05, broadcast_tick=3.0) as live:
+    # The tick is an hour: the test is its clock (tick_now), so no timing of the machine's decides anything.
+    async with live_server(hand_pause=0.05, broadcast_tick=3600.0) as live:
         tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=30), 2)
         async with connect(player_url(live, tournament, token)) as websocket:
-            await admin(live, tournament, "start")  # the first events arm the tick: 3 s from now
+            await admin(live, tournament, "start")
             async with connect(f"{live.ws}/ws/tournaments/{tournament}?table=1") as observer:
-                assert json.loads(await observer.recv())["type"] == "snapshot"  # a snapshot leaves at once
+                assert (await receive_json(observer))["type"] == "snapshot"  # a snapshot leaves at once
                 while (message := await receive_json(websocket)).get("event", {}).get("type") != "your_turn":
                     pass
                 action = "check" if message["event"]["can_check"] else "call"
                 await websocket.send(json.dumps({"type": "act", "action": action}))
-                while not ((event := (await receive_json(websocket, timeout=2.0)).get("event", {})).get("type")
+                while not ((event := (await receive_json(websocket, timeout=10.0)).get("event", {})).get("type")
                            == "acted" and event["player"] == me):
                     pass
                 # The player's turn and action came at once; the observer has heard of none of it yet.
                 with pytest.raises(TimeoutError):
                     await asyncio.wait_for(observer.recv(), 0.5)
+                live.app.state.server.outbound.tick_now()
                 frame = await asyncio.wait_for(observer.recv(), 5.0)  # the tick: all of it, in one frame
         events = [json.loads(line)["event"] for line in frame.split("\n")]
         assert len(events) > 1 and {"type": "acted", "player": me} in [

@@ -48,16 +48,18 @@ async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tm
 
 async def test_fault_injectors_cause_timeouts_reconnects_and_errors_and_the_tournament_still_ends():
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        # Deep stacks and a clock a busy machine still beats: every faulty bot plays many turns of its own
+        # (a flaky one hangs up after 3 to 8), so each fault shows whatever the machine's pace.
         options = SwarmOptions(url=live.http, players=18, admin_token="admin-token", seed=2,
-                               definition=definition(18, 6, action_seconds=0.3, stack=300, levels=RISING),
-                               mix={"random": 2, "tag": 1, "slow": 1, "flaky": 1, "rude": 1})
+                               definition=definition(18, 6, action_seconds=1.0, stack=1000, levels=RISING),
+                               mix={"random": 2, "tag": 1, "slow": 1, "flaky": 2, "rude": 1})
         report = await asyncio.wait_for(run_swarm(options), 240)
         assert report["finished"]
         assert report["timeouts"] > 0  # slow bots let the clock run out
         assert report["reconnections"] > 0  # flaky bots came back with their tokens
         assert report["provoked_errors"] > 0  # rude bots got error replies
         assert report["errors"] == 0  # and nobody else did
-        accounted(live, report["tournament"], 18, 300)
+        accounted(live, report["tournament"], 18, 1000)
 
 
 async def test_two_shards_share_one_tournament():
