@@ -65,11 +65,12 @@ STATUS_OF = {
     "bad_request": 400, "bad_definition": 400,
     "admin_only": 401, "bad_token": 401,
     "observer": 403,
-    "too_many_connections": 429,
-    "too_large": 413,
     "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
     "not_your_turn": 409, "illegal_action": 409,
+    "too_large": 413,
+    "too_many_connections": 429,
+    "damaged": 503,
 }
 
 
@@ -133,6 +134,13 @@ class HandList(msgspec.Struct):
     hands: list[HandRow]
 
 
+class Health(msgspec.Struct):
+    """``storage``: 'ok' or what its check found; ``damaged``: tournament -> why it was not restored."""
+
+    storage: str
+    damaged: dict[str, str]
+
+
 # ------------------------------------------------------------------ the server's state
 
 
@@ -145,6 +153,7 @@ class Server:
         self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
         self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
+        self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:
         """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
@@ -188,9 +197,12 @@ def require_admin(request: Request) -> None:
 
 
 def runtime_of(request: Request) -> TournamentRuntime:
-    runtime = server_of(request).tournaments.get(request.path_params["id"])
+    server, tournament = server_of(request), request.path_params["id"]
+    runtime = server.tournaments.get(tournament)
+    if runtime is None and tournament in server.damaged:
+        raise Refused("damaged", f"tournament {tournament!r} is not restored: {server.damaged[tournament]}")
     if runtime is None:
-        raise Refused("no_tournament", f"no tournament {request.path_params['id']!r}")
+        raise Refused("no_tournament", f"no tournament {tournament!r}")
     return runtime
 
 
@@ -384,11 +396,19 @@ async def hand_history(request: Request) -> Response:
     return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
 
+async def health(request: Request) -> Response:
+    """What the server found wrong with its storage at start, and which tournaments it could not bring back."""
+    server = server_of(request)
+    return reply(Health(server.storage.health(), dict(server.damaged)))
+
+
 async def openapi(request: Request) -> Response:
     return reply(document(OPERATIONS))
 
 
 OPERATIONS = [
+    Operation(method="GET", path="/api/health", endpoint=health, response=Health, refusals=(),
+              summary="The storage's state, and the tournaments a damaged journal kept from coming back"),
     Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],
               summary="List tournaments", refusals=()),
     Operation(method="POST", path="/api/tournaments", endpoint=create_tournament, body=Definition, response=Created,
@@ -516,14 +536,19 @@ async def refused(request: Request, exc: Exception) -> Response:
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     server: Server = app.state.server
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
+        if stored.damage is not None:  # never an older state shown as current: reported, not restored
+            server.damaged[stored.id] = stored.damage
+            continue
         try:
             runtime = TournamentRuntime.restore(stored, server.storage, hand_pause=server.settings.hand_pause)
             server.add(runtime)
             runtime.bots.ws_url = server.settings.ws_url
             if stored.open:
                 runtime.resume_after_restore()
-        except Exception:  # one tournament's broken journal must not keep the others down
+        except Exception as error:  # one tournament's broken journal must not keep the others down
             logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
+            server.damaged[stored.id] = f"its journal does not replay: {error}"
+    server.damaged.update(server.storage.damaged())
     try:
         yield
     finally:

@@ -30,10 +30,65 @@ and the demo.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import os
 import sqlite3
+import time
+import zlib
 from typing import Protocol
 
 import msgspec
+
+
+logger = logging.getLogger("mttsim.server")
+
+
+class Head:
+    """The last record position of each tournament, in a small file beside the journal, rewritten after
+    every commit: a journal found ending before it (a WAL deleted or truncated) is damaged, not an older
+    truth. Tournaments whose rows are gone altogether stay listed here as damaged.
+
+    Written without its own sync: after a crash of the process it is as current as the journal; after a
+    power cut it may be ahead of the last unsynced decisions, which it then reports (docs/security.md).
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            with open(path) as file:
+                saved = json.load(file)
+        except (OSError, ValueError):
+            saved = {}
+        self._positions: dict[str, int] = saved.get("positions", {})
+        self._damaged: dict[str, str] = saved.get("damaged", {})
+
+    def position(self, tournament: str) -> int:
+        return self._positions.get(tournament, 0)
+
+    def damage(self, tournament: str) -> str | None:
+        return self._damaged.get(tournament)
+
+    def gone(self, present: set[str]) -> dict[str, str]:
+        """The tournaments this file knew of that the journal no longer holds, and why."""
+        for tournament in set(self._positions) - present:
+            self._damaged.setdefault(tournament, "its rows are gone from the journal file")
+        return dict(self._damaged)
+
+    def lost_everything(self, why: str) -> None:
+        for tournament in self._positions:
+            self._damaged.setdefault(tournament, why)
+
+    def mark(self, tournament: str, why: str) -> None:
+        """``tournament`` is damaged: it stays reported (with the position it had reached) across restarts."""
+        self._damaged[tournament] = why
+
+    def write(self, positions: dict[str, int]) -> None:
+        self._positions = {**positions, **{t: p for t, p in self._positions.items() if t in self._damaged}}
+        temporary = self.path + ".new"
+        with open(temporary, "w") as file:
+            json.dump({"positions": self._positions, "damaged": self._damaged}, file)
+        os.replace(temporary, self.path)
 
 
 class Stored(msgspec.Struct):
@@ -51,6 +106,7 @@ class Stored(msgspec.Struct):
     position: int  # of the last record
     open: bool = True
     secret: bytes | None = None  # the key of its decks (engine.cards.keyed_deck); None before decks were keyed
+    damage: str | None = None  # what is wrong with its journal: then it is not restored (docs/security.md)
 
 
 class HandRow(msgspec.Struct):
@@ -93,6 +149,14 @@ class Storage(Protocol):
     def hand(self, tournament: str, hand: int) -> str | None: ...
 
     def close(self) -> None: ...
+
+    def damaged(self) -> dict[str, str]:
+        """Tournaments the storage knows of but cannot give back at all (their rows are gone), and why."""
+        ...
+
+    def health(self) -> str:
+        """'ok', or what the storage's own check found wrong."""
+        ...
 
 
 class MemoryStorage:
@@ -149,15 +213,22 @@ class MemoryStorage:
     def close(self) -> None:
         pass
 
+    def damaged(self) -> dict[str, str]:
+        return {}
+
+    def health(self) -> str:
+        return "ok"
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id TEXT PRIMARY KEY, definition BLOB NOT NULL, seed INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'open',
     secret BLOB);
 CREATE TABLE IF NOT EXISTS journal (
-    tournament TEXT NOT NULL, position INTEGER NOT NULL, record BLOB NOT NULL, PRIMARY KEY (tournament, position))
-    WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS snapshots (tournament TEXT PRIMARY KEY, position INTEGER NOT NULL, state BLOB NOT NULL);
+    tournament TEXT NOT NULL, position INTEGER NOT NULL, record BLOB NOT NULL, checksum INTEGER,
+    PRIMARY KEY (tournament, position)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    tournament TEXT PRIMARY KEY, position INTEGER NOT NULL, state BLOB NOT NULL, checksum INTEGER);
 -- A hand's players are a text (' p1 p5 p9 '): finding one player's hands scans the tournament's, which a
 -- history request can afford; a row per player and hand cost 200 us per hand, a tenth of a busy server's time.
 CREATE TABLE IF NOT EXISTS hand_histories (
@@ -173,12 +244,19 @@ class SQLiteStorage:
     PRUNE_PER_COMMIT = 2_000  # journal records a snapshot covers, deleted per commit
 
     def __init__(self, path: str) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-        columns = {name for _, name, *_ in self._db.execute("PRAGMA table_info(tournaments)")}
-        if "secret" not in columns:  # a file from before decks were keyed: its tournaments keep their decks
-            self._db.execute("ALTER TABLE tournaments ADD COLUMN secret BLOB")
+        self._head = Head(path + ".head")
+        self._health = "ok"
+        try:
+            self._db = self._open(path)
+        except sqlite3.DatabaseError as error:  # zeroed or overwritten: keep it for whoever investigates
+            kept = f"{path}.damaged-{int(time.time())}"
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(path + suffix):
+                    os.replace(path + suffix, kept + suffix)
+            self._health = f"the journal file was unreadable ({error}); it is kept as {kept}"
+            logger.error("storage: %s", self._health)
+            self._head.lost_everything(self._health)
+            self._db = self._open(path)
         self._full = True
         self._sync(False)
         # The last position of each tournament: a snapshot may have taken every record before it.
@@ -192,6 +270,26 @@ class SQLiteStorage:
         self._prune: dict[str, int] = {}  # tournament -> the snapshot's position: records up to it go
         self._commit_due = False
         self._commit_timer: asyncio.TimerHandle | None = None
+
+    def _open(self, path: str) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+        for table, column in (("tournaments", "secret"), ("journal", "checksum"), ("snapshots", "checksum")):
+            if column not in {name for _, name, *_ in db.execute(f"PRAGMA table_info({table})")}:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {'BLOB' if column == 'secret' else 'INTEGER'}")
+        problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            self._health = "SQLite's check of the journal file: " + "; ".join(problems[:5])
+            logger.error("storage: %s", self._health)
+        return db
+
+    def damaged(self) -> dict[str, str]:
+        present = {tournament for (tournament,) in self._db.execute("SELECT id FROM tournaments")}
+        return {t: why for t, why in self._head.gone(present).items() if t not in present}
+
+    def health(self) -> str:
+        return self._health
 
     def _sync(self, full: bool) -> None:
         if full != self._full:
@@ -243,7 +341,8 @@ class SQLiteStorage:
         self._sync(full)
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO journal VALUES (?, ?, ?)", self._records)
+            self._db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?)",
+                                 [(*row, zlib.crc32(row[2])) for row in self._records])
             self._db.executemany("INSERT OR REPLACE INTO hand_histories VALUES (?, ?, ?, ?, ?)", self._hands)
             for tournament, position in list(self._prune.items()):
                 deleted = self._db.execute(
@@ -254,6 +353,7 @@ class SQLiteStorage:
                     del self._prune[tournament]
         self._records.clear()
         self._hands.clear()
+        self._head.write(self._positions)
         if self._prune:
             self._commit_soon()  # more to delete, whether or not more records come
 
@@ -262,7 +362,8 @@ class SQLiteStorage:
         self._sync(False)
         with self._db:
             self._db.execute("BEGIN")
-            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tournament, position, state))
+            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                             (tournament, position, state, zlib.crc32(state)))
         self._prune[tournament] = position
         self._commit_soon()
 
@@ -272,25 +373,43 @@ class SQLiteStorage:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament))
-            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
-                             (tournament, self._positions.get(tournament, 0), final_state))
+            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
+                             (tournament, self._positions.get(tournament, 0), final_state, zlib.crc32(final_state)))
             self._db.execute("DELETE FROM journal WHERE tournament = ?", (tournament,))
         self._prune.pop(tournament, None)
+        self._head.write(self._positions)
 
     def tournaments(self) -> list[Stored]:
+        """Every tournament to bring back, each checked: a record or snapshot whose checksum fails, a gap in
+        the records, or a journal that ends before the last record the head file saw written, is damage."""
         stored = []
         for tournament, definition, seed, status, secret in self._db.execute(
                 "SELECT id, definition, seed, status, secret FROM tournaments ORDER BY rowid").fetchall():
-            row = self._db.execute("SELECT position, state FROM snapshots WHERE tournament = ?",
+            row = self._db.execute("SELECT position, state, checksum FROM snapshots WHERE tournament = ?",
                                    (tournament,)).fetchone()
-            after, state = row if row else (0, None)
+            after, state, state_sum = row if row else (0, None, None)
             if status != "open" and state is None:  # closed by an older version, which kept no final state
                 continue
-            records = [record for (record,) in self._db.execute(
-                "SELECT record FROM journal WHERE tournament = ? AND position > ? ORDER BY position",
-                (tournament, after))]
-            stored.append(Stored(tournament, definition, seed, state, records,
-                                 self._positions.get(tournament, after), status == "open", secret))
+            rows = self._db.execute("SELECT position, record, checksum FROM journal WHERE tournament = ? "
+                                    "AND position > ? ORDER BY position", (tournament, after)).fetchall()
+            last = self._positions.get(tournament, after)
+            damage = None
+            if state is not None and state_sum is not None and zlib.crc32(state) != state_sum:
+                damage = f"the snapshot at record {after} fails its checksum"
+            elif bad := next((p for p, record, checksum in rows
+                              if checksum is not None and zlib.crc32(record) != checksum), None):
+                damage = f"record {bad} fails its checksum"
+            elif [p for p, _, _ in rows] != list(range(after + 1, last + 1)):
+                damage = f"records are missing between {after + 1} and {last}"
+            elif self._head.position(tournament) > last:
+                damage = (f"the journal ends at record {last}, but record {self._head.position(tournament)} "
+                          f"was written: its end is missing (a deleted or truncated WAL?)")
+            damage = damage or self._head.damage(tournament)
+            if damage is not None:
+                logger.error("tournament %s: %s; it is not restored", tournament, damage)
+                self._head.mark(tournament, damage)
+            stored.append(Stored(tournament, definition, seed, state, [record for _, record, _ in rows],
+                                 last, status == "open", secret, damage))
         return stored
 
     def add_hand(self, tournament: str, hand: int, table: int, players: list[str], phh: str) -> None:
