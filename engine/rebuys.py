@@ -8,7 +8,7 @@ period ends; chips bought during a hand arrive when it ends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from engine import eliminations, floor
 from engine.events import AddOnEnded, AddOnOffered, AddOnTaken, Event, RebuyDeclined, RebuyOffered, RebuyTaken
@@ -62,17 +62,22 @@ def rebuy(t: Tournament, player: str) -> list[Event]:
     assert rebuys is not None
     count = t.rebuys_taken.get(player, 0) + 1
     t.rebuys_taken[player] = count
-    t._pay(player, "rebuy", rebuys.price_cents, "rebuy_fee", rebuys.fee_cents)
-    t.chips_issued += rebuys.chips
-    if t._in_hand(player):
-        t._pending_chips[player] = t._pending_chips.get(player, 0) + rebuys.chips
-    else:
-        t.stacks[player] += rebuys.chips
-    t._price_prizes()
+    _buy_chips(t, player, "rebuy", rebuys.price_cents, rebuys.fee_cents, rebuys.chips)
     events: list[Event] = [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]
     if player in t.rebuy_offers:
         events += answered(t, player, rebought=True)
     return events
+
+
+def _buy_chips(t: Tournament, player: str, kind: Literal["rebuy", "add_on"], price: int, fee: int, chips: int) -> None:
+    """Pay for chips through the ledger; bought during a hand, they arrive when it ends. The prizes follow."""
+    t._pay(player, kind, price, f"{kind}_fee", fee)
+    t.chips_issued += chips
+    if t._in_hand(player):
+        t._pending_chips[player] = t._pending_chips.get(player, 0) + chips
+    else:
+        t.stacks[player] += chips
+    t._price_prizes()
 
 
 def verify_decline_rebuy(t: Tournament, player: str) -> None:
@@ -103,13 +108,7 @@ def add_on(t: Tournament, player: str) -> list[Event]:
     offer = t.definition.add_on
     assert offer is not None
     t.add_ons.add(player)
-    t._pay(player, "add_on", offer.price_cents, "add_on_fee", offer.fee_cents)
-    t.chips_issued += offer.chips
-    if t._in_hand(player):
-        t._pending_chips[player] = t._pending_chips.get(player, 0) + offer.chips
-    else:
-        t.stacks[player] += offer.chips
-    t._price_prizes()
+    _buy_chips(t, player, "add_on", offer.price_cents, offer.fee_cents, offer.chips)
     return [AddOnTaken(player, offer.chips, offer.price_cents + offer.fee_cents)]
 
 
