@@ -24,8 +24,9 @@ Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries:
   late (in the money): chip equity, or chip position when the policy says
       so, clamped to at least the next elimination's prize and at most first;
   satellite: cash by chip equity capped at the seat value, no tickets.
-Clamps are applied by water-filling: violators are fixed at their bound and
-the rest of the pool is recomputed over the others, until nobody violates.
+Clamps are applied caps first (rules.md I.39, ``water_fill``): violators are
+pinned at their bound and the rest of the pool is recomputed over the
+others; a pinned floor never strands money, and nothing raises.
 
 "In the money" means every player left is sure of a prize (players left <=
 paid places). Every amount is an exact Fraction until the end, then cents by
@@ -249,32 +250,41 @@ def _rank_weights(stacks: list[int], prizes: list[Fraction]) -> list[Fraction]:
 
 def water_fill(total: Fraction, weights: list[Fraction], low: list[Fraction], high: Fraction | None,
                formula: Callable[[Fraction, list[Fraction]], list[Fraction]]) -> list[Fraction]:
-    """``formula`` over the players, with each held within [low_i, high] (rules.md I.39).
+    """``formula`` over the players, each held within [low_i, high] where that can hold (rules.md I.39).
 
-    Players below their floor are fixed at it first (the floor is the
-    promise), then players above the cap; the rest of the total is
-    recomputed over those still free, until nobody is out of bounds.
+    Caps first: compute the formula over the free players with the money not
+    yet pinned; pin those above the cap at the cap and repeat; else pin
+    those below their floor at it and repeat; else stop. If everyone ends
+    pinned and money is left (or missing), the capped players share the
+    difference evenly: the cap yields, a floor never strands money. Floors
+    that add up to more than the money cannot all hold: the money is then
+    shared in proportion to them. The shares always add up to ``total``.
     """
     count = len(weights)
-    if sum(low) > total:
-        raise ValueError("the floors add up to more than the pool")
+    if count == 0:
+        return []
+    floors = sum(low)
+    if floors > total:
+        return [total * floor / floors if floors else total / count for floor in low]
     fixed: dict[int, Fraction] = {}
-    while True:
+    capped: list[int] = []
+    while len(fixed) < count:
         free = [i for i in range(count) if i not in fixed]
-        if not free:
-            break
-        rest = total - sum(fixed.values())
-        raw = dict(zip(free, formula(rest, [weights[i] for i in free])))
-        below = [i for i in free if raw[i] < low[i]]
-        above = [] if below or high is None else [i for i in free if raw[i] > high]
-        if not below and not above:
+        raw = dict(zip(free, formula(total - sum(fixed.values()), [weights[i] for i in free])))
+        above = [i for i in free if high is not None and raw[i] > high]
+        below = [] if above else [i for i in free if raw[i] < low[i]]
+        if not above and not below:
             fixed.update(raw)
             break
-        for i in below:
-            fixed[i] = low[i]
         for i in above:
             fixed[i] = high if high is not None else raw[i]
+            capped.append(i)
+        for i in below:
+            fixed[i] = low[i]
     shares = [fixed[i] for i in range(count)]
-    if sum(shares) != total:
-        raise ValueError("the clamps leave part of the pool unassigned")
+    left = total - sum(shares)
+    if left:
+        takers = capped or list(range(count))
+        for i in takers:
+            shares[i] += left / len(takers)
     return shares

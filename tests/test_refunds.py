@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.money import Ledger, LedgerError, largest_remainder
 from engine.refunds import Refund, RefundPolicy, Situation, plan, water_fill
@@ -160,3 +162,40 @@ def test_money_given_back_first_shrinks_the_prize_table_the_floors_come_from():
     assert refunds[0] == Refund("p0", 1_000, 0, "re-buys and add-ons back (A4)")
     cash = {r.player: r.pool_cents for r in refunds[1:]}
     assert sum(cash.values()) == 2_000 and min(cash.values()) >= 667  # the 2nd prize, 1,000 x 2/3
+
+
+@pytest.mark.parametrize("stacks", [(80, 10, 10), (90, 5, 5), (98, 1, 1)])
+def test_policy_b_late_caps_a_dominant_leader_first_and_never_raises(stacks) -> None:
+    """rules.md I.39 (corrected): the seed's pool with a dominant leader: caps first, then floors."""
+    situation = Situation(entries=100, live=list(zip(("p0", "p1", "p2"), stacks)), paid=paid(100, 10_000, 1_000),
+                          pool_cents=650_000, prizes=SEED_PRIZES, buy_in_cents=10_000)
+    assert amounts(plan(RefundPolicy("B"), situation)) == {"p0": 300_000, "p1": 175_000, "p2": 175_000}
+
+
+@settings(max_examples=400, deadline=None)
+@given(stacks=st.lists(st.integers(1, 10_000), min_size=1, max_size=9),
+       entries_extra=st.integers(0, 200), paid_places=st.integers(1, 30),
+       pool=st.integers(1, 5_000_000), buy_in=st.integers(0, 50_000),
+       kind=st.sampled_from(["regular", "freeroll", "satellite"]),
+       late=st.sampled_from(["chip_equity", "chip_position"]),
+       name=st.sampled_from(["A", "B"]), split=st.sampled_from(["half_and_half", "chips"]))
+def test_any_situation_refunds_the_whole_pool_to_the_cent_within_the_clamps_that_can_hold(
+        stacks, entries_extra, paid_places, pool, buy_in, kind, late, name, split) -> None:
+    live = [(f"p{i}", stack) for i, stack in enumerate(stacks)]
+    entries = len(stacks) + entries_extra
+    shares = [Fraction(pool, paid_places)] * paid_places
+    prizes = largest_remainder(shares, pool, list(range(paid_places)))
+    situation = Situation(entries=entries, live=live, paid=paid(entries, buy_in, 100), pool_cents=pool, prizes=prizes,
+                          buy_in_cents=buy_in, kind=kind, seat_value_cents=max(1, pool // 3))
+    policy = RefundPolicy(name, late_formula=late, split=split)
+    refunds = plan(policy, situation)  # never raises
+    rollback = any("everything paid comes back" in r.rule for r in refunds)
+    if not rollback and refunds and not any("freeroll" in r.rule for r in refunds):
+        assert sum(r.pool_cents for r in refunds) == pool
+    if name == "B" and kind == "regular" and not rollback and refunds:
+        got = {r.player: r.pool_cents for r in refunds}
+        first = prizes[0]
+        count = len(live)
+        floor = prizes[count - 1] if count <= len(prizes) else buy_in
+        if floor * count <= pool <= first * count:  # both clamps can hold: they do (to the cent)
+            assert all(floor - 1 <= got.get(player, 0) <= first + 1 for player, _ in live)
