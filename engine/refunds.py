@@ -11,8 +11,10 @@ Policy A (000_22c9604f7bad1698.txt):
       them back as PokerStars does);
   A3  in the money: each gets the next unawarded prize, then the rest half
       equally and half by chips;
-  A4  during the re-buy period, re-buys and add-ons are refunded to whoever
-      bought them and left out of the pool; the rest follows A1-A3.
+  A4  interrupted in the re-buy or add-on period: everything every entry
+      paid comes back, eliminated entries too (rules.md I.38, corrected).
+  Rollback comes first: not started or under 20% out is A1 even when every
+  player left is in the money.
   The sites that disagree are selectable with ``split`` (rules.md I.38):
   ``chips`` (Bovada, PlayersOnly) shares all of what A2 and A3 split by
   chips; ``icm`` (GG) pays by chips before the money and by ICM in it.
@@ -97,18 +99,26 @@ def _in_money(situation: Situation) -> bool:
 
 
 def _stage(situation: Situation, policy: RefundPolicy) -> str:
-    """The rule that applies: A1/A2/A3 or B-pre/B-early/B-middle/B-late."""
+    """The rule that applies: A1/A2/A3/A4 or B-pre/B-early/B-middle/B-late.
+
+    Rollback comes first (rules.md I.38 stage order): a tournament not started,
+    or with too few out (A: under 20%; B: under 5%), rolls back even when
+    everyone left is in the money; so does one interrupted in the re-buy
+    period (A4, corrected), however many are out.
+    """
     eliminated = Fraction(situation.entries - len(situation.live), max(situation.entries, 1))
+    if situation.in_rebuy_period:
+        return "A4"
     if not situation.started:
         return "A1" if policy.name == "A" else "B-pre"
     if policy.name == "A":
-        if _in_money(situation):
-            return "A3"
-        return "A1" if eliminated < Fraction(1, 5) else "A2"
-    if _in_money(situation):
-        return "B-late"
+        if eliminated < Fraction(1, 5):
+            return "A1"
+        return "A3" if _in_money(situation) else "A2"
     if eliminated < Fraction(1, 20):
         return "B-pre"
+    if _in_money(situation):
+        return "B-late"
     return "B-early" if eliminated < Fraction(1, 4) else "B-middle"
 
 
@@ -131,15 +141,7 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     stage = _stage(situation, policy)
     refunds: list[Refund] = []
     pool = situation.pool_cents
-    rollback = stage in ("A1", "B-pre")
-    if situation.in_rebuy_period and not rollback:  # A4 (and the same for B)
-        for player, paid in situation.paid.items():
-            bought = paid.get("rebuy", 0) + paid.get("add_on", 0)
-            fees = paid.get("rebuy_fee", 0) + paid.get("add_on_fee", 0)
-            if bought or fees:
-                refunds.append(Refund(player, bought, fees, "re-buys and add-ons back (A4)"))
-                pool -= bought
-    if rollback:
+    if stage in ("A1", "A4", "B-pre"):
         if stage == "B-pre" and situation.kind == "freeroll":
             return [Refund("", pool, 0, "freeroll: the sponsored pool goes back (B pre)")] if pool else []
         for player, paid in situation.paid.items():
@@ -170,10 +172,7 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
     live = situation.live
     count = len(live)
     stacks = [stack for _, stack in live]
-    # Money given back first (A4) leaves a smaller pool: the prize table shrinks with it.
-    table = sum(situation.prizes)
-    scale = Fraction(table - (situation.pool_cents - pool), table) if table else Fraction(1)
-    prizes = [prize * scale for prize in situation.prizes]
+    prizes = [Fraction(prize) for prize in situation.prizes]
     first = prizes[0] if prizes else Fraction(pool)
     next_prize = prizes[count - 1] if count <= len(prizes) else Fraction(0)
     weights = [Fraction(stack) for stack in stacks]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.money import Ledger, LedgerError, largest_remainder
-from engine.refunds import Refund, RefundPolicy, Situation, plan, water_fill
+from engine.refunds import RefundPolicy, Situation, plan, water_fill
 
 SEED_PRIZES = [300_000, 200_000, 150_000] + [50_000] * 7  # $10,000: 30%, 20%, 15%, then 5% for 4th-10th
 
@@ -73,17 +73,27 @@ def test_under_a_fifth_eliminated_everything_paid_comes_back() -> None:
     assert sum(refunds.values()) == 11_000 + 1_100
 
 
-def test_in_the_rebuy_period_rebuys_are_returned_and_the_rest_follows_a2() -> None:
+def test_interrupted_in_the_rebuy_period_every_entry_gets_everything_back_eliminated_ones_too() -> None:
+    """rules.md I.38 A4 (corrected; seed 000, Notes): a full rollback, however many are out."""
     entries = paid(10, 1_000, 100)
     entries["p9"] |= {"rebuy": 1_000, "rebuy_fee": 100, "add_on": 1_000, "add_on_fee": 100}
-    live = [("p7", 6000), ("p8", 3000), ("p9", 3000)]
+    live = [("p7", 6000), ("p8", 3000), ("p9", 3000)]  # 7 of 10 out: A2 outside the period
     situation = Situation(entries=10, live=live, paid=entries, pool_cents=12_000, prizes=[7_000, 5_000],
                           buy_in_cents=1_000, in_rebuy_period=True)
-    refunds = plan(RefundPolicy("A"), situation)
-    assert refunds[0].player == "p9" and (refunds[0].pool_cents, refunds[0].fee_cents) == (2_000, 200)
-    cash = {r.player: r.pool_cents for r in refunds[1:]}
-    assert cash == {"p7": 1_667 + 2_500, "p8": 1_667 + 1_250, "p9": 1_666 + 1_250}
-    assert sum(r.pool_cents for r in refunds) == 12_000
+    for policy in (RefundPolicy("A"), RefundPolicy("B")):
+        refunds = amounts(plan(policy, situation))
+        assert refunds == {**{f"p{i}": 1_100 for i in range(9)}, "p9": 3_300}
+        assert sum(refunds.values()) == 12_000 + 1_200
+
+
+def test_rollback_comes_before_in_the_money() -> None:
+    """10 entries, 10 places paid, cancelled right after the start: everyone gets buy-in and fee (I.38)."""
+    situation = Situation(entries=10, live=[(f"p{i}", 1_000 * (i + 1)) for i in range(10)], paid=paid(10, 1_000, 100),
+                          pool_cents=10_000, prizes=[1_000] * 10, buy_in_cents=1_000)
+    for policy in (RefundPolicy("A"), RefundPolicy("B")):
+        refunds = plan(policy, situation)
+        assert amounts(refunds) == {f"p{i}": 1_100 for i in range(10)}
+        assert all("everything paid comes back" in r.rule for r in refunds)
 
 
 def test_policy_b_stages_by_the_share_eliminated() -> None:
@@ -150,18 +160,6 @@ def test_the_ledger_refuses_what_it_does_not_hold_and_balances() -> None:
     ledger.record("prize", "a", 1_000)
     assert ledger.balances() and ledger.pool_cents == ledger.fees_cents == 0
     assert ledger.received_by("a") == 1_100
-
-
-def test_money_given_back_first_shrinks_the_prize_table_the_floors_come_from():
-    """In the re-buy period (A4) the re-buys leave the pool, and policy B's floors shrink with the prize table."""
-    entries = paid(2, 1_000, 0)
-    entries["p0"] |= {"rebuy": 1_000}
-    situation = Situation(entries=2, live=[("p0", 2500), ("p1", 500)], paid=entries, pool_cents=3_000,
-                          prizes=[2_000, 1_000], buy_in_cents=1_000, in_rebuy_period=True)
-    refunds = plan(RefundPolicy("B"), situation)
-    assert refunds[0] == Refund("p0", 1_000, 0, "re-buys and add-ons back (A4)")
-    cash = {r.player: r.pool_cents for r in refunds[1:]}
-    assert sum(cash.values()) == 2_000 and min(cash.values()) >= 667  # the 2nd prize, 1,000 x 2/3
 
 
 @pytest.mark.parametrize("stacks", [(80, 10, 10), (90, 5, 5), (98, 1, 1)])
