@@ -402,8 +402,11 @@ class Tournament:
                 self.level += 1
                 events += [BreakEnded(), self._level_event()]
                 continue
-            if self.level == len(levels) - 1:
-                break
+            flight = self.definition.flight
+            stops_here = flight is not None and self.level + 1 == flight.stop_level
+            last = self.level == len(levels) - 1
+            if last and (not stops_here or self.flight_stopping):
+                break  # the last level lasts until the end, unless a flight stops at its end (L.47)
             level = levels[self.level]
             if level.minutes is not None:
                 ends_at = self._level_started_at + level.minutes * 60
@@ -418,9 +421,10 @@ class Tournament:
             terms = self.definition.rebuys
             if terms is not None and self.level + 1 == terms.levels:
                 events += rebuys.end_period(self, ends_at)
-            flight = self.definition.flight
-            if flight is not None and self.level + 1 == flight.stop_level:
+            if stops_here:
                 self.flight_stopping = True
+                if last:
+                    break
             breaks = self.definition.breaks
             if breaks is not None and (self.level + 1) % breaks.every_levels == 0:
                 self.break_until = ends_at + breaks.minutes * 60

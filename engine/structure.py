@@ -153,6 +153,9 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
                 raise DefinitionError("flight: give exactly one of stop_level or stop_share_percent")
             if self.satellite is not None or self.deals or self.bounty is not None or self.final is not None:
                 raise DefinitionError("flight: a flight pays no prizes, so no satellite, deals, bounty or final")
+            if self.flight.stop_level is not None and self.flight.stop_level > len(self.levels):
+                raise DefinitionError(f"flight.stop_level: {self.flight.stop_level} is beyond the "
+                                      f"{len(self.levels)} levels defined")
         if self.satellite is not None and self.rebuys is not None:
             raise DefinitionError("rebuys: not offered in a satellite here, whose seats are set by the buy-ins")
         if self.add_on is not None and self.rebuys is None:

@@ -111,3 +111,21 @@ def test_random_flights_stop_by_their_rule_and_carry_every_chip_and_cent(players
         assert len(event.survivors) <= max(math.floor(players * share / 100), 1)
     money = report.money
     assert money["held"] == 0 and money["paid_in"] == money["carried"] + money["fees_kept"]
+
+
+def test_a_flight_stopping_at_its_last_level_stops_when_that_level_ends():
+    """Issue 15.10: the last level used to last for ever, even for a flight told to stop at its end."""
+    levels = [Level(10, 20, hands=2), Level(20, 40, minutes=10)]
+    tournament, dealer = running(8, 4, levels=levels, flight=Flight(stop_level=2))
+    tournament.advance(0.0)
+    for table in (1, 2):
+        for _ in range(2):
+            hand(tournament, dealer, table)
+    tournament.advance(1.0)
+    assert tournament.level == 1 and not tournament.flight_stopping
+    events = tournament.advance(1.0 + 600.0)  # the last level's ten minutes are over
+    assert tournament.flight_stopping and tournament.status is Status.FINISHED
+    assert any(isinstance(event, FlightFinished) for event in events)
+    assert tournament.level == 1  # no level after the last
+    with pytest.raises(DefinitionError, match="beyond the 2 levels"):
+        definition(6, levels=levels, flight=Flight(stop_level=3))
