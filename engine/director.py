@@ -130,12 +130,14 @@ class Tournament:
         self.seats_won = 0  # a satellite's seats (K.44)
         self.flight_stopping = False  # a flight has met its stop condition; it ends once its hands are over (L.47)
         self._qualified: dict[str, str] = {}  # a final's person -> the entry their counted stack is on (L.48)
+        self.flight_entries = 0  # a final: the entries of the flights whose pools it carries
         self.deal_pressed: set[str] = set()
         self.proposal: Deal | None = None
         self._deal_due = False
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
+        state.setdefault("flight_entries", 0)
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
             del state["_by_size"]
@@ -311,12 +313,12 @@ class Tournament:
         """A flight's survivor enters the final with their exact stack (L.47); one stack per person (L.48)."""
         return flights.qualify(self, player, person, stack)
 
-    def verify_carry_in(self, cents: int) -> None:
-        flights.verify_carry_in(self, cents)
+    def verify_carry_in(self, cents: int, entries: int = 0) -> None:
+        flights.verify_carry_in(self, cents, entries)
 
-    def carry_in(self, cents: int) -> list[Event]:
+    def carry_in(self, cents: int, entries: int = 0) -> list[Event]:
         """A flight's prize pool joins the final's: prizes are paid only in the final phase (L.47)."""
-        return flights.carry_in(self, cents)
+        return flights.carry_in(self, cents, entries)
 
     def unregister(self, player: str) -> list[Event]:
         """Leave before the start: buy-in and fee back in full (F.23)."""

@@ -47,14 +47,15 @@ def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
         t.stacks[entry] = stack
     return [Qualified(player, stack, counts)]
 
-def verify_carry_in(t: Tournament, cents: int) -> None:
+def verify_carry_in(t: Tournament, cents: int, entries: int = 0) -> None:
     if t.definition.final is None or t.status is not Status.REGISTER:
         raise TournamentError("a flight's pool joins a final in Register (L.47)")
 
-def carry_in(t: Tournament, cents: int) -> list[Event]:
+def carry_in(t: Tournament, cents: int, entries: int = 0) -> list[Event]:
     """A flight's prize pool joins the final's: prizes are paid only in the final phase (L.47)."""
-    verify_carry_in(t, cents)
+    verify_carry_in(t, cents, entries)
     t.ledger.record("carried_in", "", cents)
+    t.flight_entries += entries  # the final's stage counts the whole event's entrants (rules.md I.39)
     return []
 
 

@@ -74,6 +74,7 @@ class Situation(msgspec.Struct, frozen=True):
     kind: Literal["regular", "freeroll", "satellite"] = "regular"
     seat_value_cents: int = 0
     bounties: dict[str, int] = {}  # the bounty on each head still in play (rules.md J)
+    qualified: list[str] = []  # a final: the entries that came from its flights, whose pools it holds
 
 
 class Refund(msgspec.Struct, frozen=True):
@@ -149,7 +150,8 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
             fees = sum(paid.get(kind, 0) for kind in _FEE_KINDS)
             if price or fees:
                 refunds.append(Refund(player, price, fees, f"everything paid comes back ({stage})"))
-        return refunds
+        return refunds + _carried_back(situation, pool - sum(r.pool_cents for r in refunds))
+
     shares = _shares(stage, policy, situation, pool)
     stacks = [stack for _, stack in situation.live]
     tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
@@ -165,6 +167,29 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
         if amount or fees:
             refunds.append(Refund(player, amount, fees, rule))
     return refunds
+
+
+def _carried_back(situation: Situation, left: int) -> list[Refund]:
+    """A final's pool that came from its flights, after a rollback of what was paid in the final itself.
+
+    Nobody paid it here: it is the qualified players' money, so it goes to
+    the qualified players still in (every player still in, if none is), half
+    equally and half by chips (Decision); with nobody in, back to the
+    house's account for the admin to settle.
+    """
+    if left <= 0:
+        return []
+    qualified = set(situation.qualified)
+    live = [seat for seat in situation.live if seat[0] in qualified] or situation.live
+    if not live:
+        return [Refund("", left, 0, "the flights' pool, with nobody left to take it")]
+    stacks = [stack for _, stack in live]
+    tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
+    rank = {index: position for position, index in enumerate(tie_order)}
+    cents = largest_remainder(_half_and_half(Fraction(left), [Fraction(s) for s in stacks]), left,
+                              [rank[i] for i in range(len(stacks))])
+    return [Refund(player, amount, 0, "the flights' pool, half equally and half by chips (L.47)")
+            for (player, _), amount in zip(live, cents) if amount]
 
 
 def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -> list[Fraction]:

@@ -64,7 +64,7 @@ def carry_players(source: TournamentRuntime, target_id: str | None, players: dic
     target = source.registry.get(target_id) if target_id else None
     if target is not None and pool_cents:
         try:
-            target.submit(r.CarryIn(pool_cents))
+            target.submit(r.CarryIn(pool_cents, len(source.director.entries)))
         except TournamentError as refusal:
             target = None
             logger.error("flight %s could not carry its pool to %s: %s", source.id, target_id, refusal)

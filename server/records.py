@@ -75,7 +75,10 @@ class Qualify(Record, tag="qualify"):
 
 
 class CarryIn(Record, tag="carry_in"):
+    """A flight's pool joining its final, with the flight's number of entries (added since: 0 in older records)."""
+
     cents: int
+    entries: int = 0
 
 
 class HostBot(Record, tag="bot"):
@@ -208,8 +211,8 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
                 session.entries.add(player, name, key)
             session.entries.saw(player)
             return events
-        case CarryIn(cents):
-            return director.carry_in(cents)
+        case CarryIn(cents, entries):
+            return director.carry_in(cents, entries)
         case HostBot(player, strategy, token, think_min, think_max):
             session.entries.bots[player] = (strategy, token, think_min, think_max)
             return []

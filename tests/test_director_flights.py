@@ -129,3 +129,26 @@ def test_a_flight_stopping_at_its_last_level_stops_when_that_level_ends():
     assert tournament.level == 1  # no level after the last
     with pytest.raises(DefinitionError, match="beyond the 2 levels"):
         definition(6, levels=levels, flight=Flight(stop_level=3))
+
+
+def test_a_final_cancelled_with_its_flights_pool_refunds_it_to_the_qualified_players():
+    """Issue 15.2: the carried pool used to stay held (an AssertionError); the qualified players share it and
+    a direct buy-in gets its own money back (a rollback before the start)."""
+    from server import records
+    from server.journal import MemoryStorage
+    from server.runtime import TournamentRuntime
+
+    storage = MemoryStorage()
+    final = TournamentRuntime.create("final", definition(6, final=Final()), storage, hand_pause=0)
+    final.submit(records.Qualify("p1", "ann", "a" * 64, 500))
+    final.submit(records.Qualify("p2", "bob", "b" * 64, 700))
+    final.submit(records.CarryIn(8_000, 20))
+    final.register("cy")
+    final.cancel()
+    refunds = {(r.player, r.rule.split(" (")[0]): r.cents for r in final.director.refunds}
+    assert refunds == {("p3", "everything paid comes back"): 1_100,
+                       ("p1", "the flights' pool, half equally and half by chips"): 3_667,
+                       ("p2", "the flights' pool, half equally and half by chips"): 4_333}
+    assert final.director.ledger.balances() and final.director.ledger.summary()["held"] == 0
+    (stored,) = storage.tournaments()  # journaled and closed: a restart shows it cancelled
+    assert not stored.open and TournamentRuntime.restore(stored, storage).director.status is Status.CANCELLED
