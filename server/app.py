@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, TypedDict, TypeVar
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.middleware import Middleware
@@ -39,6 +39,7 @@ from server import hosted
 from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, RateLimit, WebSocketProtocol
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
+from server.persistence import audit_lines
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
@@ -402,6 +403,26 @@ async def health(request: Request) -> Response:
     return reply(Health(server.storage.health(), dict(server.damaged)))
 
 
+async def event_log(request: Request) -> Response:
+    """The tournament's director events, one JSON object a line, as ``mttsim simulate --events-out`` writes
+    them: its audit trail, running, finished or cancelled, and across restarts."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    storage = server_of(request).storage
+
+    async def lines() -> AsyncIterator[bytes]:
+        chunk: list[bytes] = []
+        for line in audit_lines(storage.records(runtime.id)):
+            chunk.append(line)
+            if len(chunk) == 5_000:  # the loop's other work goes on between chunks
+                yield b"".join(chunk)
+                chunk = []
+                await asyncio.sleep(0)
+        yield b"".join(chunk)
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+
 async def openapi(request: Request) -> Response:
     return reply(document(OPERATIONS))
 
@@ -432,6 +453,10 @@ OPERATIONS = [
     Operation(method="GET", path="/api/tournaments/{id}/hands/{hand}", endpoint=hand_history, refusals=(404,),
               summary="One finished hand as PHH text: hole cards shown at the table, a player's own (with their "
                       "token), every one with the admin token"),
+    Operation(method="GET", path="/api/tournaments/{id}/events", endpoint=event_log, who="admin", refusals=(404,),
+              media_type="application/x-ndjson",
+              summary="The director's events, one JSON object a line (application/x-ndjson), as mttsim simulate "
+                      "--events-out writes them (docs/events.md): the audit trail"),
     Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
               response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]),),
               summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),

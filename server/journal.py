@@ -9,9 +9,8 @@ histories of finished hands, which users read, are also stored as PHH.
 
 Snapshots (the runtime's state, pickled right after a hand ends) bound the
 replay: a restore loads the newest one and replays only what followed. The
-records a snapshot covers are deleted a batch per group commit afterwards
-(``PRUNE_PER_COMMIT``): deleting 50,000 at once stopped the event loop for
-40 ms, and a restore skips them anyway.
+records stay, before a snapshot and after a tournament closes: they are its
+audit trail (``events``, ``GET /api/tournaments/{id}/events``).
 
 ``Storage`` is the interface a backend implements. ``SQLiteStorage`` is the
 default: one file in WAL mode, where a command that moves money (a buy-in, a
@@ -36,6 +35,7 @@ import os
 import sqlite3
 import time
 import zlib
+from collections.abc import Iterator
 from typing import Protocol
 
 import msgspec
@@ -148,6 +148,10 @@ class Storage(Protocol):
 
     def hand(self, tournament: str, hand: int) -> str | None: ...
 
+    def records(self, tournament: str) -> Iterator[bytes]:
+        """Every record the tournament journaled, in order (its audit trail)."""
+        ...
+
     def close(self) -> None: ...
 
     def damaged(self) -> dict[str, str]:
@@ -216,6 +220,9 @@ class MemoryStorage:
     def damaged(self) -> dict[str, str]:
         return {}
 
+    def records(self, tournament: str) -> Iterator[bytes]:
+        return iter(list(self._records.get(tournament, ())))
+
     def health(self) -> str:
         return "ok"
 
@@ -241,7 +248,6 @@ class SQLiteStorage:
     """One SQLite file in WAL mode (see the module's docstring for what is synced when)."""
 
     COMMIT_WITHIN = 0.01  # seconds a record that caused nothing sent yet may wait for the group commit
-    PRUNE_PER_COMMIT = 2_000  # journal records a snapshot covers, deleted per commit
 
     def __init__(self, path: str) -> None:
         self._head = Head(path + ".head")
@@ -267,7 +273,6 @@ class SQLiteStorage:
         # What was written since the last commit, committed together (the module's docstring).
         self._records: list[tuple[str, int, bytes]] = []
         self._hands: list[tuple[str, int, int, str, str]] = []
-        self._prune: dict[str, int] = {}  # tournament -> the snapshot's position: records up to it go
         self._commit_due = False
         self._commit_timer: asyncio.TimerHandle | None = None
 
@@ -283,6 +288,19 @@ class SQLiteStorage:
             self._health = "SQLite's check of the journal file: " + "; ".join(problems[:5])
             logger.error("storage: %s", self._health)
         return db
+
+    def records(self, tournament: str) -> Iterator[bytes]:
+        """In batches, so that a long journal is read a part at a time."""
+        self.commit()
+        after = 0
+        while True:
+            batch = self._db.execute("SELECT position, record FROM journal WHERE tournament = ? AND position > ? "
+                                     "ORDER BY position LIMIT 5000", (tournament, after)).fetchall()
+            if not batch:
+                return
+            after = batch[-1][0]
+            for _, record in batch:
+                yield record
 
     def damaged(self) -> dict[str, str]:
         present = {tournament for (tournament,) in self._db.execute("SELECT id FROM tournaments")}
@@ -336,7 +354,7 @@ class SQLiteStorage:
         if self._commit_timer is not None:  # this commit is the one it would have made
             self._commit_timer.cancel()
             self._commit_timer = None
-        if not self._records and not self._hands and not self._prune:
+        if not self._records and not self._hands:
             return
         self._sync(full)
         with self._db:
@@ -344,18 +362,9 @@ class SQLiteStorage:
             self._db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?)",
                                  [(*row, zlib.crc32(row[2])) for row in self._records])
             self._db.executemany("INSERT OR REPLACE INTO hand_histories VALUES (?, ?, ?, ?, ?)", self._hands)
-            for tournament, position in list(self._prune.items()):
-                deleted = self._db.execute(
-                    "DELETE FROM journal WHERE tournament = ?1 AND position <= ?2 AND position < ?3 + "
-                    "(SELECT MIN(position) FROM journal WHERE tournament = ?1)",
-                    (tournament, position, self.PRUNE_PER_COMMIT)).rowcount
-                if deleted < self.PRUNE_PER_COMMIT:
-                    del self._prune[tournament]
         self._records.clear()
         self._hands.clear()
         self._head.write(self._positions)
-        if self._prune:
-            self._commit_soon()  # more to delete, whether or not more records come
 
     def snapshot(self, tournament: str, position: int, state: bytes) -> None:
         self.commit()
@@ -364,8 +373,6 @@ class SQLiteStorage:
             self._db.execute("BEGIN")
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                              (tournament, position, state, zlib.crc32(state)))
-        self._prune[tournament] = position
-        self._commit_soon()
 
     def close_tournament(self, tournament: str, status: str, final_state: bytes) -> None:
         self.commit()
@@ -375,8 +382,6 @@ class SQLiteStorage:
             self._db.execute("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament))
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
                              (tournament, self._positions.get(tournament, 0), final_state, zlib.crc32(final_state)))
-            self._db.execute("DELETE FROM journal WHERE tournament = ?", (tournament,))
-        self._prune.pop(tournament, None)
         self._head.write(self._positions)
 
     def tournaments(self) -> list[Stored]:
@@ -436,8 +441,6 @@ class SQLiteStorage:
         return row[0] if row else None
 
     def close(self) -> None:
-        """Commit what waits and close the file. Covered records not yet deleted stay until the next
-        snapshot's pruning; a restore skips them anyway."""
-        self._prune.clear()
+        """Commit what waits and close the file."""
         self.commit()
         self._db.close()

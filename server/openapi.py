@@ -31,7 +31,8 @@ class Operation(msgspec.Struct, frozen=True, kw_only=True):
     status: int = 200
     body: Any = None  # the request body's type
     body_required: bool = True
-    response: Any = None  # the response body's type; None: plain text
+    response: Any = None  # the response body's type; None: text of ``media_type``
+    media_type: str = "text/plain"
     who: str | None = None  # "admin" or "player": the bearer token it needs
     query: tuple[tuple[str, Any], ...] = ()  # (name, type) of optional query parameters
     refusals: tuple[int, ...] = (404, 409)
@@ -54,7 +55,7 @@ def document(operations: list[Operation]) -> dict[str, Any]:
         parameters += [{"name": name, "in": "query", "required": False, "schema": schema_of[kind]}
                        for name, kind in op.query]
         ok = {"description": op.summary, **_ref(schema_of[op.response])} if op.response is not None else \
-            {"description": op.summary, "content": {"text/plain": {"schema": {"type": "string"}}}}
+            {"description": op.summary, "content": {op.media_type: {"schema": {"type": "string"}}}}
         codes = set(op.refusals) | ({401} if op.who else set()) | ({400} if op.body is not None or op.query else set())
         operation: dict[str, Any] = {
             "summary": op.summary, "operationId": op.endpoint.__name__, "parameters": parameters,

@@ -12,6 +12,7 @@ import logging
 import os
 import pickle
 import zlib
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 import msgspec
@@ -64,6 +65,22 @@ def same_events(logged: Any, replayed: Any) -> bool:
     if isinstance(logged, list) and isinstance(replayed, list):
         return len(logged) == len(replayed) and all(map(same_events, logged, replayed))
     return bool(logged == replayed)
+
+
+_audit_decoder = msgspec.msgpack.Decoder(tuple[list[Any], list[Any]])
+_json = msgspec.json.Encoder()
+OPENED = _json.encode({"type": "status_changed", "status": "register"}) + b"\n"  # the runtime opens at creation
+
+
+def audit_lines(records: Iterable[bytes]) -> Iterator[bytes]:
+    """The director's events of a journal, one JSON object a line, as ``mttsim simulate --events-out`` writes
+    them (docs/events.md): every record's events but a decision's, which belong to the hand's history."""
+    yield OPENED
+    for raw in records:
+        record, events = _audit_decoder.decode(raw)
+        if record[0] != "act":
+            for event in events:
+                yield _json.encode(event) + b"\n"
 
 
 def _read_to_end(descriptor: int) -> bytes:

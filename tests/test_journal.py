@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import pickle
 import random
 
@@ -222,31 +221,16 @@ def covered(storage: SQLiteStorage, tournament: str, position: int) -> int:
                                (tournament, position)).fetchone()[0]
 
 
-@pytest.mark.asyncio
-async def test_the_records_a_snapshot_covers_are_deleted_a_batch_per_commit_and_the_rest_stay(tmp_path):
+def test_a_snapshot_bounds_the_replay_and_every_record_stays_for_the_audit_trail(tmp_path):
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     storage.create("t6", b"{}", 1, b"key")
     for number in range(5_000):
         storage.append("t6", b"record %d" % number, money=False)
-    storage.commit()
     storage.snapshot("t6", 4_500, b"state")
-    assert covered(storage, "t6", 4_500) == 4_500, "nothing deleted in the snapshot's own turn"
-    for _ in range(500):  # a batch per commit, commits every COMMIT_WITHIN seconds
-        if not covered(storage, "t6", 4_500):
-            break
-        await asyncio.sleep(storage.COMMIT_WITHIN)
-    assert covered(storage, "t6", 4_500) == 0
     (stored,) = storage.tournaments()
     assert stored.snapshot == b"state" and stored.records == [b"record %d" % n for n in range(4_500, 5_000)]
-
-
-def test_outside_an_event_loop_a_snapshot_deletes_what_it_covers_at_once(tmp_path):
-    storage = SQLiteStorage(str(tmp_path / "journal.db"))
-    storage.create("t7", b"{}", 1, b"key")
-    for number in range(5_000):
-        storage.append("t7", b"record %d" % number, money=False)
-    storage.snapshot("t7", 4_500, b"state")
-    assert covered(storage, "t7", 4_500) == 0 and covered(storage, "t7", 5_000) == 500
+    assert covered(storage, "t6", 5_000) == 5_000
+    assert list(storage.records("t6")) == [b"record %d" % n for n in range(5_000)]
 
 
 def test_a_snapshot_written_before_snapshots_were_compressed_still_restores(tmp_path):
@@ -260,3 +244,28 @@ def test_a_snapshot_written_before_snapshots_were_compressed_still_restores(tmp_
     assert stored.snapshot[:1] == b"\x80", "a bare pickle, as the previous release wrote"
     restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
     assert state_of(restored) == state_of(live)
+
+
+def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_writes_them(tmp_path):
+    import json
+
+    import msgspec
+
+    from server.persistence import audit_lines
+
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    live = started(storage, "t9", players=20, seed=9)
+    said = [b'{"type":"status_changed","status":"register"}']  # the runtime opens registration at creation
+    submit = live.submit
+
+    def recording(record):
+        events = submit(record)
+        if not isinstance(record, records.Act):
+            said.extend(msgspec.json.encode(event) for event in events)
+        return events
+
+    said.extend(msgspec.json.encode(event) for _, event in live.log)  # the registrations and the draw, so far
+    live.submit = recording
+    drive(live, random.Random(2), 60)
+    lines = [line.rstrip(b"\n") for line in audit_lines(storage.records("t9"))]
+    assert lines == said and any(json.loads(line)["type"] == "hand_finished" for line in lines)

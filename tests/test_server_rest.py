@@ -129,3 +129,23 @@ async def test_a_tournaments_own_bots_are_stopped_and_awaited_when_the_server_sh
         tasks = set(runtime.bots.tasks)
         assert len(tasks) == 4 and not any(task.done() for task in tasks)
     assert all(task.done() for task in tasks) and not runtime.bots.tasks
+
+
+async def test_the_admin_reads_a_tournaments_events_as_lines_also_after_a_restart(tmp_path):
+    import json
+
+    db = str(tmp_path / "journal.db")
+    async with live_server(db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 4)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)
+        assert (await client.get(f"/api/tournaments/{tournament}/events")).status_code == 401
+        answer = await client.get(f"/api/tournaments/{tournament}/events", headers=ADMIN)
+        assert answer.headers["content-type"].startswith("application/x-ndjson")
+        before = answer.text
+    types = [json.loads(line)["type"] for line in before.splitlines()]
+    assert types[0] == "status_changed" and types.count("registered") == 4 and "seated" in types
+    assert types[-5:] == ["status_changed", "refunded", "refunded", "refunded", "refunded"]
+    async with live_server(db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
+        after = (await client.get(f"/api/tournaments/{tournament}/events", headers=ADMIN)).text
+    assert after == before
