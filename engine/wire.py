@@ -150,6 +150,8 @@ class Summary(msgspec.Struct, kw_only=True):
     entries_per_person: int | None
     restored_at: float | None
     voided_hands: list[VoidedHand]
+    rebuys: Rebuys | None  # the terms: price, fee, chips, how many, until the end of which level
+    add_on: AddOn | None
 
 
 class Countdown(msgspec.Struct):
@@ -236,8 +238,6 @@ class Details(Summary, kw_only=True):
     """``GET /api/tournaments/{id}``: the summary, the payouts, the money and every table's seats."""
 
     payouts_cents: list[int]
-    rebuys: Rebuys | None
-    add_on: AddOn | None
     refund_policy: RefundPolicy
     refunds: list[RefundRow]
     satellite: Satellite | None

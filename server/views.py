@@ -72,6 +72,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         rebuy_period=not director.rebuy_period_over, deals=definition.deals, deal=deal_view(director, now),
         bounty=definition.bounty, flight=definition.flight, final=definition.final,
         entries_per_person=definition.entries_per_person, restored_at=facts.restored_at, voided_hands=facts.voided,
+        rebuys=definition.rebuys, add_on=definition.add_on,
     )
 
 
@@ -150,8 +151,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
     rows = slice(page * ROWS_PER_PAGE, (page + 1) * ROWS_PER_PAGE)
     return Details(
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
-        payouts_cents=list(director.prizes), rebuys=definition.rebuys, add_on=definition.add_on,
-        refund_policy=definition.refund_policy,
+        payouts_cents=list(director.prizes), refund_policy=definition.refund_policy,
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
         satellite=definition.satellite, tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,

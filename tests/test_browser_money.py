@@ -168,3 +168,19 @@ async def test_the_page_says_what_a_satellite_and_a_flight_are():
         await page.goto(f"{live.http}/#/t/{flight}")
         await expect(page.locator("#banner")).to_contain_text("Day-1 flight: it stops when 50% of the field is left")
         await browser.close()
+
+
+async def test_the_lobby_and_the_tournament_page_show_the_rebuy_and_add_on_terms():
+    body = definition(6, 6, rebuys={"levels": 2, "price_cents": 1000, "fee_cents": 100, "chips": 3000, "max_count": 2},
+                      add_on={"price_cents": 500, "chips": 5000},
+                      levels=[{"small_blind": 10, "big_blind": 20, "minutes": 10}] * 3)
+    async with live_server() as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, _ = await create(live, body, 0)
+        page = await open_as(browser, live, "/", {})
+        row = page.locator(f"tr[data-id='{tournament}'] .terms")
+        await expect(row).to_contain_text("Re-buys: $11.00 for 3,000 chips, up to 2, until the end of level 2")
+        await expect(row).to_contain_text("Add-on: $5.00 for 5,000 chips")
+        await page.goto(live.http + f"/#/t/{tournament}")
+        await expect(page.locator("#terms")).to_contain_text("Re-buys: $11.00 for 3,000 chips, up to 2")
+        await browser.close()

@@ -69,14 +69,26 @@ async function lobby() {
       el("td", {}, `${t.players_left} / ${t.entries}`), el("td", {}, money(t.buy_in_cents + t.fee_cents)),
       el("td", {}, t.started_at ? new Date(t.started_at * 1000).toLocaleTimeString() : "not yet"),
       el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`),
+      el("td", { class: "terms" }, terms(t)),
       el("td", {}, seat ? `you are ${seat.player_id}` : "", ...moreSeats(t.id).map((more) =>
         el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`))),
       el("td", {}, actions));
   });
   show(el("h2", {}, "Tournaments"), message,
-    el("table", { class: "list" }, el("tr", {}, ...["Name", "Status", "Players", "Buy-in", "Started", "Level", "", ""].map((h) => el("th", {}, h))), rows),
+    el("table", { class: "list" }, el("tr", {}, ...["Name", "Status", "Players", "Buy-in", "Started", "Level", "Re-buys and add-on", "", ""].map((h) => el("th", {}, h))), rows),
     adminPanel(attempt));
   statusLine.textContent = `${tournaments.length} tournament${tournaments.length === 1 ? "" : "s"}`;
+}
+
+// A tournament's re-buy and add-on terms, as the lobby and its page show them.
+function terms(t) {
+  const parts = [];
+  const r = t.rebuys;
+  if (r) parts.push(`Re-buys: ${money(r.price_cents + r.fee_cents)} for ${chips(r.chips)} chips, up to ${r.max_count}, until the end of level ${r.levels}` +
+    (r.allowed_at === "starting_stack" ? " (at or below the starting stack)" : " (at zero chips)"));
+  const a = t.add_on;
+  if (a) parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
+  return parts.join(" · ") || "none";
 }
 
 function adminPanel(attempt) {
@@ -124,6 +136,7 @@ function tournamentPage(id, table, entry) {
     const flight = tournament.flight;
     const format = flight ? [el("span", { class: "banner format" }, `Day-1 flight: it stops ${flight.stop_level ? `when level ${flight.stop_level} ends` : `when ${flight.stop_share_percent}% of the field is left`}; every stack left goes to the final`)]
       : tournament.satellite ? [el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(tournament.satellite.seat_value_cents)}`)] : [];
+    if (tournament.rebuys || tournament.add_on) format.push(el("span", { class: "banner format terms", id: "terms" }, terms(tournament)));
     banner.replaceChildren(...format, ...(tournament.hand_for_hand ? [el("span", { class: "banner" }, "Hand-for-hand: every table deals together")] : []),
       ...(tournament.restored_at ? [el("span", { class: "banner restored", id: "restored" },
         `The server restarted at ${new Date(tournament.restored_at * 1000).toLocaleTimeString()}: ` +
