@@ -140,6 +140,10 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     entries_per_person: Positive | None = None  # multi-entry (M.50); None sets no limit in the engine
     flight: Flight | None = None
     final: Final | None = None
+    # Announced ahead (rules.md F.23, Waiting): seconds since the epoch. Without registration_opens_at the
+    # tournament opens for registration when it is created; without starts_at the admin starts it.
+    registration_opens_at: float | None = None
+    starts_at: float | None = None
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
@@ -158,6 +162,9 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
                                       f"{len(self.levels)} levels defined")
         if self.satellite is not None and self.rebuys is not None:
             raise DefinitionError("rebuys: not offered in a satellite here, whose seats are set by the buy-ins")
+        if (self.registration_opens_at is not None and self.starts_at is not None
+                and self.starts_at < self.registration_opens_at):
+            raise DefinitionError("starts_at: must not come before registration_opens_at")
         if self.add_on is not None and self.rebuys is None:
             raise DefinitionError("add_on: is offered at the end of the re-buy period, so it needs rebuys")
         for number, level in enumerate(self.levels):

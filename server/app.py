@@ -276,8 +276,9 @@ async def create_tournament(request: Request) -> Response:
     except DefinitionError as problem:
         raise Refused("bad_definition", str(problem)) from None
     tournament_id = secrets.token_hex(4)
-    server.add(TournamentRuntime.create(tournament_id, definition, server.storage,
-                                        hand_pause=server.settings.hand_pause))
+    runtime = TournamentRuntime.create(tournament_id, definition, server.storage, hand_pause=server.settings.hand_pause)
+    server.add(runtime)
+    runtime.keep_time()
     return reply(Created(tournament_id), 201)
 
 
@@ -305,6 +306,10 @@ def admin_command(request: Request, command: Callable[[TournamentRuntime], None]
     runtime = runtime_of(request)
     command(runtime)
     return reply(runtime.summary())
+
+
+async def open_registration(request: Request) -> Response:
+    return admin_command(request, TournamentRuntime.open_registration)
 
 
 async def start(request: Request) -> Response:
@@ -412,7 +417,8 @@ async def event_log(request: Request) -> Response:
 
     async def lines() -> AsyncIterator[bytes]:
         chunk: list[bytes] = []
-        for line in audit_lines(storage.records(runtime.id)):
+        opened = runtime.definition.registration_opens_at is None  # at creation, not by a record
+        for line in audit_lines(storage.records(runtime.id), opened_at_creation=opened):
             chunk.append(line)
             if len(chunk) == 5_000:  # the loop's other work goes on between chunks
                 yield b"".join(chunk)
@@ -460,6 +466,8 @@ OPERATIONS = [
     Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
               response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]),),
               summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),
+    Operation(method="POST", path="/api/tournaments/{id}/open", endpoint=open_registration, response=Summary,
+              who="admin", summary="Open an announced (Waiting) tournament for registration now"),
     Operation(method="POST", path="/api/tournaments/{id}/start", endpoint=start, response=Summary, who="admin",
               summary="Start: seats are drawn, or the tournament is cancelled below min_players"),
     Operation(method="POST", path="/api/tournaments/{id}/pause", endpoint=pause, response=Summary, who="admin",

@@ -72,10 +72,11 @@ _json = msgspec.json.Encoder()
 OPENED = _json.encode({"type": "status_changed", "status": "register"}) + b"\n"  # the runtime opens at creation
 
 
-def audit_lines(records: Iterable[bytes]) -> Iterator[bytes]:
+def audit_lines(records: Iterable[bytes], *, opened_at_creation: bool = True) -> Iterator[bytes]:
     """The director's events of a journal, one JSON object a line, as ``mttsim simulate --events-out`` writes
     them (docs/events.md): every record's events but a decision's, which belong to the hand's history."""
-    yield OPENED
+    if opened_at_creation:
+        yield OPENED
     for raw in records:
         record, events = _audit_decoder.decode(raw)
         if record[0] != "act":

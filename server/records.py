@@ -91,6 +91,10 @@ class HostBot(Record, tag="bot"):
     think_max: float
 
 
+class OpenRegistration(Record, tag="open"):
+    """An announced (Waiting) tournament opens for registration (rules.md F.23)."""
+
+
 class Start(Record, tag="start"):
     now: float
     wall: float  # seconds since the epoch, for the lobby
@@ -139,7 +143,8 @@ class RejectDeal(Record, tag="reject_deal"):
 
 
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
-             | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal)
+             | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
+             | OpenRegistration)
 
 class Session:
     """What the records build: the director, and the server's facts about its entries and its clock.
@@ -216,6 +221,8 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
         case HostBot(player, strategy, token, think_min, think_max):
             session.entries.bots[player] = (strategy, token, think_min, think_max)
             return []
+        case OpenRegistration():
+            return director.open_registration()
         case Start(now, wall):
             session.last_now, session.started_wall = now, wall
             return director.start(now)

@@ -70,7 +70,8 @@ class TournamentRuntime:
         self.entries = Entries(definition.time_bank_seconds)
         decks = KeyedDecks(secret) if secret else shuffled_deck
         self.session = r.Session(Tournament(definition, random.Random(self.seed), deal=decks), self.entries)
-        self.session.director.open_registration()
+        if definition.registration_opens_at is None:  # else announced: Waiting until it opens
+            self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
         self.clock = TournamentClock()
         self.streams = Streams(self.session, self.now)
@@ -82,6 +83,7 @@ class TournamentRuntime:
         self.restored_at: float | None = None
         self.crashed = False
         self._task: asyncio.Task[None] | None = None
+        self._schedule: asyncio.Task[None] | None = None  # an announced tournament's opening and start
         self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
         self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
         self._details_version: tuple[int, int] = (-1, -1)
@@ -113,10 +115,36 @@ class TournamentRuntime:
         runtime.journal.replay(stored, runtime.session)
         return runtime
 
+    def keep_time(self) -> None:
+        """Open registration and start at the definition's times, when it gives them (and the admin has not)."""
+        definition, status = self.definition, self.director.status
+        if (definition.registration_opens_at is not None and status is Status.WAITING) or \
+                (definition.starts_at is not None and status in (Status.WAITING, Status.REGISTER)):
+            self._schedule = asyncio.get_running_loop().create_task(self._on_time(), name=f"schedule:{self.id}")
+
+    async def _on_time(self) -> None:
+        definition = self.definition
+        try:
+            if definition.registration_opens_at is not None:
+                await asyncio.sleep(max(0.0, definition.registration_opens_at - time.time()))
+                if self.director.status is Status.WAITING:
+                    self.open_registration()
+            if definition.starts_at is not None:
+                await asyncio.sleep(max(0.0, definition.starts_at - time.time()))
+                if self.director.status is Status.REGISTER:
+                    self.start()  # below min_players: cancelled and refunded, as any start
+        except Refused as refusal:  # the admin acted meanwhile
+            logger.info("tournament %s: %s", self.id, refusal.message)
+
+    def open_registration(self) -> None:
+        with refusals():
+            self.submit(r.OpenRegistration())
+
     def resume_after_restore(self) -> None:
         """Void the hands the crash interrupted, restart the clock and the tables, and bring back the bots."""
         director = self.director
         self.restored_at = time.time()
+        self.keep_time()
         if director.status is Status.RUNNING:
             self.clock.start(self.session.last_now)
             if self.session.paused:
@@ -283,6 +311,8 @@ class TournamentRuntime:
     async def shutdown(self) -> None:
         """Stop the tournament's tables and its bots and wait for them, and for a snapshot being written."""
         await self.journal.settle()
+        if self._schedule is not None:
+            self._schedule.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)

@@ -62,12 +62,15 @@ async function lobby() {
       const admin = (command, body) => attempt(() => api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body }));
       actions.push(el("span", { class: "admin" }, count, mix,
         el("button", { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) }, "Add bots"),
-        ...["start", "pause", "resume", "cancel"].map((c) => el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)))));
+        ...[...(t.status === "waiting" ? ["open"] : []), "start", "pause", "resume", "cancel"].map((c) => el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)))));
     }
     return el("tr", { "data-id": t.id },
       el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)), el("td", { class: "status" }, t.paused ? "paused" : t.status),
       el("td", {}, `${t.players_left} / ${t.entries}`), el("td", {}, money(t.buy_in_cents + t.fee_cents)),
-      el("td", {}, t.started_at ? new Date(t.started_at * 1000).toLocaleTimeString() : "not yet"),
+      el("td", { class: "times" }, t.started_at ? new Date(t.started_at * 1000).toLocaleTimeString() : [
+        t.status === "waiting" && t.registration_opens_at ? `registration opens ${clock(t.registration_opens_at)}` : "",
+        t.starts_at ? `starts ${clock(t.starts_at)}` : "", t.registration_opens_at || t.starts_at ? "" : "not yet"]
+        .filter(Boolean).join(", ")),
       el("td", {}, `${t.level}: ${t.small_blind}/${t.big_blind}`),
       el("td", { class: "terms" }, terms(t)),
       el("td", {}, seat ? `you are ${seat.player_id}` : "", ...moreSeats(t.id).map((more) =>
@@ -79,6 +82,8 @@ async function lobby() {
     adminPanel(attempt));
   statusLine.textContent = `${tournaments.length} tournament${tournaments.length === 1 ? "" : "s"}`;
 }
+
+const clock = (epochSeconds) => new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 
 // A tournament's re-buy and add-on terms, as the lobby and its page show them.
 function terms(t) {
