@@ -83,7 +83,7 @@ def apply(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
     events.append(StatusChanged(t.status.value))
     for refund in refunds:
         if refund.pool_cents:
-            t.ledger.record("refund", refund.player, refund.pool_cents)
+            t.ledger.record("ticket" if refund.ticket else "refund", refund.player, refund.pool_cents)
         if refund.fee_cents:
             t.ledger.record("refund", refund.player, refund.fee_cents, account="fees")
         if refund.bounty_cents:

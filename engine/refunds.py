@@ -52,6 +52,11 @@ class RefundPolicy(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     refund_fees: bool = False
     late_formula: Literal["chip_equity", "chip_position"] = "chip_equity"
     split: Literal["half_and_half", "chips", "icm"] = "half_and_half"
+    # Policy B's director's choices (seed 004): a freeroll in its middle stage pays by chip equity or is
+    # rescheduled (no payout now); a satellite in its middle stage pays cash (half evenly, half by chip
+    # equity) or the whole pool by chip equity as whole seats as far as each share covers, the rest in cash.
+    freeroll_middle: Literal["chip_equity", "reschedule"] = "chip_equity"
+    satellite_middle: Literal["cash", "seats"] = "cash"
 
 
 class Situation(msgspec.Struct, frozen=True):
@@ -85,6 +90,7 @@ class Refund(msgspec.Struct, frozen=True):
     fee_cents: int
     rule: str
     bounty_cents: int = 0
+    ticket: bool = False  # ``pool_cents`` is a seat in the satellite's target, not cash (rules.md I.39)
 
     @property
     def cents(self) -> int:
@@ -152,6 +158,10 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
                 refunds.append(Refund(player, price, fees, f"everything paid comes back ({stage})"))
         return refunds + _carried_back(situation, pool - sum(r.pool_cents for r in refunds))
 
+    if policy.name == "B":
+        matrix = _policy_b(stage, policy, situation, pool)
+        if matrix is not None:
+            return matrix
     shares = _shares(stage, policy, situation, pool)
     stacks = [stack for _, stack in situation.live]
     tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
@@ -167,6 +177,72 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
         if amount or fees:
             refunds.append(Refund(player, amount, fees, rule))
     return refunds
+
+
+def _policy_b(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -> list[Refund] | None:
+    """Seed 004's scenario matrix where it is not chip equity within the clamps (rules.md I.39, corrected);
+    None where it is."""
+    kind, live = situation.kind, situation.live
+    if kind == "freeroll" and (stage == "B-early" or stage == "B-middle" and policy.freeroll_middle == "reschedule"):
+        why = "rescheduled: no payout now" if stage == "B-middle" else "no prize money before the middle stage"
+        points = [Refund(player, 0, fees, f"freeroll: its entry points back ({stage})")
+                  for player, paid in situation.paid.items() if (fees := sum(paid.get(k, 0) for k in _FEE_KINDS))]
+        return points + ([Refund("", pool, 0, f"freeroll {why}: the sponsored pool goes back ({stage})")]
+                         if pool else [])
+    if stage == "B-early" and kind in ("regular", "satellite"):
+        cents = _by_rank(_evenly(pool, len(live)), pool, live)
+        return [Refund(player, amount, situation.paid.get(player, {}).get("fee", 0),
+                       "the fee back and the pool evenly (B early)") for (player, _), amount in zip(live, cents)]
+    if kind == "satellite" and stage == "B-late":
+        return _seats(situation, pool, [situation.seat_value_cents] * len(live), "every player left a seat (B final)")
+    if kind == "satellite" and stage == "B-middle":
+        weights = [Fraction(stack) for _, stack in live]
+        if policy.satellite_middle == "cash":
+            equity = _half_and_half(Fraction(pool), weights)
+            shares = [pool / Fraction(2 * len(live)) + share / 2 for share in equity]
+            return [Refund(player, amount, 0, "half evenly, half by chip equity, in cash (B middle)")
+                    for (player, _), amount in zip(live, _by_rank(shares, pool, live)) if amount]
+        equity_cents = _by_rank(_half_and_half(Fraction(pool), weights), pool, live)
+        seats = [situation.seat_value_cents if amount >= situation.seat_value_cents > 0 else 0
+                 for amount in equity_cents]
+        return _seats(situation, pool, seats, "chip equity, as a seat as far as it covers (B middle)",
+                      cash=[amount - seat for amount, seat in zip(equity_cents, seats)])
+    return None
+
+
+def _seats(situation: Situation, pool: int, seats: list[int], rule: str,
+           cash: list[int] | None = None) -> list[Refund]:
+    """Each player's seat (a ticket into the target, as a won seat is) and their cash; a final's cash left
+    once every seat is paid is shared evenly (Decision)."""
+    live = situation.live
+    if cash is None:
+        left = pool - min(pool, sum(seats))
+        if sum(seats) > pool:  # fewer seats than players left: the pool's worth of seats, the best stacks first
+            order = sorted(range(len(live)), key=lambda i: (-live[i][1], i))
+            seats = [0] * len(live)
+            for i in order[:pool // max(situation.seat_value_cents, 1)]:
+                seats[i] = situation.seat_value_cents
+            left = pool - sum(seats)
+        cash = _by_rank(_evenly(left, len(live)), left, live)
+    refunds = []
+    for (player, _), seat, extra in zip(live, seats, cash):
+        if seat:
+            refunds.append(Refund(player, seat, 0, rule, ticket=True))
+        if extra:
+            refunds.append(Refund(player, extra, 0, f"{rule}: the cash"))
+    return refunds
+
+
+def _evenly(total: int, count: int) -> list[Fraction]:
+    return [Fraction(total, count)] * count if count else []
+
+
+def _by_rank(shares: list[Fraction], total: int, live: list[tuple[str, int]]) -> list[int]:
+    """Whole cents for ``shares`` of ``total``, odd cents to the bigger stack, then the earlier seat (G.30)."""
+    stacks = [stack for _, stack in live]
+    tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
+    rank = {index: position for position, index in enumerate(tie_order)}
+    return largest_remainder(shares, total, [rank[i] for i in range(len(stacks))])
 
 
 def _carried_back(situation: Situation, left: int) -> list[Refund]:

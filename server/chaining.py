@@ -48,9 +48,11 @@ def another_flight(runtime: TournamentRuntime, token: str) -> bool:
 def send_on(runtime: TournamentRuntime) -> None:
     """A finished satellite's seat winners and a flight's survivors become entries of their target."""
     director = runtime.director
+    satellite, flight = runtime.definition.satellite, runtime.definition.flight
+    if director.status is Status.CANCELLED and satellite is not None:  # seats a cancellation gave (I.39)
+        carry_players(runtime, satellite.target, {refund.player: None for refund in director.refunds if refund.ticket})
     if director.status is not Status.FINISHED:
         return
-    satellite, flight = runtime.definition.satellite, runtime.definition.flight
     if satellite is not None:
         seats: dict[str, int | None] = {result.player: None for result in director.standings() if result.ticket}
         carry_players(runtime, satellite.target, seats)

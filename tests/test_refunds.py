@@ -103,9 +103,9 @@ def test_policy_b_stages_by_the_share_eliminated() -> None:
 
     pre = plan(RefundPolicy("B"), situation(96))
     assert len(pre) == 100 and all("B-pre" in r.rule and r.cents == 1_100 for r in pre)
+    # Seed 004, regular early: the fee back and the pool evenly among the players still in (each 100 + 1,250).
     early = plan(RefundPolicy("B"), situation(80))
-    assert len(early) == 80 and all("early" in r.rule and r.fee_cents == 0 for r in early)
-    assert sum(r.cents for r in early) == 100_000
+    assert len(early) == 80 and all("early" in r.rule and (r.fee_cents, r.pool_cents) == (100, 1_250) for r in early)
     middle = plan(RefundPolicy("B"), situation(75))
     assert all("middle" in r.rule for r in middle)
 
@@ -122,12 +122,38 @@ def msgspec_fields(situation: Situation) -> dict:
     return {name: getattr(situation, name) for name in situation.__struct_fields__}
 
 
-def test_a_satellite_pays_cash_capped_at_the_seat_value() -> None:
-    situation = Situation(entries=50, live=[("a", 80_000), ("b", 10_000), ("c", 5_000), ("d", 5_000)],
-                          paid=paid(50, 1_000, 100), pool_cents=50_000, prizes=[25_000, 25_000],
-                          buy_in_cents=1_000, kind="satellite", seat_value_cents=25_000)
-    refunds = amounts(plan(RefundPolicy("B"), situation))
-    assert refunds == {"a": 25_000, "b": 10_417, "c": 7_292, "d": 7_291}  # c before d: the earlier seat
+def satellite(live: list[tuple[str, int]]) -> Situation:
+    return Situation(entries=50, live=live, paid=paid(50, 1_000, 100), pool_cents=50_000, prizes=[25_000, 25_000],
+                     buy_in_cents=1_000, kind="satellite", seat_value_cents=25_000)
+
+
+def test_a_satellite_in_its_middle_stage_pays_as_the_director_chose() -> None:
+    """Seed 004, satellite middle: (2) half evenly and half by chip equity in cash (the default), or (1) the
+    whole pool by chip equity, as a seat as far as a share covers and the rest in cash; no clamps."""
+    middle = satellite([("a", 80_000), ("b", 10_000), ("c", 5_000), ("d", 5_000)])
+    assert amounts(plan(RefundPolicy("B"), middle)) == {"a": 19_375, "b": 10_625, "c": 10_000, "d": 10_000}
+    seats = plan(RefundPolicy("B", satellite_middle="seats"), middle)
+    assert [(r.player, r.pool_cents, r.ticket) for r in seats] == [
+        ("a", 25_000, True), ("a", 1_250, False), ("b", 8_750, False), ("c", 7_500, False), ("d", 7_500, False)]
+
+
+def test_a_satellite_cancelled_in_the_money_gives_every_player_left_their_seat() -> None:
+    """Seed 004, satellite final: seats, not cash (tickets registered into the target, as won seats are)."""
+    refunds = plan(RefundPolicy("B"), satellite([("a", 90_000), ("b", 10_000)]))
+    assert [(r.player, r.pool_cents, r.ticket) for r in refunds] == [("a", 25_000, True), ("b", 25_000, True)]
+
+
+def test_a_freeroll_pays_no_prize_money_before_its_middle_stage_and_the_director_chooses_in_it() -> None:
+    def freeroll(left: int) -> Situation:
+        return Situation(entries=100, live=[(f"p{i}", 1000 + i) for i in range(left)],
+                         paid={"": {"added": 50_000}}, pool_cents=50_000, prizes=[30_000, 20_000],
+                         buy_in_cents=0, kind="freeroll")
+
+    assert amounts(plan(RefundPolicy("B"), freeroll(80))) == {"": 50_000}  # early: the sponsor's pool back
+    rescheduled = plan(RefundPolicy("B", freeroll_middle="reschedule"), freeroll(40))
+    assert amounts(rescheduled) == {"": 50_000} and "rescheduled" in rescheduled[0].rule
+    by_equity = plan(RefundPolicy("B"), freeroll(40))
+    assert len(by_equity) == 40 and sum(r.pool_cents for r in by_equity) == 50_000
 
 
 def test_water_filling_where_one_clamp_pushes_another_player_past_it() -> None:

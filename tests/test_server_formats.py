@@ -131,3 +131,4 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
         await until(lambda: director.status.value == "finished", timeout=90)
         ledger = (await client.get(f"/api/tournaments/{final}")).json()["ledger"]
         assert ledger["prizes"] == 14_000 and ledger["held"] == 0
+
