@@ -10,20 +10,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
-from engine.refunds import Refund, RefundPolicy, Situation, plan
+from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
     from engine.director import Tournament
 
 
-def verify(t: Tournament, policy: RefundPolicy | None = None) -> None:
+def verify(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> None:
     if t.status not in (Status.WAITING, Status.REGISTER, Status.RUNNING):
         raise TournamentError(f"a {t.status} tournament cannot be cancelled")
     if policy is not None and not isinstance(policy, RefundPolicy):
         raise TournamentError("a cancellation takes a refund policy (A or B)")
+    if entry_cents and t.definition.satellite is None:
+        raise TournamentError("only a satellite refunds as entries to another tournament (seed 000)")
+    if not isinstance(entry_cents, int) or entry_cents < 0:
+        raise TournamentError("an entry's price is a number of cents, 0 or more")
 
-def preview(t: Tournament, policy: RefundPolicy | None = None) -> list[Refund]:
+def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Refund]:
     """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing.
 
     Before the start everyone gets everything back. While running, the
@@ -31,7 +35,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None) -> list[Refund]:
     void); a player waiting on a re-buy offer has no chips and counts as
     eliminated.
     """
-    verify(t, policy)
+    verify(t, policy, entry_cents)
     live = sorted((p for p, stack in t.stacks.items() if stack + t._pending_chips.get(p, 0) > 0),
                   key=lambda p: t.where.get(p, (0, 0)))
     paid: dict[str, dict[str, int]] = {}
@@ -56,20 +60,21 @@ def preview(t: Tournament, policy: RefundPolicy | None = None) -> list[Refund]:
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
         bounties=dict(t.bounties), qualified=sorted(set(t._qualified.values())),
     )
-    return plan(policy or definition.refund_policy, situation)
+    return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
 
-def cancel(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
+def cancel(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
     """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
 
-    Hands in progress are void. ``policy`` overrides the definition's.
+    Hands in progress are void. ``policy`` overrides the definition's. With ``entry_cents``, a satellite's
+    cash refunds that cover it become entries at that price to another tournament (the caller registers them).
     """
-    verify(t, policy)
-    return apply(t, policy)
+    verify(t, policy, entry_cents)
+    return apply(t, policy, entry_cents)
 
 
-def apply(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
+def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
     """Cancel now: hands in progress void, offers withdrawn, the refunds paid and the fees kept."""
-    refunds = preview(t, policy)
+    refunds = preview(t, policy, entry_cents)
     events: list[Event] = []
     for table, state in sorted(t.tables.items()):
         if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
@@ -83,7 +88,8 @@ def apply(t: Tournament, policy: RefundPolicy | None = None) -> list[Event]:
     events.append(StatusChanged(t.status.value))
     for refund in refunds:
         if refund.pool_cents:
-            t.ledger.record("ticket" if refund.ticket else "refund", refund.player, refund.pool_cents)
+            t.ledger.record("ticket" if refund.ticket or refund.entry else "refund", refund.player,
+                            refund.pool_cents)
         if refund.fee_cents:
             t.ledger.record("refund", refund.player, refund.fee_cents, account="fees")
         if refund.bounty_cents:

@@ -191,8 +191,8 @@ class Tournament:
     def can_start(self) -> bool:
         return _passes(self.verify_start)
 
-    def can_cancel(self, policy: RefundPolicy | None = None) -> bool:
-        return _passes(self.verify_cancel, policy)
+    def can_cancel(self, policy: RefundPolicy | None = None, entry_cents: int = 0) -> bool:
+        return _passes(self.verify_cancel, policy, entry_cents)
 
     def can_start_hand(self, table: int) -> bool:
         return _passes(self.verify_start_hand, table)
@@ -334,19 +334,19 @@ class Tournament:
             self.ledger.record("refund", player, cents, account=PAID_INTO[kind])
         return [Refunded(player, self._entry_price, "unregistered")]
 
-    def verify_cancel(self, policy: RefundPolicy | None = None) -> None:
-        cancellation.verify(self, policy)
+    def verify_cancel(self, policy: RefundPolicy | None = None, entry_cents: int = 0) -> None:
+        cancellation.verify(self, policy, entry_cents)
 
-    def cancellation_preview(self, policy: RefundPolicy | None = None) -> list[Refund]:
+    def cancellation_preview(self, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Refund]:
         """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing."""
-        return cancellation.preview(self, policy)
+        return cancellation.preview(self, policy, entry_cents)
 
-    def cancel(self, policy: RefundPolicy | None = None) -> list[Event]:
+    def cancel(self, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
         """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
 
         Hands in progress are void. ``policy`` overrides the definition's.
         """
-        return cancellation.cancel(self, policy)
+        return cancellation.cancel(self, policy, entry_cents)
 
     def verify_start(self) -> None:
         if self.status is not Status.REGISTER:

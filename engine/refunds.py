@@ -91,6 +91,7 @@ class Refund(msgspec.Struct, frozen=True):
     rule: str
     bounty_cents: int = 0
     ticket: bool = False  # ``pool_cents`` is a seat in the satellite's target, not cash (rules.md I.39)
+    entry: bool = False  # ``pool_cents`` buys an entry to another tournament the admin named (seed 000)
 
     @property
     def cents(self) -> int:
@@ -127,6 +128,22 @@ def _stage(situation: Situation, policy: RefundPolicy) -> str:
     if _in_money(situation):
         return "B-late"
     return "B-early" if eliminated < Fraction(1, 4) else "B-middle"
+
+
+def as_entries(refunds: list[Refund], entry_cents: int) -> list[Refund]:
+    """A satellite's cash refunds as entries to another tournament (seed 000, Satellite Tournaments): each
+    whose cash from the pool covers the entry's price (buy-in and fee) becomes that entry and the rest cash;
+    seats, fees and bounties stay as they are (Decision)."""
+    converted: list[Refund] = []
+    for refund in refunds:
+        if entry_cents <= 0 or refund.ticket or refund.entry or not refund.player or refund.pool_cents < entry_cents:
+            converted.append(refund)
+            continue
+        converted.append(Refund(refund.player, entry_cents, 0, f"an entry to another tournament ({refund.rule})",
+                                entry=True))
+        if refund.cents > entry_cents:
+            converted.append(msgspec.structs.replace(refund, pool_cents=refund.pool_cents - entry_cents))
+    return converted
 
 
 def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:

@@ -105,9 +105,11 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """An optional refund policy for this cancellation; without one, the tournament's own applies."""
+    """An optional refund policy for this cancellation; without one, the tournament's own applies.
+    ``entry_into`` (a satellite): refunds covering that tournament's buy-in and fee become entries there."""
 
     policy: RefundPolicy | None = None
+    entry_into: str | None = None
 
 
 class Created(msgspec.Struct):
@@ -328,7 +330,7 @@ async def cancel(request: Request) -> Response:
     require_admin(request)
     runtime = runtime_of(request)
     body = await body_of(request, CancelRequest, empty=b"{}")
-    runtime.cancel(body.policy)
+    runtime.cancel(body.policy, body.entry_into)
     return reply(runtime.summary())
 
 
@@ -340,7 +342,7 @@ async def cancellation_preview(request: Request) -> Response:
     if name not in (None, "A", "B"):
         raise Refused("bad_request", "policy: A or B")
     policy = msgspec.structs.replace(runtime.definition.refund_policy, name=name) if name else None
-    return reply(CancellationPreview(runtime.cancellation_preview(policy)))
+    return reply(CancellationPreview(runtime.cancellation_preview(policy, request.query_params.get("entry_into"))))
 
 
 async def add_bots(request: Request) -> Response:
@@ -464,7 +466,7 @@ OPERATIONS = [
               summary="The director's events, one JSON object a line (application/x-ndjson), as mttsim simulate "
                       "--events-out writes them (docs/events.md): the audit trail"),
     Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
-              response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]),),
+              response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]), ("entry_into", str)),
               summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),
     Operation(method="POST", path="/api/tournaments/{id}/open", endpoint=open_registration, response=Summary,
               who="admin", summary="Open an announced (Waiting) tournament for registration now"),

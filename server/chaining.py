@@ -49,8 +49,9 @@ def send_on(runtime: TournamentRuntime) -> None:
     """A finished satellite's seat winners and a flight's survivors become entries of their target."""
     director = runtime.director
     satellite, flight = runtime.definition.satellite, runtime.definition.flight
-    if director.status is Status.CANCELLED and satellite is not None:  # seats a cancellation gave (I.39)
+    if director.status is Status.CANCELLED and satellite is not None:  # seats and entries a cancellation gave
         carry_players(runtime, satellite.target, {refund.player: None for refund in director.refunds if refund.ticket})
+        carry_players(runtime, runtime.entry_into, {refund.player: None for refund in director.refunds if refund.entry})
     if director.status is not Status.FINISHED:
         return
     if satellite is not None:

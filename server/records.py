@@ -109,7 +109,10 @@ class Resume(Record, tag="resume"):
 
 
 class Cancel(Record, tag="cancel"):
+    """``entry_cents`` (added since: 0 in older records): a satellite's refunds as entries at that price."""
+
     policy: RefundPolicy | None
+    entry_cents: int = 0
 
 
 class Unregister(Record, tag="unregister"):
@@ -230,8 +233,8 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             session.last_now = now
             session.paused = isinstance(record, Pause)
             return []
-        case Cancel(policy):
-            return director.cancel(policy)
+        case Cancel(policy, entry_cents):
+            return director.cancel(policy, entry_cents)
         case Unregister(player):
             return director.unregister(player)
         case Rebuy(player):

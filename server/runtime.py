@@ -79,6 +79,7 @@ class TournamentRuntime:
         self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.tickets: list[Ticket] = []  # the players this tournament sent on (a satellite's seats, a flight's)
+        self.entry_into: str | None = None  # where a cancelled satellite's refunds bought entries
         self.voided: list[VoidedHand] = []  # hands a restore called off
         self.restored_at: float | None = None
         self.crashed = False
@@ -276,15 +277,30 @@ class TournamentRuntime:
         self.clock.start()
         self.submit(r.Start(self.now(), time.time()))
 
-    def cancel(self, policy: RefundPolicy | None = None) -> None:
-        """Cancel with the tournament's refund policy (or ``policy``): hands in progress are void, refunds paid."""
-        with refusals():
-            self.director.verify_cancel(policy)
-            self.submit(r.Cancel(policy))
+    def cancel(self, policy: RefundPolicy | None = None, entry_into: str | None = None) -> None:
+        """Cancel with the tournament's refund policy (or ``policy``): hands in progress are void, refunds paid.
 
-    def cancellation_preview(self, policy: RefundPolicy | None = None) -> list[RefundRow]:
+        ``entry_into`` (a satellite): refunds that cover that tournament's buy-in and fee become entries there.
+        """
+        entry_cents = self._entry_price(entry_into)
         with refusals():
-            refunds = self.director.cancellation_preview(policy)
+            self.director.verify_cancel(policy, entry_cents)
+            self.entry_into = entry_into
+            self.submit(r.Cancel(policy, entry_cents))
+
+    def _entry_price(self, entry_into: str | None) -> int:
+        if entry_into is None:
+            return 0
+        target = self.registry.get(entry_into)
+        if target is None or target is self or target.director.status is not Status.REGISTER:
+            raise Refused("refused", f"no tournament {entry_into!r} open for registration here")
+        return target.definition.buy_in_cents + target.definition.fee_cents
+
+    def cancellation_preview(self, policy: RefundPolicy | None = None,
+                             entry_into: str | None = None) -> list[RefundRow]:
+        entry_cents = self._entry_price(entry_into)
+        with refusals():
+            refunds = self.director.cancellation_preview(policy, entry_cents)
         return [views.refund_row(refund, self.entries) for refund in refunds]
 
     def player_money(self, player: str, message: MoneyMessage) -> None:

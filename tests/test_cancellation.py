@@ -43,3 +43,41 @@ def test_a_satellite_cancelled_with_seats_registers_their_holders_into_the_targe
     sent = {ticket.player: ticket.entry for ticket in satellite.tickets}
     assert set(sent) == {refund.player for refund in seats} and all(sent.values())
     assert len(target.director.entries) == len(seats)
+
+
+def test_a_satellites_refunds_become_entries_to_another_tournament_the_admin_names():
+    """Issue 15.6 (seed 000, Satellite Tournaments): each refund covering the named tournament's buy-in and fee
+    becomes a registration there, the rest in cash; every ledger balances."""
+    storage = MemoryStorage()
+    other = TournamentRuntime.create("other", rules(9, buy_in_cents=800), storage, hand_pause=0)  # 800 + 100
+    satellite = TournamentRuntime.create("sat", rules(8, satellite=Satellite(seat_value_cents=5_000, target=None)),
+                                         storage, hand_pause=0)
+    other.registry = satellite.registry = {"other": other, "sat": satellite}
+    for number in range(6):
+        satellite.register(f"player {number}")
+    rows = satellite.cancellation_preview(entry_into="other")
+    assert [row.refund_cents for row in rows if "an entry" in row.rule] == [900] * 6
+    satellite.cancel(entry_into="other")  # before the start: 1,100 each; 900 of it an entry, 200 cash
+    director = satellite.director
+    assert sorted((r.player, r.cents, r.entry) for r in director.refunds) == sorted(
+        [(f"p{n}", 900, True) for n in range(1, 7)] + [(f"p{n}", 200, False) for n in range(1, 7)])
+    assert director.ledger.balances() and director.ledger.summary()["held"] == 0
+    assert len(other.director.entries) == 6 and other.director.ledger.pool_cents == 6 * 800
+    assert {t.entry for t in satellite.tickets} == set(other.director.entries)
+
+
+def test_only_a_satellite_refunds_as_entries_and_only_into_a_tournament_open_for_registration():
+    import pytest
+
+    from server.errors import Refused
+
+    storage = MemoryStorage()
+    plain = TournamentRuntime.create("plain", rules(4), storage, hand_pause=0)
+    other = TournamentRuntime.create("other", rules(4), storage, hand_pause=0)
+    plain.registry = {"plain": plain, "other": other}
+    plain.register("ann")
+    with pytest.raises(Refused, match="only a satellite"):
+        plain.cancel(entry_into="other")
+    with pytest.raises(Refused, match="open for registration"):
+        plain.cancel(entry_into="nowhere")
+    assert plain.director.status.value == "register"  # nothing changed

@@ -24,7 +24,8 @@ AS_LISTS = [
     ["start_hand", 4], ["end_hand", 4], ["void", 2], ["register", "p1", "Ann", "ab" * 32, None],
     ["register", "p2", "Bob", "cd" * 32, "p1"], ["qualify", "p9", "Cy", "ef" * 32, 12345], ["carry_in", 800000, 40],
     ["bot", "p3", "tag", "token", 0.3, 1.5], ["start", 0.0, 1764547200.5], ["pause", 12.5], ["resume", 12.5],
-    ["cancel", None], ["cancel", {"name": "B", "refund_fees": True, "late_formula": "chip_position", "split": "icm"}],
+    ["cancel", None, 0], ["cancel", {"name": "B", "refund_fees": True, "late_formula": "chip_position", "split": "icm",
+                                      "freeroll_middle": "reschedule", "satellite_middle": "seats"}, 2_200],
     ["unregister", "p4"], ["rebuy", "p5"], ["decline_rebuy", "p5"], ["add_on", "p6"], ["press_deal", "p1", True],
     ["accept_deal", "p1"], ["reject_deal", "p2", "disconnected"],
 ]
@@ -39,8 +40,10 @@ def test_every_record_kind_keeps_the_bytes_the_untyped_journal_wrote(as_list):
 
 
 def test_a_record_that_gained_a_field_decodes_from_its_older_form_with_the_default():
-    """``carry_in`` gained the flight's number of entries (issue 15): an older record carries none."""
+    """``carry_in`` gained the flight's number of entries and ``cancel`` an entry's price (issue 15), and a
+    refund policy gained fields with defaults: older records carry none."""
     assert decoder.decode(encoder.encode(["carry_in", 800000])) == records.CarryIn(800000, 0)
+    assert decoder.decode(encoder.encode(["cancel", None])) == records.Cancel(None, 0)
 
 
 def test_a_register_record_written_without_its_person_still_decodes():
