@@ -40,7 +40,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine import cancellation, deals, eliminations, flights, floor, handforhand, rebuys
+from engine import cancellation, corrections, deals, eliminations, flights, floor, handforhand, rebuys
 from engine.cards import shuffled_deck
 from engine.deals import Deal
 from engine.eliminations import Bust
@@ -594,6 +594,22 @@ class Tournament:
     def reject_deal(self, player: str, reason: str = "rejected") -> list[Event]:
         """Any no (or a disconnection, ``reason='disconnected'``) ends the proposal; play continues (H.36)."""
         return deals.reject(self, player, reason)
+
+    # --------------------------------------------- corrections (engine.corrections)
+
+    def verify_compensate(self, player: str, cents: int, reason: str) -> None:
+        corrections.verify_compensate(self, player, cents, reason)
+
+    def compensate(self, player: str, cents: int, reason: str) -> list[Event]:
+        """The house pays a player a compensation (seed 004)."""
+        return corrections.compensate(self, player, cents, reason)
+
+    def verify_withdraw_prize(self, player: str, cents: int, reason: str) -> None:
+        corrections.verify_withdraw_prize(self, player, cents, reason)
+
+    def withdraw_prize(self, player: str, cents: int, reason: str) -> list[Event]:
+        """Take back (part of) a prize paid in error (seed 004)."""
+        return corrections.withdraw_prize(self, player, cents, reason)
 
     # ---------------------------------------------------------- internals
 

@@ -110,6 +110,23 @@ class Refunded(Event, frozen=True, tag="refunded"):
     rule: str = ""
 
 
+class Compensated(Event, frozen=True, tag="compensated"):
+    """The director paid a player a compensation from the house (seed 004, Special cases)."""
+
+    player: str
+    cents: int
+    reason: str
+
+
+class PrizeWithdrawn(Event, frozen=True, tag="prize_withdrawn"):
+    """The director took back (part of) a prize paid in error; ``ticket``: it was a seat (seed 004)."""
+
+    player: str
+    cents: int
+    reason: str
+    ticket: bool
+
+
 class RebuyOffered(Event, frozen=True, tag="rebuy_offered"):
     """A player who busted in the re-buy period may buy ``chips`` until ``until`` (caller's clock; F.25)."""
 

@@ -23,15 +23,20 @@ Kind = Literal[
     "added",  # in: prize money the house adds (a freeroll's sponsored pool)
     "carried_in", "carried",  # a flight's pool, into its final and out of the flight
     "refund", "prize", "ticket", "bounty", "fee_kept",  # out: to a player (a ticket is a seat), or fees to the house
+    # The director's corrections (seed 004, Special cases), through their own account: the house funds a
+    # compensation that goes to a player; a prize paid in error comes back from the player and goes to the house.
+    "compensation_funded", "compensation", "withdrawn", "withdrawn_kept",
 ]
-Account = Literal["pool", "fees", "bounties"]
+Account = Literal["pool", "fees", "bounties", "corrections"]
 PAID_INTO: dict[str, Account] = {
     "buy_in": "pool", "rebuy": "pool", "add_on": "pool", "added": "pool",
     "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties", "carried_in": "pool",
+    "compensation_funded": "corrections", "withdrawn": "corrections",
 }
 _OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "carried": "pool", "bounty": "bounties",
-                                 "fee_kept": "fees"}
-_TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties", "carried": "carried"}
+                                 "fee_kept": "fees", "compensation": "corrections", "withdrawn_kept": "corrections"}
+_TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties", "carried": "carried",
+             "compensation": "compensations"}
 
 
 class LedgerError(ValueError):
@@ -52,10 +57,17 @@ class Ledger:
 
     def __init__(self) -> None:
         self.movements: list[Movement] = []
-        self.held: dict[Account, int] = {"pool": 0, "fees": 0, "bounties": 0}
+        self.held: dict[Account, int] = {"pool": 0, "fees": 0, "bounties": 0, "corrections": 0}
         self.paid_in_cents = 0
         self.paid_out_cents = 0
         self.prizes_cents = 0
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A ledger pickled before corrections had their account gets it, empty."""
+        held = state["held"]
+        assert isinstance(held, dict)
+        held.setdefault("corrections", 0)
+        self.__dict__.update(state)
 
     @property
     def pool_cents(self) -> int:
@@ -102,13 +114,15 @@ class Ledger:
     def summary(self) -> dict[str, int]:
         """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
         totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "carried": 0, "refunds": 0,
-                  "fees_kept": 0,
+                  "fees_kept": 0, "compensations": 0, "withdrawn": 0,
                   "held": sum(self.held.values())}
         for movement in self.movements:
             if movement.kind in _TOTAL_OF:
                 totals[_TOTAL_OF[movement.kind]] += movement.cents
             elif movement.kind == "fee_kept":
                 totals["fees_kept"] += movement.cents
+            elif movement.kind == "withdrawn":
+                totals["withdrawn"] += movement.cents
         return totals
 
     def paid_by(self, player: str) -> dict[str, int]:

@@ -112,6 +112,22 @@ class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
     entry_into: str | None = None
 
 
+class CompensateRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A compensation from the house to a player (seed 004): ``cents`` and why."""
+
+    player: str
+    cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+class WithdrawRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A prize paid in error taken back: all of it, or ``cents`` of it; a seat withdrawn is unregistered."""
+
+    player: str
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)] | None = None
+
+
 class Created(msgspec.Struct):
     id: str
 
@@ -334,6 +350,22 @@ async def cancel(request: Request) -> Response:
     return reply(runtime.summary())
 
 
+async def compensate(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, CompensateRequest)
+    runtime.compensate(body.player, body.cents, body.reason)
+    return reply(runtime.details())
+
+
+async def withdraw_prize(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, WithdrawRequest)
+    runtime.withdraw_prize(body.player, body.cents, body.reason)
+    return reply(runtime.details())
+
+
 async def cancellation_preview(request: Request) -> Response:
     """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
     require_admin(request)
@@ -461,6 +493,13 @@ OPERATIONS = [
     Operation(method="GET", path="/api/tournaments/{id}/hands/{hand}", endpoint=hand_history, refusals=(404,),
               summary="One finished hand as PHH text: hole cards shown at the table, a player's own (with their "
                       "token), every one with the admin token"),
+    Operation(method="POST", path="/api/tournaments/{id}/compensate", endpoint=compensate, body=CompensateRequest,
+              response=Details, who="admin",
+              summary="Pay a player a compensation from the house, with its reason (seed 004)"),
+    Operation(method="POST", path="/api/tournaments/{id}/withdraw", endpoint=withdraw_prize, body=WithdrawRequest,
+              response=Details, who="admin",
+              summary="Take back a prize paid in error, whole or in part; a seat withdrawn is unregistered from its "
+                      "tournament if that has not started"),
     Operation(method="GET", path="/api/tournaments/{id}/events", endpoint=event_log, who="admin", refusals=(404,),
               media_type="application/x-ndjson",
               summary="The director's events, one JSON object a line (application/x-ndjson), as mttsim simulate "

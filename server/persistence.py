@@ -19,7 +19,8 @@ import msgspec
 
 from engine.director import Status
 from engine.events import (
-    AddOnTaken, BountyWon, Event, PlayerEliminated, RebuyTaken, Refunded, Registered, TournamentFinished,
+    AddOnTaken, BountyWon, Compensated, Event, PlayerEliminated, PrizeWithdrawn, RebuyTaken, Refunded, Registered,
+    TournamentFinished,
 )
 from server.journal import Storage, Stored
 from server.records import AnyRecord, Session, apply
@@ -28,7 +29,8 @@ SNAPSHOT_EVERY = 20_000  # journal records between snapshots, taken when a hand 
 SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot takes longer (docs/performance.md)
 logger = logging.getLogger("mttsim.server")
 
-_MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon))
+_MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon, Compensated,
+                           PrizeWithdrawn))
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[AnyRecord, msgspec.Raw])  # the events stay bytes, to compare
 

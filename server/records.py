@@ -95,6 +95,18 @@ class OpenRegistration(Record, tag="open"):
     """An announced (Waiting) tournament opens for registration (rules.md F.23)."""
 
 
+class Compensate(Record, tag="compensate"):
+    player: str
+    cents: int
+    reason: str
+
+
+class WithdrawPrize(Record, tag="withdraw_prize"):
+    player: str
+    cents: int
+    reason: str
+
+
 class Start(Record, tag="start"):
     now: float
     wall: float  # seconds since the epoch, for the lobby
@@ -147,7 +159,7 @@ class RejectDeal(Record, tag="reject_deal"):
 
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
-             | OpenRegistration)
+             | OpenRegistration | Compensate | WithdrawPrize)
 
 class Session:
     """What the records build: the director, and the server's facts about its entries and its clock.
@@ -224,6 +236,10 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
         case HostBot(player, strategy, token, think_min, think_max):
             session.entries.bots[player] = (strategy, token, think_min, think_max)
             return []
+        case Compensate(player, cents, reason):
+            return director.compensate(player, cents, reason)
+        case WithdrawPrize(player, cents, reason):
+            return director.withdraw_prize(player, cents, reason)
         case OpenRegistration():
             return director.open_registration()
         case Start(now, wall):

@@ -25,6 +25,7 @@ import time
 import msgspec
 
 from engine.cards import KeyedDecks, shuffled_deck
+from engine import corrections
 from engine.director import Status, Tournament
 from engine.events import (
     DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken,
@@ -287,6 +288,26 @@ class TournamentRuntime:
             self.director.verify_cancel(policy, entry_cents)
             self.entry_into = entry_into
             self.submit(r.Cancel(policy, entry_cents))
+
+    def compensate(self, player: str, cents: int, reason: str) -> None:
+        """The director's compensation to a player, from the house (seed 004)."""
+        with refusals():
+            self.submit(r.Compensate(player, cents, reason))
+
+    def withdraw_prize(self, player: str, cents: int | None, reason: str) -> None:
+        """Take back a prize paid in error, all of what is left of it or ``cents``. A seat withdrawn is
+        unregistered from its tournament if that has not started (the seat's price comes back there, and is
+        part of what this takes back)."""
+        left, ticket = corrections.withdrawable(self.director, player)
+        amount = left if cents is None else cents
+        with refusals():
+            self.director.verify_withdraw_prize(player, amount, reason)
+            for sent in self.tickets if ticket else []:
+                target = self.registry.get(sent.target or "")
+                if sent.player == player and sent.entry and target is not None \
+                        and target.director.can_unregister(sent.entry):
+                    target.submit(r.Unregister(sent.entry))
+            self.submit(r.WithdrawPrize(player, amount, reason))
 
     def _entry_price(self, entry_into: str | None) -> int:
         if entry_into is None:

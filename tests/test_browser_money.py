@@ -184,3 +184,29 @@ async def test_the_lobby_and_the_tournament_page_show_the_rebuy_and_add_on_terms
         await page.goto(live.http + f"/#/t/{tournament}")
         await expect(page.locator("#terms")).to_contain_text("Re-buys: $11.00 for 3,000 chips, up to 2")
         await browser.close()
+
+
+async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it():
+    async with live_server() as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, _ = await create(live, definition(4, 4), 2)
+        page = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
+        await page.locator("summary", has_text="Corrections (admin)").click()
+        await page.fill("#correction-player", "p2")
+        await page.fill("#correction-cents", "250")
+        await page.fill("#correction-reason", "our server dropped them")
+        questions = []
+
+        async def answer(dialog):
+            questions.append(dialog.message)
+            await (dialog.dismiss() if len(questions) == 1 else dialog.accept())
+
+        page.on("dialog", answer)
+        await page.click("#compensate")  # dismissed: nothing happens
+        await page.click("#compensate")  # accepted
+        await expect(page.locator("#correction-result")).to_contain_text("Compensations $2.50")
+        assert questions == ["Pay p2 $2.50 from the house?"] * 2
+        assert live.runtime(tournament).director.ledger.summary()["compensations"] == 250
+        await page.click("#withdraw")
+        await expect(page.locator("#correction-result")).to_contain_text("no prize to withdraw")
+        await browser.close()

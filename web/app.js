@@ -124,7 +124,7 @@ function tournamentPage(id, table, entry) {
   const refunds = el("div", { id: "refunds" });
   show(summary, banner, notices, refunds,
     el("div", { class: "layout" }, el("div", {}, board, el("h3", {}, "Tables"), thumbs),
-      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts, cancellationPanel(id))));
+      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts, cancellationPanel(id), correctionsPanel(id))));
   let tournament = null;
   let levelClock = null;
   const drawSummary = () => {
@@ -178,6 +178,29 @@ function refundTable(title, rows) {
 }
 
 // The admin's cancellation: preview the refunds under policy A or B, then cancel with them.
+// The director's corrections (seed 004): a compensation from the house, or a prize paid in error taken back.
+// Each asks for a confirmation first, and says what happened.
+function correctionsPanel(id) {
+  if (!adminToken()) return null;
+  const player = el("input", { id: "correction-player", placeholder: "player (p7)", "aria-label": "player" });
+  const cents = el("input", { id: "correction-cents", type: "number", min: 1, placeholder: "cents (withdraw: empty for all)", "aria-label": "cents" });
+  const reason = el("input", { id: "correction-reason", placeholder: "reason", "aria-label": "reason" });
+  const out = el("p", { id: "correction-result", class: "message" });
+  const act = (command, question) => async () => {
+    const amount = cents.value ? Number(cents.value) : null;
+    if (!window.confirm(question(amount))) return;
+    try {
+      const details = await api(`/api/tournaments/${id}/${command}`, { method: "POST", token: adminToken(),
+        body: { player: player.value, reason: reason.value, ...(amount !== null || command === "compensate" ? { cents: amount } : {}) } });
+      out.textContent = `Done. Compensations ${money(details.ledger.compensations)}, withdrawn ${money(details.ledger.withdrawn)}.`;
+    } catch (error) { out.textContent = error.message; }
+  };
+  return el("details", { class: "admin-panel" }, el("summary", {}, "Corrections (admin)"),
+    el("p", {}, player, cents, reason),
+    el("p", {}, el("button", { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.value} ${money(a || 0)} from the house?`) }, "Pay compensation"),
+      el("button", { id: "withdraw", onclick: act("withdraw", (a) => `Take back ${a === null ? "all of the prize" : money(a)} from ${player.value}?`) }, "Withdraw prize")), out);
+}
+
 function cancellationPanel(id) {
   if (!adminToken()) return null;
   const policy = el("select", { id: "policy" }, el("option", { value: "" }, "the tournament's policy"),

@@ -1,0 +1,97 @@
+"""The director's corrections (seed 004, Special cases): a compensation, and a prize paid in error taken back
+(issue 15.8). Through the ledger, journaled as money, refused with a clear error when they cannot apply."""
+
+from __future__ import annotations
+
+import random
+
+import httpx
+import msgspec
+import pytest
+
+from engine.structure import Satellite
+from server import records
+from server.journal import MemoryStorage
+from server.runtime import TournamentRuntime
+from tests.live_server import ADMIN, create, definition, live_server
+from tests.test_journal import drive
+from tests.tournaments import definition as rules
+
+
+def finished(storage: MemoryStorage, registry: dict | None = None, **more) -> TournamentRuntime:
+    """A tournament of six played to its end, on seeded decks (the same every run)."""
+    definition = rules(6, **more)
+    runtime = TournamentRuntime("t", definition, storage=storage, hand_pause=0, seed=5)
+    storage.create("t", msgspec.json.encode(definition), 5, b"")
+    if registry is not None:
+        registry["t"] = runtime
+        runtime.registry = registry
+    for number in range(6):
+        runtime.register(f"player {number}")
+    runtime.submit(records.Start(0.0, 1.0))
+    hands = 0
+    while runtime.director.status.value == "running":
+        hands += 50
+        drive(runtime, random.Random(hands), hands)
+    return runtime
+
+
+def test_a_compensation_and_a_withdrawn_prize_go_through_the_ledger_which_still_balances():
+    runtime = finished(MemoryStorage())
+    director = runtime.director
+    winner = director.standings()[0]
+    runtime.compensate("p2", 500, "disconnected by our server")
+    runtime.withdraw_prize(winner.player, 1_000, "paid twice by mistake")
+    ledger = director.ledger.summary()
+    assert ledger["compensations"] == 500 and ledger["withdrawn"] == 1_000 and ledger["held"] == 0
+    assert director.ledger.balances()
+    runtime.withdraw_prize(winner.player, None, "the rest of it")  # the whole of what is left
+    assert director.ledger.summary()["withdrawn"] == winner.prize_cents
+    for refused, why in ((lambda: runtime.withdraw_prize(winner.player, 1, "again"), "no prize to withdraw"),
+                         (lambda: runtime.withdraw_prize("p6", 10**9, "too much"), "can be withdrawn"),
+                         (lambda: runtime.compensate("nobody", 100, "x"), "not an entry"),
+                         (lambda: runtime.compensate("p1", 100, " "), "needs its reason")):
+        with pytest.raises(Exception, match=why):
+            refused()
+    assert director.ledger.balances()
+
+
+def test_corrections_are_journaled_with_the_strict_sync_and_come_back_after_a_restart():
+    storage = MemoryStorage()
+    runtime = finished(storage)
+    runtime.compensate("p2", 500, "a bad beat by our software")
+    (stored,) = storage.tournaments()
+    kinds = [record[0] for record, _ in (records_of(raw) for raw in storage._records["t"][-1:])]
+    assert kinds == ["compensate"]
+    assert TournamentRuntime.restore(stored, storage).director.ledger.summary()["compensations"] == 500
+
+
+def records_of(raw: bytes):
+    return msgspec.msgpack.decode(raw)
+
+
+def test_a_withdrawn_seat_is_unregistered_from_its_tournament_if_it_has_not_started():
+    storage = MemoryStorage()
+    target = TournamentRuntime.create("main", rules(9, buy_in_cents=900), storage, hand_pause=0)
+    target.registry = {"main": target}
+    satellite = finished(storage, target.registry, satellite=Satellite(seat_value_cents=1_000, target="main"))
+    seat_holder = next(ticket for ticket in satellite.tickets if ticket.entry)
+    assert seat_holder.entry in target.director.stacks
+    satellite.withdraw_prize(seat_holder.player, None, "the seat went to the wrong player")
+    assert seat_holder.entry not in target.director.stacks
+    assert satellite.director.ledger.balances() and target.director.ledger.balances()
+
+
+@pytest.mark.asyncio
+async def test_the_admin_api_refuses_without_the_token_and_names_what_is_wrong():
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, _ = await create(live, definition(4, 4), 2)
+        base = f"/api/tournaments/{tournament}"
+        body = {"player": "p1", "cents": 300, "reason": "a server fault"}
+        assert (await client.post(f"{base}/compensate", json=body)).status_code == 401
+        paid = await client.post(f"{base}/compensate", json=body, headers=ADMIN)
+        assert paid.status_code == 200 and paid.json()["ledger"]["compensations"] == 300
+        nothing = await client.post(f"{base}/withdraw", json={"player": "p1", "reason": "x"}, headers=ADMIN)
+        assert nothing.status_code == 409 and "no prize to withdraw" in nothing.json()["message"]
+        bad = await client.post(f"{base}/compensate", json={**body, "cents": -5}, headers=ADMIN)
+        assert bad.status_code == 400
