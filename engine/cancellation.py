@@ -48,7 +48,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
     definition = t.definition
     situation = Situation(
         # A final counts the whole event's entrants; a flight entry that did not qualify is out (I.39).
-        entries=len(t.entries) - len(set(t._qualified.values())) + t.flight_entries if t.flight_entries
+        entries=len(t.entries) - len(t.qualified_entries) + t.flight_entries if t.flight_entries
         else len(t.entries), live=[(p, t.stacks[p] + t._pending_chips.get(p, 0)) for p in live],
         # The buy-in's floor (policy B) is its prize-pool part: each player's bounty comes back besides.
         paid=paid, pool_cents=t.ledger.pool_cents, prizes=t.prizes,
@@ -58,7 +58,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         kind="satellite" if definition.satellite else
         "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
-        bounties=dict(t.bounties), qualified=sorted(set(t._qualified.values())),
+        bounties=dict(t.bounties), qualified=sorted(t.qualified_entries),
     )
     return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
 

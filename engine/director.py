@@ -131,6 +131,7 @@ class Tournament:
         self.flight_stopping = False  # a flight has met its stop condition; it ends once its hands are over (L.47)
         self._qualified: dict[str, str] = {}  # a final's person -> the entry their counted stack is on (L.48)
         self.flight_entries = 0  # a final: the entries of the flights whose pools it carries
+        self.qualified_entries: set[str] = set()  # a final: every entry a flight sent
         self.deal_pressed: set[str] = set()
         self.proposal: Deal | None = None
         self._deal_due = False
@@ -138,6 +139,7 @@ class Tournament:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
         state.setdefault("flight_entries", 0)
+        state.setdefault("qualified_entries", set(state.get("_qualified", {}).values()))
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
             del state["_by_size"]
@@ -303,7 +305,7 @@ class Tournament:
             raise TournamentError(f"unregistering is allowed only in Register; the tournament is {self.status}")
         if player not in self.stacks:
             raise TournamentError(f"{player} is not registered")
-        if player in self._qualified.values():
+        if player in self.qualified_entries:
             raise TournamentError(f"{player} qualified from a flight; a qualified stack cannot be unregistered")
 
     def verify_qualify(self, player: str, person: str, stack: int) -> None:

@@ -1,5 +1,6 @@
 """Flights and their final (rules.md L.47-L.49): a flight stops and sends its survivors, with their stacks
-and its pool, to the final; a person who qualifies twice keeps one stack.
+and its pool, to the final; a person who qualifies twice keeps one stack, unless the final takes several
+entries per person.
 """
 
 from __future__ import annotations
@@ -26,25 +27,30 @@ def verify_qualify(t: Tournament, player: str, person: str, stack: int) -> None:
 def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
     """A flight's survivor enters the final with their exact stack (L.47).
 
-    A person who qualifies again keeps one stack, never the sum (L.48):
-    the larger (``best``) or the first (``first``), on the entry that
-    qualified first.
+    Where the final allows several entries per person (M.50), each
+    qualification is an entry of its own, up to ``entries_per_person``.
+    Beyond that (one, by default), a person who qualifies again keeps their
+    stacks, never the sum (L.48): ``best`` puts the new stack in place of the
+    smallest when it is larger, ``first`` keeps the ones that came first.
     """
     verify_qualify(t, player, person, stack)
     assert t.definition.final is not None
-    entry = t._qualified.get(person)
-    if entry is None:
-        t._qualified[person] = player
+    mine = set(t._entries_of.get(person, ())) | ({t._qualified[person]} if person in t._qualified else set())
+    held = sorted(entry for entry in mine if entry in t.qualified_entries and entry in t.stacks)
+    if person not in t._qualified or len(held) < (t.definition.entries_per_person or 1):
+        t._qualified.setdefault(person, player)
+        t.qualified_entries.add(player)
         t.entries.append(player)
         t.stacks[player] = stack
         t.chips_issued += stack
         if person != player:
             t._belongs(player, person)
         return [Qualified(player, stack, True)]
-    counts = t.definition.final.forward == "best" and stack > t.stacks[entry]
+    smallest = min(held or [t._qualified[person]], key=lambda entry: (t.stacks.get(entry, 0), entry))
+    counts = t.definition.final.forward == "best" and stack > t.stacks[smallest]
     if counts:
-        t.chips_issued += stack - t.stacks[entry]
-        t.stacks[entry] = stack
+        t.chips_issued += stack - t.stacks[smallest]
+        t.stacks[smallest] = stack
     return [Qualified(player, stack, counts)]
 
 def verify_carry_in(t: Tournament, cents: int, entries: int = 0) -> None:

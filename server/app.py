@@ -531,6 +531,10 @@ async def play(websocket: WebSocket) -> None:
     runtime = server.tournaments.get(websocket.path_params["id"])
     token = websocket.query_params.get("token")
     player = runtime.player_for(token) if runtime is not None and token else None
+    entry = websocket.query_params.get("entry")  # another entry of the same person (a multi-entry final)
+    if runtime is not None and player is not None and entry and entry in runtime.director.stacks \
+            and runtime.director.person(entry) == runtime.director.person(player):
+        player = entry
     await websocket.accept()
     if runtime is None or (token and player is None):
         reason = "no such tournament" if runtime is None else "unknown player token"

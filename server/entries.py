@@ -34,10 +34,12 @@ class Entries:
         """The id the next entry will get (it is taken once its record is applied)."""
         return f"p{self.next_number + 1}"
 
-    def add(self, player: str, name: str, key: str) -> None:
-        """An entry's name, its token (by key) and its full time bank."""
+    def add(self, player: str, name: str, key: str, *, claim_token: bool = True) -> None:
+        """An entry's name, its token (by key) and its full time bank; a person's further entry under the
+        same token leaves the token with their first (it reaches the others by ``?entry=``)."""
         self.names[player] = name
-        self.tokens[key] = player
+        if claim_token:
+            self.tokens[key] = player
         self.time_bank[player] = self.time_bank_seconds
         self.saw(player)
 

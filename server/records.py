@@ -225,10 +225,10 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             session.entries.add(player, name, key)
             return events
         case Qualify(player, name, key, stack):
-            known = session.entries.player_for_key(key) is not None  # a second qualification: their entry stays
+            known = session.entries.player_for_key(key) is not None  # the token stays with the person's first
             events = director.qualify(player, key, stack)
-            if not known:
-                session.entries.add(player, name, key)
+            if player in director.stacks:  # an entry of its own (a multi-entry final's second, too)
+                session.entries.add(player, name, key, claim_token=not known)
             session.entries.saw(player)
             return events
         case CarryIn(cents, entries):

@@ -152,3 +152,20 @@ def test_a_final_cancelled_with_its_flights_pool_refunds_it_to_the_qualified_pla
     assert final.director.ledger.balances() and final.director.ledger.summary()["held"] == 0
     (stored,) = storage.tournaments()  # journaled and closed: a restart shows it cancelled
     assert not stored.open and TournamentRuntime.restore(stored, storage).director.status is Status.CANCELLED
+
+
+def test_a_multi_entry_final_takes_each_qualification_as_an_entry_of_its_own_up_to_the_limit():
+    """Issue 15.9 (seed 000, Flight Satellites): with entries_per_person 2, a person's two qualifications are two
+    entries and stacks; a third follows the forward rule against the smaller of them (L.48)."""
+    tournament = Tournament(definition(6, final=Final(forward="best"), entries_per_person=2), random.Random(1))
+    tournament.open_registration()
+    assert tournament.qualify("p1", "ann", 5_000) == [Qualified("p1", 5_000, True)]
+    assert tournament.qualify("p2", "ann", 3_000) == [Qualified("p2", 3_000, True)]
+    assert tournament.stacks == {"p1": 5_000, "p2": 3_000} and tournament.person("p2") == "ann"
+    assert tournament.qualify("p3", "ann", 4_000) == [Qualified("p3", 4_000, True)]  # in place of the 3,000
+    assert tournament.stacks == {"p1": 5_000, "p2": 4_000}  # the best two of three, never a sum
+    assert tournament.chips_issued == 9_000 and tournament.qualified_entries == {"p1", "p2"}
+    one = final_of(forward="best")
+    one.qualify("p1", "bob", 5_000)
+    assert one.qualify("p2", "bob", 3_000) == [Qualified("p2", 3_000, False)]  # one entry per person: as before
+    assert one.stacks == {"p1": 5_000}

@@ -132,3 +132,27 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
         ledger = (await client.get(f"/api/tournaments/{final}")).json()["ledger"]
         assert ledger["prizes"] == 14_000 and ledger["held"] == 0
 
+
+
+async def test_a_multi_entry_final_seats_each_qualification_and_the_person_plays_both():
+    from websockets.asyncio.client import connect
+
+    from server import records
+    from server.entries import token_key
+    from tests.live_server import receive_json
+
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(6, 3, final={"forward": "best"}, entries_per_person=2)
+        final = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        runtime = live.runtime(final)
+        runtime.submit(records.Qualify("p1", "ann", token_key("ann's token"), 1_500))
+        runtime.submit(records.Qualify("p2", "ann", token_key("ann's token"), 900))
+        runtime.submit(records.Qualify("p3", "bob", token_key("bob's token"), 1_200))
+        assert runtime.director.stacks == {"p1": 1_500, "p2": 900, "p3": 1_200}
+        assert runtime.entries.names["p2"] == "ann" and runtime.entries.time_bank["p2"] == 0.0
+        url = f"{live.ws}/ws/tournaments/{final}?token=ann's%20token"
+        async with connect(url) as first, connect(url + "&entry=p2") as second, \
+                connect(f"{live.ws}/ws/tournaments/{final}?token=bob's%20token&entry=p2") as not_bobs:
+            assert (await receive_json(first))["you"]["player"] == "p1"
+            assert (await receive_json(second))["you"]["player"] == "p2"
+            assert (await receive_json(not_bobs))["you"]["player"] == "p3"  # not his entry: his own seat
