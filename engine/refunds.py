@@ -19,13 +19,18 @@ Policy A (000_22c9604f7bad1698.txt):
   ``chips`` (Bovada, PlayersOnly) shares all of what A2 and A3 split by
   chips; ``icm`` (GG) pays by chips before the money and by ICM in it.
 
-Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries:
-  pre (e < 5%): rollback (a freeroll pays nothing);
-  early and middle: chip equity, clamped to at least the buy-in and at most
-      first prize (a freeroll has no buy-in floor);
+Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries, and the
+seed's matrix of tournament kinds (rules.md I.39, corrected):
+  pre (e < 5%): rollback (a freeroll pays nothing: the sponsor's pool back);
+  early (e < 25%): regular and satellite: the fee back and the pool evenly
+      among the players left; freeroll: nothing;
+  middle: chip equity clamped to at least the buy-in and at most first prize
+      (a freeroll: chip equity unclamped below, or rescheduled; a satellite:
+      cash half evenly and half by chip equity, or seats as far as each
+      share covers: ``freeroll_middle`` and ``satellite_middle``);
   late (in the money): chip equity, or chip position when the policy says
-      so, clamped to at least the next elimination's prize and at most first;
-  satellite: cash by chip equity capped at the seat value, no tickets.
+      so, clamped to at least the next elimination's prize and at most
+      first; a satellite: every player left gets their seat.
 Clamps are applied caps first (rules.md I.39, ``water_fill``): violators are
 pinned at their bound and the rest of the pool is recomputed over the
 others; a pinned floor never strands money, and nothing raises.
