@@ -210,3 +210,21 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it()
         await page.click("#withdraw")
         await expect(page.locator("#correction-result")).to_contain_text("no prize to withdraw")
         await browser.close()
+
+
+async def test_the_lobby_shows_an_announced_tournament_with_its_times():
+    import time
+
+    opens = time.time() + 3600
+    async with live_server() as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            body = definition(4, 4, registration_opens_at=opens, starts_at=opens + 1800)
+            tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        page = await open_as(browser, live, "/", {})
+        row = page.locator(f"tr[data-id='{tournament}']")
+        await expect(row.locator(".status")).to_have_text("waiting")
+        await expect(row.locator(".times")).to_contain_text("registration opens")
+        await expect(row.locator(".times")).to_contain_text("starts")
+        await expect(row.locator("button.register")).to_have_count(0)  # not open yet
+        await browser.close()
