@@ -350,20 +350,22 @@ async def cancel(request: Request) -> Response:
     return reply(runtime.summary())
 
 
-async def compensate(request: Request) -> Response:
+async def correction(request: Request, kind: type[Body], apply: Callable[[TournamentRuntime, Body], None]) -> Response:
+    """An admin's correction with its body; the answer is the details, with the ledger after it."""
     require_admin(request)
     runtime = runtime_of(request)
-    body = await body_of(request, CompensateRequest)
-    runtime.compensate(body.player, body.cents, body.reason)
+    apply(runtime, await body_of(request, kind))
     return reply(runtime.details())
+
+
+async def compensate(request: Request) -> Response:
+    return await correction(request, CompensateRequest,
+                            lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason))
 
 
 async def withdraw_prize(request: Request) -> Response:
-    require_admin(request)
-    runtime = runtime_of(request)
-    body = await body_of(request, WithdrawRequest)
-    runtime.withdraw_prize(body.player, body.cents, body.reason)
-    return reply(runtime.details())
+    return await correction(request, WithdrawRequest,
+                            lambda runtime, body: runtime.withdraw_prize(body.player, body.cents, body.reason))
 
 
 async def cancellation_preview(request: Request) -> Response:
