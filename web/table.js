@@ -285,7 +285,7 @@ export class TableClient {
         preset("½ pot", maxBet + (pot + turn.call) / 2), preset("Pot", maxBet + pot + turn.call), preset("All-in", turn.max_raise_to),
         slider, box,
         el("button", { id: "raise", onclick: () => this.act(maxBet === 0 ? "bet" : "raise", clamp(Number(box.value))) },
-          `${maxBet === 0 ? "Bet" : "Raise to"} (R / Enter)`)));
+          `${maxBet === 0 ? "Bet" : "Raise to"} (R)`)));
     }
     return el("div", { class: "controls mine" }, buttons);
   }
@@ -296,17 +296,28 @@ export class TableClient {
     this.draw();
   }
 
+  // Shortcuts: F folds, C checks or calls, R bets or raises the amount in the box. Never with Ctrl, Meta or Alt
+  // (Ctrl+C copies, Ctrl+F finds, Ctrl+R reloads), never while typing in a field, and Enter is no shortcut:
+  // it presses the focused button, as everywhere, and only inside the amount box submits the bet.
   onKey(event) {
     const turn = this.state.turn;
-    if (!turn || event.target.tagName === "INPUT" && event.key !== "Enter") return;
+    if (!turn || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
     const key = event.key.toLowerCase();
+    if (key === "enter") {
+      if (event.target.id === "amount" && turn.min_raise_to !== null) { event.preventDefault(); this.betOrRaise(); }
+      return;
+    }
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName) || event.target.isContentEditable) return;
     if (key === "f" && turn.can_fold) this.act("fold");
     else if (key === "c") this.act(turn.can_check ? "check" : "call");
-    else if ((key === "r" || key === "enter") && turn.min_raise_to !== null) {
-      const box = this.root.querySelector("#amount");
-      const amount = Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)));
-      const mine = this.seat(this.state.you.player);
-      this.act((mine ? mine.bet : 0) + turn.call === 0 ? "bet" : "raise", amount);
-    }
+    else if (key === "r" && turn.min_raise_to !== null) this.betOrRaise();
+  }
+
+  betOrRaise() {
+    const turn = this.state.turn;
+    const box = this.root.querySelector("#amount");
+    const amount = Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)));
+    const mine = this.seat(this.state.you.player);
+    this.act((mine ? mine.bet : 0) + turn.call === 0 ? "bet" : "raise", amount);
   }
 }

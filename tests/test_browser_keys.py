@@ -1,0 +1,59 @@
+"""Keyboard safety in the browser (issue 16, its two critical problems): a shortcut never fires with Ctrl, Meta or
+Alt or while typing in a field, and Enter presses the focused button rather than betting."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.async_api import async_playwright
+
+from engine.events import Acted
+from tests.live_server import bots, create, definition, live_server
+from tests.test_browser import CHROMIUM_FLAGS, chromium, my_turn
+from tests.test_browser_money import open_as
+from tests.test_server_play import until
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_modified_keys_and_enter_on_a_focused_button_do_not_act_as_shortcuts():
+    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(2, 2, action_seconds=60), 2)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station")
+        page = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        await live_admin_start(live, tournament)
+        await my_turn(page)
+        runtime = live.runtime(tournament)
+
+        def alices_actions() -> list[str]:
+            return [e.action for _, e in runtime.log if isinstance(e, Acted) and e.player == alice]
+
+        before = alices_actions()
+        for combination in ("Control+c", "Control+f", "Control+r", "Meta+c", "Alt+f", "Control+Enter"):
+            await page.keyboard.press(combination)
+        if await page.locator("#amount").count():
+            await page.locator("#amount").focus()
+            await page.keyboard.type("cf")  # letters typed into the amount box are no shortcuts
+        await page.wait_for_timeout(300)
+        assert alices_actions() == before and await page.locator(".controls.mine").is_visible()
+
+        button = page.locator("#check, #call").first
+        expected = "check" if await button.get_attribute("id") == "check" else "call"
+        await button.focus()
+        await page.keyboard.press("Enter")  # the focused button, not a bet
+        await until(lambda: len(alices_actions()) > len(before), timeout=20)
+        assert alices_actions()[len(before)] == expected
+        await browser.close()
+
+
+async def live_admin_start(live, tournament: str) -> None:
+    import httpx
+
+    from tests.live_server import ADMIN
+
+    async with httpx.AsyncClient(base_url=live.http) as client:
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
