@@ -63,6 +63,10 @@ def test_corrections_are_journaled_with_the_strict_sync_and_come_back_after_a_re
     (stored,) = storage.tournaments()
     kinds = [record[0] for record, _ in (records_of(raw) for raw in storage._records["t"][-1:])]
     assert kinds == ["compensate"]
+    from engine.events import Compensated, PrizeWithdrawn
+    from server.persistence import moves_money
+
+    assert moves_money([Compensated("p2", 1, "x")]) and moves_money([PrizeWithdrawn("p2", 1, "x", False)])
     assert TournamentRuntime.restore(stored, storage).director.ledger.summary()["compensations"] == 500
 
 
