@@ -173,9 +173,11 @@ class Streams:
             connection.send(self.snapshot(connection))
 
     def _close_table(self, table: int) -> None:
-        """Observers of a closed table move to the lowest open table."""
+        """Observers of a closed table move to the lowest open table, and so do players who are out: a busted
+        player's page follows the tournament to its end, never a table that is gone."""
+        where = self.session.director.where
         for connection in list(self.watchers.pop(table, ())):
-            if connection.player is None:
+            if connection.player is None or connection.player not in where:
                 self._watch(connection, min(self.session.director.tables, default=None))
                 connection.send(self.snapshot(connection))
 

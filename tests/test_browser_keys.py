@@ -4,9 +4,10 @@ Alt or while typing in a field, and Enter presses the focused button rather than
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from playwright.async_api import async_playwright
+from playwright.async_api import async_playwright, expect
 
 from engine.events import Acted
 from tests.live_server import bots, create, definition, live_server
@@ -57,3 +58,33 @@ async def live_admin_start(live, tournament: str) -> None:
 
     async with httpx.AsyncClient(base_url=live.http) as client:
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+
+
+async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page_says_where_they_finished():
+    """Issue 16: busted players stayed seated as 0-chip ghosts until a reload."""
+    import httpx
+
+    from tests.live_server import ADMIN
+    from tests.tournaments import AllBut, rig_winners
+
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(3, 3, action_seconds=30, paid=1), 3)
+        (alice, token), others = seats[0], seats[1:]
+        rig_winners(live.runtime(tournament).director, AllBut(alice))
+        bots(live, tournament, others, "station")
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        observer = await open_as(browser, live, f"/#/t/{tournament}/table/1", {})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await my_turn(person)
+        await expect(observer.locator(f".seat[data-player='{alice}']")).to_have_count(1)
+        await person.click("text=All-in")
+        await person.click("#raise")
+        await expect(person.locator("#notice")).to_contain_text(re.compile(r"You finished in place [23]\."),
+                                                                 timeout=20_000)
+        await expect(observer.locator(f".seat[data-player='{alice}']")).to_have_count(0)
+        await expect(person.locator(f".seat[data-player='{alice}']")).to_have_count(0)
+        await expect(person.locator(".controls.mine")).to_have_count(0)
+        await browser.close()

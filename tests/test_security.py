@@ -285,3 +285,4 @@ async def test_a_large_tournaments_details_come_a_page_at_a_time_and_are_built_o
         last = (await client.get(f"/api/tournaments/{tournament}", params={"page": 3})).json()
         assert [t["id"] for t in last["table_list"]] == sorted(runtime.director.tables)[300:]
         assert (await client.get(f"/api/tournaments/{tournament}", params={"page": "x"})).status_code == 400
+

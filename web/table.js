@@ -119,7 +119,13 @@ export class TableClient {
         break;
       case "level_changed": Object.assign(state.tournament, { level: event.level, small_blind: event.small_blind, big_blind: event.big_blind, ante: event.ante }); this.onTournament(state.tournament); break;
       case "player_eliminated": state.tournament.players_left -= 1; this.onTournament(state.tournament);
-        if (state.you && event.player === state.you.player) this.notice(`You finished in place ${event.place}.`); break;
+        if (table && seat) table.seats = table.seats.filter((s) => s !== seat);  // no 0-chip ghost
+        if (state.you && event.player === state.you.player) {
+          state.turn = null;
+          state.you.result = { place: event.place, prize_cents: event.prize_cents };
+          this.notice(`You finished in place ${event.place}${event.prize_cents ? `, for ${money(event.prize_cents)}` : ""}.`);
+        }
+        break;
       case "hand_for_hand_started": state.tournament.hand_for_hand = true; this.onTournament(state.tournament); break;
       case "hand_for_hand_ended": state.tournament.hand_for_hand = false; this.onTournament(state.tournament); break;
       case "tournament_state": state.tournament.paused = event.paused; this.onTournament(state.tournament); break;
