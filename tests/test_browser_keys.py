@@ -88,3 +88,26 @@ async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page
         await expect(person.locator(f".seat[data-player='{alice}']")).to_have_count(0)
         await expect(person.locator(".controls.mine")).to_have_count(0)
         await browser.close()
+
+
+async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand():
+    """Issue 16: after the admin cancelled, the player's page still offered actions on the void hand."""
+    import httpx
+
+    from tests.live_server import ADMIN
+
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(2, 2, action_seconds=60), 2)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station")
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+            await my_turn(person)
+            await expect(person.locator(".seat.actor .clock")).to_have_count(1)
+            await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)
+        await expect(person.locator(".controls.mine")).to_have_count(0, timeout=10_000)
+        await expect(person.locator(".seat.actor .clock")).to_have_count(0)
+        await browser.close()

@@ -81,6 +81,14 @@ export class TableClient {
 
   seat(player) { return this.state.table && this.state.table.seats.find((s) => s.player === player); }
 
+  // The hand is over without a showdown (void, or the tournament cancelled): no turn, no clock, no bets.
+  endHand() {
+    const { table } = this.state;
+    this.state.turn = null;
+    this.state.clock = null;
+    if (table) { table.actor = null; for (const s of table.seats) Object.assign(s, { bet: 0, in_hand: false }); }
+  }
+
   apply(event) {
     const state = this.state;
     const table = state.table;
@@ -130,7 +138,10 @@ export class TableClient {
       case "hand_for_hand_ended": state.tournament.hand_for_hand = false; this.onTournament(state.tournament); break;
       case "tournament_state": state.tournament.paused = event.paused; this.onTournament(state.tournament); break;
       case "tournament_finished": state.tournament.status = "finished"; this.offers = {}; this.onTournament(state.tournament); break;
-      case "status_changed": state.tournament.status = event.status; if (event.status !== "running") this.offers = {}; this.onTournament(state.tournament); break;
+      case "status_changed": state.tournament.status = event.status;
+        if (event.status !== "running") { this.offers = {}; this.endHand(); }  // a cancel voids the hand: no live buttons
+        this.onTournament(state.tournament); break;
+      case "hand_voided": this.endHand(); break;
       case "rebuy_taken": case "rebuy_declined": if (this.mine(event)) delete this.offers.rebuy; break;
       case "add_on_taken": if (this.mine(event)) delete this.offers.add_on; break;
       case "add_on_ended": delete this.offers.add_on; break;
