@@ -111,3 +111,31 @@ async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand()
         await expect(person.locator(".controls.mine")).to_have_count(0, timeout=10_000)
         await expect(person.locator(".seat.actor .clock")).to_have_count(0)
         await browser.close()
+
+
+async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messages_arrive():
+    """Issue 16: any incoming message rebuilt the bet box, replacing a typed amount and losing the focus."""
+    import httpx
+
+    from tests.live_server import ADMIN
+
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(2, 2, action_seconds=60, stack=5000), 2)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station")
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+            await my_turn(person)
+            box = person.locator("#amount")
+            await box.fill("")
+            await box.type("12")  # on the way to 1200: below the minimum for now
+            await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)  # a message to every table
+            await expect(person.locator("#summary")).to_contain_text("paused", timeout=10_000)
+            await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)  # and another
+            await expect(person.locator("#summary")).not_to_contain_text("paused", timeout=10_000)
+        assert await box.input_value() == "12"
+        assert await person.evaluate("document.activeElement && document.activeElement.id") == "amount"
+        await browser.close()

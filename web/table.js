@@ -9,6 +9,7 @@ export class TableClient {
     this.state = { seq: 0, table: null, you: null, tournament: null, turn: null, clock: null };
     this.offers = {};  // kind -> the server's offer (rebuy, add_on, press_deal, deal), with when it arrived
     this.dealPressed = false;
+    this.names = new Map();  // player -> name, for the log once a seat is gone
     this.stopped = false;
     this.retry = 500;
     this.ticker = setInterval(() => this.drawClock(), 250);
@@ -127,7 +128,7 @@ export class TableClient {
         break;
       case "level_changed": Object.assign(state.tournament, { level: event.level, small_blind: event.small_blind, big_blind: event.big_blind, ante: event.ante }); this.onTournament(state.tournament); break;
       case "player_eliminated": state.tournament.players_left -= 1; this.onTournament(state.tournament);
-        if (table && seat) table.seats = table.seats.filter((s) => s !== seat);  // no 0-chip ghost
+        if (table && seat) { this.names.set(seat.player, seat.name); table.seats = table.seats.filter((s) => s !== seat); }  // no ghost
         if (state.you && event.player === state.you.player) {
           state.turn = null;
           state.you.result = { place: event.place, prize_cents: event.prize_cents };
@@ -152,7 +153,12 @@ export class TableClient {
     if (event.type === "player_eliminated") { delete this.offers.press_deal; this.dealPressed = false; }
   }
 
-  name(player) { const s = this.seat(player); return s ? s.name : player; }
+  // Names outlive seats: a player out (their seat gone) is still named in the log.
+  name(player) {
+    const s = this.seat(player);
+    if (s) this.names.set(player, s.name);
+    return s ? s.name : this.names.get(player) ?? player;
+  }
 
   mine(event) { return this.state.you && event.player === this.state.you.player; }
 
@@ -222,7 +228,20 @@ export class TableClient {
       el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
       el("div", { class: "board" }, table.board.map(cardNode)),
       el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""));
-    this.root.replaceChildren(el("div", { class: "oval" }, middle, seats), this.controls(), this.dialogs());
+    // The action bar is built once per turn and stays in the page until the turn ends, so that what the
+    // player typed, and the focus, survive every message that arrives meanwhile.
+    if (this.bar === undefined || this.barTurn !== this.state.turn || !this.state.turn) {
+      this.bar = this.controls();
+      this.barTurn = this.state.turn;
+    }
+    const oval = el("div", { class: "oval" }, middle, seats);
+    const dialogs = this.dialogs();
+    if (this.root.firstChild && this.root.contains(this.bar)) {
+      this.root.firstChild.replaceWith(oval);
+      this.root.lastChild.replaceWith(dialogs);
+    } else {
+      this.root.replaceChildren(oval, this.bar, dialogs);
+    }
     this.drawClock();
   }
 
@@ -296,7 +315,7 @@ export class TableClient {
       const slider = el("input", { id: "slider", type: "range", min: turn.min_raise_to, max: turn.max_raise_to, value: amount });
       const box = el("input", { id: "amount", type: "number", min: turn.min_raise_to, max: turn.max_raise_to, value: amount });
       slider.oninput = () => { this.amount = Number(slider.value); box.value = slider.value; };
-      box.oninput = () => { this.amount = clamp(Number(box.value)); slider.value = this.amount; };
+      box.oninput = () => { this.amount = Number(box.value); slider.value = clamp(this.amount); };  // kept as typed
       const preset = (label, value) => el("button", { class: "preset", onclick: () => { this.amount = clamp(value); box.value = slider.value = this.amount; } }, label);
       buttons.push(el("span", { class: "raise" },
         preset("½ pot", maxBet + (pot + turn.call) / 2), preset("Pot", maxBet + pot + turn.call), preset("All-in", turn.max_raise_to),
