@@ -225,6 +225,16 @@ class RefundRow(msgspec.Struct):
     rule: str
 
 
+class Standing(msgspec.Struct):
+    """A finishing place: who, under which name, and what they won (``ticket``: a seat worth it)."""
+
+    player: str
+    place: int
+    prize_cents: int
+    ticket: bool
+    name: str
+
+
 class Ticket(msgspec.Struct):
     """A player this tournament sent on (a satellite's seat, a flight's survivor), and where they landed."""
 
@@ -247,7 +257,7 @@ class Details(Summary, kw_only=True):
     chips_in_play: int
     chips_issued: int
     ledger: dict[str, int]
-    results: list[Result]
+    results: list[Standing]
     table_list: list[TableView]
     page: int = 0  # the long lists (tables, results, refunds, tickets) come a page at a time: ?page=N
     pages: int = 1

@@ -12,7 +12,7 @@ from engine.director import Status, Tournament
 from engine.events import Shown
 from engine.refunds import Refund
 from engine.wire import (
-    Countdown, DealView, Details, Legal, RefundRow, SeatView, Summary, TableView, Ticket, VoidedHand, You,
+    Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, VoidedHand, You,
 )
 from server.entries import Entries
 
@@ -156,7 +156,9 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
         satellite=definition.satellite, tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
-        ledger=director.ledger.summary(), results=results[rows],
+        ledger=director.ledger.summary(),
+        results=[Standing(r.player, r.place, r.prize_cents, r.ticket, facts.entries.name(r.player))
+                 for r in results[rows]],
         table_list=[table_view(director, table, facts)
                     for table in tables[page * TABLES_PER_PAGE:(page + 1) * TABLES_PER_PAGE]],
         page=page, pages=pages,

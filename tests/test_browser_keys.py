@@ -139,3 +139,28 @@ async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messa
         assert await box.input_value() == "12"
         assert await person.evaluate("document.activeElement && document.activeElement.id") == "amount"
         await browser.close()
+
+
+async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_paid():
+    """Issue 16: a finished tournament showed no standings and no winner."""
+    import httpx
+
+    from tests.live_server import ADMIN
+
+    levels = [{"small_blind": 50 * 2**k, "big_blind": 100 * 2**k, "hands": 2} for k in range(8)]
+    async with live_server(hand_pause=0.02) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(3, 3, action_seconds=5, stack=500, paid=2, levels=levels), 3)
+        bots(live, tournament, seats, "pushfold")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+            director = live.runtime(tournament).director
+            await until(lambda: director.status.value == "finished", timeout=60)
+        page = await open_as(browser, live, f"/#/t/{tournament}", {})
+        winner = director.standings()[0]
+        name = live.runtime(tournament).entries.names[winner.player]
+        await expect(page.locator("#winner")).to_contain_text(f"{name} wins $", timeout=10_000)
+        rows = page.locator("tr.standing")
+        await expect(rows).to_have_count(2)
+        await expect(rows.first).to_contain_text(name)
+        await browser.close()

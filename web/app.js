@@ -122,9 +122,11 @@ function tournamentPage(id, table, entry) {
   const payouts = el("table", { class: "payouts", id: "payouts" });
   const thumbs = el("div", { class: "thumbs", id: "thumbs" });
   const refunds = el("div", { id: "refunds" });
-  show(summary, banner, notices, refunds,
+  const finish = el("div", { id: "finish" });
+  const payoutsTitle = el("h3", {}, "Payouts");
+  show(summary, banner, finish, notices, refunds,
     el("div", { class: "layout" }, el("div", {}, board, el("h3", {}, "Tables"), thumbs),
-      el("div", {}, el("h3", {}, "Hand log"), log, el("h3", {}, "Payouts"), payouts, cancellationPanel(id), correctionsPanel(id))));
+      el("div", {}, el("h3", {}, "Hand log"), log, payoutsTitle, payouts, cancellationPanel(id), correctionsPanel(id))));
   let tournament = null;
   let levelClock = null;
   const drawSummary = () => {
@@ -156,8 +158,19 @@ function tournamentPage(id, table, entry) {
     drawSummary();
     refunds.replaceChildren(...(details.refunds.length ? [refundTable("Refunds paid", details.refunds)] : []));
     const seats = details.satellite ? Math.floor(details.prize_pool_cents / details.satellite.seat_value_cents) : 0;
-    payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`),
-      el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)))));
+    const paid = details.results.filter((r) => r.prize_cents > 0 || r.place === 1);
+    if (details.status === "finished" && paid.length) {  // what was paid, a deal's amounts included
+      const winner = details.results.find((r) => r.place === 1);
+      payoutsTitle.textContent = "Results";
+      payouts.replaceChildren(...paid.map((r) => el("tr", { class: "standing" }, el("td", {}, `${r.place}`), el("td", {}, r.name),
+        el("td", {}, r.ticket ? `a seat (${money(r.prize_cents)})` : money(r.prize_cents)))));
+      if (winner) finish.replaceChildren(el("span", { class: "banner winner", id: "winner" },
+        `${winner.name} wins${winner.prize_cents ? ` ${money(winner.prize_cents)}` : ""}`));
+    } else {
+      payoutsTitle.textContent = "Payouts";
+      payouts.replaceChildren(...details.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`),
+        el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)))));
+    }
     thumbs.replaceChildren(...details.table_list.map((t) => el("a", { class: "thumb", href: `#/t/${id}/table/${t.id}`, "data-table": t.id },
       el("b", {}, `Table ${t.id}`), ...t.seats.map((s) => el("div", {}, `${s.name}: ${chips(s.stack)}`)))));
     statusLine.textContent = `${details.name}: ${details.status}${table ? ` · watching table ${table}` : seat ? ` · playing as ${seat.player_id}` : " · observer"}`;
