@@ -152,6 +152,7 @@ class Summary(msgspec.Struct, kw_only=True):
     voided_hands: list[VoidedHand]
     rebuys: Rebuys | None  # the terms: price, fee, chips, how many, until the end of which level
     add_on: AddOn | None
+    min_players: int
     registration_opens_at: float | None  # an announced tournament's times (seconds since the epoch)
     starts_at: float | None
 

@@ -73,6 +73,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         bounty=definition.bounty, flight=definition.flight, final=definition.final,
         entries_per_person=definition.entries_per_person, restored_at=facts.restored_at, voided_hands=facts.voided,
         rebuys=definition.rebuys, add_on=definition.add_on,
+        min_players=definition.min_players,
         registration_opens_at=definition.registration_opens_at, starts_at=definition.starts_at,
     )
 

@@ -79,6 +79,11 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
         await admin.click("#preview-refunds")
         await expect(admin.locator("#cancellation-preview .refund-list tr[data-player]")).not_to_have_count(0)
         await admin.select_option("#policy", "")
+
+        async def confirm(dialog):
+            await dialog.accept()
+
+        admin.once("dialog", confirm)  # a destructive action asks first
         await admin.click("#cancel-tournament")
         await expect(admin.locator("#refunds .refund-list")).to_be_visible(timeout=10_000)
         await admin.screenshot(path=ARTIFACTS / "refunds.png")
@@ -227,4 +232,27 @@ async def test_the_lobby_shows_an_announced_tournament_with_its_times():
         await expect(row.locator(".times")).to_contain_text("registration opens")
         await expect(row.locator(".times")).to_contain_text("starts")
         await expect(row.locator("button.register")).to_have_count(0)  # not open yet
+        await browser.close()
+
+
+async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happened():
+    """Issue 16: a cancel, and a start below the minimum (which cancels), acted on one click, and said nothing."""
+    async with live_server() as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        short, _ = await create(live, {**definition(6, 6), "min_players": 3}, 2)
+        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        questions = []
+
+        async def answer(dialog):
+            questions.append(dialog.message)
+            await (dialog.dismiss() if len(questions) == 1 else dialog.accept())
+
+        page.on("dialog", answer)
+        row = page.locator(f"tr[data-id='{short}']")
+        await row.locator("button.start").click()  # dismissed: nothing happens
+        assert live.runtime(short).director.status.value == "register"
+        await row.locator("button.start").click()  # accepted
+        await expect(page.locator("#message")).to_contain_text("too few entries (2 of 3)")
+        assert "2 of the 3 entries it needs" in questions[0]
+        assert live.runtime(short).director.status.value == "cancelled"
         await browser.close()

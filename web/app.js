@@ -27,12 +27,12 @@ function show(...children) {
   view.replaceChildren(...children);
 }
 
-async function lobby() {
+async function lobby(note = "") {
   const tournaments = await api("/api/tournaments");
   if (/^#\/t\//.test(location.hash)) return;  // the page moved on to a tournament while the list loaded
-  const message = el("p", { id: "message", class: "message" });
+  const message = el("p", { id: "message", class: "message" }, note);
   const attempt = async (work) => {
-    try { await work(); await lobby(); } catch (error) { message.textContent = error.message; }
+    try { const said = await work(); await lobby(typeof said === "string" ? said : ""); } catch (error) { message.textContent = error.message; }
   };
   const rows = tournaments.map((t) => {
     const seat = mySeat(t.id);
@@ -59,7 +59,17 @@ async function lobby() {
     if (adminToken()) {
       const count = el("input", { type: "number", value: 20, min: 1, class: "bot-count", "aria-label": "bots" });
       const mix = el("input", { class: "bot-mix", placeholder: "tag=4,pushfold=3,station=2,random=1", "aria-label": "bot mix" });
-      const admin = (command, body) => attempt(() => api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body }));
+      const admin = (command, body) => attempt(async () => {
+        // Destructive commands ask first, and every command says what it did.
+        const short = command === "start" && t.entries < t.min_players;
+        if (command === "cancel" && !window.confirm(`Cancel ${t.name}? Refunds are paid by its policy; this cannot be undone.`)) return "";
+        if (short && !window.confirm(`${t.name} has ${t.entries} of the ${t.min_players} entries it needs: starting now cancels it and refunds everyone. Go on?`)) return "";
+        const answer = await api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body });
+        if (command === "start") return answer.status === "running" ? `${t.name} started with ${answer.entries} players at ${answer.tables} tables.`
+          : `${t.name} had too few entries (${answer.entries} of ${t.min_players}): it is cancelled and everyone is refunded.`;
+        if (command === "cancel") return `${t.name} is cancelled; the refunds are paid (its page lists them).`;
+        return `${t.name}: ${command} done.`;
+      });
       actions.push(el("span", { class: "admin" }, count, mix,
         el("button", { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) }, "Add bots"),
         ...[...(t.status === "waiting" ? ["open"] : []), "start", "pause", "resume", "cancel"].map((c) => el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)))));
@@ -222,8 +232,9 @@ function cancellationPanel(id) {
   const fail = (error) => out.replaceChildren(el("p", { class: "message" }, error.message));
   const preview = () => api(`/api/tournaments/${id}/cancellation${policy.value ? `?policy=${policy.value}` : ""}`, { token: adminToken() })
     .then((answer) => out.replaceChildren(refundTable("If cancelled now", answer.refunds))).catch(fail);
-  const cancel = () => api(`/api/tournaments/${id}/cancel`, { method: "POST", token: adminToken(), body: policy.value ? { policy: { name: policy.value } } : {} })
-    .then(() => out.replaceChildren()).catch(fail);
+  const cancel = () => window.confirm("Cancel this tournament? The refunds are paid; this cannot be undone.") &&
+    api(`/api/tournaments/${id}/cancel`, { method: "POST", token: adminToken(), body: policy.value ? { policy: { name: policy.value } } : {} })
+      .then(() => out.replaceChildren(el("p", { class: "message" }, "Cancelled: the refunds are paid."))).catch(fail);
   return el("details", { class: "admin-panel" }, el("summary", {}, "Cancel with refunds (admin)"),
     el("p", {}, policy, el("button", { id: "preview-refunds", onclick: preview }, "Preview refunds"),
       el("button", { id: "cancel-tournament", onclick: cancel }, "Cancel tournament")), out);
