@@ -164,3 +164,38 @@ async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_pa
         await expect(rows).to_have_count(2)
         await expect(rows.first).to_contain_text(name)
         await browser.close()
+
+
+async def test_at_390_by_844_no_page_scrolls_sideways():
+    """Issue 16: on a phone the page was 835 px wide (the bet controls, seats and log off screen), and the refund
+    preview made it 1,675 px."""
+    import httpx
+
+    from tests.live_server import ADMIN
+
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, seats = await create(live, definition(9, 9, action_seconds=60), 9)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station")
+        context = await browser.new_context(viewport={"width": 390, "height": 844})
+        page = await context.new_page()
+        width = "document.documentElement.scrollWidth"
+        await page.goto(live.http + "/")
+        await page.evaluate("localStorage.setItem('mttsim:admin', 'admin-token')")
+        await page.evaluate(f"localStorage.setItem('mttsim:seat:{tournament}', "
+                            f"JSON.stringify({{player_id: '{alice}', token: '{token}'}}))")
+        await page.reload()
+        await expect(page.locator(f"tr[data-id='{tournament}']")).to_be_visible()
+        assert await page.evaluate(width) <= 390, "the lobby"
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await page.goto(live.http + f"/#/t/{tournament}")
+        await my_turn(page)
+        assert await page.evaluate(width) <= 390, "the table, on the player's turn"
+        await expect(page.locator("#raise")).to_be_in_viewport()
+        await page.locator("summary", has_text="Cancel with refunds (admin)").click()
+        await page.click("#preview-refunds")
+        await expect(page.locator("#cancellation-preview tr[data-player]")).not_to_have_count(0)
+        assert await page.evaluate(width) <= 390, "the refund preview"
+        await browser.close()
