@@ -36,6 +36,7 @@ from engine.wire import (
     error_message, incoming_decoder,
 )
 from server import hosted
+from server import chaining
 from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, RateLimit, WebSocketProtocol
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
@@ -364,8 +365,10 @@ async def compensate(request: Request) -> Response:
 
 
 async def withdraw_prize(request: Request) -> Response:
-    return await correction(request, WithdrawRequest,
-                            lambda runtime, body: runtime.withdraw_prize(body.player, body.cents, body.reason))
+    def withdraw(runtime: TournamentRuntime, body: WithdrawRequest) -> None:
+        chaining.withdraw_prize(runtime, body.player, body.cents, body.reason)
+
+    return await correction(request, WithdrawRequest, withdraw)
 
 
 async def cancellation_preview(request: Request) -> Response:

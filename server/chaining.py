@@ -14,11 +14,12 @@ import logging
 import random
 from typing import TYPE_CHECKING
 
+from engine import corrections
 from engine.director import Status, TournamentError
 from engine.wire import Ticket
 from server import hosted
 from server import records as r
-from server.errors import Refused
+from server.errors import Refused, refusals
 
 if TYPE_CHECKING:
     from server.runtime import TournamentRuntime
@@ -91,3 +92,29 @@ def carry_players(source: TournamentRuntime, target_id: str | None, players: dic
             except TournamentError as refusal:
                 ticket.refused = str(refusal)
         source.tickets.append(ticket)
+
+
+def entry_price(runtime: TournamentRuntime, entry_into: str | None) -> int:
+    """What an entry to ``entry_into`` costs (buy-in and fee), for a satellite's refunds as entries; 0 for none."""
+    if entry_into is None:
+        return 0
+    target = runtime.registry.get(entry_into)
+    if target is None or target is runtime or target.director.status is not Status.REGISTER:
+        raise Refused("refused", f"no tournament {entry_into!r} open for registration here")
+    return target.definition.buy_in_cents + target.definition.fee_cents
+
+
+def withdraw_prize(runtime: TournamentRuntime, player: str, cents: int | None, reason: str) -> None:
+    """Take back a prize paid in error, all of what is left of it or ``cents`` (seed 004). A seat withdrawn is
+    unregistered from its tournament if that has not started: the seat's price comes back there, and is part
+    of what this takes back."""
+    left, ticket = corrections.withdrawable(runtime.director, player)
+    amount = left if cents is None else cents
+    with refusals():
+        runtime.director.verify_withdraw_prize(player, amount, reason)
+        for sent in runtime.tickets if ticket else []:
+            target = runtime.registry.get(sent.target or "")
+            if sent.player == player and sent.entry and target is not None \
+                    and target.director.can_unregister(sent.entry):
+                target.submit(r.Unregister(sent.entry))
+        runtime.submit(r.WithdrawPrize(player, amount, reason))

@@ -25,12 +25,11 @@ import time
 import msgspec
 
 from engine.cards import KeyedDecks, shuffled_deck
-from engine import corrections
 from engine.director import Status, Tournament
 from engine.events import (
     DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken,
 )
-from engine.hand import Hand, IllegalAction
+from engine.hand import Hand
 from engine.history import to_phh
 from engine.refunds import RefundPolicy
 from engine.structure import Definition
@@ -39,7 +38,8 @@ from engine.wire import (
 )
 from server import records as r
 from server import views
-from server.chaining import another_flight, send_on
+from server import schedule
+from server.chaining import another_flight, entry_price, send_on
 from server.clock import TournamentClock
 from server.entries import Entries, token_key
 from server.errors import Refused, refusals
@@ -87,9 +87,8 @@ class TournamentRuntime:
         self._task: asyncio.Task[None] | None = None
         self._schedule: asyncio.Task[None] | None = None  # an announced tournament's opening and start
         self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
-        self._stack_figures: tuple[int, int | None, int | None] = (-1, None, None)  # (position, average, largest)
-        self._details_version: tuple[int, int] = (-1, -1)
-        self._details_cache: dict[int, bytes] = {}
+        self._stack_figures: views.Cache[tuple[int | None, int | None]] = views.Cache()
+        self._details: views.Cache[bytes] = views.Cache()
 
     @property
     def director(self) -> Tournament:
@@ -118,25 +117,8 @@ class TournamentRuntime:
         return runtime
 
     def keep_time(self) -> None:
-        """Open registration and start at the definition's times, when it gives them (and the admin has not)."""
-        definition, status = self.definition, self.director.status
-        if (definition.registration_opens_at is not None and status is Status.WAITING) or \
-                (definition.starts_at is not None and status in (Status.WAITING, Status.REGISTER)):
-            self._schedule = asyncio.get_running_loop().create_task(self._on_time(), name=f"schedule:{self.id}")
-
-    async def _on_time(self) -> None:
-        definition = self.definition
-        try:
-            if definition.registration_opens_at is not None:
-                await asyncio.sleep(max(0.0, definition.registration_opens_at - time.time()))
-                if self.director.status is Status.WAITING:
-                    self.open_registration()
-            if definition.starts_at is not None:
-                await asyncio.sleep(max(0.0, definition.starts_at - time.time()))
-                if self.director.status is Status.REGISTER:
-                    self.start()  # below min_players: cancelled and refunded, as any start
-        except Refused as refusal:  # the admin acted meanwhile
-            logger.info("tournament %s: %s", self.id, refusal.message)
+        """Open registration and start at the definition's times, when it gives them (server/schedule.py)."""
+        self._schedule = schedule.keep_time(self)
 
     def open_registration(self) -> None:
         with refusals():
@@ -283,7 +265,7 @@ class TournamentRuntime:
 
         ``entry_into`` (a satellite): refunds that cover that tournament's buy-in and fee become entries there.
         """
-        entry_cents = self._entry_price(entry_into)
+        entry_cents = entry_price(self, entry_into)
         with refusals():
             self.director.verify_cancel(policy, entry_cents)
             self.entry_into = entry_into
@@ -294,32 +276,9 @@ class TournamentRuntime:
         with refusals():
             self.submit(r.Compensate(player, cents, reason))
 
-    def withdraw_prize(self, player: str, cents: int | None, reason: str) -> None:
-        """Take back a prize paid in error, all of what is left of it or ``cents``. A seat withdrawn is
-        unregistered from its tournament if that has not started (the seat's price comes back there, and is
-        part of what this takes back)."""
-        left, ticket = corrections.withdrawable(self.director, player)
-        amount = left if cents is None else cents
-        with refusals():
-            self.director.verify_withdraw_prize(player, amount, reason)
-            for sent in self.tickets if ticket else []:
-                target = self.registry.get(sent.target or "")
-                if sent.player == player and sent.entry and target is not None \
-                        and target.director.can_unregister(sent.entry):
-                    target.submit(r.Unregister(sent.entry))
-            self.submit(r.WithdrawPrize(player, amount, reason))
-
-    def _entry_price(self, entry_into: str | None) -> int:
-        if entry_into is None:
-            return 0
-        target = self.registry.get(entry_into)
-        if target is None or target is self or target.director.status is not Status.REGISTER:
-            raise Refused("refused", f"no tournament {entry_into!r} open for registration here")
-        return target.definition.buy_in_cents + target.definition.fee_cents
-
     def cancellation_preview(self, policy: RefundPolicy | None = None,
                              entry_into: str | None = None) -> list[RefundRow]:
-        entry_cents = self._entry_price(entry_into)
+        entry_cents = entry_price(self, entry_into)
         with refusals():
             refunds = self.director.cancellation_preview(policy, entry_cents)
         return [views.refund_row(refund, self.entries) for refund in refunds]
@@ -383,19 +342,7 @@ class TournamentRuntime:
 
     def player_act(self, player: str, message: Act) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
-        self.tables.set_sitting_out(player, False)
-        where = self.director.where.get(player)
-        hand = self.director.hand(where[0]) if where else None
-        if where is None or hand is None or hand.finished:
-            raise Refused("no_hand", "you have no hand in progress")
-        table = where[0]
-        if hand.actor is None or hand.players[hand.actor] != player:
-            actor = hand.players[hand.actor] if hand.actor is not None else "nobody"
-            raise Refused("not_your_turn", f"it is not your turn: {self.entries.name(actor)} is to act")
-        try:
-            self.tables.decide(table, player, message.action, message.amount, self.tables.bank_after(table, player))
-        except IllegalAction as error:
-            raise Refused("illegal_action", str(error)) from None
+        self.tables.player_act(player, message.action, message.amount)
 
     def player_back(self, player: str) -> None:
         self.tables.set_sitting_out(player, False)
@@ -423,15 +370,13 @@ class TournamentRuntime:
     # ---------------------------------------------------------------- views
 
     def facts(self) -> views.Facts:
-        position, average, largest = self._stack_figures
-        if position != self.journal.position:  # once per record: the draw sends thousands of snapshots after one
-            average, largest = views.stack_figures(self.director)
-            self._stack_figures = (self.journal.position, average, largest)
+        # Once per record: the draw sends thousands of snapshots after one.
+        figures = self._stack_figures.get(self.journal.position, 0, lambda: views.stack_figures(self.director))
         return views.Facts(
             self.id, now=self.now(), paused=self.session.paused, started_wall=self.session.started_wall,
             restored_at=self.restored_at, voided=self.voided, entries=self.entries,
             sitting_out=self.tables.sitting_out, connected=self.streams.connected, countdown=self.tables.countdown,
-            button=self.tables.button, stack_figures=(average, largest))
+            button=self.tables.button, stack_figures=figures)
 
     def snapshot_message(self, connection: Connection) -> bytes:
         table, player, director, facts = connection.table, connection.player, self.director, self.facts()
@@ -449,12 +394,6 @@ class TournamentRuntime:
         return views.details(self.director, self.facts(), self.tickets, page)
 
     def details_json(self, page: int = 0) -> bytes:
-        """The details as JSON, built once per state version (a journal record) and page, and at most a
-        second old (the clocks in it run): a thousand readers cost the tables one build a second."""
+        """The details as JSON, built once per journal record, page and second (the clocks in it run)."""
         version = (self.journal.position, int(time.monotonic()))
-        if self._details_version != version:
-            self._details_version, self._details_cache = version, {}
-        cached = self._details_cache.get(page)
-        if cached is None:
-            cached = self._details_cache[page] = msgspec.json.encode(self.details(page))
-        return cached
+        return self._details.get(version, page, lambda: msgspec.json.encode(self.details(page)))

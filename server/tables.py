@@ -19,8 +19,9 @@ from collections.abc import Callable
 
 from engine.director import Status
 from engine.events import Event, HandStarted
-from engine.hand import Hand
+from engine.hand import Hand, IllegalAction
 from engine.wire import Countdown, SittingOut, TimedOut, Turn, YourTurn
+from server.errors import Refused
 from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand
 from server.streams import Streams
 
@@ -173,6 +174,22 @@ class Tables:
                     await answered
                 finally:
                     timer.cancel()
+
+    def player_act(self, player: str, action: str, amount: int | None) -> None:
+        """A decision from the wire: only the player to act, at their own table, by the betting rules."""
+        self.set_sitting_out(player, False)
+        director = self.session.director
+        where = director.where.get(player)
+        hand = director.hand(where[0]) if where else None
+        if where is None or hand is None or hand.finished:
+            raise Refused("no_hand", "you have no hand in progress")
+        if hand.actor is None or hand.players[hand.actor] != player:
+            actor = hand.players[hand.actor] if hand.actor is not None else "nobody"
+            raise Refused("not_your_turn", f"it is not your turn: {self.session.entries.name(actor)} is to act")
+        try:
+            self.decide(where[0], player, action, amount, self.bank_after(where[0], player))
+        except IllegalAction as error:
+            raise Refused("illegal_action", str(error)) from None
 
     def bank_after(self, table: int, player: str) -> float:
         """What is left of ``player``'s time bank if they decide now: the action clock is spent first."""

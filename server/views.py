@@ -7,6 +7,7 @@ Nothing here changes the tournament. The runtime hands in what only it knows
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from engine.director import Status, Tournament
 from engine.events import Shown
@@ -15,6 +16,23 @@ from engine.wire import (
     Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, VoidedHand, You,
 )
 from server.entries import Entries
+
+Value = TypeVar("Value")
+
+
+class Cache(Generic[Value]):
+    """Values built once per state version and key: a thousand readers of one state cost one build."""
+
+    def __init__(self) -> None:
+        self._version: object = None
+        self._built: dict[object, Value] = {}
+
+    def get(self, version: object, key: object, build: Callable[[], Value]) -> Value:
+        if version != self._version:
+            self._version, self._built = version, {}
+        if key not in self._built:
+            self._built[key] = build()
+        return self._built[key]
 
 
 TABLES_PER_PAGE = 100

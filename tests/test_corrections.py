@@ -12,6 +12,7 @@ import pytest
 from engine.structure import Satellite
 from server import records
 from server.journal import MemoryStorage
+from server.chaining import withdraw_prize
 from server.runtime import TournamentRuntime
 from tests.live_server import ADMIN, create, definition, live_server
 from tests.test_journal import drive
@@ -41,14 +42,14 @@ def test_a_compensation_and_a_withdrawn_prize_go_through_the_ledger_which_still_
     director = runtime.director
     winner = director.standings()[0]
     runtime.compensate("p2", 500, "disconnected by our server")
-    runtime.withdraw_prize(winner.player, 1_000, "paid twice by mistake")
+    withdraw_prize(runtime, winner.player, 1_000, "paid twice by mistake")
     ledger = director.ledger.summary()
     assert ledger["compensations"] == 500 and ledger["withdrawn"] == 1_000 and ledger["held"] == 0
     assert director.ledger.balances()
-    runtime.withdraw_prize(winner.player, None, "the rest of it")  # the whole of what is left
+    withdraw_prize(runtime, winner.player, None, "the rest of it")  # the whole of what is left
     assert director.ledger.summary()["withdrawn"] == winner.prize_cents
-    for refused, why in ((lambda: runtime.withdraw_prize(winner.player, 1, "again"), "no prize to withdraw"),
-                         (lambda: runtime.withdraw_prize("p6", 10**9, "too much"), "can be withdrawn"),
+    for refused, why in ((lambda: withdraw_prize(runtime, winner.player, 1, "again"), "no prize to withdraw"),
+                         (lambda: withdraw_prize(runtime, "p6", 10**9, "too much"), "can be withdrawn"),
                          (lambda: runtime.compensate("nobody", 100, "x"), "not an entry"),
                          (lambda: runtime.compensate("p1", 100, " "), "needs its reason")):
         with pytest.raises(Exception, match=why):
@@ -81,7 +82,7 @@ def test_a_withdrawn_seat_is_unregistered_from_its_tournament_if_it_has_not_star
     satellite = finished(storage, target.registry, satellite=Satellite(seat_value_cents=1_000, target="main"))
     seat_holder = next(ticket for ticket in satellite.tickets if ticket.entry)
     assert seat_holder.entry in target.director.stacks
-    satellite.withdraw_prize(seat_holder.player, None, "the seat went to the wrong player")
+    withdraw_prize(satellite, seat_holder.player, None, "the seat went to the wrong player")
     assert seat_holder.entry not in target.director.stacks
     assert satellite.director.ledger.balances() and target.director.ledger.balances()
 
