@@ -3,7 +3,6 @@ Alt or while typing in a field, and Enter presses the focused button rather than
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -12,20 +11,18 @@ from playwright.async_api import async_playwright, expect
 from engine.events import Acted
 from tests.live_server import bots, create, definition, live_server
 from tests.test_browser import CHROMIUM_FLAGS, chromium, my_turn
-from tests.test_browser_money import open_as
+from tests.test_browser_money import alice_among_stations, open_as
 from tests.test_server_play import until
 
 pytestmark = pytest.mark.asyncio
 
 
+
 async def test_modified_keys_and_enter_on_a_focused_button_do_not_act_as_shortcuts():
     async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        tournament, seats = await create(live, definition(2, 2, action_seconds=60), 2)
-        (alice, token), others = seats[0], seats[1:]
-        bots(live, tournament, others, "station")
-        page = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        rules = definition(2, 2, action_seconds=60)
+        tournament, alice, page = await alice_among_stations(live, browser, rules, 2)
         await live_admin_start(live, tournament)
         await my_turn(page)
         runtime = live.runtime(tournament)
@@ -65,16 +62,11 @@ async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page
     import httpx
 
     from tests.live_server import ADMIN
-    from tests.tournaments import AllBut, rig_winners
 
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        tournament, seats = await create(live, definition(3, 3, action_seconds=30, paid=1), 3)
-        (alice, token), others = seats[0], seats[1:]
-        rig_winners(live.runtime(tournament).director, AllBut(alice))
-        bots(live, tournament, others, "station")
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        rules = definition(3, 3, action_seconds=30, paid=1)
+        tournament, alice, person = await alice_among_stations(live, browser, rules, 3, rig=True)
         observer = await open_as(browser, live, f"/#/t/{tournament}/table/1", {})
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -98,11 +90,8 @@ async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand()
 
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        tournament, seats = await create(live, definition(2, 2, action_seconds=60), 2)
-        (alice, token), others = seats[0], seats[1:]
-        bots(live, tournament, others, "station")
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        rules = definition(2, 2, action_seconds=60)
+        tournament, alice, person = await alice_among_stations(live, browser, rules, 2)
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
             await my_turn(person)
@@ -121,11 +110,8 @@ async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messa
 
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        tournament, seats = await create(live, definition(2, 2, action_seconds=60, stack=5000), 2)
-        (alice, token), others = seats[0], seats[1:]
-        bots(live, tournament, others, "station")
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        rules = definition(2, 2, action_seconds=60, stack=5000)
+        tournament, alice, person = await alice_among_stations(live, browser, rules, 2)
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
             await my_turn(person)

@@ -29,16 +29,23 @@ async def open_as(browser, live, path: str, storage: dict[str, str]):
     return page
 
 
+async def alice_among_stations(live, browser, body, players: int, *, rig: bool = False, name: str | None = None):
+    """Alice (p1) plays in the browser; the others are calling stations (with ``rig``, she never wins a pot)."""
+    tournament, seats = await create(live, body, players)
+    (alice, token), others = seats[0], seats[1:]
+    if name is not None:
+        live.runtime(tournament).entries.names[alice] = name
+    if rig:
+        rig_winners(live.runtime(tournament).director, AllBut(alice))
+    bots(live, tournament, others, "station")
+    page = await open_as(browser, live, f"/#/t/{tournament}", {
+        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+    return tournament, alice, page
+
+
 async def losing_alice(live, browser, body):
     """Alice (p1) plays in the browser against two calling stations, always with the worst cards."""
-    tournament, seats = await create(live, body, 3)
-    (alice, token), others = seats[0], seats[1:]
-    live.runtime(tournament).entries.names[alice] = "Alice"
-    rig_winners(live.runtime(tournament).director, AllBut(alice))
-    bots(live, tournament, others, "station")
-    person = await open_as(browser, live, f"/#/t/{tournament}", {
-        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
-    return tournament, alice, person
+    return await alice_among_stations(live, browser, body, 3, rig=True, name="Alice")
 
 
 async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_page_shows():
