@@ -184,13 +184,9 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
         matrix = _policy_b(stage, policy, situation, pool)
         if matrix is not None:
             return matrix
-    shares = _shares(stage, policy, situation, pool)
-    stacks = [stack for _, stack in situation.live]
-    tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
-    rank = {index: position for position, index in enumerate(tie_order)}
-    cents = largest_remainder(shares, pool, [rank[i] for i in range(len(stacks))])
+    cents = _by_rank(_shares(stage, policy, situation, pool), pool, situation.live)
     rule = {"A2": "half equally, half by chips (A2)", "A3": "the next prize, then half equally, half by chips (A3)",
-            "B-early": "chip equity, clamped (B early)", "B-middle": "chip equity, clamped (B middle)",
+            "B-middle": "chip equity, clamped (B middle)",
             "B-late": f"{policy.late_formula.replace('_', ' ')}, clamped (B late)"}[stage]
     for (player, _), amount in zip(situation.live, cents):
         fees = 0
@@ -281,11 +277,7 @@ def _carried_back(situation: Situation, left: int) -> list[Refund]:
     live = [seat for seat in situation.live if seat[0] in qualified] or situation.live
     if not live:
         return [Refund("", left, 0, "the flights' pool, with nobody left to take it")]
-    stacks = [stack for _, stack in live]
-    tie_order = sorted(range(len(stacks)), key=lambda i: (-stacks[i], i))
-    rank = {index: position for position, index in enumerate(tie_order)}
-    cents = largest_remainder(_half_and_half(Fraction(left), [Fraction(s) for s in stacks]), left,
-                              [rank[i] for i in range(len(stacks))])
+    cents = _by_rank(_half_and_half(Fraction(left), [Fraction(stack) for _, stack in live]), left, live)
     return [Refund(player, amount, 0, "the flights' pool, half equally and half by chips (L.47)")
             for (player, _), amount in zip(live, cents) if amount]
 

@@ -272,10 +272,14 @@ class SQLiteStorage:
         self._full = True
         self._sync(False)
         # The last position of each tournament: a snapshot may have taken every record before it.
-        self._positions: dict[str, int] = {
-            tournament: position for tournament, position in self._db.execute(
-                "SELECT tournament, MAX(position) FROM (SELECT tournament, position FROM journal UNION ALL "
-                "SELECT tournament, position FROM snapshots) GROUP BY tournament")}
+        # The last position of each tournament, one index seek each (the journal is kept whole, for the audit,
+        # so a scan of it would grow with every tournament ever played); a snapshot may hold the last position.
+        self._positions: dict[str, int] = {}
+        for (tournament,) in self._db.execute("SELECT id FROM tournaments").fetchall():
+            last = max(self._db.execute(f"SELECT MAX(position) FROM {table} WHERE tournament = ?",
+                                        (tournament,)).fetchone()[0] or 0 for table in ("journal", "snapshots"))
+            if last:
+                self._positions[tournament] = last
         # What was written since the last commit, committed together (the module's docstring).
         self._records: list[tuple[str, int, bytes]] = []
         self._hands: list[tuple[str, int, int, str, str]] = []
