@@ -40,7 +40,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine import cancellation, corrections, deals, eliminations, flights, floor, handforhand, rebuys
+from engine import cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, rebuys
 from engine.cards import shuffled_deck
 from engine.deals import Deal
 from engine.eliminations import Bust
@@ -135,10 +135,16 @@ class Tournament:
         self.deal_pressed: set[str] = set()
         self.proposal: Deal | None = None
         self._deal_due = False
+        self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
+
+    # The director's console (engine.console); class defaults let a tournament pickled before it load.
+    hand_for_hand_forced = False
+    break_keeps_level = False  # the break under way was called by hand: the level goes on after it
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
         state.setdefault("flight_entries", 0)
+        state.setdefault("removed", {})
         state.setdefault("qualified_entries", set(state.get("_qualified", {}).values()))
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
@@ -402,6 +408,10 @@ class Tournament:
             if self.break_until is not None:
                 if now < self.break_until:
                     break
+                if self.break_keeps_level:  # a break called by hand: the level's clock stood still
+                    self.break_until, self.break_keeps_level = None, False
+                    events.append(BreakEnded())
+                    continue
                 self._level_started_at, self.break_until = self.break_until, None
                 self.level += 1
                 events += [BreakEnded(), self._level_event()]
@@ -596,6 +606,36 @@ class Tournament:
     def reject_deal(self, player: str, reason: str = "rejected") -> list[Event]:
         """Any no (or a disconnection, ``reason='disconnected'``) ends the proposal; play continues (H.36)."""
         return deals.reject(self, player, reason)
+
+    # ------------------------------------------- the director's console (engine.console)
+
+    def verify_adjust_clock(self, seconds: float) -> None:
+        console.verify_adjust_clock(self, seconds)
+
+    def adjust_clock(self, seconds: float) -> list[Event]:
+        """Add time to (or take it from) the level or break under way."""
+        return console.adjust_clock(self, seconds)
+
+    def verify_call_break(self, minutes: float) -> None:
+        console.verify_call_break(self, minutes)
+
+    def call_break(self, now: float, minutes: float) -> list[Event]:
+        """A break now, for ``minutes``; the level resumes after it where it stood."""
+        return console.call_break(self, now, minutes)
+
+    def verify_force_hand_for_hand(self, on: bool) -> None:
+        console.verify_force_hand_for_hand(self, on)
+
+    def force_hand_for_hand(self, on: bool) -> list[Event]:
+        """Hand-for-hand on the director's word (``on``), or let go."""
+        return console.force_hand_for_hand(self, on)
+
+    def verify_remove(self, player: str, refund: bool) -> None:
+        console.verify_remove(self, player, refund)
+
+    def remove(self, player: str, refund: bool) -> list[Event]:
+        """Take an entry out between its hands, its buy-in and fee refunded or not."""
+        return console.remove(self, player, refund)
 
     # --------------------------------------------- corrections (engine.corrections)
 

@@ -110,7 +110,7 @@ def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
     events = eliminate(t, busts, round_=round_)
     if t.status is not Status.RUNNING:
         return events
-    if round_ and busts:  # D.16: ends after the first synchronised round with an elimination
+    if round_ and busts and not t.hand_for_hand_forced:  # D.16: ends after the first round with a bust
         t.hand_for_hand = False
         events.append(HandForHandEnded(t.players_left))
     flight = t.definition.flight

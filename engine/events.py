@@ -348,3 +348,20 @@ class TournamentFinished(Event, frozen=True, tag="tournament_finished"):
 
     results: tuple[Result, ...]
     deal: bool = False
+
+
+class ClockAdjusted(Event, frozen=True, tag="clock_adjusted"):
+    """The director added (``seconds`` > 0) or took away time: the level or break now ends at ``ends_at``."""
+
+    seconds: float
+    ends_at: float
+
+
+class PlayerRemoved(Event, frozen=True, tag="player_removed"):
+    """The director took an entry out of the tournament: its chips leave play, it has no place, and
+    ``refund_cents`` (its buy-in and fee, or nothing) went back to it."""
+
+    player: str
+    table: int
+    chips: int
+    refund_cents: int

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 
 def due(t: Tournament) -> bool:
-    """D.14: two or more tables, and the next bust changes prize money by at least the jump."""
-    return len(t._open) >= 2 and t.players_left in t._h4h_points
+    """D.14: two or more tables, and the next bust changes prize money by at least the jump (or the director
+    says so)."""
+    return len(t._open) >= 2 and (t.hand_for_hand_forced or t.players_left in t._h4h_points)
 
 
 def check(t: Tournament) -> list[Event]:

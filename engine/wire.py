@@ -14,7 +14,7 @@ import msgspec
 
 from engine.events import Event, Result
 from engine.refunds import RefundPolicy
-from engine.structure import AddOn, Bounty, Final, Flight, Rebuys, Satellite
+from engine.structure import AddOn, Bounty, Breaks, Final, Flight, Level, Rebuys, Satellite
 
 MAX_MESSAGE_BYTES = 4096
 """An incoming message longer than this closes the connection with code 1009."""
@@ -72,8 +72,22 @@ class AnswerDeal(ClientMessage, tag="deal_answer"):
     accept: bool
 
 
+class Follow(ClientMessage, tag="follow"):
+    """Subscribe to the tournament's board feed (its page: players, tables, payouts, results), or ask for its
+    snapshot again after a gap in its numbers."""
+
+
+MAX_CHAT_CHARACTERS = 200
+
+
+class Say(ClientMessage, tag="say"):
+    """A line of table chat, from a player to their table (observers read only)."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT_CHARACTERS)]
+
+
 MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
-Incoming = Act | Back | Sync | Watch | MoneyMessage
+Incoming = Act | Back | Sync | Watch | Follow | Say | MoneyMessage
 incoming_decoder = msgspec.json.Decoder(Incoming)
 
 
@@ -155,6 +169,11 @@ class Summary(msgspec.Struct, kw_only=True):
     min_players: int
     registration_opens_at: float | None  # an announced tournament's times (seconds since the epoch)
     starts_at: float | None
+    # In the lobby and board feeds (server/feeds.py), the clocks as seconds since the epoch in place of the
+    # seconds left above, so that a row changes only when something happens; None elsewhere and while paused.
+    level_ends_at: float | None = None
+    break_ends_at: float | None = None
+    add_on_closes_at: float | None = None
 
 
 class Countdown(msgspec.Struct):
@@ -340,6 +359,65 @@ class Offer(msgspec.Struct, tag="offer", tag_field="type"):
     chips: int = 0
     amounts: dict[str, int] | None = None
     stacks: dict[str, int] | None = None
+
+
+class Chat(msgspec.Struct, tag="chat", tag_field="type"):
+    """A line of table chat, to everyone at and watching the table (not numbered: not part of the game)."""
+
+    player: str
+    name: str
+    text: str
+    at: float
+
+
+class Announcement(msgspec.Struct, tag="announcement", tag_field="type"):
+    """The tournament director's word, to every page of the tournament."""
+
+    text: str
+    at: float
+
+
+class FeedMessage(msgspec.Struct, tag="feed", tag_field="type"):
+    """A live feed (server/feeds.py): every row (``snapshot``) or the rows changed since ``seq`` - 1, a row
+    gone as null."""
+
+    feed: str
+    seq: int
+    snapshot: bool
+    rows: dict[str, msgspec.Raw | None]
+
+
+class PlayerRow(msgspec.Struct):
+    """The board's players tab: a player still in, with their stack, table and bounty."""
+
+    name: str
+    stack: int
+    table: int | None
+    bounty_cents: int | None
+
+
+class TableRow(msgspec.Struct):
+    """The board's tables tab: a table's size and stacks, to pick one to watch."""
+
+    id: int
+    players: int
+    largest: int
+    smallest: int
+
+
+class BoardInfo(msgspec.Struct):
+    """The board's info and payouts tabs: the structure, the prizes, the money."""
+
+    payouts_cents: list[int]
+    satellite: Satellite | None
+    levels: list[Level]
+    breaks: Breaks | None
+    action_seconds: float
+    time_bank_seconds: float
+    refund_policy: RefundPolicy
+    chips_in_play: int
+    chips_issued: int
+    ledger: dict[str, int]
 
 
 class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):

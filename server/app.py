@@ -32,12 +32,12 @@ from engine.director import Status
 from engine.history import redact
 from engine.structure import MAX_NESTING, Definition, DefinitionError, load_definition, nesting_depth
 from engine.wire import (
-    MAX_MESSAGE_BYTES, Act, Back, Details, Incoming, RefundRow, Summary, Sync, Watch, describe_decode_error,
-    error_message, incoming_decoder,
+    MAX_MESSAGE_BYTES, Act, Back, Details, Follow, Incoming, RefundRow, Say, Summary, Sync, Watch,
+    describe_decode_error, error_message, incoming_decoder,
 )
-from server import hosted
-from server import chaining
-from server.errors import Refused
+from server import chaining, feeds, hosted
+from server import records as r
+from server.errors import Refused, refusals
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, RateLimit, WebSocketProtocol
 from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
 from server.persistence import audit_lines
@@ -71,7 +71,7 @@ STATUS_OF = {
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
     "not_your_turn": 409, "illegal_action": 409,
     "too_large": 413,
-    "too_many_connections": 429,
+    "too_many_connections": 429, "chat_limit": 429,
     "damaged": 503,
 }
 
@@ -129,6 +129,33 @@ class WithdrawRequest(msgspec.Struct, forbid_unknown_fields=True):
     cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)] | None = None
 
 
+class ClockRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Seconds added to (or, negative, taken from) the level or break under way."""
+
+    seconds: Annotated[float, msgspec.Meta(ge=-86_400, le=86_400)]
+
+
+class BreakRequest(msgspec.Struct, forbid_unknown_fields=True):
+    minutes: Annotated[float, msgspec.Meta(gt=0, le=1440)]
+
+
+class HandForHandRequest(msgspec.Struct, forbid_unknown_fields=True):
+    on: bool
+
+
+class SeatRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A player's seat: sit them out (the clock acts for them until they come back), or remove them from the
+    tournament, their buy-in and fee refunded or not."""
+
+    player: str
+    action: Literal["sit_out", "remove"]
+    refund: bool = False
+
+
+class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
+
+
 class Created(msgspec.Struct):
     id: str
 
@@ -174,6 +201,7 @@ class Server:
         self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
+        self.lobby = feeds.lobby(self.tournaments.values)
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:
         """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
@@ -371,6 +399,48 @@ async def withdraw_prize(request: Request) -> Response:
     return await correction(request, WithdrawRequest, withdraw)
 
 
+async def console_command(request: Request, kind: type[Body],
+                          command: Callable[[TournamentRuntime, Body], object]) -> Response:
+    """A command from the director's console with its body; the answer is the summary after it."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, kind)
+    with refusals():
+        command(runtime, body)
+    return reply(runtime.summary())
+
+
+async def adjust_clock(request: Request) -> Response:
+    return await console_command(request, ClockRequest,
+                                 lambda runtime, body: runtime.submit(r.AdjustClock(body.seconds)))
+
+
+async def call_break(request: Request) -> Response:
+    return await console_command(request, BreakRequest,
+                                 lambda runtime, body: runtime.submit(r.CallBreak(runtime.now(), body.minutes)))
+
+
+async def hand_for_hand(request: Request) -> Response:
+    return await console_command(request, HandForHandRequest,
+                                 lambda runtime, body: runtime.submit(r.ForceHandForHand(body.on)))
+
+
+async def seat_command(request: Request) -> Response:
+    def apply(runtime: TournamentRuntime, body: SeatRequest) -> None:
+        if body.action == "remove":
+            runtime.submit(r.RemovePlayer(body.player, body.refund))
+        elif body.player not in runtime.director.stacks:
+            raise Refused("refused", f"{body.player!r} is not playing in this tournament")
+        else:
+            runtime.tables.set_sitting_out(body.player, True)
+
+    return await console_command(request, SeatRequest, apply)
+
+
+async def announce(request: Request) -> Response:
+    return await console_command(request, AnnounceRequest, lambda runtime, body: runtime.streams.announce(body.text))
+
+
 async def cancellation_preview(request: Request) -> Response:
     """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
     require_admin(request)
@@ -524,6 +594,22 @@ OPERATIONS = [
               body_required=False, response=Summary, who="admin",
               summary="Cancel: full refunds before the start; while running, the refund policy (the tournament's, "
                       "or {policy} in the body) pays out and hands in progress are void"),
+    Operation(method="POST", path="/api/tournaments/{id}/clock", endpoint=adjust_clock, body=ClockRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Add seconds to the level or break under way, or take them away (negative)"),
+    Operation(method="POST", path="/api/tournaments/{id}/break", endpoint=call_break, body=BreakRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="A break now: hands in progress finish, and the level goes on after it where it stood"),
+    Operation(method="POST", path="/api/tournaments/{id}/hand-for-hand", endpoint=hand_for_hand,
+              body=HandForHandRequest, response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Hand-for-hand on the director's word (on), or let go (off: as the pay jump calls for it)"),
+    Operation(method="POST", path="/api/tournaments/{id}/seat", endpoint=seat_command, body=SeatRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Sit a player out, or remove them between hands (their chips leave play; refund: their "
+                      "buy-in and fee back, before prizes are paid)"),
+    Operation(method="POST", path="/api/tournaments/{id}/announce", endpoint=announce, body=AnnounceRequest,
+              response=Summary, who="admin", refusals=(400, 404),
+              summary="Tell every page of the tournament something (the last ten are kept for pages that open later)"),
 ]
 
 
@@ -550,9 +636,7 @@ async def play(websocket: WebSocket) -> None:
         await websocket.send_text(error_message("too_many_connections", "reconnecting too fast: wait").decode())
         await websocket.close(4029, "reconnecting too fast")
         return
-    wire = websocket.scope["extensions"].get(WIRE)
-    if wire is None:
-        raise RuntimeError("run the app under uvicorn with server.app.uvicorn_websockets() (mttsim serve does)")
+    wire = wire_of(websocket)
     try:
         table = table_number(websocket.query_params.get("table"))
     except Refused as refusal:
@@ -568,6 +652,42 @@ async def play(websocket: WebSocket) -> None:
         await connection.ended
     finally:
         runtime.disconnect(connection)
+        runtime.board.subscribers.discard(connection)
+        await connection.stop()
+
+
+def wire_of(websocket: WebSocket) -> WebSocketProtocol:
+    """The protocol an accepted websocket's connection writes through (server/hub.py)."""
+    wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
+    if wire is None:
+        raise RuntimeError("run the app under uvicorn with server.app.uvicorn_websockets() (mttsim serve does)")
+    return wire
+
+
+async def lobby_socket(websocket: WebSocket) -> None:
+    """The lobby's live feed: every tournament's summary, then what changes (server/feeds.py). Any message
+    asks for the snapshot again."""
+    server = server_of(websocket)
+    await websocket.accept()
+    wire = wire_of(websocket)
+    settings = server.settings
+    connection = Connection(websocket, wire, player=None, outbound=server.outbound, max_queue=settings.max_queue,
+                            rate=1.0, burst=5)
+
+    def resync(data: bytes) -> None:
+        if len(data) > MAX_MESSAGE_BYTES:
+            connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
+        elif not connection.rate_limit.allow():
+            connection.drop(CLOSE_FLOOD, "too many messages")
+        else:
+            server.lobby.subscribe(connection)
+
+    server.lobby.subscribe(connection)
+    wire.attach(resync, connection.lost, connection.flush)
+    try:
+        await connection.ended
+    finally:
+        server.lobby.subscribers.discard(connection)
         await connection.stop()
 
 
@@ -597,8 +717,14 @@ def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming
         connection.send(runtime.snapshot_message(connection))
     elif isinstance(request, Watch):
         runtime.watch(connection, request.table)
+    elif isinstance(request, Follow):
+        runtime.board.subscribe(connection)
     elif connection.player is None:
+        if isinstance(request, Say):
+            raise Refused("observer", "observers read the table's chat; only its players write in it")
         raise Refused("observer", "observers cannot act; connect with your player token")
+    elif isinstance(request, Say):
+        runtime.streams.chat(connection.player, request.text)
     elif isinstance(request, Act):
         runtime.player_act(connection.player, request)
     elif isinstance(request, Back):
@@ -643,6 +769,7 @@ def create_app(settings: Settings) -> Starlette:
     routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
     routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
+    routes.append(WebSocketRoute("/ws/lobby", lobby_socket))
     if WEB_DIR.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},

@@ -107,6 +107,26 @@ class WithdrawPrize(Record, tag="withdraw_prize"):
     reason: str
 
 
+class AdjustClock(Record, tag="adjust_clock"):
+    """The director's console (engine/console.py): time added to or taken from the level or break."""
+
+    seconds: float
+
+
+class CallBreak(Record, tag="call_break"):
+    now: float
+    minutes: float
+
+
+class ForceHandForHand(Record, tag="force_hand_for_hand"):
+    on: bool
+
+
+class RemovePlayer(Record, tag="remove_player"):
+    player: str
+    refund: bool
+
+
 class Start(Record, tag="start"):
     now: float
     wall: float  # seconds since the epoch, for the lobby
@@ -159,7 +179,12 @@ class RejectDeal(Record, tag="reject_deal"):
 
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
-             | OpenRegistration | Compensate | WithdrawPrize)
+             | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
+             | RemovePlayer)
+# Records after which a table may deal (or must stop): the tables the director calls ready are woken.
+WAKING = (EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, AcceptDeal, RejectDeal, AdjustClock, CallBreak,
+          ForceHandForHand, RemovePlayer)
+
 
 class Session:
     """What the records build: the director, and the server's facts about its entries and its clock.
@@ -240,6 +265,14 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.compensate(player, cents, reason)
         case WithdrawPrize(player, cents, reason):
             return director.withdraw_prize(player, cents, reason)
+        case AdjustClock(seconds):
+            return director.adjust_clock(seconds)
+        case CallBreak(now, minutes):
+            return director.call_break(now, minutes)
+        case ForceHandForHand(on):
+            return director.force_hand_for_hand(on)
+        case RemovePlayer(player, refund):
+            return director.remove(player, refund)
         case OpenRegistration():
             return director.open_registration()
         case Start(now, wall):

@@ -36,9 +36,8 @@ from engine.structure import Definition
 from engine.wire import (
     Act, Details, MoneyMessage, RefundRow, Snapshot, Summary, Ticket, TournamentState, VoidedHand, encoder,
 )
+from server import feeds, schedule, views
 from server import records as r
-from server import views
-from server import schedule
 from server.chaining import another_flight, entry_price, send_on
 from server.clock import TournamentClock
 from server.entries import Entries, token_key
@@ -51,9 +50,6 @@ from server.streams import Streams
 from server.tables import Tables
 
 logger = logging.getLogger("mttsim.server")
-
-# Records after which a table may deal (or must stop): the tables the director calls ready are woken.
-_WAKING = (r.EndHand, r.Resume, r.Rebuy, r.DeclineRebuy, r.AddOn, r.PressDeal, r.AcceptDeal, r.RejectDeal)
 
 
 class TournamentRuntime:
@@ -80,6 +76,7 @@ class TournamentRuntime:
         self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.tickets: list[Ticket] = []  # the players this tournament sent on (a satellite's seats, a flight's)
+        self.board = feeds.board(self)  # its page's live feed
         self.entry_into: str | None = None  # where a cancelled satellite's refunds bought entries
         self.voided: list[VoidedHand] = []  # hands a restore called off
         self.restored_at: float | None = None
@@ -177,7 +174,7 @@ class TournamentRuntime:
                 self.tables.wake([event.table])  # its task ends
             elif isinstance(event, DealProposed):
                 self._absent_say_no()
-        if (isinstance(record, _WAKING) or (isinstance(record, r.Advance) and events)
+        if (isinstance(record, r.WAKING) or (isinstance(record, r.Advance) and events)
                 or any(isinstance(event, (StatusChanged, EntriesMerged)) for event in events)):
             self.tables.wake_all()
         return events

@@ -19,14 +19,20 @@ from typing import Any
 from engine.director import Status
 from engine.events import (
     AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
-    PlayerEliminated, PlayerMoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Seated, TableBroken,
+    PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
+    Seated, TableBroken,
 )
-from engine.wire import Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
-from server.hub import Connection
+from engine.wire import (
+    Announcement, Chat, Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
+)
+from server.errors import Refused
+from server.hub import Connection, RateLimit
 from server.records import Session
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
+CHAT_RATE, CHAT_BURST = 0.5, 3  # lines of chat a player may send a second on average, and in a burst
+ANNOUNCEMENTS_KEPT = 10  # the director's latest announcements, shown to a page that opens later
 
 
 class Streams:
@@ -44,6 +50,8 @@ class Streams:
         self._presence_told: dict[str, bool] = {}  # what each player's table last heard of their connection
         self._presence_due: set[str] = set()
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
+        self.announcements: list[Announcement] = []
+        self._chat_rates: dict[str, RateLimit] = {}
 
     def connected(self, player: str) -> bool:
         return bool(self.players.get(player))
@@ -79,6 +87,31 @@ class Streams:
             message = encoder.encode(Private(event, time.time()))
             for connection in list(connections):
                 connection.send(message)
+
+    def announce(self, text: str) -> None:
+        """The director's word, at once to every connection of the tournament."""
+        announcement = Announcement(text, time.time())
+        self.announcements = [*self.announcements, announcement][-ANNOUNCEMENTS_KEPT:]
+        message = encoder.encode(announcement)
+        everyone = set(self.lobby).union(*self.watchers.values(), *self.players.values())
+        for connection in everyone:
+            connection.send(message)
+
+    def chat(self, player: str, text: str) -> None:
+        """A player's line to their table: limited in rate here and in length by the wire, stripped of control
+        characters, and never numbered with the table's events (it is not part of the game)."""
+        text = "".join(character for character in text if character.isprintable()).strip()
+        if not text:
+            raise Refused("bad_request", "chat: nothing to say")
+        where = self.session.director.where.get(player)
+        if where is None:
+            raise Refused("refused", "only a player at a table chats there")
+        limit = self._chat_rates.setdefault(player, RateLimit(CHAT_RATE, CHAT_BURST))
+        if not limit.allow():
+            raise Refused("chat_limit", "you are chatting too fast: wait a few seconds")
+        message = encoder.encode(Chat(player, self.session.entries.name(player), text, time.time()))
+        for connection in list(self.watchers.get(where[0], ())):
+            connection.send(message, urgent=False)
 
     # ------------------------------------------------------------- routing
 
@@ -130,7 +163,7 @@ class Streams:
             for connection in list(self.players.get(event.player, ())):
                 self._watch(connection, event.table)
                 connection.send(self.snapshot(connection))
-        elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated, HandVoided)):
+        elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated, PlayerRemoved, HandVoided)):
             # An elimination goes to its own table only: sent to every table, busts would cost the
             # server players x busts messages. Other tables read players left from the summary.
             self.publish(event.table, event)

@@ -1,0 +1,130 @@
+"""The director's console: floor decisions a tournament director takes by hand (docs/director.md).
+
+Time added to or taken from the level or break under way, a break called
+now, hand-for-hand forced on or let go, and an entry removed from the
+tournament with its buy-in and fee refunded or not. Each is a command with
+its ``verify_`` query, journaled like any other, so a restore replays it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine import bounties, eliminations, floor, handforhand
+from engine.events import BreakStarted, ClockAdjusted, Event, PlayerRemoved
+from engine.status import Status, TournamentError
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+
+MAX_BREAK_MINUTES = 24 * 60
+
+
+def _running(t: Tournament, what: str) -> None:
+    if t.status is not Status.RUNNING:
+        raise TournamentError(f"{what} only while Running; the tournament is {t.status}")
+
+
+def verify_adjust_clock(t: Tournament, seconds: float) -> float:
+    """When the level (or the break) under way ends now; refused for the last level, which has no end."""
+    _running(t, "the clock is adjusted")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds == 0 or abs(seconds) > 86_400:
+        raise TournamentError("seconds: a non-zero number of seconds, at most a day either way")
+    if t.break_until is not None:
+        return t.break_until
+    ends_at = t.level_ends_at()
+    if ends_at is None:
+        raise TournamentError("this level has no time to adjust (the last level, or a level of hands)")
+    return ends_at
+
+
+def adjust_clock(t: Tournament, seconds: float) -> list[Event]:
+    """Move the end of the level or break under way; taking more than is left ends it at the next advance."""
+    ends_at = verify_adjust_clock(t, seconds)
+    if t.break_until is not None:
+        t.break_until += seconds
+        if t.break_keeps_level:  # the level's clock stands still until the break ends
+            t._level_started_at += seconds
+    else:
+        t._level_started_at += seconds
+    return [ClockAdjusted(seconds, ends_at + seconds)]
+
+
+def verify_call_break(t: Tournament, minutes: float) -> None:
+    _running(t, "a break is called")
+    if t.break_until is not None:
+        raise TournamentError("the tournament is already on a break")
+    if not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or not 0 < minutes <= MAX_BREAK_MINUTES:
+        raise TournamentError(f"minutes: more than 0 and at most {MAX_BREAK_MINUTES}")
+
+
+def call_break(t: Tournament, now: float, minutes: float) -> list[Event]:
+    """A break from ``now``: hands in progress finish, no new hand starts, and the level's time stands still
+    (it goes on where it stopped when the break ends, at the same level)."""
+    verify_call_break(t, minutes)
+    t.break_until = now + minutes * 60
+    t._level_started_at += minutes * 60
+    t.break_keeps_level = True
+    return [BreakStarted(t.break_until)]
+
+
+def verify_force_hand_for_hand(t: Tournament, on: bool) -> None:
+    _running(t, "hand-for-hand is called")
+    if on and len(t._open) < 2:
+        raise TournamentError("hand-for-hand needs two tables or more (D.14)")
+
+
+def force_hand_for_hand(t: Tournament, on: bool) -> list[Event]:
+    """Hand-for-hand on the director's word: it holds until let go (``on`` false), and then lasts only
+    while the pay jump calls for it (D.14)."""
+    verify_force_hand_for_hand(t, on)
+    t.hand_for_hand_forced = on
+    if not on and t._round is not None and not t._round_started:  # a round no table has dealt yet: let go now
+        t._round, t._round_to_deal = None, set()
+    return handforhand.check(t)
+
+
+def verify_remove(t: Tournament, player: str, refund: bool) -> None:
+    _running(t, "a player is removed")
+    if player not in t.stacks:
+        raise TournamentError(f"{player!r} is not playing in this tournament")
+    table, _ = t.where[player]
+    hand = t.tables[table].hand
+    if hand is not None and player in hand.players:
+        raise TournamentError(f"{player} is in the hand at table {table}: a player is removed between hands")
+    if refund and t.ledger.prizes_cents:
+        raise TournamentError("prizes are being paid: a refund now would take from them; remove without a refund")
+    if t.proposal is not None:
+        raise TournamentError("the players are deciding on a deal: remove a player once it is settled")
+
+
+def remove(t: Tournament, player: str, refund: bool) -> list[Event]:
+    """Take ``player`` out: their chips leave play and they get no place; with ``refund``, their buy-in and
+    fee go back to them and the prize table follows the smaller pool. Their bounty, which nobody won, goes
+    back to them as a player left collects their own at the end (J.43)."""
+    verify_remove(t, player, refund)
+    table, seat = t.where.pop(player)
+    t.tables[table].table.remove(seat)
+    if table in t._open:
+        t._open.resize(table, t._open.size[table] - 1)
+    chips = t.stacks.pop(player)
+    t.chips_issued -= chips
+    t.rebuy_offers.pop(player, None)
+    t.deal_pressed.discard(player)
+    t.removed[player] = refund
+    cents = 0
+    if refund:
+        definition = t.definition
+        if definition.buy_in_cents:
+            t.ledger.record("refund", player, definition.buy_in_cents, account="pool")
+        if definition.fee_cents:
+            t.ledger.record("refund", player, definition.fee_cents, account="fees")
+        cents = definition.buy_in_cents + definition.fee_cents
+        t._price_prizes()
+    events: list[Event] = [PlayerRemoved(player, table, chips, cents)]
+    if player in t.bounties:
+        events.append(bounties.pay(t, player, (player,)))
+    events += eliminations.after_a_bust(t)
+    if t.status is Status.RUNNING:
+        events += floor.after_change(t) + handforhand.check(t)
+    return events

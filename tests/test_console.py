@@ -1,0 +1,105 @@
+"""The director's console (engine/console.py): time added and taken, breaks and hand-for-hand on demand, an entry
+removed with or without its refund; each refused with a clear error when it cannot apply."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.events import BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, PlayerRemoved
+from engine.status import TournamentError
+from engine.structure import Level
+from tests.tournaments import deal, play_out, running
+
+LEVELS = [Level(10, 20, minutes=10), Level(20, 40, minutes=10), Level(40, 80, minutes=10)]
+
+
+def test_time_added_and_taken_moves_the_end_of_the_level():
+    t, _ = running(4, 4, levels=LEVELS)
+    assert t.level_ends_at() == 600
+    assert t.adjust_clock(120) == [ClockAdjusted(120, 720)]
+    assert t.advance(700) == [] and t.level == 0
+    t.adjust_clock(-300)  # now ends at 420: already past, so the next advance changes the level
+    assert [type(e) for e in t.advance(701)] == [LevelChanged] and t.level == 1
+    assert t.level_ends_at() == 420 + 600
+
+
+def test_the_last_level_has_no_time_to_adjust_and_nonsense_is_refused():
+    t, _ = running(4, 4, levels=[Level(10, 20, minutes=10)])
+    with pytest.raises(TournamentError, match="no time to adjust"):
+        t.adjust_clock(60)
+    t2, _ = running(4, 4, levels=LEVELS)
+    for bad in (0, True, 10**9):
+        with pytest.raises(TournamentError, match="seconds"):
+            t2.adjust_clock(bad)
+    assert t2.level_ends_at() == 600
+
+
+def test_a_break_called_by_hand_stops_new_hands_and_the_level_resumes_where_it_stood():
+    t, _ = running(4, 4, levels=LEVELS)
+    t.advance(100)
+    assert t.call_break(100, 5) == [BreakStarted(400)]
+    assert t.tables_ready() == [] and not t.can_start_hand(1)
+    with pytest.raises(TournamentError, match="already on a break"):
+        t.call_break(110, 5)
+    assert t.adjust_clock(60) == [ClockAdjusted(60, 460)]  # a break's time can be adjusted too
+    assert t.advance(459) == []
+    assert t.advance(460) == [BreakEnded()] and t.level == 0  # the same level, not the next
+    assert t.level_ends_at() == 460 + 500  # its 500 seconds left go on after the break
+    assert t.tables_ready() == [1]
+
+
+def test_hand_for_hand_on_the_directors_word_holds_until_let_go():
+    t, dealer = running(8, 4, levels=LEVELS)
+    events = t.force_hand_for_hand(True)
+    assert events == [HandForHandStarted(8)] and t.hand_for_hand
+    assert sorted(t.tables_ready()) == [1, 2]
+    for table in (1, 2):
+        deal(t, dealer, table)
+        play_out(t, table)
+        t.end_hand(table)
+    assert t.hand_for_hand  # no bust, no pay jump: it holds because the director said so
+    t.force_hand_for_hand(False)
+    assert not t.hand_for_hand
+    t1, _ = running(4, 4, levels=LEVELS)
+    with pytest.raises(TournamentError, match="two tables"):
+        t1.force_hand_for_hand(True)
+
+
+def test_a_removed_entry_leaves_with_its_chips_and_no_place_and_the_ledger_balances():
+    t, dealer = running(6, 6, levels=LEVELS)
+    issued = t.chips_issued
+    deal(t, dealer, 1)
+    in_hand = t.hand(1).players[0]
+    with pytest.raises(TournamentError, match="between hands"):
+        t.remove(in_hand, False)
+    play_out(t, 1)
+    t.end_hand(1)
+    stack = t.stacks["p3"]
+    pool = t.ledger.pool_cents
+    events = t.remove("p3", True)
+    assert events[0] == PlayerRemoved("p3", 1, stack, 1100)
+    assert "p3" not in t.stacks and "p3" not in t.where and "p3" not in t.results
+    assert t.chips_issued == issued - stack == t.chips_in_play()
+    assert t.ledger.pool_cents == pool - 1000 and t.prize_pool_cents == pool - 1000
+    t.remove("p4", False)
+    assert t.ledger.pool_cents == pool - 1000 and t.players_left == 4
+    with pytest.raises(TournamentError, match="not playing"):
+        t.remove("p4", False)
+    while t.status.value == "running":  # the places left are 1 to 4, and the pool is paid in full
+        table = min(t.tables)
+        deal(t, dealer, table, winner=sorted(t.stacks)[0])
+        play_out(t, table, all_in=set(t.stacks))
+        t.end_hand(table)
+    assert sorted(r.place for r in t.results.values()) == [1, 2, 3, 4]
+    assert t.ledger.balances() and t.ledger.held["pool"] == 0
+
+
+def test_no_refund_once_prizes_are_paid():
+    t, dealer = running(3, 3, paid=3, levels=LEVELS)
+    deal(t, dealer, 1, winner="p1")
+    play_out(t, 1, all_in={"p1", "p2"})
+    t.end_hand(1)
+    assert t.ledger.prizes_cents
+    loser = next(p for p in t.stacks if p != "p1")
+    with pytest.raises(TournamentError, match="prizes are being paid"):
+        t.remove(loser, True)
