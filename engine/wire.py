@@ -169,6 +169,7 @@ class Summary(msgspec.Struct, kw_only=True):
     min_players: int
     registration_opens_at: float | None  # an announced tournament's times (seconds since the epoch)
     starts_at: float | None
+    satellite: Satellite | None = None  # its seats' value
     # In the lobby and board feeds (server/feeds.py), the clocks as seconds since the epoch in place of the
     # seconds left above, so that a row changes only when something happens; None elsewhere and while paused.
     level_ends_at: float | None = None
@@ -272,7 +273,6 @@ class Details(Summary, kw_only=True):
     payouts_cents: list[int]
     refund_policy: RefundPolicy
     refunds: list[RefundRow]
-    satellite: Satellite | None
     tickets: list[Ticket]
     chips_in_play: int
     chips_issued: int

@@ -93,6 +93,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         rebuys=definition.rebuys, add_on=definition.add_on,
         min_players=definition.min_players,
         registration_opens_at=definition.registration_opens_at, starts_at=definition.starts_at,
+        satellite=definition.satellite,
     )
 
 
@@ -173,7 +174,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
         payouts_cents=list(director.prizes), refund_policy=definition.refund_policy,
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
-        satellite=definition.satellite, tickets=tickets[rows],
+        tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
         ledger=director.ledger.summary(),
         results=[Standing(r.player, r.place, r.prize_cents, r.ticket, facts.entries.name(r.player))

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright, expect
 
 from tests.live_server import live_server
@@ -44,12 +45,42 @@ async def my_turn(page):
     await expect(page.locator(".controls.mine")).to_be_visible(timeout=20_000)
 
 
-async def test_a_person_plays_a_tournament_in_the_browser():
+SIZES = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
+WIDTH = "document.documentElement.scrollWidth"
+
+
+def watch_errors(page) -> list[str]:
+    """Every console error and uncaught exception of ``page`` (a favicon's 404 included), for a test to assert none."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+async def new_page(browser, size: str):
+    page = await (await browser.new_context(viewport=SIZES[size])).new_page()
+    return page, watch_errors(page)
+
+
+async def accept(dialog) -> None:
+    await dialog.accept()
+
+
+async def tab(page, name: str) -> None:
+    await page.click(f"#tab-{name}")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_person_plays_a_tournament_in_the_browser(size):
+    """The play-through, at 1366 x 900 and at 390 x 844 with nothing wider than the screen: registration through
+    the lobby, hands played by clicking and by keyboard, the clock running out, a break called from the director's
+    console, a move when a table breaks, and the results; every page's screenshot goes to test-artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
+    shot = lambda page, name: page.screenshot(path=ARTIFACTS / f"{name}-{size}.png")  # noqa: E731
     async with live_server(hand_pause=0.4) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        admin = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
-        person = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+        admin, admin_errors = await new_page(browser, size)
+        person, person_errors = await new_page(browser, size)
 
         # The admin creates the tournament from the lobby's form.
         await admin.goto(live.http + "/")
@@ -65,48 +96,65 @@ async def test_a_person_plays_a_tournament_in_the_browser():
         tournament = await row.get_attribute("data-id")
         rig_for(live.runtime(tournament), "p1")
 
-        # The person registers in the lobby.
+        # The person registers in the lobby, which follows what happens without a reload.
         await person.goto(live.http + "/")
         await person.fill(".name-input", "Alice")
         await person.click(".register")
         await expect(person.locator("tr[data-id]")).to_contain_text("you are p1")
-        await person.screenshot(path=ARTIFACTS / "lobby.png")
+        await shot(person, "lobby")
+        assert await person.evaluate(WIDTH) <= SIZES[size]["width"], "the lobby"
 
         # The admin fills it with bots (calling stations: they never fold, never raise) and starts it.
-        await admin.reload()
         await admin.fill(".bot-count", "3")
         await admin.fill(".bot-mix", "station=1")
         await admin.click(".add-bots")
         await expect(admin.locator("tr[data-id]")).to_contain_text("4 / 4")
         await admin.click(".start")
         await expect(admin.locator("tr[data-id] .status")).to_have_text("running")
+        await expect(person.locator("tr[data-id] .status")).to_have_text("running")  # live, no reload
 
-        # The person sees their two cards, face up.
+        # The person sees their two cards, face up, and what they make.
         await person.goto(f"{live.http}/#/t/{tournament}")
         await expect(person.locator(".seat.me .cards .card:not(.back)")).to_have_count(2, timeout=20_000)
+        await expect(person.locator("#strength")).not_to_be_empty()
         first_table = await person.locator(".middle").inner_text()
 
         # Another page watches the other table as an observer: no cards face up but shown ones.
         runtime = live.runtime(tournament)
         other = next(t for t in runtime.director.tables if t != runtime.director.where["p1"][0])
-        observer = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+        observer, observer_errors = await new_page(browser, size)
         await observer.goto(f"{live.http}/#/t/{tournament}/table/{other}")
         await expect(observer.locator(".controls.observer")).to_be_visible()
         await expect(observer.locator(".middle")).to_contain_text(f"Table {other}")
         await expect(observer.locator(".seat")).to_have_count(2)
-        await observer.screenshot(path=ARTIFACTS / "tournament.png")
+        await shot(observer, "observer")
 
         # A hand with the buttons, then one with the keyboard.
         await my_turn(person)
-        await person.screenshot(path=ARTIFACTS / "table.png")
+        await shot(person, "table")
+        assert await person.evaluate(WIDTH) <= SIZES[size]["width"], "the table, on the player's turn"
+        await expect(person.locator("#raise")).to_be_in_viewport()
         await person.locator("#call, #check").first.click()
         await my_turn(person)
         await person.keyboard.press("c")
 
         # The clock runs out once: the page shows the automatic check or fold, and the way back.
         await my_turn(person)
-        await expect(person.locator("#log")).to_contain_text("Alice ran out of time", timeout=10_000)
+        await expect(person.locator("#log")).to_contain_text("You ran out of time", timeout=10_000)
         await person.click("#back")
+
+        # The director calls a break from the console, then takes its minute away: every page shows it.
+        await admin.goto(f"{live.http}/#/t/{tournament}")
+        await tab(admin, "console")
+        await shot(admin, "console")
+        await admin.fill("#break-minutes", "1")
+        await admin.click("#call-break")
+        await expect(admin.locator("#console-result")).to_contain_text("1-minute break")
+        await expect(person.locator("#break")).to_contain_text("Break: play resumes in", timeout=10_000)
+        await shot(person, "break")
+        admin.once("dialog", accept)  # taking time away asks first
+        await admin.click("#remove-minute")
+        await expect(person.locator("#break")).to_have_count(0, timeout=10_000)
 
         # All-in with the rigged best hand: the station calls and busts, the table breaks, Alice moves.
         await my_turn(person)
@@ -114,9 +162,29 @@ async def test_a_person_plays_a_tournament_in_the_browser():
         await person.click("#raise")
         await expect(person.locator("#notice")).to_contain_text("your table was broken", timeout=20_000)
         await expect(person.locator(".middle")).not_to_have_text(first_table)
-        await my_turn(person)  # and she plays on at the new table
-        await person.locator("#call, #check").first.click()
-        await expect(person.locator("#log")).to_contain_text("Alice c", timeout=10_000)
-        await expect(person.locator("#log")).to_contain_text("Main pot")
         assert runtime.director.where["p1"][0] == other
+
+        # She plays on at the new table, all-in each hand with the best cards, until she has won.
+        while runtime.director.status.value == "running":
+            try:
+                await person.locator(".controls.mine").wait_for(timeout=1000)
+            except PlaywrightTimeout:
+                continue  # not her turn yet, or the last hand has just finished it
+            await person.click("text=All-in")
+            await person.click("#raise")
+        await expect(person.locator("#winner")).to_contain_text("Alice wins $", timeout=20_000)
+        await expect(person.locator("#log")).to_contain_text("You win the tournament")
+        await shot(person, "results")
+
+        # Every tab, each at this size, with nothing wider than the screen.
+        for name in ("info", "payouts", "players", "tables", "hands"):
+            await tab(person, name)
+            if name == "payouts":
+                await expect(person.locator("tr.standing").first).to_contain_text("Alice")
+            if name == "hands":
+                await person.locator(".hand-link").first.click()
+                await expect(person.locator("#replay-step")).to_contain_text("Blinds and antes")
+            await shot(person, f"tab-{name}")
+            assert await person.evaluate(WIDTH) <= SIZES[size]["width"], name
+        assert admin_errors == person_errors == observer_errors == []
         await browser.close()

@@ -10,7 +10,7 @@ from playwright.async_api import async_playwright, expect
 
 from engine.events import Acted
 from tests.live_server import bots, create, definition, live_server
-from tests.test_browser import CHROMIUM_FLAGS, chromium, my_turn
+from tests.test_browser import CHROMIUM_FLAGS, chromium, my_turn, tab
 from tests.test_browser_money import alice_among_stations, open_as
 from tests.test_server_play import until
 
@@ -180,6 +180,7 @@ async def test_at_390_by_844_no_page_scrolls_sideways():
         await my_turn(page)
         assert await page.evaluate(width) <= 390, "the table, on the player's turn"
         await expect(page.locator("#raise")).to_be_in_viewport()
+        await tab(page, "console")
         await page.locator("summary", has_text="Cancel with refunds (admin)").click()
         await page.click("#preview-refunds")
         await expect(page.locator("#cancellation-preview tr[data-player]")).not_to_have_count(0)

@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.live_server import ADMIN, bots, create, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn
+from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn, tab
 from tests.test_server_play import until
 from tests.tournaments import AllBut, rig_winners
 
@@ -70,17 +70,18 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
         await expect(person.locator("#rebuy-dialog")).to_contain_text("Re-buy 3,000 chips for $11.00", timeout=20_000)
         await person.screenshot(path=ARTIFACTS / "rebuy.png")
         await person.click("#rebuy")
-        await expect(person.locator("#log")).to_contain_text("Alice re-buys 3,000 chips")
+        await expect(person.locator("#log")).to_contain_text("You re-buy 3,000 chips")
 
         # The period ends after three hands: everyone is offered the add-on.
         await expect(person.locator("#add-on-dialog")).to_contain_text("5,000 chips for $5.00", timeout=30_000)
         await person.click("#add-on")
-        await expect(person.locator("#log")).to_contain_text("Alice adds on 5,000 chips")
+        await expect(person.locator("#log")).to_contain_text("You add on 5,000 chips")
         director = live.runtime(tournament).director
         assert director.ledger.paid_by(alice) == {"buy_in": 1000, "fee": 100, "rebuy": 1000, "rebuy_fee": 100,
                                                   "add_on": 500}
 
         # The admin previews the refunds under policy A, then cancels with the tournament's own (B).
+        await tab(admin, "console")
         await admin.click("text=Cancel with refunds (admin)")
         await admin.select_option("#policy", "A")
         await admin.click("#preview-refunds")
@@ -141,7 +142,7 @@ async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
         await my_turn(person)
         await person.click("text=All-in")
         await person.click("#raise")  # with the worst cards: a station covers her and takes her bounty
-        await expect(person.locator("#log")).to_contain_text("for knocking out Alice", timeout=20_000)
+        await expect(person.locator("#log")).to_contain_text("for knocking out you", timeout=20_000)
         await browser.close()
 
 
@@ -203,6 +204,7 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it()
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         tournament, _ = await create(live, definition(4, 4), 2)
         page = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
+        await tab(page, "console")
         await page.locator("summary", has_text="Corrections (admin)").click()
         await page.fill("#correction-player", "p2")
         await page.fill("#correction-cents", "250")

@@ -23,7 +23,7 @@ const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 export function cardNode(card) {
   if (card === null) return el("span", { class: "card back" }, "🂠");
   const suit = SUITS[card % 4];
-  return el("span", { class: `card ${suit === "h" || suit === "d" ? "red" : ""}` },
+  return el("span", { class: `card suit-${suit}${suit === "h" || suit === "d" ? " red" : ""}` },
     RANKS[Math.floor(card / 4)] + SUIT_SIGNS[suit]);
 }
 
@@ -36,6 +36,16 @@ export async function api(path, { method = "GET", body, token } = {}) {
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.message || `${method} ${path}: ${response.status}`);
+  if (!response.ok) throw new Error(readable(data) || `${method} ${path}: ${response.status}`);
   return data;
+}
+
+// A refused request in a person's words: a malformed field is named, never shown in the validator's wording.
+export function readable({ error, message }) {
+  if (error !== "bad_request" || !message) return message;
+  const field = (message.match(/at `\$\.([\w.]+)/) || [])[1];
+  const most = message.match(/length <= (\d+)/);
+  if (field && most) return `${field}: at most ${most[1]} characters`;
+  if (field && /length >= 1/.test(message)) return `${field}: required`;
+  return field ? `${field}: not a valid value` : "That request was not valid; nothing changed.";
 }

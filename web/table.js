@@ -1,238 +1,109 @@
-// One table, live: a websocket client that keeps the table's state from a snapshot plus numbered events,
-// draws it, and, for a seated player, offers only the legal actions. Reconnects by itself with the same token.
+// One table drawn from its state (state.js): the seats, the board, the player's actions and pre-actions, the money
+// dialogs, the hand log and the chat. It sends through the function it is given and never opens a socket.
 
 import { cardNode, chips, el, money } from "./dom.js";
+import { describeHand } from "./handrank.js";
+import { beep, prefs, presets, setPref } from "./prefs.js";
 
-export class TableClient {
-  constructor(tournamentId, { token = null, table = null, root, log, notices, onTournament = () => {} }) {
-    Object.assign(this, { tournamentId, token, table, root, log, notices, onTournament });
-    this.state = { seq: 0, table: null, you: null, tournament: null, turn: null, clock: null };
-    this.offers = {};  // kind -> the server's offer (rebuy, add_on, press_deal, deal), with when it arrived
-    this.dealPressed = false;
-    this.names = new Map();  // player -> name, for the log once a seat is gone
-    this.stopped = false;
-    this.retry = 500;
+const LOG_LINES = 400;
+
+export class TableView {
+  constructor(state, { send, root, log, chat, logKey }) {
+    Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey });
+    this.pre = null;  // the pre-action box ticked: "fold", "check_fold" or "call_any"
+    this.preHand = null;
+    this.amount = null;  // what the player typed in the bet box this turn
     this.ticker = setInterval(() => this.drawClock(), 250);
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
-    this.connect();
-  }
-
-  connect() {
-    const url = new URL(`/ws/tournaments/${this.tournamentId}`, location.href);
-    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-    if (this.token) url.searchParams.set("token", this.token);
-    else if (this.table) url.searchParams.set("table", this.table);
-    this.socket = new WebSocket(url);
-    // A frame carries one or more messages, one per line (docs/protocol.md).
-    this.socket.onmessage = (message) => message.data.split("\n").forEach((line) => this.receive(JSON.parse(line)));
-    this.socket.onopen = () => { this.retry = 500; this.notice(""); };
-    this.socket.onclose = () => {
-      if (this.stopped) return;
-      this.notice("Connection lost: reconnecting…");
-      setTimeout(() => this.connect(), this.retry);  // the same token resumes the same seat
-      this.retry = Math.min(this.retry * 2, 5000);
-    };
+    this.restoreLog();
+    this.drawChat();
   }
 
   stop() {
-    this.stopped = true;
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
-    if (this.socket) this.socket.close();
   }
 
-  send(message) {
-    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  // ------------------------------------------------------------------ the hand log, kept across reloads
+
+  restoreLog() {
+    const kept = JSON.parse(sessionStorage.getItem(this.logKey) || "[]");
+    this.logBox.replaceChildren(...kept.map(([kind, text, cards]) => this.logLine(kind, text, cards)));
+    this.logBox.scrollTop = this.logBox.scrollHeight;
   }
 
-  notice(text) { this.notices.textContent = text; this.notices.hidden = !text; }
-
-  receive(data) {
-    const state = this.state;
-    if (data.type === "snapshot") {
-      Object.assign(state, { seq: data.seq, table: data.table, you: data.you, tournament: data.tournament });
-      state.clock = data.table && data.table.clock ? { ...data.table.clock, since: Date.now() } : null;
-      state.turn = data.you && data.you.legal ? { ...data.you.legal, hand: data.table && data.table.hand } : null;
-      this.onTournament(data.tournament);
-    } else if (data.type === "event") {
-      if (data.seq !== state.seq + 1) { this.send({ type: "sync" }); return; }  // a gap: ask for a snapshot
-      state.seq = data.seq;
-      this.apply(data.event);
-      this.write(data.event);
-    } else if (data.type === "private") {
-      this.private(data.event);
-    } else if (data.type === "error") {
-      this.write({ type: "error", message: data.message });
-    }
-    this.draw();
+  logLine(kind, text, cards = []) {
+    const line = el("div", { class: `line ${kind}` }, text);
+    if (cards.length) line.append(" ", ...cards.map(cardNode));
+    return line;
   }
 
-  private(event) {
-    const state = this.state;
-    if (event.type === "hole_dealt" && state.you) state.you.hole = event.cards;
-    if (event.type === "your_turn") { state.turn = event; this.amount = null; }
-    if (event.type === "offer") this.offers[event.kind] = { ...event, since: Date.now() };
-    if (event.type === "moved") {
-      this.notice(`You were moved from table ${event.from_table} to table ${event.to_table}, seat ${event.seat + 1} ` +
-        `(${event.reason === "break" ? "your table was broken" : "tables were balanced"}).`);
-      this.write({ type: "moved_me", ...event });
-    }
-  }
-
-  seat(player) { return this.state.table && this.state.table.seats.find((s) => s.player === player); }
-
-  // The hand is over without a showdown (void, or the tournament cancelled): no turn, no clock, no bets.
-  endHand() {
-    const { table } = this.state;
-    this.state.turn = null;
-    this.state.clock = null;
-    if (table) { table.actor = null; for (const s of table.seats) Object.assign(s, { bet: 0, in_hand: false }); }
-  }
-
-  apply(event) {
-    const state = this.state;
-    const table = state.table;
-    const seat = this.seat(event.player);
-    switch (event.type) {
-      case "hand_started":
-        if (!table) break;
-        Object.assign(table, { hand: event.hand, board: [], button: event.button, pot: 0, actor: null });
-        for (const s of table.seats) Object.assign(s, { bet: 0, folded: false, shown: [], in_hand: false });
-        for (const p of event.players) { const s = this.seat(p.player); if (s) Object.assign(s, { stack: p.stack, in_hand: true }); }
-        if (state.you) state.you.hole = null;
-        state.turn = null;
-        break;
-      case "posted": case "acted":
-        if (seat) {
-          seat.stack -= event.amount;
-          if (event.type === "acted" || (event.kind !== "ante" && event.kind !== "big_blind_ante")) seat.bet += event.amount;
-          if (event.action === "fold") seat.folded = true;
-        }
-        if (table) table.pot += event.amount;
-        if (event.type === "acted" && state.turn && state.you && event.player === state.you.player) state.turn = null;
-        break;
-      case "board_dealt":
-        if (table) { table.board.push(...event.cards); for (const s of table.seats) s.bet = 0; }
-        break;
-      case "returned": if (seat) seat.stack += event.amount; if (table) table.pot -= event.amount; break;
-      case "shown": if (seat) seat.shown = event.cards; break;
-      case "pot_awarded": event.winners.forEach((w, i) => { const s = this.seat(w); if (s) s.stack += event.shares[i]; }); break;
-      case "hand_ended": if (table) { table.actor = null; table.pot = 0; } state.clock = null; break;
-      case "turn": if (table) table.actor = event.player; state.clock = { ...event, since: Date.now() }; break;
-      case "sitting_out": if (seat) seat.sitting_out = event.sitting_out;
-        if (state.you && event.player === state.you.player) state.you.sitting_out = event.sitting_out; break;
-      case "presence": if (seat) seat.connected = event.connected; break;
-      case "seated": case "player_moved":
-        this.send({ type: "sync" });  // seats changed: a fresh snapshot is simpler than patching
-        break;
-      case "level_changed": Object.assign(state.tournament, { level: event.level, small_blind: event.small_blind, big_blind: event.big_blind, ante: event.ante }); this.onTournament(state.tournament); break;
-      case "player_eliminated": state.tournament.players_left -= 1; this.onTournament(state.tournament);
-        if (table && seat) { this.names.set(seat.player, seat.name); table.seats = table.seats.filter((s) => s !== seat); }  // no ghost
-        if (state.you && event.player === state.you.player) {
-          state.turn = null;
-          state.you.result = { place: event.place, prize_cents: event.prize_cents };
-          this.notice(`You finished in place ${event.place}${event.prize_cents ? `, for ${money(event.prize_cents)}` : ""}.`);
-        }
-        break;
-      case "hand_for_hand_started": state.tournament.hand_for_hand = true; this.onTournament(state.tournament); break;
-      case "hand_for_hand_ended": state.tournament.hand_for_hand = false; this.onTournament(state.tournament); break;
-      case "tournament_state": state.tournament.paused = event.paused; this.onTournament(state.tournament); break;
-      case "tournament_finished": state.tournament.status = "finished"; this.offers = {}; this.onTournament(state.tournament); break;
-      case "status_changed": state.tournament.status = event.status;
-        if (event.status !== "running") { this.offers = {}; this.endHand(); }  // a cancel voids the hand: no live buttons
-        this.onTournament(state.tournament); break;
-      case "hand_voided": this.endHand(); break;
-      case "rebuy_taken": case "rebuy_declined": if (this.mine(event)) delete this.offers.rebuy; break;
-      case "add_on_taken": if (this.mine(event)) delete this.offers.add_on; break;
-      case "add_on_ended": delete this.offers.add_on; break;
-      case "deal_pressed": if (this.mine(event)) this.dealPressed = event.on; break;
-      case "deal_rejected": delete this.offers.deal; this.dealPressed = false; break;
-      case "bounty_won": event.winners.forEach((w, i) => { const s = this.seat(w); if (s && s.bounty_cents !== null) s.bounty_cents += event.head_cents[i]; }); break;
-    }
-    if (event.type === "player_eliminated") { delete this.offers.press_deal; this.dealPressed = false; }
-  }
-
-  // Names outlive seats: a player out (their seat gone) is still named in the log.
-  name(player) {
-    const s = this.seat(player);
-    if (s) this.names.set(player, s.name);
-    return s ? s.name : this.names.get(player) ?? player;
-  }
-
-  mine(event) { return this.state.you && event.player === this.state.you.player; }
-
-  write(event) {
-    const text = {
-      hand_started: () => `— Hand #${event.hand}`,
-      acted: () => `${this.name(event.player)} ${event.action}s${["bet", "raise"].includes(event.action) ? ` to ${chips(event.to)}` : event.amount ? ` ${chips(event.amount)}` : ""}${event.all_in ? " (all-in)" : ""}`,
-      board_dealt: () => `${event.street}`,
-      pot_awarded: () => `${event.pot === 0 ? "Main pot" : `Side pot ${event.pot}`} ${chips(event.amount)}: ${event.winners.map((w, i) => `${this.name(w)} wins ${chips(event.shares[i])}`).join(", ")}`,
-      timed_out: () => `${this.name(event.player)} ran out of time: ${event.action === "check" ? "checked" : "folded"} automatically`,
-      player_eliminated: () => `${event.player} is out in place ${event.place}`,
-      player_moved: () => `${event.player} moves from table ${event.from_table} to ${event.to_table} (${event.reason})`,
-      moved_me: () => `You moved to table ${event.to_table} (${event.reason})`,
-      table_broken: () => `Table ${event.table} breaks`,
-      level_changed: () => `Level ${event.level}: ${event.small_blind}/${event.big_blind}`,
-      hand_for_hand_started: () => `Hand-for-hand at ${event.players_left} players`,
-      rebuy_offered: () => `${this.name(event.player)} may re-buy`,
-      rebuy_taken: () => `${this.name(event.player)} re-buys ${chips(event.chips)} chips`,
-      rebuy_declined: () => `${this.name(event.player)} does not re-buy (${event.reason})`,
-      add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
-      add_on_taken: () => `${this.name(event.player)} adds on ${chips(event.chips)} chips`,
-      bounty_won: () => event.winners.length === 1 && event.winners[0] === event.victim
-        ? `${this.name(event.victim)} collects their own bounty: ${money(event.cash_cents[0])}`
-        : `${event.winners.map((w, i) => `${this.name(w)} wins ${money(event.cash_cents[i])}${event.head_cents[i] ? ` (+${money(event.head_cents[i])} on their head)` : ""}`).join(", ")} for knocking out ${this.name(event.victim)}`,
-      deal_pressed: () => `${this.name(event.player)} ${event.on ? "wants" : "no longer wants"} a deal (${event.pressed}/${event.players})`,
-      deal_proposed: () => `Deal proposed (ICM): ${Object.entries(event.amounts).map(([p, c]) => `${this.name(p)} ${money(c)}`).join(", ")}`,
-      deal_accepted: () => `${this.name(event.player)} accepts the deal`,
-      deal_rejected: () => `No deal (${event.reason}${event.player ? `: ${this.name(event.player)}` : ""}); play continues`,
-      hand_voided: () => `Hand #${event.hand} is void`,
-      status_changed: () => `The tournament is ${event.status}`,
-      error: () => `Error: ${event.message}`,
-    }[event.type];
+  write(kind, text, cards = []) {
     if (!text) return;
-    const line = el("div", { class: `line ${event.type}` }, text());
-    if (event.type === "board_dealt") line.append(" ", ...event.cards.map(cardNode));
-    this.log.append(line);
-    while (this.log.childElementCount > 400) this.log.firstChild.remove();
-    this.log.scrollTop = this.log.scrollHeight;
+    this.logBox.append(this.logLine(kind, text, cards));
+    while (this.logBox.childElementCount > LOG_LINES) this.logBox.firstChild.remove();
+    this.logBox.scrollTop = this.logBox.scrollHeight;
+    const kept = [...JSON.parse(sessionStorage.getItem(this.logKey) || "[]"), [kind, text, cards]].slice(-LOG_LINES);
+    sessionStorage.setItem(this.logKey, JSON.stringify(kept));
   }
+
+  // ------------------------------------------------------------------ chat
+
+  drawChat() {
+    if (!this.chatBox) return;
+    this.chatLines = el("div", { class: "chat-lines", id: "chat-lines" });
+    const player = Boolean(this.state.you);
+    const input = el("input", { id: "chat-input", maxlength: 200, placeholder: player ? "say something (Enter)" : "observers read only",
+      disabled: !player, "aria-label": "chat message" });
+    input.onkeydown = (event) => {
+      if (event.key !== "Enter" || !input.value.trim()) return;
+      this.send({ type: "say", text: input.value.trim() });
+      input.value = "";
+    };
+    this.chatBox.replaceChildren(el("h3", {}, "Chat"), this.chatLines, input);
+  }
+
+  said(message) {
+    if (!this.chatLines || prefs().muted.includes(message.player)) return;
+    const mine = this.state.you && message.player === this.state.you.player;
+    const mute = mine ? null : el("button", { class: "mute", title: `mute ${message.name}`, "data-player": message.player,
+      onclick: () => {
+        setPref("muted", [...prefs().muted, message.player]);
+        for (const line of this.chatLines.querySelectorAll(`[data-player="${CSS.escape(message.player)}"]`)) line.remove();
+      } }, "mute");
+    this.chatLines.append(el("div", { class: "chat-line", "data-player": message.player }, el("b", {}, `${message.name}: `), message.text, mute));
+    while (this.chatLines.childElementCount > 100) this.chatLines.firstChild.remove();
+    this.chatLines.scrollTop = this.chatLines.scrollHeight;
+  }
+
+  // ------------------------------------------------------------------ drawing
 
   draw() {
     const { table, you } = this.state;
+    if (table && this.state.turn && this.pre && this.preHand === table.hand) { this.preAct(); return; }  // it redraws
     if (!table) {
-      this.root.replaceChildren(el("p", {}, you && you.result ? `You finished in place ${you.result.place}.` : "Waiting for the tournament to start…"));
+      const text = this.state.removed ? "The director removed you from the tournament."
+        : you && you.result ? `You finished in place ${you.result.place}.` : "Waiting for the tournament to start…";
+      this.root.replaceChildren(el("p", { class: "waiting" }, text));
+      this.bar = undefined;
       return;
     }
     const me = you && you.player;
-    const seats = table.seats.map((s) => {
-      const angle = (2 * Math.PI * s.seat) / table.size + Math.PI / 2;
-      const cards = s.shown && s.shown.length ? s.shown.map(cardNode)
-        : s.player === me && you.hole ? you.hole.map(cardNode)
-        : s.in_hand && !s.folded ? [cardNode(null), cardNode(null)] : [];
-      const node = el("div", { class: `seat${s.player === table.actor ? " actor" : ""}${s.folded ? " folded" : ""}${s.player === me ? " me" : ""}`, "data-player": s.player },
-        el("div", { class: "name" }, s.name, s.seat === table.button ? el("span", { class: "dealer" }, "D") : null),
-        el("div", { class: "stack" }, chips(s.stack)),
-        s.bounty_cents ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`) : null,
-        el("div", { class: "cards" }, cards),
-        el("div", { class: "bet" }, s.bet ? `bet ${chips(s.bet)}` : ""),
-        el("div", { class: "marks" }, s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,
-          s.connected === false ? el("span", { class: "mark" }, "disconnected") : null),
-        s.player === table.actor ? el("div", { class: "clock" }) : null);
-      node.style.left = `${50 + 45 * Math.cos(angle)}%`;
-      node.style.top = `${50 + 42 * Math.sin(angle)}%`;
-      return node;
-    });
+    const seats = table.seats.map((s) => this.seatNode(s, me));
+    const board = el("div", { class: "board" }, table.board.map((card) => el("span", { class: "dealt" }, cardNode(card))));
+    const mine = me && you.hole ? describeHand([...you.hole, ...table.board]) : null;
     const middle = el("div", { class: "middle" },
-      el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
-      el("div", { class: "board" }, table.board.map(cardNode)),
-      el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""));
+      el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`), board,
+      el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""),
+      mine ? el("div", { class: "strength", id: "strength" }, mine.name) : null);
     // The action bar is built once per turn and stays in the page until the turn ends, so that what the
     // player typed, and the focus, survive every message that arrives meanwhile.
-    if (this.bar === undefined || this.barTurn !== this.state.turn || !this.state.turn) {
+    const turnKey = this.state.turn || (you && !you.sitting_out && this.inHand() ? `pre:${table.hand}` : null);
+    if (this.bar === undefined || this.barTurn !== turnKey || !turnKey) {
+      if (this.barTurn !== turnKey && this.state.turn) { this.amount = null; beep(); }
       this.bar = this.controls();
-      this.barTurn = this.state.turn;
+      this.barTurn = turnKey;
     }
     const oval = el("div", { class: "oval" }, middle, seats);
     const dialogs = this.dialogs();
@@ -245,12 +116,41 @@ export class TableClient {
     this.drawClock();
   }
 
+  seatNode(s, me) {
+    const { table, you } = this.state;
+    const angle = (2 * Math.PI * s.seat) / table.size + Math.PI / 2;
+    const cards = s.shown && s.shown.length ? s.shown.map(cardNode)
+      : s.player === me && you.hole ? you.hole.map(cardNode)
+      : s.in_hand && !s.folded ? [cardNode(null), cardNode(null)] : [];
+    const won = this.state.winners.get(s.player);
+    const made = won && s.shown && s.shown.length ? describeHand([...s.shown, ...table.board]) : null;
+    const node = el("div", { class: `seat${s.player === table.actor ? " actor" : ""}${s.folded ? " folded" : ""}${s.player === me ? " me" : ""}${won ? " winner" : ""}`,
+      "data-player": s.player },
+      // The button is a chip beside the seat, never inside the name a long one would push it out of.
+      s.seat === table.button ? el("span", { class: "dealer", title: "dealer button" }, "D") : null,
+      el("div", { class: "name", title: s.name }, s.name),
+      el("div", { class: "stack" }, chips(s.stack)),
+      s.bounty_cents ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`) : null,
+      el("div", { class: "cards" }, cards.map((card) => el("span", { class: "dealt" }, card))),
+      el("div", { class: "bet" }, s.bet ? el("span", { class: "chips-moving" }, `bet ${chips(s.bet)}`) : ""),
+      won ? el("div", { class: "won" }, `wins ${chips(won)}${made ? ` · ${made.name}` : ""}`) : null,
+      el("div", { class: "marks" }, s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,
+        s.connected === false ? el("span", { class: "mark" }, "disconnected") : null),
+      s.player === table.actor ? el("div", { class: "clock" }) : null);
+    node.style.left = `${50 + 45 * Math.cos(angle)}%`;
+    node.style.top = `${50 + 42 * Math.sin(angle)}%`;
+    return node;
+  }
+
   drawClock() {
     for (const node of this.root.querySelectorAll(".offer-seconds")) {
       const left = Math.max(0, Number(node.dataset.seconds) - (Date.now() - Number(node.dataset.since)) / 1000);
       node.textContent = `${left.toFixed(0)}s`;
     }
-    const clock = this.state.clock;
+    const bank = this.root.querySelector("#time-bank");
+    const { clock, you } = this.state;
+    const spent = clock && you && clock.player === you.player ? Math.max(0, (Date.now() - clock.since) / 1000 - (clock.seconds - clock.time_bank)) : 0;
+    if (bank && you) bank.textContent = `Time bank ${Math.max(0, you.time_bank - spent).toFixed(0)}s`;
     const node = this.root.querySelector(".seat.actor .clock");
     if (!clock || !node) return;
     const left = Math.max(0, clock.seconds - (Date.now() - clock.since) / 1000);
@@ -262,8 +162,9 @@ export class TableClient {
 
   // Money decisions, each a small dialog with its clock: a re-buy, the add-on, the Deal button, a proposal.
   dialogs() {
-    const { rebuy, add_on: addOn, press_deal: pressDeal, deal } = this.offers;
-    const answer = (kind, message) => { delete this.offers[kind]; this.send(message); this.draw(); };
+    const state = this.state;
+    const { rebuy, add_on: addOn, press_deal: pressDeal, deal } = state.offers;
+    const answer = (kind, message) => { delete state.offers[kind]; if (message) this.send(message); this.draw(); };
     const clock = (offer) => el("span", { class: "offer-seconds", "data-seconds": offer.seconds, "data-since": offer.since }, `${this.secondsLeft(offer).toFixed(0)}s`);
     const boxes = [];
     if (rebuy) {
@@ -276,34 +177,42 @@ export class TableClient {
       boxes.push(el("div", { class: "dialog", id: "add-on-dialog" },
         `Add-on: ${chips(addOn.chips)} chips for ${money(addOn.price_cents)}. `, clock(addOn), " ",
         el("button", { id: "add-on", onclick: () => answer("add_on", { type: "add_on" }) }, "Add on"),
-        el("button", { id: "skip-add-on", onclick: () => { delete this.offers.add_on; this.draw(); } }, "No thanks")));
+        el("button", { id: "skip-add-on", onclick: () => answer("add_on", null) }, "No thanks")));
     }
     if (deal) {
       boxes.push(el("div", { class: "dialog", id: "deal-dialog" },
         el("b", {}, "Deal proposal (ICM) "), clock(deal),
         el("table", { class: "deal" }, Object.entries(deal.amounts).map(([player, cents]) =>
-          el("tr", {}, el("td", {}, this.name(player)), el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)), el("td", {}, money(cents))))),
+          el("tr", {}, el("td", {}, state.name(player)), el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)), el("td", {}, money(cents))))),
         el("button", { id: "accept-deal", onclick: () => answer("deal", { type: "deal_answer", accept: true }) }, "Accept"),
         el("button", { id: "reject-deal", onclick: () => answer("deal", { type: "deal_answer", accept: false }) }, "Reject")));
     } else if (pressDeal) {
       boxes.push(el("div", { class: "dialog", id: "deal-button" },
-        el("button", { id: "press-deal", class: this.dealPressed ? "pressed" : "", onclick: () => this.send({ type: "deal", on: !this.dealPressed }) },
-          this.dealPressed ? "Deal pressed (click to cancel)" : "Deal")));
+        el("button", { id: "press-deal", class: state.dealPressed ? "pressed" : "", onclick: () => this.send({ type: "deal", on: !state.dealPressed }) },
+          state.dealPressed ? "Deal pressed (click to cancel)" : "Deal")));
     }
     return el("div", { class: "dialogs" }, boxes);
+  }
+
+  // ------------------------------------------------------------------ actions
+
+  inHand() {
+    const { you } = this.state;
+    const mine = you && this.state.seat(you.player);
+    return Boolean(mine && mine.in_hand && !mine.folded && mine.stack > 0);
   }
 
   controls() {
     const { turn, you, table } = this.state;
     if (!you) return el("div", { class: "controls observer" }, "Watching as an observer");
+    const bank = el("span", { class: "time-bank", id: "time-bank" });
     if (you.sitting_out) {
       return el("div", { class: "controls" }, "You are sitting out: the clock acts for you. ",
-        el("button", { id: "back", onclick: () => this.send({ type: "back" }) }, "I'm back"));
+        el("button", { id: "back", onclick: () => this.send({ type: "back" }) }, "I'm back"), bank);
     }
-    if (!turn || (table && turn.hand !== table.hand)) return el("div", { class: "controls" }, "");
-    const mine = this.seat(you.player);
+    if (!turn || (table && turn.hand !== undefined && turn.hand !== table.hand)) return this.preActions(bank);
+    const mine = this.state.seat(you.player);
     const maxBet = (mine ? mine.bet : 0) + turn.call;
-    const pot = table.pot;
     const clamp = (n) => Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Math.round(n)));
     const buttons = [];
     if (turn.can_fold) buttons.push(el("button", { id: "fold", onclick: () => this.act("fold") }, "Fold (F)"));
@@ -312,18 +221,57 @@ export class TableClient {
       : el("button", { id: "call", onclick: () => this.act("call") }, `Call ${chips(turn.call)} (C)`));
     if (turn.min_raise_to !== null) {
       const amount = this.amount ?? turn.min_raise_to;
-      const slider = el("input", { id: "slider", type: "range", min: turn.min_raise_to, max: turn.max_raise_to, value: amount });
-      const box = el("input", { id: "amount", type: "number", min: turn.min_raise_to, max: turn.max_raise_to, value: amount });
+      const slider = el("input", { id: "slider", type: "range", min: turn.min_raise_to, max: turn.max_raise_to, value: amount, "aria-label": "bet size" });
+      const box = el("input", { id: "amount", type: "number", min: turn.min_raise_to, max: turn.max_raise_to, value: amount, "aria-label": "amount" });
       slider.oninput = () => { this.amount = Number(slider.value); box.value = slider.value; };
       box.oninput = () => { this.amount = Number(box.value); slider.value = clamp(this.amount); };  // kept as typed
-      const preset = (label, value) => el("button", { class: "preset", onclick: () => { this.amount = clamp(value); box.value = slider.value = this.amount; } }, label);
-      buttons.push(el("span", { class: "raise" },
-        preset("½ pot", maxBet + (pot + turn.call) / 2), preset("Pot", maxBet + pot + turn.call), preset("All-in", turn.max_raise_to),
-        slider, box,
+      const sizes = presets(prefs().presets, { pot: table.pot, call: turn.call, maxBet, bigBlind: this.state.tournament.big_blind, allIn: turn.max_raise_to });
+      const preset = ([label, value]) => el("button", { class: "preset", onclick: () => { this.amount = clamp(value); box.value = slider.value = this.amount; } }, label);
+      buttons.push(el("span", { class: "raise" }, el("span", { class: "presets" }, sizes.map(preset)), slider, box,
         el("button", { id: "raise", onclick: () => this.act(maxBet === 0 ? "bet" : "raise", clamp(Number(box.value))) },
           `${maxBet === 0 ? "Bet" : "Raise to"} (R)`)));
     }
-    return el("div", { class: "controls mine" }, buttons);
+    return el("div", { class: "controls mine" }, buttons, bank);
+  }
+
+  // Before the player's turn: boxes that act for them when it comes (PokerStars' pre-action buttons).
+  preActions(bank) {
+    const { table } = this.state;
+    if (!table || !this.inHand()) return el("div", { class: "controls" }, bank, this.settings());
+    const box = (value, label) => {
+      const input = el("input", { type: "checkbox", id: `pre-${value}`, checked: this.pre === value && this.preHand === table.hand });
+      input.onchange = () => {
+        this.pre = input.checked ? value : null;
+        this.preHand = table.hand;
+        for (const other of this.root.querySelectorAll(".pre input")) if (other !== input) other.checked = false;
+      };
+      return el("label", { class: "pre" }, input, label);
+    };
+    return el("div", { class: "controls pre-actions" }, box("fold", "Fold"), box("check_fold", "Check/Fold"), box("call_any", "Call any"), bank);
+  }
+
+  preAct() {
+    const { turn } = this.state;
+    const chosen = this.pre;
+    this.pre = null;
+    if (chosen === "call_any") this.act(turn.can_check ? "check" : "call");
+    else if (turn.can_check) this.act("check");  // a free check is never folded
+    else this.act("fold");
+  }
+
+  // The player's table settings: bet presets, the 4-colour deck and sounds.
+  settings() {
+    const current = prefs();
+    const sizes = el("input", { id: "presets", value: current.presets, "aria-label": "bet presets", title: "50%, 75%, pot, 3bb, all-in" });
+    sizes.onchange = () => setPref("presets", sizes.value);
+    const toggle = (name, label) => {
+      const input = el("input", { type: "checkbox", id: `pref-${name}`, checked: current[name] });
+      input.onchange = () => setPref(name, input.checked);
+      return el("label", { class: "pref" }, input, label);
+    };
+    return el("details", { class: "table-settings" }, el("summary", {}, "Settings"),
+      el("label", {}, "Bet presets ", sizes), toggle("fourColour", "4-colour deck"), toggle("sounds", "Sounds"),
+      prefs().muted.length ? el("button", { id: "unmute", onclick: () => setPref("muted", []) }, "Unmute everyone") : null);
   }
 
   act(action, amount) {
@@ -353,7 +301,7 @@ export class TableClient {
     const turn = this.state.turn;
     const box = this.root.querySelector("#amount");
     const amount = Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)));
-    const mine = this.seat(this.state.you.player);
+    const mine = this.state.seat(this.state.you.player);
     this.act((mine ? mine.bet : 0) + turn.call === 0 ? "bet" : "raise", amount);
   }
 }

@@ -1,0 +1,72 @@
+// The hand log's words for each event: names, never raw ids, and "You" for the player themself.
+
+import { describeHand } from "./handrank.js";
+import { chips, money } from "./dom.js";
+
+const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
+
+export function describe(event, state) {
+  const who = (player) => (state.you && player === state.you.player ? "You" : state.name(player));
+  const verb = (player, you, them) => (state.you && player === state.you.player ? you : them);
+  const whom = (player) => (state.you && player === state.you.player ? "you" : state.name(player));
+  const text = {
+    hand_started: () => `— Hand #${event.hand}`,
+    acted: () => `${who(event.player)} ${event.action === "all_in" ? "go all-in" : event.action}${verb(event.player, "", "s")}` +
+      `${["bet", "raise"].includes(event.action) ? ` to ${chips(event.to)}` : event.amount ? ` ${chips(event.amount)}` : ""}${event.all_in ? " (all-in)" : ""}`,
+    board_dealt: () => STREETS[event.street] || event.street,
+    shown: () => `${who(event.player)} ${verb(event.player, "show", "shows")}`,
+    pot_awarded: () => {
+      const pot = event.pot === 0 ? "Main pot" : `Side pot ${event.pot}`;
+      return `${pot} ${chips(event.amount)}: ${event.winners.map((w, i) => {
+        const s = state.seat(w);
+        const made = s && s.shown && s.shown.length ? describeHand([...s.shown, ...(state.table ? state.table.board : [])]) : null;
+        return `${who(w)} ${verb(w, "win", "wins")} ${chips(event.shares[i])}${made ? ` with ${made.name.toLowerCase()}` : ""}`;
+      }).join(", ")}`;
+    },
+    timed_out: () => `${who(event.player)} ran out of time: ${event.action === "check" ? "checked" : "folded"} automatically`,
+    player_eliminated: () => `${who(event.player)} ${verb(event.player, "are", "is")} out in place ${event.place}` +
+      (event.prize_cents ? `, for ${money(event.prize_cents)}` : ""),
+    player_removed: () => `${who(event.player)} ${verb(event.player, "were", "was")} removed from the tournament by the director` +
+      (event.refund_cents ? ` (refunded ${money(event.refund_cents)})` : ""),
+    player_moved: () => `${who(event.player)} ${verb(event.player, "move", "moves")} from table ${event.from_table} to table ${event.to_table} (${event.reason === "break" ? "a table broke" : "balancing"})`,
+    moved_me: () => `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
+    table_broken: () => `Table ${event.table} breaks`,
+    level_changed: () => `Level ${event.level}: blinds ${chips(event.small_blind)}/${chips(event.big_blind)}${event.ante ? `, ante ${chips(event.ante)}` : ""}`,
+    break_started: () => "Break: no new hand until it ends",
+    break_ended: () => "The break is over",
+    clock_adjusted: () => `The director ${event.seconds > 0 ? "added" : "took away"} ${Math.abs(Math.round(event.seconds / 60 * 10) / 10)} min`,
+    hand_for_hand_started: () => `Hand-for-hand at ${event.players_left} players`,
+    hand_for_hand_ended: () => "Hand-for-hand is over",
+    rebuy_offered: () => `${who(event.player)} may re-buy`,
+    rebuy_taken: () => `${who(event.player)} re-${verb(event.player, "buy", "buys")} ${chips(event.chips)} chips`,
+    rebuy_declined: () => `${who(event.player)} ${verb(event.player, "do", "does")} not re-buy`,
+    add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
+    add_on_taken: () => `${who(event.player)} ${verb(event.player, "add", "adds")} on ${chips(event.chips)} chips`,
+    bounty_won: () => event.winners.length === 1 && event.winners[0] === event.victim
+      ? `${who(event.victim)} ${verb(event.victim, "collect your", "collects their")} own bounty: ${money(event.cash_cents[0])}`
+      : `${event.winners.map((w, i) => `${who(w)} ${verb(w, "win", "wins")} ${money(event.cash_cents[i])}${event.head_cents[i] ? ` (+${money(event.head_cents[i])} on ${verb(w, "your", "their")} head)` : ""}`).join(", ")} for knocking out ${whom(event.victim)}`,
+    deal_pressed: () => `${who(event.player)} ${event.on ? verb(event.player, "want", "wants") : verb(event.player, "no longer want", "no longer wants")} a deal (${event.pressed}/${event.players})`,
+    deal_proposed: () => `Deal proposed (ICM): ${Object.entries(event.amounts).map(([p, c]) => `${who(p)} ${money(c)}`).join(", ")}`,
+    deal_accepted: () => `${who(event.player)} ${verb(event.player, "accept", "accepts")} the deal`,
+    deal_rejected: () => `No deal${event.player ? ` (${who(event.player)} said no)` : ""}; play continues`,
+    hand_voided: () => `Hand #${event.hand} is void: everyone keeps their stack from its start`,
+    status_changed: () => `The tournament is ${event.status}`,
+    tournament_finished: () => {
+      const first = event.results.find((r) => r.place === 1);
+      return first ? `${who(first.player)} ${verb(first.player, "win", "wins")} the tournament` : "The tournament is over";
+    },
+  }[event.type];
+  return text ? text() : null;
+}
+
+// A refusal as a player reads it: what happened, never a validator's wording.
+const REFUSALS = {
+  not_your_turn: "It is not your turn.",
+  invalid_message: "That was not understood; nothing changed.",
+  malformed_json: "That was not understood; nothing changed.",
+  observer: "You are watching: only the table's players act and chat.",
+  chat_limit: "You are chatting too fast: wait a few seconds.",
+  too_many_connections: "Reconnecting too fast: waiting a moment.",
+};
+
+export const refusalText = (code, message) => REFUSALS[code] || message;
