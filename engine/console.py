@@ -88,10 +88,8 @@ def verify_remove(t: Tournament, player: str, refund: bool) -> None:
     _running(t, "a player is removed")
     if player not in t.stacks:
         raise TournamentError(f"{player!r} is not playing in this tournament")
-    table, _ = t.where[player]
-    hand = t.tables[table].hand
-    if hand is not None and player in hand.players:
-        raise TournamentError(f"{player} is in the hand at table {table}: a player is removed between hands")
+    if player in t.removals:
+        raise TournamentError(f"{player} is already to be removed when their hand ends")
     if refund and t.ledger.prizes_cents:
         raise TournamentError("prizes are being paid: a refund now would take from them; remove without a refund")
     if t.proposal is not None:
@@ -99,10 +97,36 @@ def verify_remove(t: Tournament, player: str, refund: bool) -> None:
 
 
 def remove(t: Tournament, player: str, refund: bool) -> list[Event]:
-    """Take ``player`` out: their chips leave play and they get no place; with ``refund``, their buy-in and
-    fee go back to them and the prize table follows the smaller pool. Their bounty, which nobody won, goes
-    back to them as a player left collects their own at the end (J.43)."""
+    """Take ``player`` out: at once between their hands, else when their hand ends (before its busts are ranked,
+    so that places stay one after another). See ``take_out``."""
     verify_remove(t, player, refund)
+    if t._in_hand(player):
+        t.removals[player] = refund
+        return []
+    events = take_out(t, player, refund) + eliminations.after_a_bust(t)
+    if t.status is Status.RUNNING:
+        events += floor.after_change(t) + handforhand.check(t)
+    return events
+
+
+def removed_after_hand(t: Tournament, players: tuple[str, ...], busted: bool) -> list[Event]:
+    """At a hand's end: the players of it the director removed meanwhile (one it busted is out anyway). With no
+    bust to rank, what one would settle follows here (one player left wins)."""
+    events: list[Event] = []
+    for player in players:
+        if player in t.removals:
+            refund = t.removals.pop(player)
+            if t.stacks.get(player):
+                events += take_out(t, player, refund)
+    if events and not busted:
+        events += eliminations.after_a_bust(t)
+    return events
+
+
+def take_out(t: Tournament, player: str, refund: bool) -> list[Event]:
+    """Their chips leave play and they get no place; with ``refund``, their buy-in and fee go back to them and
+    the prize table follows the smaller pool. Their bounty, which nobody won, goes back to them as a player
+    left collects their own at the end (J.43)."""
     table, seat = t.where.pop(player)
     t.tables[table].table.remove(seat)
     if table in t._open:
@@ -124,7 +148,4 @@ def remove(t: Tournament, player: str, refund: bool) -> list[Event]:
     events: list[Event] = [PlayerRemoved(player, table, chips, cents)]
     if player in t.bounties:
         events.append(bounties.pay(t, player, (player,)))
-    events += eliminations.after_a_bust(t)
-    if t.status is Status.RUNNING:
-        events += floor.after_change(t) + handforhand.check(t)
     return events

@@ -136,6 +136,7 @@ class Tournament:
         self.proposal: Deal | None = None
         self._deal_due = False
         self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
+        self.removals: dict[str, bool] = {}  # to take out when their hand ends -> with a refund or not
 
     # The director's console (engine.console); class defaults let a tournament pickled before it load.
     hand_for_hand_forced = False
@@ -145,6 +146,7 @@ class Tournament:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
         state.setdefault("flight_entries", 0)
         state.setdefault("removed", {})
+        state.setdefault("removals", {})
         state.setdefault("qualified_entries", set(state.get("_qualified", {}).values()))
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
@@ -539,6 +541,8 @@ class Tournament:
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
         events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]
+        if self.removals:
+            events += console.removed_after_hand(self, hand.players, bool(busts))
         if self._round is not None and table in self._round:
             self._round_busts += busts
             self._round.discard(table)
@@ -561,8 +565,9 @@ class Tournament:
         Chips that arrived for them during the hand (an add-on, a merge) are
         added now. Under hand-for-hand the table deals its round's hand again.
         """
-        self.verify_void_hand(table)
-        return [self._void(table)]
+        hand = self.verify_void_hand(table)
+        events: list[Event] = [self._void(table)]
+        return events + (console.removed_after_hand(self, hand.players, False) if self.removals else [])
 
     # ------------------------------------------- re-buys and add-ons (engine.rebuys)
 
@@ -634,7 +639,7 @@ class Tournament:
         console.verify_remove(self, player, refund)
 
     def remove(self, player: str, refund: bool) -> list[Event]:
-        """Take an entry out between its hands, its buy-in and fee refunded or not."""
+        """Take an entry out (when its hand ends, if it is in one), its buy-in and fee refunded or not."""
         return console.remove(self, player, refund)
 
     # --------------------------------------------- corrections (engine.corrections)

@@ -152,6 +152,12 @@ class SeatRequest(msgspec.Struct, forbid_unknown_fields=True):
     refund: bool = False
 
 
+class SeatDone(msgspec.Struct):
+    """What a seat command did: ``removed_when_hand_ends`` when the player was in a hand."""
+
+    outcome: Literal["sitting_out", "removed", "removed_when_hand_ends"]
+
+
 class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
 
@@ -426,15 +432,18 @@ async def hand_for_hand(request: Request) -> Response:
 
 
 async def seat_command(request: Request) -> Response:
-    def apply(runtime: TournamentRuntime, body: SeatRequest) -> None:
-        if body.action == "remove":
-            runtime.submit(r.RemovePlayer(body.player, body.refund))
-        elif body.player not in runtime.director.stacks:
+    """Sit a player out, or remove them (at once between their hands, else when their hand ends)."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, SeatRequest)
+    with refusals():
+        if body.player not in runtime.director.stacks:
             raise Refused("refused", f"{body.player!r} is not playing in this tournament")
-        else:
+        if body.action == "sit_out":
             runtime.tables.set_sitting_out(body.player, True)
-
-    return await console_command(request, SeatRequest, apply)
+            return reply(SeatDone("sitting_out"))
+        runtime.submit(r.RemovePlayer(body.player, body.refund))
+    return reply(SeatDone("removed_when_hand_ends" if body.player in runtime.director.removals else "removed"))
 
 
 async def announce(request: Request) -> Response:
@@ -604,9 +613,9 @@ OPERATIONS = [
               body=HandForHandRequest, response=Summary, who="admin", refusals=(400, 404, 409),
               summary="Hand-for-hand on the director's word (on), or let go (off: as the pay jump calls for it)"),
     Operation(method="POST", path="/api/tournaments/{id}/seat", endpoint=seat_command, body=SeatRequest,
-              response=Summary, who="admin", refusals=(400, 404, 409),
-              summary="Sit a player out, or remove them between hands (their chips leave play; refund: their "
-                      "buy-in and fee back, before prizes are paid)"),
+              response=SeatDone, who="admin", refusals=(400, 404, 409),
+              summary="Sit a player out, or remove them, when their hand ends if they are in one (their chips "
+                      "leave play; refund: their buy-in and fee back, before prizes are paid)"),
     Operation(method="POST", path="/api/tournaments/{id}/announce", endpoint=announce, body=AnnounceRequest,
               response=Summary, who="admin", refusals=(400, 404),
               summary="Tell every page of the tournament something (the last ten are kept for pages that open later)"),

@@ -126,6 +126,9 @@ async def test_a_deal_in_the_browser():
         await person.click("#accept-deal")
         await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
         assert {r.player: r.prize_cents for r in runtime.director.standings()} == proposal.amounts
+        await tab(person, "payouts")  # the results tab shows what the deal paid, not the prize table
+        for cents in proposal.amounts.values():
+            await expect(person.locator("#payouts")).to_contain_text(f"${cents / 100:,.2f}")
         await browser.close()
 
 

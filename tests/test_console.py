@@ -70,27 +70,43 @@ def test_a_removed_entry_leaves_with_its_chips_and_no_place_and_the_ledger_balan
     issued = t.chips_issued
     deal(t, dealer, 1)
     in_hand = t.hand(1).players[0]
-    with pytest.raises(TournamentError, match="between hands"):
-        t.remove(in_hand, False)
+    assert t.remove(in_hand, False) == [] and in_hand in t.stacks  # in a hand: out when it ends
+    with pytest.raises(TournamentError, match="already to be removed"):
+        t.remove(in_hand, True)
     play_out(t, 1)
-    t.end_hand(1)
-    stack = t.stacks["p3"]
+    events = t.end_hand(1)
+    gone = next(e for e in events if isinstance(e, PlayerRemoved))
+    assert gone.player == in_hand and gone.refund_cents == 0 and in_hand not in t.stacks
+    issued = t.chips_issued
+    first, second = sorted(t.stacks)[:2]
+    stack = t.stacks[first]
     pool = t.ledger.pool_cents
-    events = t.remove("p3", True)
-    assert events[0] == PlayerRemoved("p3", 1, stack, 1100)
-    assert "p3" not in t.stacks and "p3" not in t.where and "p3" not in t.results
+    events = t.remove(first, True)
+    assert events[0] == PlayerRemoved(first, 1, stack, 1100)
+    assert first not in t.stacks and first not in t.where and first not in t.results
     assert t.chips_issued == issued - stack == t.chips_in_play()
     assert t.ledger.pool_cents == pool - 1000 and t.prize_pool_cents == pool - 1000
-    t.remove("p4", False)
-    assert t.ledger.pool_cents == pool - 1000 and t.players_left == 4
+    t.remove(second, False)
+    assert t.ledger.pool_cents == pool - 1000 and t.players_left == 3
     with pytest.raises(TournamentError, match="not playing"):
-        t.remove("p4", False)
+        t.remove(second, False)
     while t.status.value == "running":  # the places left are 1 to 4, and the pool is paid in full
         table = min(t.tables)
         deal(t, dealer, table, winner=sorted(t.stacks)[0])
         play_out(t, table, all_in=set(t.stacks))
         t.end_hand(table)
-    assert sorted(r.place for r in t.results.values()) == [1, 2, 3, 4]
+    assert sorted(r.place for r in t.results.values()) == [1, 2, 3]
+    assert t.ledger.balances() and t.ledger.held["pool"] == 0
+
+
+def test_the_last_removal_leaves_a_winner():
+    t, dealer = running(3, 3, levels=LEVELS)
+    deal(t, dealer, 1)
+    assert t.remove("p2", False) == t.remove("p3", True) == []  # both in the hand: out at its end
+    play_out(t, 1)
+    t.end_hand(1)
+    assert t.removed == {"p2": False, "p3": True}
+    assert t.status.value == "finished" and [r.player for r in t.standings()] == ["p1"]
     assert t.ledger.balances() and t.ledger.held["pool"] == 0
 
 

@@ -11,6 +11,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from tests.live_server import ADMIN, bots, create, definition, live_server, receive_json
+from tests.test_server_play import until
 
 pytestmark = pytest.mark.asyncio
 
@@ -42,7 +43,8 @@ async def feed_until(websocket: Any, rows: dict[str, Any], seq: int, done: Any) 
 async def test_the_lobby_feed_sends_a_snapshot_then_only_what_changed():
     async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
         quiet, _ = await create(live, definition(4, 4), 0)
-        two_levels = [{"small_blind": 10, "big_blind": 20, "minutes": 10}, {"small_blind": 20, "big_blind": 40, "minutes": 10}]
+        two_levels = [{"small_blind": 10, "big_blind": 20, "minutes": 10},
+                      {"small_blind": 20, "big_blind": 40, "minutes": 10}]
         tournament, _ = await create(live, definition(6, 6, levels=two_levels), 2)
         async with connect(f"{live.ws}/ws/lobby") as lobby:
             first = await next_of(lobby, "feed", feed="lobby")
@@ -63,7 +65,7 @@ async def test_the_lobby_feed_sends_a_snapshot_then_only_what_changed():
 async def test_a_tournaments_board_follows_its_players_and_tables_and_the_chat_has_limits():
     async with live_server(hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(4, 4, action_seconds=1), 4)
-        (me, token), (other, other_token) = seats[0], seats[1]
+        (me, token), (_, other_token) = seats[0], seats[1]
         bots(live, tournament, seats[2:], "station")
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -109,7 +111,8 @@ async def test_the_directors_console_over_rest():
             assert answer.status_code == 200 and answer.json()["level_ends_in"] > before + 100
             bad = await client.post(f"{base}/clock", json={"seconds": "soon"}, headers=ADMIN)
             assert bad.status_code == 400 and "seconds" in bad.json()["message"]
-            assert (await client.post(f"{base}/hand-for-hand", json={"on": True}, headers=ADMIN)).json()["hand_for_hand"]
+            forced = await client.post(f"{base}/hand-for-hand", json={"on": True}, headers=ADMIN)
+            assert forced.json()["hand_for_hand"]
             told = await client.post(f"{base}/announce", json={"text": "Dinner at level 4"}, headers=ADMIN)
             assert told.status_code == 200
             assert (await next_of(mine, "announcement"))["text"] == "Dinner at level 4"
@@ -121,13 +124,10 @@ async def test_the_directors_console_over_rest():
             assert again.status_code == 409 and "already on a break" in again.json()["message"]
             runtime = live.runtime(tournament)
             assert seats[1][0] in runtime.tables.sitting_out
-            for _ in range(200):  # the break lets hands in progress finish; then the player is between hands
-                removed = await client.post(f"{base}/seat", json={"player": seats[2][0], "action": "remove",
-                                                                   "refund": True}, headers=ADMIN)
-                if removed.status_code == 200:
-                    break
-                assert "between hands" in removed.json()["message"]
-                await asyncio.sleep(0.05)
+            removed = await client.post(f"{base}/seat", json={"player": seats[2][0], "action": "remove",
+                                                               "refund": True}, headers=ADMIN)
+            assert removed.status_code == 200 and removed.json()["outcome"] in ("removed", "removed_when_hand_ends")
+            await until(lambda: seats[2][0] not in runtime.director.stacks, timeout=20)
             details = (await client.get(base)).json()
             assert details["players_left"] == 7 and details["ledger"]["refunds"] == 1100
             assert details["chips_in_play"] == details["chips_issued"] < 8 * 1000

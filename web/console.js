@@ -15,8 +15,6 @@ export function refundTable(title, rows) {
       el("tr", { class: "total" }, el("td", {}, "Total"), el("td", { id: "refund-total", "data-cents": total }, money(total)), el("td", {}, ""))));
 }
 
-const REMOVE_RETRY_SECONDS = 30;
-
 export function consolePanel(id, board) {
   const out = el("p", { id: "console-result", class: "message", role: "status" });
   const post = (path, body) => api(`/api/tournaments/${id}/${path}`, { method: "POST", token: adminToken(), body });
@@ -36,17 +34,9 @@ export function consolePanel(id, board) {
     return `${delta > 0 ? "Added" : "Took away"} ${Math.abs(delta)} s: ${t.on_break_for !== null ? "the break" : "the level"} now ends in ${Math.round(t.on_break_for ?? t.level_ends_in)} s.`;
   }, delta < 0 ? () => `Take ${-delta} s off the clock?` : null);
   const remove = (refund) => run(async () => {
-    const started = Date.now();
-    for (;;) {  // a player is removed between hands: wait for theirs to end
-      try {
-        await post("seat", { player: player.value, action: "remove", refund });
-        return `${named()} is removed${refund ? "; their buy-in and fee are refunded" : ""}.`;
-      } catch (error) {
-        if (!/between hands/.test(error.message) || Date.now() - started > REMOVE_RETRY_SECONDS * 1000) throw error;
-        out.textContent = `Waiting for ${named()}'s hand to end…`;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    const { outcome } = await post("seat", { player: player.value, action: "remove", refund });
+    const when = outcome === "removed" ? "is removed" : "will be removed when their hand ends";
+    return `${named()} ${when}${refund ? "; their buy-in and fee are refunded" : ""}.`;
   }, () => `Remove ${named()} from the tournament${refund ? " with a refund of their buy-in and fee" : " without a refund"}? Their chips leave play.`);
   return el("div", { class: "console", id: "console" },
     el("fieldset", {}, el("legend", {}, "Clock"),

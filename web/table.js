@@ -8,8 +8,8 @@ import { beep, prefs, presets, setPref } from "./prefs.js";
 const LOG_LINES = 400;
 
 export class TableView {
-  constructor(state, { send, root, log, chat, logKey }) {
-    Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey });
+  constructor(state, { send, root, log, chat, logKey, player }) {
+    Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player });
     this.pre = null;  // the pre-action box ticked: "fold", "check_fold" or "call_any"
     this.preHand = null;
     this.amount = null;  // what the player typed in the bet box this turn
@@ -53,9 +53,8 @@ export class TableView {
   drawChat() {
     if (!this.chatBox) return;
     this.chatLines = el("div", { class: "chat-lines", id: "chat-lines" });
-    const player = Boolean(this.state.you);
-    const input = el("input", { id: "chat-input", maxlength: 200, placeholder: player ? "say something (Enter)" : "observers read only",
-      disabled: !player, "aria-label": "chat message" });
+    const input = el("input", { id: "chat-input", maxlength: 200, placeholder: this.player ? "say something (Enter)" : "observers read only",
+      disabled: !this.player, "aria-label": "chat message" });
     input.onkeydown = (event) => {
       if (event.key !== "Enter" || !input.value.trim()) return;
       this.send({ type: "say", text: input.value.trim() });
@@ -109,9 +108,10 @@ export class TableView {
     const dialogs = this.dialogs();
     if (this.root.firstChild && this.root.contains(this.bar)) {
       this.root.firstChild.replaceWith(oval);
-      this.root.lastChild.replaceWith(dialogs);
+      this.bar.nextSibling.replaceWith(dialogs);
     } else {
-      this.root.replaceChildren(oval, this.bar, dialogs);
+      this.settingsBox = this.settingsBox || (you ? this.settings() : el("span"));  // built once: it keeps its state
+      this.root.replaceChildren(oval, this.bar, dialogs, this.settingsBox);
     }
     this.drawClock();
   }
@@ -237,7 +237,7 @@ export class TableView {
   // Before the player's turn: boxes that act for them when it comes (PokerStars' pre-action buttons).
   preActions(bank) {
     const { table } = this.state;
-    if (!table || !this.inHand()) return el("div", { class: "controls" }, bank, this.settings());
+    if (!table || !this.inHand()) return el("div", { class: "controls" }, bank);
     const box = (value, label) => {
       const input = el("input", { type: "checkbox", id: `pre-${value}`, checked: this.pre === value && this.preHand === table.hand });
       input.onchange = () => {
@@ -271,7 +271,7 @@ export class TableView {
     };
     return el("details", { class: "table-settings" }, el("summary", {}, "Settings"),
       el("label", {}, "Bet presets ", sizes), toggle("fourColour", "4-colour deck"), toggle("sounds", "Sounds"),
-      prefs().muted.length ? el("button", { id: "unmute", onclick: () => setPref("muted", []) }, "Unmute everyone") : null);
+      el("button", { id: "unmute", onclick: () => setPref("muted", []) }, "Unmute everyone"));
   }
 
   act(action, amount) {

@@ -46,7 +46,7 @@ export class TournamentPage {
     this.show("table");
     const who = this.seat ? `token=${encodeURIComponent(this.seat.token)}${entry ? `&entry=${encodeURIComponent(entry)}` : ""}` : table ? `table=${table}` : "";
     this.tableView = new TableView(this.state, { send: (m) => this.socket.send(m), root: this.nodes.table, log: this.nodes.log,
-      chat: this.nodes.chat, logKey: `mttsim:log:${id}:${this.seat ? this.seat.player_id : `table ${table || ""}`}` });
+      chat: this.nodes.chat, player: Boolean(this.seat), logKey: `mttsim:log:${id}:${this.seat ? this.seat.player_id : `table ${table || ""}`}` });
     this.board = new Feed("board", { resync: () => this.socket.send({ type: "follow" }), onChange: () => this.drawBoard() });
     this.socket = new Socket(`/ws/tournaments/${id}?${who}`, {
       onMessage: (m) => this.receive(m),
