@@ -32,7 +32,8 @@ FEED_TICK = 1.0  # seconds: the most often a feed's subscriber hears of a change
 
 
 class Feed:
-    """Rows by key, numbered changes to subscribers (see the module)."""
+    """Rows by key, numbered changes to subscribers (see the module). ``build`` gives each row as a Struct, or
+    already encoded (a row it kept from the last build because nothing in it changed)."""
 
     def __init__(self, name: str, build: Callable[[], dict[str, Any]], version: Callable[[], object],
                  tick: float = FEED_TICK) -> None:
@@ -62,7 +63,7 @@ class Feed:
         if version == self._built_at:
             return {}
         self._built_at = version
-        fresh = {key: encoder.encode(row) for key, row in self.build().items()}
+        fresh = {key: row if isinstance(row, bytes) else encoder.encode(row) for key, row in self.build().items()}
         changes: dict[str, msgspec.Raw | None] = {
             key: msgspec.Raw(row) for key, row in fresh.items() if self.rows.get(key) != row}
         changes.update((key, None) for key in self.rows if key not in fresh)
@@ -112,6 +113,8 @@ def lobby(tournaments: Callable[[], Iterable[TournamentRuntime]]) -> Feed:
 def board(runtime: TournamentRuntime) -> Feed:
     """A tournament's page: ``summary``, ``info``, ``p:<player>``, ``t:<table>``, ``r:<place>``, ``refunds``,
     ``tickets`` and ``announcements``."""
+    players_kept: dict[str, tuple[tuple[int, int | None, int | None], bytes]] = {}  # player -> (what, its JSON)
+
     def build() -> dict[str, Any]:
         director, facts = runtime.director, runtime.facts()
         definition = director.definition
@@ -121,10 +124,18 @@ def board(runtime: TournamentRuntime) -> Feed:
                               definition.action_seconds, definition.time_bank_seconds, definition.refund_policy,
                               director.chips_in_play(), director.chips_issued, director.ledger.summary()),
         }
-        for player, stack in director.stacks.items():
-            where = director.where.get(player)
-            rows[f"p:{player}"] = PlayerRow(facts.entries.name(player), stack, where[0] if where else None,
-                                            director.bounties.get(player))
+        names, bounties, where = facts.entries.name, director.bounties, director.where
+        kept, players = players_kept, {}
+        for player, stack in director.stacks.items():  # most rows are as they were: encoded once, kept
+            place = where.get(player)
+            looks = (stack, place[0] if place else None, bounties.get(player))
+            row = kept.get(player)
+            if row is None or row[0] != looks:
+                row = looks, encoder.encode(PlayerRow(names(player), *looks))
+            players[player] = row
+            rows["p:" + player] = row[1]
+        players_kept.clear()
+        players_kept.update(players)
         for number, state in director.tables.items():
             stacks = [director.stacks.get(p, 0) for p in state.table.players]
             rows[f"t:{number}"] = TableRow(number, len(stacks), max(stacks, default=0), min(stacks, default=0))

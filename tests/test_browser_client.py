@@ -40,10 +40,15 @@ def failed_requests(page) -> list[str]:
     return failures
 
 
-async def calling_until(page, selector: str, timeout: float = 60) -> None:
-    """Alice checks or calls whenever it is her turn until ``selector`` shows on her page."""
+async def calling_until(page, selector: str, timeout: float = 60, text: re.Pattern[str] | None = None) -> None:
+    """Alice checks or calls whenever it is her turn until ``selector`` shows on her page (holding ``text``)."""
     deadline = asyncio.get_running_loop().time() + timeout
-    while not await page.locator(selector).count():
+
+    async def done() -> bool:
+        nodes = page.locator(selector)
+        return bool(await nodes.count()) and (text is None or bool(text.search(await nodes.first.inner_text())))
+
+    while not await done():
         assert asyncio.get_running_loop().time() < deadline, f"no {selector} in {timeout} s"
         buttons = page.locator(".controls.mine").locator("#call, #check")
         if await buttons.count():
@@ -232,6 +237,7 @@ async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motio
         await calling_until(page, ".controls.mine")
         await page.wait_for_function("window.tones > 0", timeout=10_000)  # her turn made a sound
         await calling_until(page, ".seat.winner")  # each pot's winner lit up
+        await calling_until(page, "#log", text=re.compile(r"wins? [\d,]+ with \w"))  # and the hand named
         await expect(page.locator(".seat.winner .won").first).to_contain_text("wins")
         await calling_until(page, ".card.suit-c")
         await expect(page.locator(".card.suit-c").first).to_have_css("color", "rgb(29, 122, 44)")

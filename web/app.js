@@ -6,12 +6,17 @@ import { TournamentPage } from "./tournament.js";
 
 const view = document.getElementById("view");
 const statusLine = document.getElementById("status");
-let current = null;  // the page shown: { stop() }
+let current = null; // the page shown: { stop() }
 
 function route() {
   if (current) current.stop();
   const match = location.hash.match(/^#\/t\/([^/]+)(?:\/table\/(\d+)|\/seat\/([^/]+))?/);
-  current = match ? new TournamentPage(view, statusLine, { id: match[1], table: match[2] ? Number(match[2]) : null, entry: match[3] || null })
+  current = match
+    ? new TournamentPage(view, statusLine, {
+        id: match[1],
+        table: match[2] ? Number(match[2]) : null,
+        entry: match[3] || null,
+      })
     : new Lobby(view, statusLine);
 }
 

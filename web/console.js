@@ -8,11 +8,32 @@ import { adminToken } from "./seats.js";
 // Who gets what back, and by which rule (rules.md I); the total is what left the prize pool and the fees.
 export function refundTable(title, rows) {
   const total = rows.reduce((sum, r) => sum + r.refund_cents, 0);
-  return el("div", { class: "refunds" }, el("h3", {}, title),
-    el("table", { class: "list refund-list" },
+  return el(
+    "div",
+    { class: "refunds" },
+    el("h3", {}, title),
+    el(
+      "table",
+      { class: "list refund-list" },
       el("tr", {}, el("th", {}, "Player"), el("th", {}, "Refund"), el("th", {}, "Rule")),
-      rows.map((r) => el("tr", { "data-player": r.player }, el("td", {}, r.name), el("td", { class: "cents", "data-cents": r.refund_cents }, money(r.refund_cents)), el("td", {}, r.rule))),
-      el("tr", { class: "total" }, el("td", {}, "Total"), el("td", { id: "refund-total", "data-cents": total }, money(total)), el("td", {}, ""))));
+      rows.map((r) =>
+        el(
+          "tr",
+          { "data-player": r.player },
+          el("td", {}, r.name),
+          el("td", { class: "cents", "data-cents": r.refund_cents }, money(r.refund_cents)),
+          el("td", {}, r.rule),
+        ),
+      ),
+      el(
+        "tr",
+        { class: "total" },
+        el("td", {}, "Total"),
+        el("td", { id: "refund-total", "data-cents": total }, money(total)),
+        el("td", {}, ""),
+      ),
+    ),
+  );
 }
 
 export function consolePanel(id, board) {
@@ -20,77 +41,276 @@ export function consolePanel(id, board) {
   const post = (path, body) => api(`/api/tournaments/${id}/${path}`, { method: "POST", token: adminToken(), body });
   const run = (work, question) => async () => {
     if (question && !window.confirm(question())) return;
-    try { out.textContent = await work(); } catch (error) { out.textContent = error.message; }
+    try {
+      out.textContent = await work();
+    } catch (error) {
+      out.textContent = error.message;
+    }
   };
   const seconds = el("input", { id: "clock-seconds", type: "number", value: 60, "aria-label": "seconds" });
-  const breakMinutes = el("input", { id: "break-minutes", type: "number", value: 5, min: 1, "aria-label": "break minutes" });
-  const text = el("input", { id: "announce-text", maxlength: 300, placeholder: "to every table", "aria-label": "announcement" });
-  const player = el("input", { id: "console-player", list: "console-players", placeholder: "player (p7)", "aria-label": "player" });
+  const breakMinutes = el("input", {
+    id: "break-minutes",
+    type: "number",
+    value: 5,
+    min: 1,
+    "aria-label": "break minutes",
+  });
+  const text = el("input", {
+    id: "announce-text",
+    maxlength: 300,
+    placeholder: "to every table",
+    "aria-label": "announcement",
+  });
+  const player = el("input", {
+    id: "console-player",
+    list: "console-players",
+    placeholder: "player (p7)",
+    "aria-label": "player",
+  });
   const choices = el("datalist", { id: "console-players" });
-  player.onfocus = () => choices.replaceChildren(...board().list("p:").map((p) => el("option", { value: p.key }, p.name)));
-  const named = () => { const row = board().rows.get(`p:${player.value}`); return row ? `${row.name} (${player.value})` : player.value; };
-  const adjust = (delta) => run(async () => {
-    const t = await post("clock", { seconds: delta });
-    return `${delta > 0 ? "Added" : "Took away"} ${Math.abs(delta)} s: ${t.on_break_for !== null ? "the break" : "the level"} now ends in ${Math.round(t.on_break_for ?? t.level_ends_in)} s.`;
-  }, delta < 0 ? () => `Take ${-delta} s off the clock?` : null);
-  const remove = (refund) => run(async () => {
-    const { outcome } = await post("seat", { player: player.value, action: "remove", refund });
-    const when = outcome === "removed" ? "is removed" : "will be removed when their hand ends";
-    return `${named()} ${when}${refund ? "; their buy-in and fee are refunded" : ""}.`;
-  }, () => `Remove ${named()} from the tournament${refund ? " with a refund of their buy-in and fee" : " without a refund"}? Their chips leave play.`);
-  return el("div", { class: "console", id: "console" },
-    el("fieldset", {}, el("legend", {}, "Clock"),
-      el("button", { id: "console-pause", onclick: run(async () => { await post("pause"); return "Paused: no new hand starts."; }) }, "Pause"),
-      el("button", { id: "console-resume", onclick: run(async () => { await post("resume"); return "Resumed."; }) }, "Resume"),
+  player.onfocus = () =>
+    choices.replaceChildren(
+      ...board()
+        .list("p:")
+        .map((p) => el("option", { value: p.key }, p.name)),
+    );
+  const named = () => {
+    const row = board().rows.get(`p:${player.value}`);
+    return row ? `${row.name} (${player.value})` : player.value;
+  };
+  const adjust = (delta) =>
+    run(
+      async () => {
+        const t = await post("clock", { seconds: delta });
+        const what = t.on_break_for !== null ? "the break" : "the level";
+        const left = Math.round(t.on_break_for ?? t.level_ends_in);
+        return `${delta > 0 ? "Added" : "Took away"} ${Math.abs(delta)} s: ${what} now ends in ${left} s.`;
+      },
+      delta < 0 ? () => `Take ${-delta} s off the clock?` : null,
+    );
+  const remove = (refund) =>
+    run(
+      async () => {
+        const { outcome } = await post("seat", { player: player.value, action: "remove", refund });
+        const when = outcome === "removed" ? "is removed" : "will be removed when their hand ends";
+        return `${named()} ${when}${refund ? "; their buy-in and fee are refunded" : ""}.`;
+      },
+      () => {
+        const how = refund ? "with a refund of their buy-in and fee" : "without a refund";
+        return `Remove ${named()} from the tournament ${how}? Their chips leave play.`;
+      },
+    );
+  return el(
+    "div",
+    { class: "console", id: "console" },
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "Clock"),
+      el(
+        "button",
+        {
+          id: "console-pause",
+          onclick: run(async () => {
+            await post("pause");
+            return "Paused: no new hand starts.";
+          }),
+        },
+        "Pause",
+      ),
+      el(
+        "button",
+        {
+          id: "console-resume",
+          onclick: run(async () => {
+            await post("resume");
+            return "Resumed.";
+          }),
+        },
+        "Resume",
+      ),
       el("button", { id: "add-minute", onclick: adjust(60) }, "+1 min"),
       el("button", { id: "remove-minute", onclick: adjust(-60) }, "−1 min"),
-      seconds, el("button", { id: "adjust-clock", onclick: () => adjust(Number(seconds.value))() }, "Adjust by seconds")),
-    el("fieldset", {}, el("legend", {}, "Breaks and hand-for-hand"),
-      breakMinutes, el("button", { id: "call-break", onclick: run(async () => { await post("break", { minutes: Number(breakMinutes.value) }); return `A ${breakMinutes.value}-minute break: hands in progress finish first.`; }) }, "Break now"),
-      el("button", { id: "h4h-on", onclick: run(async () => { await post("hand-for-hand", { on: true }); return "Hand-for-hand: every table deals together."; }) }, "Hand-for-hand on"),
-      el("button", { id: "h4h-off", onclick: run(async () => { const t = await post("hand-for-hand", { on: false }); return t.hand_for_hand ? "Let go: it ends after this round." : "Hand-for-hand is off."; }) }, "Hand-for-hand off")),
-    el("fieldset", {}, el("legend", {}, "Announce"), text,
-      el("button", { id: "announce", onclick: run(async () => { await post("announce", { text: text.value }); return "Announced to every table."; }) }, "Send")),
-    el("fieldset", {}, el("legend", {}, "A player's seat"), player, choices,
-      el("button", { id: "sit-out", onclick: run(async () => { await post("seat", { player: player.value, action: "sit_out" }); return `${named()} is sitting out.`; }) }, "Sit out"),
+      seconds,
+      el("button", { id: "adjust-clock", onclick: () => adjust(Number(seconds.value))() }, "Adjust by seconds"),
+    ),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "Breaks and hand-for-hand"),
+      breakMinutes,
+      el(
+        "button",
+        {
+          id: "call-break",
+          onclick: run(async () => {
+            await post("break", { minutes: Number(breakMinutes.value) });
+            return `A ${breakMinutes.value}-minute break: hands in progress finish first.`;
+          }),
+        },
+        "Break now",
+      ),
+      el(
+        "button",
+        {
+          id: "h4h-on",
+          onclick: run(async () => {
+            await post("hand-for-hand", { on: true });
+            return "Hand-for-hand: every table deals together.";
+          }),
+        },
+        "Hand-for-hand on",
+      ),
+      el(
+        "button",
+        {
+          id: "h4h-off",
+          onclick: run(async () => {
+            const t = await post("hand-for-hand", { on: false });
+            return t.hand_for_hand ? "Let go: it ends after this round." : "Hand-for-hand is off.";
+          }),
+        },
+        "Hand-for-hand off",
+      ),
+    ),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "Announce"),
+      text,
+      el(
+        "button",
+        {
+          id: "announce",
+          onclick: run(async () => {
+            await post("announce", { text: text.value });
+            return "Announced to every table.";
+          }),
+        },
+        "Send",
+      ),
+    ),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, "A player's seat"),
+      player,
+      choices,
+      el(
+        "button",
+        {
+          id: "sit-out",
+          onclick: run(async () => {
+            await post("seat", { player: player.value, action: "sit_out" });
+            return `${named()} is sitting out.`;
+          }),
+        },
+        "Sit out",
+      ),
       el("button", { id: "remove-refund", onclick: remove(true) }, "Remove with refund"),
-      el("button", { id: "remove-no-refund", onclick: remove(false) }, "Remove without refund")),
-    out, cancellationPanel(id), correctionsPanel(id));
+      el("button", { id: "remove-no-refund", onclick: remove(false) }, "Remove without refund"),
+    ),
+    out,
+    cancellationPanel(id),
+    correctionsPanel(id),
+  );
 }
 
 // The admin's cancellation: preview the refunds under policy A or B, then cancel with them.
 function cancellationPanel(id) {
-  const policy = el("select", { id: "policy", "aria-label": "refund policy" }, el("option", { value: "" }, "the tournament's policy"),
-    el("option", { value: "A" }, "policy A"), el("option", { value: "B" }, "policy B"));
+  const policy = el(
+    "select",
+    { id: "policy", "aria-label": "refund policy" },
+    el("option", { value: "" }, "the tournament's policy"),
+    el("option", { value: "A" }, "policy A"),
+    el("option", { value: "B" }, "policy B"),
+  );
   const out = el("div", { id: "cancellation-preview" });
   const fail = (error) => out.replaceChildren(el("p", { class: "message" }, error.message));
-  const preview = () => api(`/api/tournaments/${id}/cancellation${policy.value ? `?policy=${policy.value}` : ""}`, { token: adminToken() })
-    .then((answer) => out.replaceChildren(refundTable("If cancelled now", answer.refunds))).catch(fail);
-  const cancel = () => window.confirm("Cancel this tournament? The refunds are paid; this cannot be undone.") &&
-    api(`/api/tournaments/${id}/cancel`, { method: "POST", token: adminToken(), body: policy.value ? { policy: { name: policy.value } } : {} })
-      .then(() => out.replaceChildren(el("p", { class: "message" }, "Cancelled: the refunds are paid."))).catch(fail);
-  return el("details", { class: "admin-panel" }, el("summary", {}, "Cancel with refunds (admin)"),
-    el("p", {}, policy, el("button", { id: "preview-refunds", onclick: preview }, "Preview refunds"),
-      el("button", { id: "cancel-tournament", onclick: cancel }, "Cancel tournament")), out);
+  const preview = () =>
+    api(`/api/tournaments/${id}/cancellation${policy.value ? `?policy=${policy.value}` : ""}`, { token: adminToken() })
+      .then((answer) => out.replaceChildren(refundTable("If cancelled now", answer.refunds)))
+      .catch(fail);
+  const cancel = () =>
+    window.confirm("Cancel this tournament? The refunds are paid; this cannot be undone.") &&
+    api(`/api/tournaments/${id}/cancel`, {
+      method: "POST",
+      token: adminToken(),
+      body: policy.value ? { policy: { name: policy.value } } : {},
+    })
+      .then(() => out.replaceChildren(el("p", { class: "message" }, "Cancelled: the refunds are paid.")))
+      .catch(fail);
+  return el(
+    "details",
+    { class: "admin-panel" },
+    el("summary", {}, "Cancel with refunds (admin)"),
+    el(
+      "p",
+      {},
+      policy,
+      el("button", { id: "preview-refunds", onclick: preview }, "Preview refunds"),
+      el("button", { id: "cancel-tournament", onclick: cancel }, "Cancel tournament"),
+    ),
+    out,
+  );
 }
 
 // The director's corrections (seed 004): a compensation from the house, or a prize paid in error taken back.
 function correctionsPanel(id) {
   const player = el("input", { id: "correction-player", placeholder: "player (p7)", "aria-label": "player" });
-  const cents = el("input", { id: "correction-cents", type: "number", min: 1, placeholder: "cents (withdraw: empty for all)", "aria-label": "cents" });
+  const cents = el("input", {
+    id: "correction-cents",
+    type: "number",
+    min: 1,
+    placeholder: "cents (withdraw: empty for all)",
+    "aria-label": "cents",
+  });
   const reason = el("input", { id: "correction-reason", placeholder: "reason", "aria-label": "reason" });
   const out = el("p", { id: "correction-result", class: "message" });
   const act = (command, question) => async () => {
     const amount = cents.value ? Number(cents.value) : null;
     if (!window.confirm(question(amount))) return;
     try {
-      const details = await api(`/api/tournaments/${id}/${command}`, { method: "POST", token: adminToken(),
-        body: { player: player.value, reason: reason.value, ...(amount !== null || command === "compensate" ? { cents: amount } : {}) } });
-      out.textContent = `Done. Compensations ${money(details.ledger.compensations)}, withdrawn ${money(details.ledger.withdrawn)}.`;
-    } catch (error) { out.textContent = error.message; }
+      const details = await api(`/api/tournaments/${id}/${command}`, {
+        method: "POST",
+        token: adminToken(),
+        body: {
+          player: player.value,
+          reason: reason.value,
+          ...(amount !== null || command === "compensate" ? { cents: amount } : {}),
+        },
+      });
+      const { compensations, withdrawn } = details.ledger;
+      out.textContent = `Done. Compensations ${money(compensations)}, withdrawn ${money(withdrawn)}.`;
+    } catch (error) {
+      out.textContent = error.message;
+    }
   };
-  return el("details", { class: "admin-panel" }, el("summary", {}, "Corrections (admin)"),
+  return el(
+    "details",
+    { class: "admin-panel" },
+    el("summary", {}, "Corrections (admin)"),
     el("p", {}, player, cents, reason),
-    el("p", {}, el("button", { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.value} ${money(a || 0)} from the house?`) }, "Pay compensation"),
-      el("button", { id: "withdraw", onclick: act("withdraw", (a) => `Take back ${a === null ? "all of the prize" : money(a)} from ${player.value}?`) }, "Withdraw prize")), out);
+    el(
+      "p",
+      {},
+      el(
+        "button",
+        { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.value} ${money(a || 0)} from the house?`) },
+        "Pay compensation",
+      ),
+      el(
+        "button",
+        {
+          id: "withdraw",
+          onclick: act(
+            "withdraw",
+            (a) => `Take back ${a === null ? "all of the prize" : money(a)} from ${player.value}?`,
+          ),
+        },
+        "Withdraw prize",
+      ),
+    ),
+    out,
+  );
 }

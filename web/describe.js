@@ -6,35 +6,69 @@ import { chips, money } from "./dom.js";
 const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
 
 export function describe(event, state) {
-  const who = (player) => (state.you && player === state.you.player ? "You" : state.name(player));
-  const verb = (player, you, them) => (state.you && player === state.you.player ? you : them);
-  const whom = (player) => (state.you && player === state.you.player ? "you" : state.name(player));
+  const isMe = (player) => Boolean(state.you && player === state.you.player);
+  const who = (player) => (isMe(player) ? "You" : state.name(player));
+  const whom = (player) => (isMe(player) ? "you" : state.name(player));
+  const verb = (player, you, them) => (isMe(player) ? you : them);
+  const blinds = (e) => `${chips(e.small_blind)}/${chips(e.big_blind)}${e.ante ? `, ante ${chips(e.ante)}` : ""}`;
+  const acted = () => {
+    const action = event.action === "all_in" ? "go all-in" : event.action;
+    const size = ["bet", "raise"].includes(event.action)
+      ? ` to ${chips(event.to)}`
+      : event.amount
+        ? ` ${chips(event.amount)}`
+        : "";
+    return `${who(event.player)} ${action}${verb(event.player, "", "s")}${size}${event.all_in ? " (all-in)" : ""}`;
+  };
+  // A pot's winners, with the hand that won it when it was shown.
+  const won = () => {
+    const pot = event.pot === 0 ? "Main pot" : `Side pot ${event.pot}`;
+    const winners = event.winners.map((w, i) => {
+      const s = state.seat(w);
+      const board = state.table ? state.table.board : [];
+      const made = s && s.shown && s.shown.length ? describeHand([...s.shown, ...board]) : null;
+      const how = made ? ` with ${made.name.toLowerCase()}` : "";
+      return `${who(w)} ${verb(w, "win", "wins")} ${chips(event.shares[i])}${how}`;
+    });
+    return `${pot} ${chips(event.amount)}: ${winners.join(", ")}`;
+  };
+  const bounty = () => {
+    if (event.winners.length === 1 && event.winners[0] === event.victim) {
+      const whose = verb(event.victim, "collect your", "collects their");
+      return `${who(event.victim)} ${whose} own bounty: ${money(event.cash_cents[0])}`;
+    }
+    const shares = event.winners.map((w, i) => {
+      const head = event.head_cents[i] ? ` (+${money(event.head_cents[i])} on ${verb(w, "your", "their")} head)` : "";
+      return `${who(w)} ${verb(w, "win", "wins")} ${money(event.cash_cents[i])}${head}`;
+    });
+    return `${shares.join(", ")} for knocking out ${whom(event.victim)}`;
+  };
+  const reason = event.reason === "break" ? "a table broke" : "balancing";
   const text = {
     hand_started: () => `— Hand #${event.hand}`,
-    acted: () => `${who(event.player)} ${event.action === "all_in" ? "go all-in" : event.action}${verb(event.player, "", "s")}` +
-      `${["bet", "raise"].includes(event.action) ? ` to ${chips(event.to)}` : event.amount ? ` ${chips(event.amount)}` : ""}${event.all_in ? " (all-in)" : ""}`,
+    acted,
     board_dealt: () => STREETS[event.street] || event.street,
     shown: () => `${who(event.player)} ${verb(event.player, "show", "shows")}`,
-    pot_awarded: () => {
-      const pot = event.pot === 0 ? "Main pot" : `Side pot ${event.pot}`;
-      return `${pot} ${chips(event.amount)}: ${event.winners.map((w, i) => {
-        const s = state.seat(w);
-        const made = s && s.shown && s.shown.length ? describeHand([...s.shown, ...(state.table ? state.table.board : [])]) : null;
-        return `${who(w)} ${verb(w, "win", "wins")} ${chips(event.shares[i])}${made ? ` with ${made.name.toLowerCase()}` : ""}`;
-      }).join(", ")}`;
-    },
-    timed_out: () => `${who(event.player)} ran out of time: ${event.action === "check" ? "checked" : "folded"} automatically`,
-    player_eliminated: () => `${who(event.player)} ${verb(event.player, "are", "is")} out in place ${event.place}` +
+    pot_awarded: won,
+    timed_out: () =>
+      `${who(event.player)} ran out of time: ${event.action === "check" ? "checked" : "folded"} automatically`,
+    player_eliminated: () =>
+      `${who(event.player)} ${verb(event.player, "are", "is")} out in place ${event.place}` +
       (event.prize_cents ? `, for ${money(event.prize_cents)}` : ""),
-    player_removed: () => `${who(event.player)} ${verb(event.player, "were", "was")} removed from the tournament by the director` +
+    player_removed: () =>
+      `${who(event.player)} ${verb(event.player, "were", "was")} removed from the tournament by the director` +
       (event.refund_cents ? ` (refunded ${money(event.refund_cents)})` : ""),
-    player_moved: () => `${who(event.player)} ${verb(event.player, "move", "moves")} from table ${event.from_table} to table ${event.to_table} (${event.reason === "break" ? "a table broke" : "balancing"})`,
-    moved_me: () => `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
+    player_moved: () =>
+      `${who(event.player)} ${verb(event.player, "move", "moves")} from table ${event.from_table} ` +
+      `to table ${event.to_table} (${reason})`,
+    moved_me: () =>
+      `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
     table_broken: () => `Table ${event.table} breaks`,
-    level_changed: () => `Level ${event.level}: blinds ${chips(event.small_blind)}/${chips(event.big_blind)}${event.ante ? `, ante ${chips(event.ante)}` : ""}`,
+    level_changed: () => `Level ${event.level}: blinds ${blinds(event)}`,
     break_started: () => "Break: no new hand until it ends",
     break_ended: () => "The break is over",
-    clock_adjusted: () => `The director ${event.seconds > 0 ? "added" : "took away"} ${Math.abs(Math.round(event.seconds / 60 * 10) / 10)} min`,
+    clock_adjusted: () =>
+      `The director ${event.seconds > 0 ? "added" : "took away"} ${Math.abs(Math.round(event.seconds / 6) / 10)} min`,
     hand_for_hand_started: () => `Hand-for-hand at ${event.players_left} players`,
     hand_for_hand_ended: () => "Hand-for-hand is over",
     rebuy_offered: () => `${who(event.player)} may re-buy`,
@@ -42,18 +76,26 @@ export function describe(event, state) {
     rebuy_declined: () => `${who(event.player)} ${verb(event.player, "do", "does")} not re-buy`,
     add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
     add_on_taken: () => `${who(event.player)} ${verb(event.player, "add", "adds")} on ${chips(event.chips)} chips`,
-    bounty_won: () => event.winners.length === 1 && event.winners[0] === event.victim
-      ? `${who(event.victim)} ${verb(event.victim, "collect your", "collects their")} own bounty: ${money(event.cash_cents[0])}`
-      : `${event.winners.map((w, i) => `${who(w)} ${verb(w, "win", "wins")} ${money(event.cash_cents[i])}${event.head_cents[i] ? ` (+${money(event.head_cents[i])} on ${verb(w, "your", "their")} head)` : ""}`).join(", ")} for knocking out ${whom(event.victim)}`,
-    deal_pressed: () => `${who(event.player)} ${event.on ? verb(event.player, "want", "wants") : verb(event.player, "no longer want", "no longer wants")} a deal (${event.pressed}/${event.players})`,
-    deal_proposed: () => `Deal proposed (ICM): ${Object.entries(event.amounts).map(([p, c]) => `${who(p)} ${money(c)}`).join(", ")}`,
+    bounty_won: bounty,
+    deal_pressed: () => {
+      const wants = event.on
+        ? verb(event.player, "want", "wants")
+        : verb(event.player, "no longer want", "no longer wants");
+      return `${who(event.player)} ${wants} a deal (${event.pressed}/${event.players})`;
+    },
+    deal_proposed: () =>
+      `Deal proposed (ICM): ${Object.entries(event.amounts)
+        .map(([p, c]) => `${who(p)} ${money(c)}`)
+        .join(", ")}`,
     deal_accepted: () => `${who(event.player)} ${verb(event.player, "accept", "accepts")} the deal`,
     deal_rejected: () => `No deal${event.player ? ` (${who(event.player)} said no)` : ""}; play continues`,
     hand_voided: () => `Hand #${event.hand} is void: everyone keeps their stack from its start`,
     status_changed: () => `The tournament is ${event.status}`,
     tournament_finished: () => {
       const first = event.results.find((r) => r.place === 1);
-      return first ? `${who(first.player)} ${verb(first.player, "win", "wins")} the tournament` : "The tournament is over";
+      return first
+        ? `${who(first.player)} ${verb(first.player, "win", "wins")} the tournament`
+        : "The tournament is over";
     },
   }[event.type];
   return text ? text() : null;

@@ -23,8 +23,11 @@ const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 export function cardNode(card) {
   if (card === null) return el("span", { class: "card back" }, "🂠");
   const suit = SUITS[card % 4];
-  return el("span", { class: `card suit-${suit}${suit === "h" || suit === "d" ? " red" : ""}` },
-    RANKS[Math.floor(card / 4)] + SUIT_SIGNS[suit]);
+  return el(
+    "span",
+    { class: `card suit-${suit}${suit === "h" || suit === "d" ? " red" : ""}` },
+    RANKS[Math.floor(card / 4)] + SUIT_SIGNS[suit],
+  );
 }
 
 export const chips = (n) => Number(n).toLocaleString("en");

@@ -6,15 +6,29 @@ import { Feed, Socket } from "./net.js";
 import { adminToken, moreSeats, mySeat, saveMore, saveSeat, forgetSeat } from "./seats.js";
 
 const DEFAULT_DEFINITION = {
-  name: "Friday freezeout", seats_per_table: 6, starting_stack: 3000, buy_in_cents: 500, fee_cents: 50,
-  min_players: 2, max_players: 60, action_seconds: 15, time_bank_seconds: 30,
-  levels: [{ small_blind: 10, big_blind: 20, minutes: 5 }, { small_blind: 20, big_blind: 40, minutes: 5 },
-    { small_blind: 40, big_blind: 80, ante: 80, bb_ante: true, minutes: 5 }],
-  payouts: [{ places: "1", percent: 60 }, { places: "2", percent: 40 }],
+  name: "Friday freezeout",
+  seats_per_table: 6,
+  starting_stack: 3000,
+  buy_in_cents: 500,
+  fee_cents: 50,
+  min_players: 2,
+  max_players: 60,
+  action_seconds: 15,
+  time_bank_seconds: 30,
+  levels: [
+    { small_blind: 10, big_blind: 20, minutes: 5 },
+    { small_blind: 20, big_blind: 40, minutes: 5 },
+    { small_blind: 40, big_blind: 80, ante: 80, bb_ante: true, minutes: 5 },
+  ],
+  payouts: [
+    { places: "1", percent: 60 },
+    { places: "2", percent: 40 },
+  ],
 };
 const STATUS_ORDER = { running: 0, register: 1, waiting: 2, finished: 3, cancelled: 4 };
 
-export const clock = (epochSeconds) => new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+export const clock = (epochSeconds) =>
+  new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 export const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
 // The formats a tournament plays, as the lobby's badges (and its filter) name them.
@@ -35,10 +49,15 @@ export function badges(t) {
 export function terms(t) {
   const parts = [];
   const r = t.rebuys;
-  if (r) parts.push(`Re-buys: ${money(r.price_cents + r.fee_cents)} for ${chips(r.chips)} chips, up to ${r.max_count}, until the end of level ${r.levels}` +
-    (r.allowed_at === "starting_stack" ? " (at or below the starting stack)" : " (at zero chips)"));
+  if (r)
+    parts.push(
+      `Re-buys: ${money(r.price_cents + r.fee_cents)} for ${chips(r.chips)} chips, up to ${r.max_count}, ` +
+        `until the end of level ${r.levels}` +
+        (r.allowed_at === "starting_stack" ? " (at or below the starting stack)" : " (at zero chips)"),
+    );
   const a = t.add_on;
-  if (a) parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
+  if (a)
+    parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
   return parts.join(" · ") || "none";
 }
 
@@ -48,10 +67,13 @@ export function when(t) {
   if (t.status === "running") {
     if (t.paused) return "paused";
     if (t.break_ends_at) return `break, ${minutes(Math.max(0, t.break_ends_at - now))} left`;
-    return t.level_ends_at ? `level ${t.level}, ${minutes(Math.max(0, t.level_ends_at - now))} left` : `level ${t.level}`;
+    return t.level_ends_at
+      ? `level ${t.level}, ${minutes(Math.max(0, t.level_ends_at - now))} left`
+      : `level ${t.level}`;
   }
   const starts = t.starts_at ? `starts ${clock(t.starts_at)}` : "";
-  if (t.status === "waiting" && t.registration_opens_at) return [`registration opens ${clock(t.registration_opens_at)}`, starts].filter(Boolean).join(", ");
+  if (t.status === "waiting" && t.registration_opens_at)
+    return [`registration opens ${clock(t.registration_opens_at)}`, starts].filter(Boolean).join(", ");
   if (t.status === "register" && starts) return starts;
   return t.started_at ? `started ${new Date(t.started_at * 1000).toLocaleTimeString()}` : "not started";
 }
@@ -64,42 +86,109 @@ export class Lobby {
     this.message = el("p", { id: "message", class: "message" });
     this.body = el("tbody");
     this.feed = new Feed("lobby", { resync: () => this.socket.send({ type: "sync" }), onChange: () => this.draw() });
-    this.socket = new Socket("/ws/lobby", { onMessage: (m) => this.feed.receive(m), onStatus: (s) => { if (s === "lost") this.statusLine.textContent = "reconnecting…"; } });
+    this.socket = new Socket("/ws/lobby", {
+      onMessage: (m) => this.feed.receive(m),
+      onStatus: (s) => {
+        if (s === "lost") this.statusLine.textContent = "reconnecting…";
+      },
+    });
     this.ticker = setInterval(() => this.drawTimes(), 1000);
-    view.replaceChildren(el("h2", {}, "Tournaments"), this.message, this.filters(),
-      el("table", { class: "list lobby" }, el("thead", {}, this.headings()), this.body), this.adminPanel());
+    view.replaceChildren(
+      el("h2", {}, "Tournaments"),
+      this.message,
+      this.filters(),
+      el("table", { class: "list lobby" }, el("thead", {}, this.headings()), this.body),
+      this.adminPanel(),
+    );
   }
 
-  stop() { this.socket.stop(); clearInterval(this.ticker); }
+  stop() {
+    this.socket.stop();
+    clearInterval(this.ticker);
+  }
 
-  say(text) { this.message.textContent = text; }
+  say(text) {
+    this.message.textContent = text;
+  }
 
   async attempt(work) {
-    try { const said = await work(); this.say(typeof said === "string" ? said : ""); this.draw(); } catch (error) { this.say(error.message); }
+    try {
+      const said = await work();
+      this.say(typeof said === "string" ? said : "");
+      this.draw();
+    } catch (error) {
+      this.say(error.message);
+    }
   }
 
   filters() {
     const text = el("input", { id: "filter-text", placeholder: "search by name", "aria-label": "search" });
-    const status = el("select", { id: "filter-status", "aria-label": "status" }, el("option", { value: "" }, "any status"),
-      ...Object.keys(STATUS_ORDER).map((s) => el("option", { value: s }, s)));
-    const format = el("select", { id: "filter-format", "aria-label": "format" }, el("option", { value: "" }, "any format"),
-      ...["freezeout", "re-buy", "bounty", "PKO", "satellite", "flight", "multi-entry", "deal"].map((f) => el("option", { value: f }, f)));
-    const update = () => { this.filter = { text: text.value.toLowerCase(), status: status.value, format: format.value }; this.draw(); };
-    text.oninput = update; status.onchange = update; format.onchange = update;
+    const status = el(
+      "select",
+      { id: "filter-status", "aria-label": "status" },
+      el("option", { value: "" }, "any status"),
+      ...Object.keys(STATUS_ORDER).map((s) => el("option", { value: s }, s)),
+    );
+    const format = el(
+      "select",
+      { id: "filter-format", "aria-label": "format" },
+      el("option", { value: "" }, "any format"),
+      ...["freezeout", "re-buy", "bounty", "PKO", "satellite", "flight", "multi-entry", "deal"].map((f) =>
+        el("option", { value: f }, f),
+      ),
+    );
+    const update = () => {
+      this.filter = { text: text.value.toLowerCase(), status: status.value, format: format.value };
+      this.draw();
+    };
+    text.oninput = update;
+    status.onchange = update;
+    format.onchange = update;
     return el("p", { class: "filters" }, text, status, format);
   }
 
   headings() {
-    const columns = [["name", "Name"], ["status", "Status"], ["entries", "Players"], ["buy_in", "Buy-in"], ["pool", "Prize pool"],
-      [null, "Level"], [null, "Formats"], [null, "Re-buys and add-on"], [null, ""], [null, ""]];
-    return el("tr", {}, columns.map(([key, label]) => el("th", key ? { class: "sortable", "data-sort": key,
-      onclick: () => { this.sort = { key, up: this.sort.key === key ? !this.sort.up : true }; this.draw(); } } : {}, label)));
+    const columns = [
+      ["name", "Name"],
+      ["status", "Status"],
+      ["entries", "Players"],
+      ["buy_in", "Buy-in"],
+      ["pool", "Prize pool"],
+      [null, "Level"],
+      [null, "Formats"],
+      [null, "Re-buys and add-on"],
+      [null, ""],
+      [null, ""],
+    ];
+    return el(
+      "tr",
+      {},
+      columns.map(([key, label]) =>
+        el(
+          "th",
+          key
+            ? {
+                class: "sortable",
+                "data-sort": key,
+                onclick: () => {
+                  this.sort = { key, up: this.sort.key === key ? !this.sort.up : true };
+                  this.draw();
+                },
+              }
+            : {},
+          label,
+        ),
+      ),
+    );
   }
 
   sorted(rows) {
     const key = {
-      name: (t) => t.name.toLowerCase(), status: (t) => STATUS_ORDER[t.status] ?? 9, entries: (t) => t.entries,
-      buy_in: (t) => t.buy_in_cents + t.fee_cents, pool: (t) => t.prize_pool_cents,
+      name: (t) => t.name.toLowerCase(),
+      status: (t) => STATUS_ORDER[t.status] ?? 9,
+      entries: (t) => t.entries,
+      buy_in: (t) => t.buy_in_cents + t.fee_cents,
+      pool: (t) => t.prize_pool_cents,
     }[this.sort.key];
     return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (this.sort.up ? 1 : -1));
   }
@@ -107,10 +196,17 @@ export class Lobby {
   draw() {
     const all = [...this.feed.rows.values()];
     const { text, status, format } = this.filter;
-    const shown = this.sorted(all.filter((t) => (!text || t.name.toLowerCase().includes(text)) && (!status || t.status === status)
-      && (!format || (format === "freezeout" ? !t.rebuys : badges(t).includes(format)))));
+    const shown = this.sorted(
+      all.filter(
+        (t) =>
+          (!text || t.name.toLowerCase().includes(text)) &&
+          (!status || t.status === status) &&
+          (!format || (format === "freezeout" ? !t.rebuys : badges(t).includes(format))),
+      ),
+    );
     this.body.replaceChildren(...shown.map((t) => this.row(t)));
-    this.statusLine.textContent = `${all.length} tournament${all.length === 1 ? "" : "s"}${shown.length !== all.length ? `, ${shown.length} shown` : ""} · live`;
+    const filtered = shown.length !== all.length ? `, ${shown.length} shown` : "";
+    this.statusLine.textContent = `${all.length} tournament${all.length === 1 ? "" : "s"}${filtered} · live`;
   }
 
   drawTimes() {
@@ -122,76 +218,215 @@ export class Lobby {
 
   row(t) {
     const seat = mySeat(t.id);
-    const name = el("input", { placeholder: "your name", class: "name-input", maxlength: 40, "aria-label": `name for ${t.name}` });
+    const name = el("input", {
+      placeholder: "your name",
+      class: "name-input",
+      maxlength: 40,
+      "aria-label": `name for ${t.name}`,
+    });
     const actions = [];
     if (t.status === "register" && !seat) {
-      actions.push(name, el("button", { class: "register", onclick: () => this.attempt(async () => {
-        saveSeat(t.id, await api(`/api/tournaments/${t.id}/register`, { method: "POST", body: { name: name.value } }));
-        return `You are registered in ${t.name}.`;
-      }) }, "Register"));
+      actions.push(
+        name,
+        el(
+          "button",
+          {
+            class: "register",
+            onclick: () =>
+              this.attempt(async () => {
+                saveSeat(
+                  t.id,
+                  await api(`/api/tournaments/${t.id}/register`, { method: "POST", body: { name: name.value } }),
+                );
+                return `You are registered in ${t.name}.`;
+              }),
+          },
+          "Register",
+        ),
+      );
     }
     if (seat && t.status === "register" && t.entries_per_person > 1) {
-      actions.push(el("button", { class: "another-entry", onclick: () => this.attempt(async () => {
-        saveMore(t.id, await api(`/api/tournaments/${t.id}/register`, { method: "POST", token: seat.token, body: { name: name.value || "another entry" } }));
-      }) }, "Another entry"));
+      actions.push(
+        el(
+          "button",
+          {
+            class: "another-entry",
+            onclick: () =>
+              this.attempt(async () => {
+                saveMore(
+                  t.id,
+                  await api(`/api/tournaments/${t.id}/register`, {
+                    method: "POST",
+                    token: seat.token,
+                    body: { name: name.value || "another entry" },
+                  }),
+                );
+              }),
+          },
+          "Another entry",
+        ),
+      );
     }
     if (seat && t.status === "register") {
-      actions.push(el("button", { class: "unregister", onclick: () => this.attempt(async () => {
-        const answer = await api(`/api/tournaments/${t.id}/unregister`, { method: "POST", token: seat.token });
-        forgetSeat(t.id);
-        return `Unregistered from ${t.name}: ${money(answer.refund_cents)} refunded.`;
-      }) }, "Unregister"));
+      actions.push(
+        el(
+          "button",
+          {
+            class: "unregister",
+            onclick: () =>
+              this.attempt(async () => {
+                const answer = await api(`/api/tournaments/${t.id}/unregister`, { method: "POST", token: seat.token });
+                forgetSeat(t.id);
+                return `Unregistered from ${t.name}: ${money(answer.refund_cents)} refunded.`;
+              }),
+          },
+          "Unregister",
+        ),
+      );
     }
     if (adminToken()) actions.push(this.adminControls(t));
-    return el("tr", { "data-id": t.id, "data-status": t.status },
+    return el(
+      "tr",
+      { "data-id": t.id, "data-status": t.status },
       el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)),
       el("td", { class: "status" }, t.paused ? "paused" : t.status),
       el("td", {}, `${t.players_left} / ${t.entries}`),
       el("td", {}, money(t.buy_in_cents + t.fee_cents)),
       el("td", { class: "pool" }, money(t.prize_pool_cents)),
       el("td", { class: "times" }, when(t)),
-      el("td", { class: "badges" }, badges(t).map((b) => el("span", { class: `badge badge-${b}` }, b))),
+      el(
+        "td",
+        { class: "badges" },
+        badges(t).map((b) => el("span", { class: `badge badge-${b}` }, b)),
+      ),
       el("td", { class: "terms" }, terms(t)),
-      el("td", {}, seat ? `you are ${seat.player_id}` : "", ...moreSeats(t.id).map((more) =>
-        el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`))),
-      el("td", {}, actions));
+      el(
+        "td",
+        {},
+        seat ? `you are ${seat.player_id}` : "",
+        ...moreSeats(t.id).map((more) =>
+          el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`),
+        ),
+      ),
+      el("td", {}, actions),
+    );
   }
 
   adminControls(t) {
     const count = el("input", { type: "number", value: 20, min: 1, class: "bot-count", "aria-label": "bots" });
-    const mix = el("input", { class: "bot-mix", placeholder: "tag=4,pushfold=3,station=2,random=1", "aria-label": "bot mix" });
-    const admin = (command, body) => this.attempt(async () => {
-      // Destructive commands ask first, and every command says what it did.
-      const short = command === "start" && t.entries < t.min_players;
-      if (command === "cancel" && !window.confirm(`Cancel ${t.name}? Refunds are paid by its policy; this cannot be undone.`)) return "";
-      if (short && !window.confirm(`${t.name} has ${t.entries} of the ${t.min_players} entries it needs: starting now cancels it and refunds everyone. Go on?`)) return "";
-      const answer = await api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body });
-      if (command === "start") return answer.status === "running" ? `${t.name} started with ${answer.entries} players at ${answer.tables} tables.`
-        : `${t.name} had too few entries (${answer.entries} of ${t.min_players}): it is cancelled and everyone is refunded.`;
-      if (command === "cancel") return `${t.name} is cancelled; the refunds are paid (its page lists them).`;
-      if (command === "bots") return `${answer.players.length} bots registered in ${t.name}.`;
-      return `${t.name}: ${command} done.`;
+    const mix = el("input", {
+      class: "bot-mix",
+      placeholder: "tag=4,pushfold=3,station=2,random=1",
+      "aria-label": "bot mix",
     });
-    return el("span", { class: "admin" }, count, mix,
-      el("button", { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) }, "Add bots"),
+    const admin = (command, body) =>
+      this.attempt(async () => {
+        // Destructive commands ask first, and every command says what it did.
+        const short = command === "start" && t.entries < t.min_players;
+        if (
+          command === "cancel" &&
+          !window.confirm(`Cancel ${t.name}? Refunds are paid by its policy; this cannot be undone.`)
+        )
+          return "";
+        if (
+          short &&
+          !window.confirm(
+            `${t.name} has ${t.entries} of the ${t.min_players} entries it needs: ` +
+              "starting now cancels it and refunds everyone. Go on?",
+          )
+        )
+          return "";
+        const answer = await api(`/api/tournaments/${t.id}/${command}`, { method: "POST", token: adminToken(), body });
+        if (command === "start")
+          return answer.status === "running"
+            ? `${t.name} started with ${answer.entries} players at ${answer.tables} tables.`
+            : `${t.name} had too few entries (${answer.entries} of ${t.min_players}): ` +
+                "it is cancelled and everyone is refunded.";
+        if (command === "cancel") return `${t.name} is cancelled; the refunds are paid (its page lists them).`;
+        if (command === "bots") return `${answer.players.length} bots registered in ${t.name}.`;
+        return `${t.name}: ${command} done.`;
+      });
+    return el(
+      "span",
+      { class: "admin" },
+      count,
+      mix,
+      el(
+        "button",
+        { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) },
+        "Add bots",
+      ),
       ...[...(t.status === "waiting" ? ["open"] : []), "start", "pause", "resume", "cancel"].map((c) =>
-        el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1))));
+        el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)),
+      ),
+    );
   }
 
   adminPanel() {
-    const token = el("input", { id: "admin-token", type: "password", value: adminToken(), placeholder: "admin token", "aria-label": "admin token" });
-    const definition = el("textarea", { id: "definition", rows: 10, "aria-label": "definition" }, JSON.stringify(DEFAULT_DEFINITION, null, 1));
+    const token = el("input", {
+      id: "admin-token",
+      type: "password",
+      value: adminToken(),
+      placeholder: "admin token",
+      "aria-label": "admin token",
+    });
+    const definition = el(
+      "textarea",
+      { id: "definition", rows: 10, "aria-label": "definition" },
+      JSON.stringify(DEFAULT_DEFINITION, null, 1),
+    );
     const file = el("input", { type: "file", accept: ".json,.toml", "aria-label": "definition file" });
-    file.onchange = async () => { definition.value = await file.files[0].text(); };
-    return el("details", { class: "admin-panel", open: adminToken() ? true : undefined }, el("summary", {}, "Admin"),
-      el("p", {}, token, el("button", { id: "save-token", onclick: () => { localStorage.setItem("mttsim:admin", token.value); this.draw(); this.say("Admin token saved."); } }, "Use token")),
-      el("p", {}, "A tournament definition (docs/config.md), typed here or read from a file: ", file), definition,
-      el("p", {}, el("button", { id: "create", onclick: () => this.attempt(async () => {
-        const response = await fetch("/api/tournaments", { method: "POST", body: definition.value,
-          headers: { Authorization: `Bearer ${adminToken()}`, "content-type": definition.value.trim().startsWith("{") ? "application/json" : "application/toml" } });
-        const data = await response.json();
-        if (!response.ok) throw new Error(data.message);
-        return "Tournament created.";
-      }) }, "Create tournament")));
+    file.onchange = async () => {
+      definition.value = await file.files[0].text();
+    };
+    return el(
+      "details",
+      { class: "admin-panel", open: adminToken() ? true : undefined },
+      el("summary", {}, "Admin"),
+      el(
+        "p",
+        {},
+        token,
+        el(
+          "button",
+          {
+            id: "save-token",
+            onclick: () => {
+              localStorage.setItem("mttsim:admin", token.value);
+              this.draw();
+              this.say("Admin token saved.");
+            },
+          },
+          "Use token",
+        ),
+      ),
+      el("p", {}, "A tournament definition (docs/config.md), typed here or read from a file: ", file),
+      definition,
+      el(
+        "p",
+        {},
+        el(
+          "button",
+          {
+            id: "create",
+            onclick: () =>
+              this.attempt(async () => {
+                const response = await fetch("/api/tournaments", {
+                  method: "POST",
+                  body: definition.value,
+                  headers: {
+                    Authorization: `Bearer ${adminToken()}`,
+                    "content-type": definition.value.trim().startsWith("{") ? "application/json" : "application/toml",
+                  },
+                });
+                const data = await response.json();
+                if (!response.ok) throw new Error(data.message);
+                return "Tournament created.";
+              }),
+          },
+          "Create tournament",
+        ),
+      ),
+    );
   }
 }

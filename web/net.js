@@ -16,11 +16,17 @@ export class Socket {
     this.socket = new WebSocket(url);
     // A frame carries one or more messages, one per line (docs/protocol.md).
     this.socket.onmessage = (message) => message.data.split("\n").forEach((line) => this.onMessage(JSON.parse(line)));
-    this.socket.onopen = () => { this.retry = 500; this.onStatus("open"); this.onOpen(); };
+    this.socket.onopen = () => {
+      this.retry = 500;
+      this.onStatus("open");
+      this.onOpen();
+    };
     this.socket.onclose = () => {
       if (this.stopped) return;
       this.onStatus("lost");
-      setTimeout(() => { if (!this.stopped) this.connect(); }, this.retry);  // the same token resumes the same seat
+      setTimeout(() => {
+        if (!this.stopped) this.connect();
+      }, this.retry); // the same token resumes the same seat
       this.retry = Math.min(this.retry * 2, 5000);
     };
   }
@@ -54,7 +60,8 @@ export class Feed {
       return true;
     } else {
       for (const [key, row] of Object.entries(message.rows)) {
-        if (row === null) this.rows.delete(key); else this.rows.set(key, row);
+        if (row === null) this.rows.delete(key);
+        else this.rows.set(key, row);
       }
     }
     this.seq = message.seq;
@@ -64,6 +71,8 @@ export class Feed {
 
   // The rows whose keys start with `prefix` ("p:", "t:", "r:").
   list(prefix) {
-    return [...this.rows].filter(([key]) => key.startsWith(prefix)).map(([key, row]) => ({ key: key.slice(prefix.length), ...row }));
+    return [...this.rows]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, row]) => ({ key: key.slice(prefix.length), ...row }));
   }
 }

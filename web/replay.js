@@ -7,7 +7,8 @@ const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 
 // "AsKd" -> card numbers (engine/cards.py); "????" -> nulls, drawn face down.
-const parseCards = (text) => text.match(/../g).map((c) => (c === "??" ? null : RANKS.indexOf(c[0]) * 4 + SUITS.indexOf(c[1])));
+const parseCards = (text) =>
+  text.match(/../g).map((c) => (c === "??" ? null : RANKS.indexOf(c[0]) * 4 + SUITS.indexOf(c[1])));
 
 // PHH is TOML; the server writes each field on one line as `key = value`, its values in JSON's syntax.
 export function parsePhh(text) {
@@ -23,19 +24,41 @@ export function parsePhh(text) {
 export function replaySteps(phh, names) {
   const n = phh.players.length;
   const seat = (token) => Number(token.slice(1)) - 1;
-  const state = { stacks: [...phh.starting_stacks], bets: Array(n).fill(0), pot: 0, board: [], holes: Array(n).fill(null), folded: Array(n).fill(false) };
-  const pay = (i, amount) => { const paid = Math.min(amount, state.stacks[i]); state.stacks[i] -= paid; return paid; };
-  phh.antes.forEach((ante, i) => { state.pot += pay(i, ante); });
-  phh.blinds_or_straddles.forEach((blind, i) => { state.bets[i] += pay(i, blind); });
-  const copy = (text) => ({ text, stacks: [...state.stacks], bets: [...state.bets], pot: state.pot, board: [...state.board],
-    holes: state.holes.map((h) => h && [...h]), folded: [...state.folded] });
+  const state = {
+    stacks: [...phh.starting_stacks],
+    bets: Array(n).fill(0),
+    pot: 0,
+    board: [],
+    holes: Array(n).fill(null),
+    folded: Array(n).fill(false),
+  };
+  const pay = (i, amount) => {
+    const paid = Math.min(amount, state.stacks[i]);
+    state.stacks[i] -= paid;
+    return paid;
+  };
+  phh.antes.forEach((ante, i) => {
+    state.pot += pay(i, ante);
+  });
+  phh.blinds_or_straddles.forEach((blind, i) => {
+    state.bets[i] += pay(i, blind);
+  });
+  const copy = (text) => ({
+    text,
+    stacks: [...state.stacks],
+    bets: [...state.bets],
+    pot: state.pot,
+    board: [...state.board],
+    holes: state.holes.map((h) => h && [...h]),
+    folded: [...state.folded],
+  });
   const name = (i) => names.get(phh.players[i]) || phh.players[i];
   const steps = [copy("Blinds and antes")];
   for (const action of phh.actions) {
     const [who, verb, arg] = action.split(" ");
     if (who === "d" && verb === "dh") {
       state.holes[seat(arg)] = parseCards(action.split(" ")[3]);
-      continue;  // the deal is one step, with the first action
+      continue; // the deal is one step, with the first action
     }
     if (who === "d" && verb === "db") {
       state.pot += state.bets.reduce((a, b) => a + b, 0);
@@ -45,14 +68,23 @@ export function replaySteps(phh, names) {
       continue;
     }
     const i = seat(who);
-    if (verb === "f") { state.folded[i] = true; steps.push(copy(`${name(i)} folds`)); }
+    if (verb === "f") {
+      state.folded[i] = true;
+      steps.push(copy(`${name(i)} folds`));
+    }
     if (verb === "cc") {
       const owed = Math.max(...state.bets) - state.bets[i];
       state.bets[i] += pay(i, owed);
       steps.push(copy(owed ? `${name(i)} calls ${chips(owed)}` : `${name(i)} checks`));
     }
-    if (verb === "cbr") { state.bets[i] += pay(i, Number(arg) - state.bets[i]); steps.push(copy(`${name(i)} bets or raises to ${chips(Number(arg))}`)); }
-    if (verb === "sm") { state.holes[i] = parseCards(arg); steps.push(copy(`${name(i)} shows`)); }
+    if (verb === "cbr") {
+      state.bets[i] += pay(i, Number(arg) - state.bets[i]);
+      steps.push(copy(`${name(i)} bets or raises to ${chips(Number(arg))}`));
+    }
+    if (verb === "sm") {
+      state.holes[i] = parseCards(arg);
+      steps.push(copy(`${name(i)} shows`));
+    }
   }
   state.pot += state.bets.reduce((a, b) => a + b, 0);
   state.bets.fill(0);
@@ -65,40 +97,129 @@ export function handsPanel(id, seat, names) {
   const list = el("div", { class: "hand-list", id: "hand-list" });
   const viewer = el("div", { class: "replay", id: "replay" });
   const table = el("input", { id: "hands-table", type: "number", min: 1, placeholder: "table", "aria-label": "table" });
-  const panel = el("div", {}, seat ? el("p", {}, "Your finished hands:") : el("p", {}, "Finished hands at table ", table, " ",
-    el("button", { onclick: () => panel.refresh() }, "List")), list, viewer);
+  const panel = el(
+    "div",
+    {},
+    seat
+      ? el("p", {}, "Your finished hands:")
+      : el("p", {}, "Finished hands at table ", table, " ", el("button", { onclick: () => panel.refresh() }, "List")),
+    list,
+    viewer,
+  );
   panel.refresh = async () => {
-    const query = seat ? `player=${encodeURIComponent(seat.player_id)}` : table.value ? `table=${Number(table.value)}` : null;
-    if (!query) { list.replaceChildren(el("p", {}, "Choose a table.")); return; }
+    const query = seat
+      ? `player=${encodeURIComponent(seat.player_id)}`
+      : table.value
+        ? `table=${Number(table.value)}`
+        : null;
+    if (!query) {
+      list.replaceChildren(el("p", {}, "Choose a table."));
+      return;
+    }
     try {
       const { hands } = await api(`/api/tournaments/${id}/hands?${query}`);
-      list.replaceChildren(...(hands.length ? hands.slice(-50).reverse().map((h) => el("button", { class: "hand-link", "data-hand": h.hand,
-        onclick: () => open(h.hand) }, `#${h.hand} (table ${h.table})`)) : [el("p", {}, "No finished hand yet.")]));
-    } catch (error) { list.replaceChildren(el("p", { class: "message" }, error.message)); }
+      list.replaceChildren(
+        ...(hands.length
+          ? hands
+              .slice(-50)
+              .reverse()
+              .map((h) =>
+                el(
+                  "button",
+                  { class: "hand-link", "data-hand": h.hand, onclick: () => open(h.hand) },
+                  `#${h.hand} (table ${h.table})`,
+                ),
+              )
+          : [el("p", {}, "No finished hand yet.")]),
+      );
+    } catch (error) {
+      list.replaceChildren(el("p", { class: "message" }, error.message));
+    }
   };
   const open = async (hand) => {
     try {
-      const response = await fetch(`/api/tournaments/${id}/hands/${hand}`, { headers: seat ? { Authorization: `Bearer ${seat.token}` } : {} });
+      const response = await fetch(`/api/tournaments/${id}/hands/${hand}`, {
+        headers: seat ? { Authorization: `Bearer ${seat.token}` } : {},
+      });
       if (!response.ok) throw new Error((await response.json()).message);
       const phh = parsePhh(await response.text());
       play(hand, phh, replaySteps(phh, names()));
-    } catch (error) { viewer.replaceChildren(el("p", { class: "message" }, error.message)); }
+    } catch (error) {
+      viewer.replaceChildren(el("p", { class: "message" }, error.message));
+    }
   };
   const play = (hand, phh, steps) => {
     let at = 0;
     const draw = () => {
       const step = steps[at];
-      viewer.replaceChildren(el("h3", {}, `Hand #${hand}, step ${at + 1} of ${steps.length}`),
+      viewer.replaceChildren(
+        el("h3", {}, `Hand #${hand}, step ${at + 1} of ${steps.length}`),
         el("p", { class: "step", id: "replay-step" }, step.text),
-        el("div", { class: "board" }, step.board.map(cardNode)), el("p", {}, `Pot ${chips(step.pot)}`),
-        el("table", { class: "list replay-seats" }, phh.players.map((player, i) => el("tr", { class: step.folded[i] ? "folded" : "", "data-player": player },
-          el("td", {}, names().get(player) || player), el("td", { class: "hole" }, (step.holes[i] || [null, null]).map(cardNode)),
-          el("td", {}, chips(step.stacks[i])), el("td", {}, step.bets[i] ? `bet ${chips(step.bets[i])}` : "")))),
-        el("p", { class: "replay-controls" },
-          el("button", { id: "replay-start", onclick: () => { at = 0; draw(); } }, "⏮ Start"),
-          el("button", { id: "replay-back", onclick: () => { at = Math.max(0, at - 1); draw(); } }, "◀ Back"),
-          el("button", { id: "replay-next", onclick: () => { at = Math.min(steps.length - 1, at + 1); draw(); } }, "Next ▶"),
-          el("button", { id: "replay-end", onclick: () => { at = steps.length - 1; draw(); } }, "End ⏭")));
+        el("div", { class: "board" }, step.board.map(cardNode)),
+        el("p", {}, `Pot ${chips(step.pot)}`),
+        el(
+          "table",
+          { class: "list replay-seats" },
+          phh.players.map((player, i) =>
+            el(
+              "tr",
+              { class: step.folded[i] ? "folded" : "", "data-player": player },
+              el("td", {}, names().get(player) || player),
+              el("td", { class: "hole" }, (step.holes[i] || [null, null]).map(cardNode)),
+              el("td", {}, chips(step.stacks[i])),
+              el("td", {}, step.bets[i] ? `bet ${chips(step.bets[i])}` : ""),
+            ),
+          ),
+        ),
+        el(
+          "p",
+          { class: "replay-controls" },
+          el(
+            "button",
+            {
+              id: "replay-start",
+              onclick: () => {
+                at = 0;
+                draw();
+              },
+            },
+            "⏮ Start",
+          ),
+          el(
+            "button",
+            {
+              id: "replay-back",
+              onclick: () => {
+                at = Math.max(0, at - 1);
+                draw();
+              },
+            },
+            "◀ Back",
+          ),
+          el(
+            "button",
+            {
+              id: "replay-next",
+              onclick: () => {
+                at = Math.min(steps.length - 1, at + 1);
+                draw();
+              },
+            },
+            "Next ▶",
+          ),
+          el(
+            "button",
+            {
+              id: "replay-end",
+              onclick: () => {
+                at = steps.length - 1;
+                draw();
+              },
+            },
+            "End ⏭",
+          ),
+        ),
+      );
     };
     draw();
   };

@@ -6,14 +6,14 @@ export class TableState {
     this.table = null;
     this.you = null;
     this.tournament = null;
-    this.turn = null;  // the player's legal actions while it is their turn
-    this.clock = null;  // the actor's countdown, with when it arrived
-    this.offers = {};  // kind -> the server's offer (rebuy, add_on, press_deal, deal), with when it arrived
+    this.turn = null; // the player's legal actions while it is their turn
+    this.clock = null; // the actor's countdown, with when it arrived
+    this.offers = {}; // kind -> the server's offer (rebuy, add_on, press_deal, deal), with when it arrived
     this.dealPressed = false;
-    this.names = new Map();  // player -> name, for the log once a seat is gone
-    this.winners = new Map();  // player -> chips won this hand, highlighted until the next deal
+    this.names = new Map(); // player -> name, for the log once a seat is gone
+    this.winners = new Map(); // player -> chips won this hand, highlighted until the next deal
     this.removed = false;
-    this.stale = false;  // seats changed in a way a snapshot tells more simply than a patch
+    this.stale = false; // seats changed in a way a snapshot tells more simply than a patch
   }
 
   // A snapshot replaces everything; returns nothing to log.
@@ -39,27 +39,34 @@ export class TableState {
     if (event.type === "offer") this.offers[event.kind] = { ...event, since: Date.now() };
   }
 
-  seat(player) { return this.table && this.table.seats.find((s) => s.player === player); }
+  seat(player) {
+    return this.table && this.table.seats.find((s) => s.player === player);
+  }
 
-  mine(event) { return Boolean(this.you && event.player === this.you.player); }
+  mine(event) {
+    return Boolean(this.you && event.player === this.you.player);
+  }
 
   // Names outlive seats: a player out (their seat gone) is still named.
   name(player) {
     if (this.you && player === this.you.player) return this.you.name;
     const s = this.seat(player);
-    return s ? s.name : this.names.get(player) ?? player;
+    return s ? s.name : (this.names.get(player) ?? player);
   }
 
   // The hand is over without a showdown (void, or the tournament cancelled): no turn, no clock, no bets.
   endHand() {
     this.turn = null;
     this.clock = null;
-    if (this.table) { this.table.actor = null; for (const s of this.table.seats) Object.assign(s, { bet: 0, in_hand: false }); }
+    if (this.table) {
+      this.table.actor = null;
+      for (const s of this.table.seats) Object.assign(s, { bet: 0, in_hand: false });
+    }
   }
 
   leave(seat) {
     this.names.set(seat.player, seat.name);
-    this.table.seats = this.table.seats.filter((s) => s !== seat);  // no ghost
+    this.table.seats = this.table.seats.filter((s) => s !== seat); // no ghost
   }
 
   apply(event) {
@@ -70,23 +77,38 @@ export class TableState {
         if (!table) break;
         Object.assign(table, { hand: event.hand, board: [], button: event.button, pot: 0, actor: null });
         for (const s of table.seats) Object.assign(s, { bet: 0, folded: false, shown: [], in_hand: false });
-        for (const p of event.players) { const s = this.seat(p.player); if (s) Object.assign(s, { stack: p.stack, in_hand: true }); }
+        for (const p of event.players) {
+          const s = this.seat(p.player);
+          if (s) Object.assign(s, { stack: p.stack, in_hand: true });
+        }
         if (this.you) this.you.hole = null;
         this.turn = null;
         this.winners = new Map();
         break;
-      case "posted": case "acted":
+      case "posted":
+      case "acted":
         if (seat) {
           seat.stack -= event.amount;
-          if (event.type === "acted" || (event.kind !== "ante" && event.kind !== "big_blind_ante")) seat.bet += event.amount;
+          if (event.type === "acted" || (event.kind !== "ante" && event.kind !== "big_blind_ante"))
+            seat.bet += event.amount;
           if (event.action === "fold") seat.folded = true;
         }
         if (table) table.pot += event.amount;
         if (event.type === "acted" && this.turn && this.mine(event)) this.turn = null;
         break;
-      case "board_dealt": if (table) { table.board.push(...event.cards); for (const s of table.seats) s.bet = 0; } break;
-      case "returned": if (seat) seat.stack += event.amount; if (table) table.pot -= event.amount; break;
-      case "shown": if (seat) seat.shown = event.cards; break;
+      case "board_dealt":
+        if (table) {
+          table.board.push(...event.cards);
+          for (const s of table.seats) s.bet = 0;
+        }
+        break;
+      case "returned":
+        if (seat) seat.stack += event.amount;
+        if (table) table.pot -= event.amount;
+        break;
+      case "shown":
+        if (seat) seat.shown = event.cards;
+        break;
       case "pot_awarded":
         event.winners.forEach((w, i) => {
           const s = this.seat(w);
@@ -94,45 +116,109 @@ export class TableState {
           this.winners.set(w, (this.winners.get(w) || 0) + event.shares[i]);
         });
         break;
-      case "hand_ended": if (table) { table.actor = null; table.pot = 0; for (const s of table.seats) s.bet = 0; } this.clock = null; break;
+      case "hand_ended":
+        if (table) {
+          table.actor = null;
+          table.pot = 0;
+          for (const s of table.seats) s.bet = 0;
+        }
+        this.clock = null;
+        break;
       case "turn":
         if (table) table.actor = event.player;
         this.clock = { ...event, since: Date.now() };
-        if (this.mine(event)) this.you.time_bank = event.time_bank;  // the bank the player has, always shown
+        if (this.mine(event)) this.you.time_bank = event.time_bank; // the bank the player has, always shown
         break;
-      case "sitting_out": if (seat) seat.sitting_out = event.sitting_out; if (this.mine(event)) this.you.sitting_out = event.sitting_out; break;
-      case "presence": if (seat) seat.connected = event.connected; break;
-      case "level_changed": Object.assign(tournament, { level: event.level, small_blind: event.small_blind, big_blind: event.big_blind, ante: event.ante }); break;
+      case "sitting_out":
+        if (seat) seat.sitting_out = event.sitting_out;
+        if (this.mine(event)) this.you.sitting_out = event.sitting_out;
+        break;
+      case "presence":
+        if (seat) seat.connected = event.connected;
+        break;
+      case "level_changed":
+        Object.assign(tournament, {
+          level: event.level,
+          small_blind: event.small_blind,
+          big_blind: event.big_blind,
+          ante: event.ante,
+        });
+        break;
       case "player_eliminated":
         tournament.players_left -= 1;
         if (table && seat) this.leave(seat);
-        if (this.mine(event)) { this.turn = null; this.you.result = { place: event.place, prize_cents: event.prize_cents }; }
+        if (this.mine(event)) {
+          this.turn = null;
+          this.you.result = { place: event.place, prize_cents: event.prize_cents };
+        }
         delete this.offers.press_deal;
         this.dealPressed = false;
         break;
       case "player_removed":
         tournament.players_left -= 1;
         if (table && seat) this.leave(seat);
-        if (this.mine(event)) { this.turn = null; this.removed = true; this.offers = {}; }
+        if (this.mine(event)) {
+          this.turn = null;
+          this.removed = true;
+          this.offers = {};
+        }
         break;
-      case "hand_for_hand_started": tournament.hand_for_hand = true; break;
-      case "hand_for_hand_ended": tournament.hand_for_hand = false; break;
-      case "break_started": tournament.on_break = true; break;
-      case "break_ended": tournament.on_break = false; break;
-      case "tournament_state": tournament.paused = event.paused; break;
-      case "tournament_finished": tournament.status = "finished"; this.offers = {}; break;
+      case "hand_for_hand_started":
+        tournament.hand_for_hand = true;
+        break;
+      case "hand_for_hand_ended":
+        tournament.hand_for_hand = false;
+        break;
+      case "break_started":
+        tournament.on_break = true;
+        break;
+      case "break_ended":
+        tournament.on_break = false;
+        break;
+      case "tournament_state":
+        tournament.paused = event.paused;
+        break;
+      case "tournament_finished":
+        tournament.status = "finished";
+        this.offers = {};
+        break;
       case "status_changed":
         tournament.status = event.status;
-        if (event.status !== "running") { this.offers = {}; this.endHand(); }  // a cancel voids the hand: no live buttons
+        if (event.status !== "running") {
+          this.offers = {};
+          this.endHand();
+        } // a cancel voids the hand: no live buttons
         break;
-      case "hand_voided": this.endHand(); break;
-      case "seated": case "player_moved": this.stale = true; break;  // seats changed: the caller asks for a snapshot
-      case "rebuy_taken": case "rebuy_declined": if (this.mine(event)) delete this.offers.rebuy; break;
-      case "add_on_taken": if (this.mine(event)) delete this.offers.add_on; break;
-      case "add_on_ended": delete this.offers.add_on; break;
-      case "deal_pressed": if (this.mine(event)) this.dealPressed = event.on; break;
-      case "deal_rejected": delete this.offers.deal; this.dealPressed = false; break;
-      case "bounty_won": event.winners.forEach((w, i) => { const s = this.seat(w); if (s && s.bounty_cents !== null) s.bounty_cents += event.head_cents[i]; }); break;
+      case "hand_voided":
+        this.endHand();
+        break;
+      case "seated":
+      case "player_moved":
+        this.stale = true;
+        break; // seats changed: the caller asks for a snapshot
+      case "rebuy_taken":
+      case "rebuy_declined":
+        if (this.mine(event)) delete this.offers.rebuy;
+        break;
+      case "add_on_taken":
+        if (this.mine(event)) delete this.offers.add_on;
+        break;
+      case "add_on_ended":
+        delete this.offers.add_on;
+        break;
+      case "deal_pressed":
+        if (this.mine(event)) this.dealPressed = event.on;
+        break;
+      case "deal_rejected":
+        delete this.offers.deal;
+        this.dealPressed = false;
+        break;
+      case "bounty_won":
+        event.winners.forEach((w, i) => {
+          const s = this.seat(w);
+          if (s && s.bounty_cents !== null) s.bounty_cents += event.head_cents[i];
+        });
+        break;
     }
   }
 }

@@ -10,9 +10,9 @@ const LOG_LINES = 400;
 export class TableView {
   constructor(state, { send, root, log, chat, logKey, player }) {
     Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player });
-    this.pre = null;  // the pre-action box ticked: "fold", "check_fold" or "call_any"
+    this.pre = null; // the pre-action box ticked: "fold", "check_fold" or "call_any"
     this.preHand = null;
-    this.amount = null;  // what the player typed in the bet box this turn
+    this.amount = null; // what the player typed in the bet box this turn
     this.ticker = setInterval(() => this.drawClock(), 250);
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
@@ -53,8 +53,13 @@ export class TableView {
   drawChat() {
     if (!this.chatBox) return;
     this.chatLines = el("div", { class: "chat-lines", id: "chat-lines" });
-    const input = el("input", { id: "chat-input", maxlength: 200, placeholder: this.player ? "say something (Enter)" : "observers read only",
-      disabled: !this.player, "aria-label": "chat message" });
+    const input = el("input", {
+      id: "chat-input",
+      maxlength: 200,
+      placeholder: this.player ? "say something (Enter)" : "observers read only",
+      disabled: !this.player,
+      "aria-label": "chat message",
+    });
     input.onkeydown = (event) => {
       if (event.key !== "Enter" || !input.value.trim()) return;
       this.send({ type: "say", text: input.value.trim() });
@@ -66,12 +71,31 @@ export class TableView {
   said(message) {
     if (!this.chatLines || prefs().muted.includes(message.player)) return;
     const mine = this.state.you && message.player === this.state.you.player;
-    const mute = mine ? null : el("button", { class: "mute", title: `mute ${message.name}`, "data-player": message.player,
-      onclick: () => {
-        setPref("muted", [...prefs().muted, message.player]);
-        for (const line of this.chatLines.querySelectorAll(`[data-player="${CSS.escape(message.player)}"]`)) line.remove();
-      } }, "mute");
-    this.chatLines.append(el("div", { class: "chat-line", "data-player": message.player }, el("b", {}, `${message.name}: `), message.text, mute));
+    const mute = mine
+      ? null
+      : el(
+          "button",
+          {
+            class: "mute",
+            title: `mute ${message.name}`,
+            "data-player": message.player,
+            onclick: () => {
+              setPref("muted", [...prefs().muted, message.player]);
+              for (const line of this.chatLines.querySelectorAll(`[data-player="${CSS.escape(message.player)}"]`))
+                line.remove();
+            },
+          },
+          "mute",
+        );
+    this.chatLines.append(
+      el(
+        "div",
+        { class: "chat-line", "data-player": message.player },
+        el("b", {}, `${message.name}: `),
+        message.text,
+        mute,
+      ),
+    );
     while (this.chatLines.childElementCount > 100) this.chatLines.firstChild.remove();
     this.chatLines.scrollTop = this.chatLines.scrollHeight;
   }
@@ -80,27 +104,44 @@ export class TableView {
 
   draw() {
     const { table, you } = this.state;
-    if (table && this.state.turn && this.pre && this.preHand === table.hand) { this.preAct(); return; }  // it redraws
+    if (table && this.state.turn && this.pre && this.preHand === table.hand) {
+      this.preAct();
+      return;
+    } // it redraws
     if (!table) {
-      const text = this.state.removed ? "The director removed you from the tournament."
-        : you && you.result ? `You finished in place ${you.result.place}.` : "Waiting for the tournament to start…";
+      const text = this.state.removed
+        ? "The director removed you from the tournament."
+        : you && you.result
+          ? `You finished in place ${you.result.place}.`
+          : "Waiting for the tournament to start…";
       this.root.replaceChildren(el("p", { class: "waiting" }, text));
       this.bar = undefined;
       return;
     }
     const me = you && you.player;
     const seats = table.seats.map((s) => this.seatNode(s, me));
-    const board = el("div", { class: "board" }, table.board.map((card) => el("span", { class: "dealt" }, cardNode(card))));
+    const board = el(
+      "div",
+      { class: "board" },
+      table.board.map((card) => el("span", { class: "dealt" }, cardNode(card))),
+    );
     const mine = me && you.hole ? describeHand([...you.hole, ...table.board]) : null;
-    const middle = el("div", { class: "middle" },
-      el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`), board,
+    const middle = el(
+      "div",
+      { class: "middle" },
+      el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
+      board,
       el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""),
-      mine ? el("div", { class: "strength", id: "strength" }, mine.name) : null);
+      mine ? el("div", { class: "strength", id: "strength" }, mine.name) : null,
+    );
     // The action bar is built once per turn and stays in the page until the turn ends, so that what the
     // player typed, and the focus, survive every message that arrives meanwhile.
     const turnKey = this.state.turn || (you && !you.sitting_out && this.inHand() ? `pre:${table.hand}` : null);
     if (this.bar === undefined || this.barTurn !== turnKey || !turnKey) {
-      if (this.barTurn !== turnKey && this.state.turn) { this.amount = null; beep(); }
+      if (this.barTurn !== turnKey && this.state.turn) {
+        this.amount = null;
+        beep();
+      }
       this.bar = this.controls();
       this.barTurn = turnKey;
     }
@@ -110,7 +151,7 @@ export class TableView {
       this.root.firstChild.replaceWith(oval);
       this.bar.nextSibling.replaceWith(dialogs);
     } else {
-      this.settingsBox = this.settingsBox || (you ? this.settings() : el("span"));  // built once: it keeps its state
+      this.settingsBox = this.settingsBox || (you ? this.settings() : el("span")); // built once: it keeps its state
       this.root.replaceChildren(oval, this.bar, dialogs, this.settingsBox);
     }
     this.drawClock();
@@ -119,24 +160,52 @@ export class TableView {
   seatNode(s, me) {
     const { table, you } = this.state;
     const angle = (2 * Math.PI * s.seat) / table.size + Math.PI / 2;
-    const cards = s.shown && s.shown.length ? s.shown.map(cardNode)
-      : s.player === me && you.hole ? you.hole.map(cardNode)
-      : s.in_hand && !s.folded ? [cardNode(null), cardNode(null)] : [];
+    const cards =
+      s.shown && s.shown.length
+        ? s.shown.map(cardNode)
+        : s.player === me && you.hole
+          ? you.hole.map(cardNode)
+          : s.in_hand && !s.folded
+            ? [cardNode(null), cardNode(null)]
+            : [];
     const won = this.state.winners.get(s.player);
     const made = won && s.shown && s.shown.length ? describeHand([...s.shown, ...table.board]) : null;
-    const node = el("div", { class: `seat${s.player === table.actor ? " actor" : ""}${s.folded ? " folded" : ""}${s.player === me ? " me" : ""}${won ? " winner" : ""}`,
-      "data-player": s.player },
+    const node = el(
+      "div",
+      {
+        class: [
+          "seat",
+          s.player === table.actor && "actor",
+          s.folded && "folded",
+          s.player === me && "me",
+          won && "winner",
+        ]
+          .filter(Boolean)
+          .join(" "),
+        "data-player": s.player,
+      },
       // The button is a chip beside the seat, never inside the name a long one would push it out of.
       s.seat === table.button ? el("span", { class: "dealer", title: "dealer button" }, "D") : null,
       el("div", { class: "name", title: s.name }, s.name),
       el("div", { class: "stack" }, chips(s.stack)),
-      s.bounty_cents ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`) : null,
-      el("div", { class: "cards" }, cards.map((card) => el("span", { class: "dealt" }, card))),
+      s.bounty_cents
+        ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`)
+        : null,
+      el(
+        "div",
+        { class: "cards" },
+        cards.map((card) => el("span", { class: "dealt" }, card)),
+      ),
       el("div", { class: "bet" }, s.bet ? el("span", { class: "chips-moving" }, `bet ${chips(s.bet)}`) : ""),
       won ? el("div", { class: "won" }, `wins ${chips(won)}${made ? ` · ${made.name}` : ""}`) : null,
-      el("div", { class: "marks" }, s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,
-        s.connected === false ? el("span", { class: "mark" }, "disconnected") : null),
-      s.player === table.actor ? el("div", { class: "clock" }) : null);
+      el(
+        "div",
+        { class: "marks" },
+        s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,
+        s.connected === false ? el("span", { class: "mark" }, "disconnected") : null,
+      ),
+      s.player === table.actor ? el("div", { class: "clock" }) : null,
+    );
     node.style.left = `${50 + 45 * Math.cos(angle)}%`;
     node.style.top = `${50 + 42 * Math.sin(angle)}%`;
     return node;
@@ -149,47 +218,119 @@ export class TableView {
     }
     const bank = this.root.querySelector("#time-bank");
     const { clock, you } = this.state;
-    const spent = clock && you && clock.player === you.player ? Math.max(0, (Date.now() - clock.since) / 1000 - (clock.seconds - clock.time_bank)) : 0;
+    const spent =
+      clock && you && clock.player === you.player
+        ? Math.max(0, (Date.now() - clock.since) / 1000 - (clock.seconds - clock.time_bank))
+        : 0;
     if (bank && you) bank.textContent = `Time bank ${Math.max(0, you.time_bank - spent).toFixed(0)}s`;
     const node = this.root.querySelector(".seat.actor .clock");
     if (!clock || !node) return;
     const left = Math.max(0, clock.seconds - (Date.now() - clock.since) / 1000);
-    node.textContent = left <= clock.time_bank && clock.time_bank > 0 ? `time bank ${left.toFixed(0)}s` : `${(left - clock.time_bank).toFixed(0)}s`;
+    node.textContent =
+      left <= clock.time_bank && clock.time_bank > 0
+        ? `time bank ${left.toFixed(0)}s`
+        : `${(left - clock.time_bank).toFixed(0)}s`;
     node.classList.toggle("bank", left <= clock.time_bank && clock.time_bank > 0);
   }
 
-  secondsLeft(offer) { return Math.max(0, offer.seconds - (Date.now() - offer.since) / 1000); }
+  secondsLeft(offer) {
+    return Math.max(0, offer.seconds - (Date.now() - offer.since) / 1000);
+  }
 
   // Money decisions, each a small dialog with its clock: a re-buy, the add-on, the Deal button, a proposal.
   dialogs() {
     const state = this.state;
     const { rebuy, add_on: addOn, press_deal: pressDeal, deal } = state.offers;
-    const answer = (kind, message) => { delete state.offers[kind]; if (message) this.send(message); this.draw(); };
-    const clock = (offer) => el("span", { class: "offer-seconds", "data-seconds": offer.seconds, "data-since": offer.since }, `${this.secondsLeft(offer).toFixed(0)}s`);
+    const answer = (kind, message) => {
+      delete state.offers[kind];
+      if (message) this.send(message);
+      this.draw();
+    };
+    const clock = (offer) =>
+      el(
+        "span",
+        { class: "offer-seconds", "data-seconds": offer.seconds, "data-since": offer.since },
+        `${this.secondsLeft(offer).toFixed(0)}s`,
+      );
     const boxes = [];
     if (rebuy) {
-      boxes.push(el("div", { class: "dialog", id: "rebuy-dialog" },
-        `Re-buy ${chips(rebuy.chips)} chips for ${money(rebuy.price_cents)}? `, clock(rebuy), " ",
-        el("button", { id: "rebuy", onclick: () => answer("rebuy", { type: "rebuy" }) }, "Re-buy"),
-        el("button", { id: "decline-rebuy", onclick: () => answer("rebuy", { type: "decline_rebuy" }) }, "No, I'm out")));
+      boxes.push(
+        el(
+          "div",
+          { class: "dialog", id: "rebuy-dialog" },
+          `Re-buy ${chips(rebuy.chips)} chips for ${money(rebuy.price_cents)}? `,
+          clock(rebuy),
+          " ",
+          el("button", { id: "rebuy", onclick: () => answer("rebuy", { type: "rebuy" }) }, "Re-buy"),
+          el(
+            "button",
+            { id: "decline-rebuy", onclick: () => answer("rebuy", { type: "decline_rebuy" }) },
+            "No, I'm out",
+          ),
+        ),
+      );
     }
     if (addOn) {
-      boxes.push(el("div", { class: "dialog", id: "add-on-dialog" },
-        `Add-on: ${chips(addOn.chips)} chips for ${money(addOn.price_cents)}. `, clock(addOn), " ",
-        el("button", { id: "add-on", onclick: () => answer("add_on", { type: "add_on" }) }, "Add on"),
-        el("button", { id: "skip-add-on", onclick: () => answer("add_on", null) }, "No thanks")));
+      boxes.push(
+        el(
+          "div",
+          { class: "dialog", id: "add-on-dialog" },
+          `Add-on: ${chips(addOn.chips)} chips for ${money(addOn.price_cents)}. `,
+          clock(addOn),
+          " ",
+          el("button", { id: "add-on", onclick: () => answer("add_on", { type: "add_on" }) }, "Add on"),
+          el("button", { id: "skip-add-on", onclick: () => answer("add_on", null) }, "No thanks"),
+        ),
+      );
     }
     if (deal) {
-      boxes.push(el("div", { class: "dialog", id: "deal-dialog" },
-        el("b", {}, "Deal proposal (ICM) "), clock(deal),
-        el("table", { class: "deal" }, Object.entries(deal.amounts).map(([player, cents]) =>
-          el("tr", {}, el("td", {}, state.name(player)), el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)), el("td", {}, money(cents))))),
-        el("button", { id: "accept-deal", onclick: () => answer("deal", { type: "deal_answer", accept: true }) }, "Accept"),
-        el("button", { id: "reject-deal", onclick: () => answer("deal", { type: "deal_answer", accept: false }) }, "Reject")));
+      boxes.push(
+        el(
+          "div",
+          { class: "dialog", id: "deal-dialog" },
+          el("b", {}, "Deal proposal (ICM) "),
+          clock(deal),
+          el(
+            "table",
+            { class: "deal" },
+            Object.entries(deal.amounts).map(([player, cents]) =>
+              el(
+                "tr",
+                {},
+                el("td", {}, state.name(player)),
+                el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)),
+                el("td", {}, money(cents)),
+              ),
+            ),
+          ),
+          el(
+            "button",
+            { id: "accept-deal", onclick: () => answer("deal", { type: "deal_answer", accept: true }) },
+            "Accept",
+          ),
+          el(
+            "button",
+            { id: "reject-deal", onclick: () => answer("deal", { type: "deal_answer", accept: false }) },
+            "Reject",
+          ),
+        ),
+      );
     } else if (pressDeal) {
-      boxes.push(el("div", { class: "dialog", id: "deal-button" },
-        el("button", { id: "press-deal", class: state.dealPressed ? "pressed" : "", onclick: () => this.send({ type: "deal", on: !state.dealPressed }) },
-          state.dealPressed ? "Deal pressed (click to cancel)" : "Deal")));
+      boxes.push(
+        el(
+          "div",
+          { class: "dialog", id: "deal-button" },
+          el(
+            "button",
+            {
+              id: "press-deal",
+              class: state.dealPressed ? "pressed" : "",
+              onclick: () => this.send({ type: "deal", on: !state.dealPressed }),
+            },
+            state.dealPressed ? "Deal pressed (click to cancel)" : "Deal",
+          ),
+        ),
+      );
     }
     return el("div", { class: "dialogs" }, boxes);
   }
@@ -207,8 +348,13 @@ export class TableView {
     if (!you) return el("div", { class: "controls observer" }, "Watching as an observer");
     const bank = el("span", { class: "time-bank", id: "time-bank" });
     if (you.sitting_out) {
-      return el("div", { class: "controls" }, "You are sitting out: the clock acts for you. ",
-        el("button", { id: "back", onclick: () => this.send({ type: "back" }) }, "I'm back"), bank);
+      return el(
+        "div",
+        { class: "controls" },
+        "You are sitting out: the clock acts for you. ",
+        el("button", { id: "back", onclick: () => this.send({ type: "back" }) }, "I'm back"),
+        bank,
+      );
     }
     if (!turn || (table && turn.hand !== undefined && turn.hand !== table.hand)) return this.preActions(bank);
     const mine = this.state.seat(you.player);
@@ -216,20 +362,70 @@ export class TableView {
     const clamp = (n) => Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Math.round(n)));
     const buttons = [];
     if (turn.can_fold) buttons.push(el("button", { id: "fold", onclick: () => this.act("fold") }, "Fold (F)"));
-    buttons.push(turn.can_check
-      ? el("button", { id: "check", onclick: () => this.act("check") }, "Check (C)")
-      : el("button", { id: "call", onclick: () => this.act("call") }, `Call ${chips(turn.call)} (C)`));
+    buttons.push(
+      turn.can_check
+        ? el("button", { id: "check", onclick: () => this.act("check") }, "Check (C)")
+        : el("button", { id: "call", onclick: () => this.act("call") }, `Call ${chips(turn.call)} (C)`),
+    );
     if (turn.min_raise_to !== null) {
       const amount = this.amount ?? turn.min_raise_to;
-      const slider = el("input", { id: "slider", type: "range", min: turn.min_raise_to, max: turn.max_raise_to, value: amount, "aria-label": "bet size" });
-      const box = el("input", { id: "amount", type: "number", min: turn.min_raise_to, max: turn.max_raise_to, value: amount, "aria-label": "amount" });
-      slider.oninput = () => { this.amount = Number(slider.value); box.value = slider.value; };
-      box.oninput = () => { this.amount = Number(box.value); slider.value = clamp(this.amount); };  // kept as typed
-      const sizes = presets(prefs().presets, { pot: table.pot, call: turn.call, maxBet, bigBlind: this.state.tournament.big_blind, allIn: turn.max_raise_to });
-      const preset = ([label, value]) => el("button", { class: "preset", onclick: () => { this.amount = clamp(value); box.value = slider.value = this.amount; } }, label);
-      buttons.push(el("span", { class: "raise" }, el("span", { class: "presets" }, sizes.map(preset)), slider, box,
-        el("button", { id: "raise", onclick: () => this.act(maxBet === 0 ? "bet" : "raise", clamp(Number(box.value))) },
-          `${maxBet === 0 ? "Bet" : "Raise to"} (R)`)));
+      const slider = el("input", {
+        id: "slider",
+        type: "range",
+        min: turn.min_raise_to,
+        max: turn.max_raise_to,
+        value: amount,
+        "aria-label": "bet size",
+      });
+      const box = el("input", {
+        id: "amount",
+        type: "number",
+        min: turn.min_raise_to,
+        max: turn.max_raise_to,
+        value: amount,
+        "aria-label": "amount",
+      });
+      slider.oninput = () => {
+        this.amount = Number(slider.value);
+        box.value = slider.value;
+      };
+      box.oninput = () => {
+        this.amount = Number(box.value);
+        slider.value = clamp(this.amount);
+      }; // kept as typed
+      const sizes = presets(prefs().presets, {
+        pot: table.pot,
+        call: turn.call,
+        maxBet,
+        bigBlind: this.state.tournament.big_blind,
+        allIn: turn.max_raise_to,
+      });
+      const preset = ([label, value]) =>
+        el(
+          "button",
+          {
+            class: "preset",
+            onclick: () => {
+              this.amount = clamp(value);
+              box.value = slider.value = this.amount;
+            },
+          },
+          label,
+        );
+      buttons.push(
+        el(
+          "span",
+          { class: "raise" },
+          el("span", { class: "presets" }, sizes.map(preset)),
+          slider,
+          box,
+          el(
+            "button",
+            { id: "raise", onclick: () => this.act(maxBet === 0 ? "bet" : "raise", clamp(Number(box.value))) },
+            `${maxBet === 0 ? "Bet" : "Raise to"} (R)`,
+          ),
+        ),
+      );
     }
     return el("div", { class: "controls mine" }, buttons, bank);
   }
@@ -239,7 +435,11 @@ export class TableView {
     const { table } = this.state;
     if (!table || !this.inHand()) return el("div", { class: "controls" }, bank);
     const box = (value, label) => {
-      const input = el("input", { type: "checkbox", id: `pre-${value}`, checked: this.pre === value && this.preHand === table.hand });
+      const input = el("input", {
+        type: "checkbox",
+        id: `pre-${value}`,
+        checked: this.pre === value && this.preHand === table.hand,
+      });
       input.onchange = () => {
         this.pre = input.checked ? value : null;
         this.preHand = table.hand;
@@ -247,7 +447,14 @@ export class TableView {
       };
       return el("label", { class: "pre" }, input, label);
     };
-    return el("div", { class: "controls pre-actions" }, box("fold", "Fold"), box("check_fold", "Check/Fold"), box("call_any", "Call any"), bank);
+    return el(
+      "div",
+      { class: "controls pre-actions" },
+      box("fold", "Fold"),
+      box("check_fold", "Check/Fold"),
+      box("call_any", "Call any"),
+      bank,
+    );
   }
 
   preAct() {
@@ -255,23 +462,35 @@ export class TableView {
     const chosen = this.pre;
     this.pre = null;
     if (chosen === "call_any") this.act(turn.can_check ? "check" : "call");
-    else if (turn.can_check) this.act("check");  // a free check is never folded
+    else if (turn.can_check)
+      this.act("check"); // a free check is never folded
     else this.act("fold");
   }
 
   // The player's table settings: bet presets, the 4-colour deck and sounds.
   settings() {
     const current = prefs();
-    const sizes = el("input", { id: "presets", value: current.presets, "aria-label": "bet presets", title: "50%, 75%, pot, 3bb, all-in" });
+    const sizes = el("input", {
+      id: "presets",
+      value: current.presets,
+      "aria-label": "bet presets",
+      title: "50%, 75%, pot, 3bb, all-in",
+    });
     sizes.onchange = () => setPref("presets", sizes.value);
     const toggle = (name, label) => {
       const input = el("input", { type: "checkbox", id: `pref-${name}`, checked: current[name] });
       input.onchange = () => setPref(name, input.checked);
       return el("label", { class: "pref" }, input, label);
     };
-    return el("details", { class: "table-settings" }, el("summary", {}, "Settings"),
-      el("label", {}, "Bet presets ", sizes), toggle("fourColour", "4-colour deck"), toggle("sounds", "Sounds"),
-      el("button", { id: "unmute", onclick: () => setPref("muted", []) }, "Unmute everyone"));
+    return el(
+      "details",
+      { class: "table-settings" },
+      el("summary", {}, "Settings"),
+      el("label", {}, "Bet presets ", sizes),
+      toggle("fourColour", "4-colour deck"),
+      toggle("sounds", "Sounds"),
+      el("button", { id: "unmute", onclick: () => setPref("muted", []) }, "Unmute everyone"),
+    );
   }
 
   act(action, amount) {
@@ -288,7 +507,10 @@ export class TableView {
     if (!turn || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
     const key = event.key.toLowerCase();
     if (key === "enter") {
-      if (event.target.id === "amount" && turn.min_raise_to !== null) { event.preventDefault(); this.betOrRaise(); }
+      if (event.target.id === "amount" && turn.min_raise_to !== null) {
+        event.preventDefault();
+        this.betOrRaise();
+      }
       return;
     }
     if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName) || event.target.isContentEditable) return;
@@ -300,7 +522,10 @@ export class TableView {
   betOrRaise() {
     const turn = this.state.turn;
     const box = this.root.querySelector("#amount");
-    const amount = Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)));
+    const amount = Math.max(
+      turn.min_raise_to,
+      Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)),
+    );
     const mine = this.state.seat(this.state.you.player);
     this.act((mine ? mine.bet : 0) + turn.call === 0 ? "bet" : "raise", amount);
   }

@@ -11,8 +11,21 @@ import { adminToken, moreSeats, mySeat } from "./seats.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 
-const TABS = [["table", "Table"], ["info", "Info"], ["payouts", "Payouts"], ["players", "Players"], ["tables", "Tables"],
-  ["hands", "Hands"], ["console", "Console"]];
+const TABS = [
+  ["table", "Table"],
+  ["info", "Info"],
+  ["payouts", "Payouts"],
+  ["players", "Players"],
+  ["tables", "Tables"],
+  ["hands", "Hands"],
+  ["console", "Console"],
+];
+
+// When a day-1 flight stops: at the end of a level, or at a share of the field.
+const flightStop = (flight) =>
+  flight.stop_level
+    ? `when level ${flight.stop_level} ends`
+    : `when ${flight.stop_share_percent}% of the field is left`;
 
 export class TournamentPage {
   constructor(view, statusLine, { id, table, entry }) {
@@ -21,7 +34,21 @@ export class TournamentPage {
     this.watching = table;
     this.state = new TableState();
     this.nodes = {};
-    for (const name of ["summary", "banner", "finish", "notice", "refunds", "announcements", "table", "log", "chat", "payouts", "players", "tables", "info"]) {
+    for (const name of [
+      "summary",
+      "banner",
+      "finish",
+      "notice",
+      "refunds",
+      "announcements",
+      "table",
+      "log",
+      "chat",
+      "payouts",
+      "players",
+      "tables",
+      "info",
+    ]) {
       this.nodes[name] = el("div", { id: name });
     }
     this.nodes.notice.className = "notice";
@@ -29,9 +56,19 @@ export class TournamentPage {
     this.nodes.log.className = "log";
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
     this.payoutsTitle = el("h3", {}, "Payouts");
-    this.search = el("input", { id: "player-search", placeholder: "find a player", "aria-label": "find a player", oninput: () => this.drawPlayers() });
+    this.search = el("input", {
+      id: "player-search",
+      placeholder: "find a player",
+      "aria-label": "find a player",
+      oninput: () => this.drawPlayers(),
+    });
     this.panels = {
-      table: el("div", { class: "layout" }, el("div", {}, this.nodes.table), el("div", { class: "side" }, el("h3", {}, "Hand log"), this.nodes.log, this.nodes.chat)),
+      table: el(
+        "div",
+        { class: "layout" },
+        el("div", {}, this.nodes.table),
+        el("div", { class: "side" }, el("h3", {}, "Hand log"), this.nodes.log, this.nodes.chat),
+      ),
       info: this.nodes.info,
       payouts: el("div", {}, this.payoutsTitle, this.nodes.payouts),
       players: el("div", {}, this.search, this.nodes.players),
@@ -39,15 +76,45 @@ export class TournamentPage {
       hands: handsPanel(id, this.seat, () => this.names()),
       console: adminToken() ? consolePanel(id, () => this.board) : null,
     };
-    this.tabBar = el("nav", { class: "tabs", role: "tablist" }, TABS.filter(([key]) => this.panels[key]).map(([key, label]) =>
-      el("button", { class: "tab", role: "tab", id: `tab-${key}`, "data-tab": key, onclick: () => this.show(key) }, label)));
-    view.replaceChildren(this.nodes.summary, this.nodes.banner, this.nodes.announcements, this.nodes.finish, this.nodes.notice,
-      this.nodes.refunds, this.tabBar, ...Object.values(this.panels).filter(Boolean));
+    this.tabBar = el(
+      "nav",
+      { class: "tabs", role: "tablist" },
+      TABS.filter(([key]) => this.panels[key]).map(([key, label]) =>
+        el(
+          "button",
+          { class: "tab", role: "tab", id: `tab-${key}`, "data-tab": key, onclick: () => this.show(key) },
+          label,
+        ),
+      ),
+    );
+    view.replaceChildren(
+      this.nodes.summary,
+      this.nodes.banner,
+      this.nodes.announcements,
+      this.nodes.finish,
+      this.nodes.notice,
+      this.nodes.refunds,
+      this.tabBar,
+      ...Object.values(this.panels).filter(Boolean),
+    );
     this.show("table");
-    const who = this.seat ? `token=${encodeURIComponent(this.seat.token)}${entry ? `&entry=${encodeURIComponent(entry)}` : ""}` : table ? `table=${table}` : "";
-    this.tableView = new TableView(this.state, { send: (m) => this.socket.send(m), root: this.nodes.table, log: this.nodes.log,
-      chat: this.nodes.chat, player: Boolean(this.seat), logKey: `mttsim:log:${id}:${this.seat ? this.seat.player_id : `table ${table || ""}`}` });
-    this.board = new Feed("board", { resync: () => this.socket.send({ type: "follow" }), onChange: () => this.drawBoard() });
+    const who = this.seat
+      ? `token=${encodeURIComponent(this.seat.token)}${entry ? `&entry=${encodeURIComponent(entry)}` : ""}`
+      : table
+        ? `table=${table}`
+        : "";
+    this.tableView = new TableView(this.state, {
+      send: (m) => this.socket.send(m),
+      root: this.nodes.table,
+      log: this.nodes.log,
+      chat: this.nodes.chat,
+      player: Boolean(this.seat),
+      logKey: `mttsim:log:${id}:${this.seat ? this.seat.player_id : `table ${table || ""}`}`,
+    });
+    this.board = new Feed("board", {
+      resync: () => this.socket.send({ type: "follow" }),
+      onChange: () => this.drawBoard(),
+    });
     this.socket = new Socket(`/ws/tournaments/${id}?${who}`, {
       onMessage: (m) => this.receive(m),
       onOpen: () => this.socket.send({ type: "follow" }),
@@ -56,7 +123,11 @@ export class TournamentPage {
     this.ticker = setInterval(() => this.drawSummary(), 1000);
   }
 
-  stop() { this.socket.stop(); this.tableView.stop(); clearInterval(this.ticker); }
+  stop() {
+    this.socket.stop();
+    this.tableView.stop();
+    clearInterval(this.ticker);
+  }
 
   show(key) {
     for (const [name, panel] of Object.entries(this.panels)) if (panel) panel.hidden = name !== key;
@@ -65,7 +136,10 @@ export class TournamentPage {
     if (key === "hands") this.panels.hands.refresh();
   }
 
-  notice(text) { this.nodes.notice.textContent = text; this.nodes.notice.hidden = !text; }
+  notice(text) {
+    this.nodes.notice.textContent = text;
+    this.nodes.notice.hidden = !text;
+  }
 
   names() {
     const names = new Map(this.state.names);
@@ -78,32 +152,49 @@ export class TournamentPage {
     if (this.board.receive(message)) return;
     const { state, tableView } = this;
     switch (message.type) {
-      case "snapshot": state.snapshot(message); break;
+      case "snapshot":
+        state.snapshot(message);
+        break;
       case "event": {
-        if (!state.numbered(message)) { this.socket.send({ type: "sync" }); return; }
+        if (!state.numbered(message)) {
+          this.socket.send({ type: "sync" });
+          return;
+        }
         const event = message.event;
         tableView.write(event.type, describe(event, state), event.type === "board_dealt" ? event.cards : []);
-        if (state.stale) { state.stale = false; this.socket.send({ type: "sync" }); }
-        if (state.mine(event) && event.type === "player_eliminated") {
-          this.notice(`You finished in place ${event.place}${event.prize_cents ? `, for ${money(event.prize_cents)}` : ""}.`);
+        if (state.stale) {
+          state.stale = false;
+          this.socket.send({ type: "sync" });
         }
-        if (state.mine(event) && event.type === "player_removed") this.notice("The director removed you from the tournament.");
+        if (state.mine(event) && event.type === "player_eliminated") {
+          this.notice(
+            `You finished in place ${event.place}${event.prize_cents ? `, for ${money(event.prize_cents)}` : ""}.`,
+          );
+        }
+        if (state.mine(event) && event.type === "player_removed")
+          this.notice("The director removed you from the tournament.");
         break;
       }
       case "private":
         state.private(message.event);
         if (message.event.type === "moved") {
           const move = message.event;
-          this.notice(`You were moved from table ${move.from_table} to table ${move.to_table}, seat ${move.seat + 1} ` +
-            `(${move.reason === "break" ? "your table was broken" : "tables were balanced"}).`);
+          this.notice(
+            `You were moved from table ${move.from_table} to table ${move.to_table}, seat ${move.seat + 1} ` +
+              `(${move.reason === "break" ? "your table was broken" : "tables were balanced"}).`,
+          );
           tableView.write("moved_me", describe({ type: "moved_me", ...move }, state));
         }
         break;
-      case "chat": tableView.said(message); return;
+      case "chat":
+        tableView.said(message);
+        return;
       case "announcement":
         tableView.write("announcement", `Director: ${message.text}`);
         break;
-      case "error": tableView.write("error", refusalText(message.code, message.message)); break;
+      case "error":
+        tableView.write("error", refusalText(message.code, message.message));
+        break;
     }
     tableView.draw();
   }
@@ -114,13 +205,29 @@ export class TournamentPage {
     const t = this.board.rows.get("summary");
     if (!t) return;
     const now = Date.now() / 1000;
-    const next = t.paused ? (t.level_ends_in === null ? "—" : minutes(t.level_ends_in))
-      : t.level_ends_at ? minutes(Math.max(0, t.level_ends_at - now)) : "—";
-    const items = [["Level", `${t.level}: ${chips(t.small_blind)}/${chips(t.big_blind)}${t.ante ? ` (${chips(t.ante)})` : ""}`],
-      ["Next level", next], ["Players left", `${t.players_left} / ${t.entries}`], ["Prize pool", money(t.prize_pool_cents)],
+    const next = t.paused
+      ? t.level_ends_in === null
+        ? "—"
+        : minutes(t.level_ends_in)
+      : t.level_ends_at
+        ? minutes(Math.max(0, t.level_ends_at - now))
+        : "—";
+    const items = [
+      ["Level", `${t.level}: ${chips(t.small_blind)}/${chips(t.big_blind)}${t.ante ? ` (${chips(t.ante)})` : ""}`],
+      ["Next level", next],
+      ["Players left", `${t.players_left} / ${t.entries}`],
+      ["Prize pool", money(t.prize_pool_cents)],
       ["Average stack", t.average_stack === null ? "—" : chips(t.average_stack)],
-      ["Largest stack", t.largest_stack === null ? "—" : chips(t.largest_stack)], ["Status", t.paused ? "paused" : t.status]];
-    this.nodes.summary.replaceChildren(el("div", { class: "summary" }, items.map(([k, v]) => el("div", {}, k, el("b", {}, v)))));
+      ["Largest stack", t.largest_stack === null ? "—" : chips(t.largest_stack)],
+      ["Status", t.paused ? "paused" : t.status],
+    ];
+    this.nodes.summary.replaceChildren(
+      el(
+        "div",
+        { class: "summary" },
+        items.map(([k, v]) => el("div", {}, k, el("b", {}, v))),
+      ),
+    );
     const breakLeft = t.paused ? t.on_break_for : t.break_ends_at ? Math.max(0, t.break_ends_at - now) : null;
     const brk = this.nodes.banner.querySelector("#break");
     if (brk && breakLeft !== null) brk.textContent = `Break: play resumes in ${minutes(breakLeft)}`;
@@ -138,22 +245,49 @@ export class TournamentPage {
     const refunds = this.board.rows.get("refunds");
     this.nodes.refunds.replaceChildren(...(refunds ? [refundTable("Refunds paid", refunds)] : []));
     const said = this.board.rows.get("announcements") || [];
-    this.nodes.announcements.replaceChildren(...said.slice(-1).map((a) => el("div", { class: "banner announcement", id: "announcement" }, `Director: ${a.text}`)));
-    const where = this.watching ? ` · watching table ${this.watching}` : this.seat ? ` · playing as ${this.seat.player_id}` : " · observer";
+    this.nodes.announcements.replaceChildren(
+      ...said
+        .slice(-1)
+        .map((a) => el("div", { class: "banner announcement", id: "announcement" }, `Director: ${a.text}`)),
+    );
+    const where = this.watching
+      ? ` · watching table ${this.watching}`
+      : this.seat
+        ? ` · playing as ${this.seat.player_id}`
+        : " · observer";
     this.statusLine.textContent = `${t.name}: ${t.status}${where}`;
   }
 
   drawBanner(t) {
     const voided = t.voided_hands || [];
     const parts = [];
-    if (t.flight) parts.push(el("span", { class: "banner format" }, `Day-1 flight: it stops ${t.flight.stop_level ? `when level ${t.flight.stop_level} ends` : `when ${t.flight.stop_share_percent}% of the field is left`}; every stack left goes to the final`));
-    else if (t.satellite) parts.push(el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(t.satellite.seat_value_cents)}`));
+    if (t.flight)
+      parts.push(
+        el(
+          "span",
+          { class: "banner format" },
+          `Day-1 flight: it stops ${flightStop(t.flight)}; every stack left goes to the final`,
+        ),
+      );
+    else if (t.satellite)
+      parts.push(
+        el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(t.satellite.seat_value_cents)}`),
+      );
     if (t.rebuys || t.add_on) parts.push(el("span", { class: "banner format terms", id: "terms" }, terms(t)));
     if (t.hand_for_hand) parts.push(el("span", { class: "banner" }, "Hand-for-hand: every table deals together"));
     if (t.break_ends_at || t.on_break_for) parts.push(el("span", { class: "banner break", id: "break" }, "Break"));
-    if (t.restored_at) parts.push(el("span", { class: "banner restored", id: "restored" },
-      `The server restarted at ${new Date(t.restored_at * 1000).toLocaleTimeString()}: ` +
-      (voided.length ? `${voided.map((v) => `hand #${v.hand} (table ${v.table})`).join(", ")} void, start-of-hand stacks restored` : "no hand was in progress")));
+    if (t.restored_at)
+      parts.push(
+        el(
+          "span",
+          { class: "banner restored", id: "restored" },
+          `The server restarted at ${new Date(t.restored_at * 1000).toLocaleTimeString()}: ` +
+            (voided.length
+              ? `${voided.map((v) => `hand #${v.hand} (table ${v.table})`).join(", ")} void, ` +
+                "start-of-hand stacks restored"
+              : "no hand was in progress"),
+        ),
+      );
     this.nodes.banner.replaceChildren(...parts);
   }
 
@@ -162,21 +296,47 @@ export class TournamentPage {
     const results = this.board.list("r:").sort((a, b) => a.place - b.place);
     const paid = results.filter((r) => r.prize_cents > 0 || r.place === 1);
     const tab = this.tabBar.querySelector("#tab-payouts");
-    if (t.status === "finished" && paid.length) {  // what was paid, a deal's amounts included
+    if (t.status === "finished" && paid.length) {
+      // what was paid, a deal's amounts included
       const winner = results.find((r) => r.place === 1);
       this.payoutsTitle.textContent = "Results";
       tab.textContent = "Results";
-      this.nodes.payouts.replaceChildren(...results.map((r) => el("tr", { class: r.prize_cents > 0 || r.place === 1 ? "standing" : "standing unpaid" },
-        el("td", {}, `${r.place}`), el("td", {}, r.name), el("td", {}, r.ticket ? `a seat (${money(r.prize_cents)})` : r.prize_cents ? money(r.prize_cents) : ""))));
-      if (winner) this.nodes.finish.replaceChildren(el("span", { class: "banner winner", id: "winner" }, `${winner.name} wins${winner.prize_cents ? ` ${money(winner.prize_cents)}` : ""}`));
+      this.nodes.payouts.replaceChildren(
+        ...results.map((r) =>
+          el(
+            "tr",
+            { class: r.prize_cents > 0 || r.place === 1 ? "standing" : "standing unpaid" },
+            el("td", {}, `${r.place}`),
+            el("td", {}, r.name),
+            el("td", {}, r.ticket ? `a seat (${money(r.prize_cents)})` : r.prize_cents ? money(r.prize_cents) : ""),
+          ),
+        ),
+      );
+      if (winner)
+        this.nodes.finish.replaceChildren(
+          el(
+            "span",
+            { class: "banner winner", id: "winner" },
+            `${winner.name} wins${winner.prize_cents ? ` ${money(winner.prize_cents)}` : ""}`,
+          ),
+        );
       this.nodes.payouts.querySelectorAll("tr.unpaid").forEach((row) => row.classList.remove("standing"));
     } else if (info) {
       this.payoutsTitle.textContent = "Payouts";
       tab.textContent = "Payouts";
       const seats = t.satellite ? Math.floor(t.prize_pool_cents / t.satellite.seat_value_cents) : 0;
       const placed = new Map(results.map((r) => [r.place, r]));
-      this.nodes.payouts.replaceChildren(...info.payouts_cents.map((cents, i) => el("tr", {}, el("td", {}, `${i + 1}`),
-        el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)), el("td", {}, placed.has(i + 1) ? placed.get(i + 1).name : ""))));
+      this.nodes.payouts.replaceChildren(
+        ...info.payouts_cents.map((cents, i) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, `${i + 1}`),
+            el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)),
+            el("td", {}, placed.has(i + 1) ? placed.get(i + 1).name : ""),
+          ),
+        ),
+      );
     }
   }
 
@@ -185,22 +345,73 @@ export class TournamentPage {
     const wanted = this.search.value.trim().toLowerCase();
     const players = this.board.list("p:").sort((a, b) => b.stack - a.stack);
     const out = this.board.list("r:").sort((a, b) => a.place - b.place);
-    const rows = players.map((p, i) => ({ rank: i + 1, ...p })).filter((p) => !wanted || p.name.toLowerCase().includes(wanted));
-    this.nodes.players.replaceChildren(el("table", { class: "list players" },
-      el("tr", {}, ["#", "Player", "Stack", "Bounty", "Table"].map((h) => el("th", {}, h))),
-      rows.slice(0, 500).map((p) => el("tr", { "data-player": p.key }, el("td", {}, `${p.rank}`), el("td", {}, p.name), el("td", {}, chips(p.stack)),
-        el("td", {}, p.bounty_cents ? money(p.bounty_cents) : ""),
-        el("td", {}, p.table ? el("a", { href: `#/t/${this.id}/table/${p.table}` }, `table ${p.table}`) : ""))),
-      out.filter((r) => !wanted || r.name.toLowerCase().includes(wanted)).slice(0, 500).map((r) => el("tr", { class: "out" },
-        el("td", {}, `${r.place}`), el("td", {}, r.name), el("td", {}, "out"), el("td", {}, r.prize_cents ? money(r.prize_cents) : ""), el("td", {}, "")))));
+    const rows = players
+      .map((p, i) => ({ rank: i + 1, ...p }))
+      .filter((p) => !wanted || p.name.toLowerCase().includes(wanted));
+    this.nodes.players.replaceChildren(
+      el(
+        "table",
+        { class: "list players" },
+        el(
+          "tr",
+          {},
+          ["#", "Player", "Stack", "Bounty", "Table"].map((h) => el("th", {}, h)),
+        ),
+        rows
+          .slice(0, 500)
+          .map((p) =>
+            el(
+              "tr",
+              { "data-player": p.key },
+              el("td", {}, `${p.rank}`),
+              el("td", {}, p.name),
+              el("td", {}, chips(p.stack)),
+              el("td", {}, p.bounty_cents ? money(p.bounty_cents) : ""),
+              el("td", {}, p.table ? el("a", { href: `#/t/${this.id}/table/${p.table}` }, `table ${p.table}`) : ""),
+            ),
+          ),
+        out
+          .filter((r) => !wanted || r.name.toLowerCase().includes(wanted))
+          .slice(0, 500)
+          .map((r) =>
+            el(
+              "tr",
+              { class: "out" },
+              el("td", {}, `${r.place}`),
+              el("td", {}, r.name),
+              el("td", {}, "out"),
+              el("td", {}, r.prize_cents ? money(r.prize_cents) : ""),
+              el("td", {}, ""),
+            ),
+          ),
+      ),
+    );
   }
 
   drawTables() {
     const tables = this.board.list("t:").sort((a, b) => a.id - b.id);
-    this.nodes.tables.replaceChildren(el("table", { class: "list tables" },
-      el("tr", {}, ["Table", "Players", "Largest", "Smallest", ""].map((h) => el("th", {}, h))),
-      tables.map((t) => el("tr", { "data-table": t.id }, el("td", {}, `Table ${t.id}`), el("td", {}, `${t.players}`), el("td", {}, chips(t.largest)),
-        el("td", {}, chips(t.smallest)), el("td", {}, el("a", { class: "watch", href: `#/t/${this.id}/table/${t.id}` }, "watch"))))));
+    this.nodes.tables.replaceChildren(
+      el(
+        "table",
+        { class: "list tables" },
+        el(
+          "tr",
+          {},
+          ["Table", "Players", "Largest", "Smallest", ""].map((h) => el("th", {}, h)),
+        ),
+        tables.map((t) =>
+          el(
+            "tr",
+            { "data-table": t.id },
+            el("td", {}, `Table ${t.id}`),
+            el("td", {}, `${t.players}`),
+            el("td", {}, chips(t.largest)),
+            el("td", {}, chips(t.smallest)),
+            el("td", {}, el("a", { class: "watch", href: `#/t/${this.id}/table/${t.id}` }, "watch")),
+          ),
+        ),
+      ),
+    );
   }
 
   drawInfo(t) {
@@ -209,20 +420,51 @@ export class TournamentPage {
     let at = 0;
     const rows = [];
     info.levels.forEach((level, i) => {
-      rows.push(el("tr", { class: i + 1 === t.level ? "current" : "" }, el("td", {}, `${i + 1}`),
-        el("td", {}, `${chips(level.small_blind)}/${chips(level.big_blind)}`), el("td", {}, level.ante ? `${chips(level.ante)}${level.bb_ante ? " (BB)" : ""}` : ""),
-        el("td", {}, level.minutes ? `${level.minutes} min` : `${level.hands} hands`), el("td", {}, level.minutes ? `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}` : "")));
+      rows.push(
+        el(
+          "tr",
+          { class: i + 1 === t.level ? "current" : "" },
+          el("td", {}, `${i + 1}`),
+          el("td", {}, `${chips(level.small_blind)}/${chips(level.big_blind)}`),
+          el("td", {}, level.ante ? `${chips(level.ante)}${level.bb_ante ? " (BB)" : ""}` : ""),
+          el("td", {}, level.minutes ? `${level.minutes} min` : `${level.hands} hands`),
+          el("td", {}, level.minutes ? `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}` : ""),
+        ),
+      );
       at += level.minutes || 0;
       if (info.breaks && (i + 1) % info.breaks.every_levels === 0 && i + 1 < info.levels.length) {
-        rows.push(el("tr", { class: "break-row" }, el("td", {}, ""), el("td", { colspan: 3 }, `Break, ${info.breaks.minutes} min`), el("td", {}, `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}`)));
+        rows.push(
+          el(
+            "tr",
+            { class: "break-row" },
+            el("td", {}, ""),
+            el("td", { colspan: 3 }, `Break, ${info.breaks.minutes} min`),
+            el("td", {}, `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}`),
+          ),
+        );
         at += info.breaks.minutes;
       }
     });
     this.nodes.info.replaceChildren(
-      el("p", {}, `Buy-in ${money(t.buy_in_cents + t.fee_cents)} (${money(t.buy_in_cents)} + ${money(t.fee_cents)} fee) · ${chips(t.starting_stack)} chips · ` +
-        `${info.action_seconds} s to act, a ${info.time_bank_seconds} s time bank · at least ${t.min_players} players`),
+      el(
+        "p",
+        {},
+        `Buy-in ${money(t.buy_in_cents + t.fee_cents)} (${money(t.buy_in_cents)} + ${money(t.fee_cents)} fee) · ` +
+          `${chips(t.starting_stack)} chips · ${info.action_seconds} s to act, ` +
+          `a ${info.time_bank_seconds} s time bank · at least ${t.min_players} players`,
+      ),
       el("p", {}, terms(t)),
       el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
-      el("table", { class: "list structure" }, el("tr", {}, ["Level", "Blinds", "Ante", "Length", "Starts at"].map((h) => el("th", {}, h))), rows));
+      el(
+        "table",
+        { class: "list structure" },
+        el(
+          "tr",
+          {},
+          ["Level", "Blinds", "Ante", "Length", "Starts at"].map((h) => el("th", {}, h)),
+        ),
+        rows,
+      ),
+    );
   }
 }
