@@ -43,7 +43,8 @@ def serve(port: int, db: str, out: str) -> None:
     import uvloop
 
     import server.runtime
-    from server.app import Settings, create_app, uvicorn_websockets
+    from server.app import create_app, uvicorn_websockets
+    from server.rest import Settings
     from server.cli import quiet_garbage_collector
 
     quiet_garbage_collector()

@@ -11,9 +11,9 @@ import contextlib
 import logging
 import random
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Literal, TypedDict
 
 import msgspec
 from starlette.applications import Starlette
@@ -22,33 +22,36 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.middleware import Middleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
-from engine.refunds import RefundPolicy
 from engine.director import Status
 from engine.history import redact
-from engine.structure import MAX_NESTING, Definition, DefinitionError, load_definition, nesting_depth
+from engine.structure import Definition, DefinitionError, load_definition
 from engine.wire import (
-    MAX_MESSAGE_BYTES, Act, Back, Details, Follow, Incoming, RefundRow, Say, Summary, Sync, Watch,
+    MAX_MESSAGE_BYTES, Act, Back, Details, Follow, Incoming, Say, Summary, Sync, Watch,
     describe_decode_error, error_message, incoming_decoder,
 )
-from server import chaining, feeds, hosted
-from server import records as r
-from server.errors import Refused, refusals
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, Outbound, RateLimit, WebSocketProtocol
-from server.journal import HandRow, MemoryStorage, SQLiteStorage, Storage
+from server import hosted
+from server.errors import Refused
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, WebSocketProtocol
+from server.journal import HandRow
 from server.persistence import audit_lines
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
+from server.admin import (
+    AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,
+    HandForHandRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce, call_break, cancel,
+    cancellation_preview, compensate, hand_for_hand, open_registration, pause, resume, seat_command, start,
+    withdraw_prize,
+)
+from server.rest import (
+    BodyLimit, Server, Settings, bearer, body_of, is_admin, reply, require_admin, runtime_of, server_of,
+)
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
-CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
-MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
-MAX_DEFINITION_BYTES = 1024 * 1024  # a tournament's definition: a few kilobytes, with room for long structures
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
@@ -76,19 +79,6 @@ STATUS_OF = {
 }
 
 
-class Settings(msgspec.Struct):
-    """Server limits and pacing; ``mttsim serve`` sets them from its options."""
-
-    admin_token: str
-    hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
-    max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
-    broadcast_tick: float = 0.05  # seconds other players' actions may wait, to leave in fewer, larger frames
-    rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
-    burst: int = 100
-    db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
-    ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
-
-
 # ------------------------------------------------------------------ request and response bodies
 
 
@@ -103,63 +93,6 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
     mix: str | None = None
     think_min: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.3
     think_max: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
-
-
-class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """An optional refund policy for this cancellation; without one, the tournament's own applies.
-    ``entry_into`` (a satellite): refunds covering that tournament's buy-in and fee become entries there."""
-
-    policy: RefundPolicy | None = None
-    entry_into: str | None = None
-
-
-class CompensateRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A compensation from the house to a player (seed 004): ``cents`` and why."""
-
-    player: str
-    cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)]
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-
-
-class WithdrawRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A prize paid in error taken back: all of it, or ``cents`` of it; a seat withdrawn is unregistered."""
-
-    player: str
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-    cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)] | None = None
-
-
-class ClockRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """Seconds added to (or, negative, taken from) the level or break under way."""
-
-    seconds: Annotated[float, msgspec.Meta(ge=-86_400, le=86_400)]
-
-
-class BreakRequest(msgspec.Struct, forbid_unknown_fields=True):
-    minutes: Annotated[float, msgspec.Meta(gt=0, le=1440)]
-
-
-class HandForHandRequest(msgspec.Struct, forbid_unknown_fields=True):
-    on: bool
-
-
-class SeatRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A player's seat: sit them out (the clock acts for them until they come back), or remove them from the
-    tournament, their buy-in and fee refunded or not."""
-
-    player: str
-    action: Literal["sit_out", "remove"]
-    refund: bool = False
-
-
-class SeatDone(msgspec.Struct):
-    """What a seat command did: ``removed_when_hand_ends`` when the player was in a hand."""
-
-    outcome: Literal["sitting_out", "removed", "removed_when_hand_ends"]
-
-
-class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
 
 
 class Created(msgspec.Struct):
@@ -179,10 +112,6 @@ class BotsAdded(msgspec.Struct):
     players: list[str]
 
 
-class CancellationPreview(msgspec.Struct):
-    refunds: list[RefundRow]
-
-
 class HandList(msgspec.Struct):
     hands: list[HandRow]
 
@@ -192,126 +121,6 @@ class Health(msgspec.Struct):
 
     storage: str
     damaged: dict[str, str]
-
-
-# ------------------------------------------------------------------ the server's state
-
-
-class Server:
-    """The application's state: its settings, its tournaments and their storage."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.tournaments: dict[str, TournamentRuntime] = {}
-        self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
-        self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
-        self.connection_rates: dict[tuple[str, str], RateLimit] = {}
-        self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
-        self.lobby = feeds.lobby(self.tournaments.values)
-
-    def connection_rate(self, tournament: str, player: str) -> RateLimit:
-        """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
-        key = (tournament, player)
-        limit = self.connection_rates.get(key)
-        if limit is None:
-            limit = self.connection_rates[key] = RateLimit(CONNECTIONS_PER_SECOND, CONNECTION_BURST)
-        return limit
-
-    def add(self, runtime: TournamentRuntime) -> None:
-        self.tournaments[runtime.id] = runtime
-        runtime.registry = self.tournaments
-
-
-def server_of(request: Request | WebSocket) -> Server:
-    server: Server = request.app.state.server
-    return server
-
-
-Body = TypeVar("Body")
-
-
-def reply(body: Any, status: int = 200) -> Response:
-    return Response(msgspec.json.encode(body), status_code=status, media_type="application/json")
-
-
-def bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    return header[7:].strip() if header.lower().startswith("bearer ") else None
-
-
-def is_admin(request: Request) -> bool:
-    token = bearer(request)
-    admin_token = server_of(request).settings.admin_token.encode()
-    return token is not None and secrets.compare_digest(token.encode(), admin_token)
-
-
-def require_admin(request: Request) -> None:
-    if not is_admin(request):
-        raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
-
-
-def runtime_of(request: Request) -> TournamentRuntime:
-    server, tournament = server_of(request), request.path_params["id"]
-    runtime = server.tournaments.get(tournament)
-    if runtime is None and tournament in server.damaged:
-        raise Refused("damaged", f"tournament {tournament!r} is not restored: {server.damaged[tournament]}")
-    if runtime is None:
-        raise Refused("no_tournament", f"no tournament {tournament!r}")
-    return runtime
-
-
-async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:
-    """The request's JSON body as ``kind``; a malformed one is refused naming the field."""
-    body = await request.body() or empty or b""
-    if nesting_depth(body) > MAX_NESTING:
-        raise Refused("bad_request", f"the body nests deeper than {MAX_NESTING} brackets")
-    try:
-        return msgspec.json.decode(body, type=kind)
-    except msgspec.DecodeError as problem:
-        raise Refused("bad_request", str(problem)) from None
-
-
-class BodyLimit:
-    """Refuse a request body over its limit with 413, before it is read whole: ``MAX_DEFINITION_BYTES`` for a
-    tournament's definition, ``MAX_BODY_BYTES`` for every other body (docs/security.md)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        limit = MAX_DEFINITION_BYTES if scope["path"] == "/api/tournaments" else MAX_BODY_BYTES
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        too_big = Response(msgspec.json.encode(Problem("too_large", f"a request body is at most {limit} bytes here")),
-                           status_code=413, media_type="application/json")
-        if not declared.isdigit() or int(declared) > limit:
-            await too_big(scope, receive, send)
-            return
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client left
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > limit:
-                await too_big(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
 
 
 # ------------------------------------------------------------------ endpoints
@@ -351,114 +160,6 @@ async def register(request: Request) -> Response:
 
 async def unregister(request: Request) -> Response:
     return reply(Unregistered(runtime_of(request).unregister(bearer(request) or "")))
-
-
-def admin_command(request: Request, command: Callable[[TournamentRuntime], None]) -> Response:
-    """An admin command without a body; the answer is the tournament's summary after it."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    command(runtime)
-    return reply(runtime.summary())
-
-
-async def open_registration(request: Request) -> Response:
-    return admin_command(request, TournamentRuntime.open_registration)
-
-
-async def start(request: Request) -> Response:
-    return admin_command(request, TournamentRuntime.start)
-
-
-async def pause(request: Request) -> Response:
-    return admin_command(request, TournamentRuntime.pause)
-
-
-async def resume(request: Request) -> Response:
-    return admin_command(request, TournamentRuntime.resume)
-
-
-async def cancel(request: Request) -> Response:
-    require_admin(request)
-    runtime = runtime_of(request)
-    body = await body_of(request, CancelRequest, empty=b"{}")
-    runtime.cancel(body.policy, body.entry_into)
-    return reply(runtime.summary())
-
-
-async def correction(request: Request, kind: type[Body], apply: Callable[[TournamentRuntime, Body], None]) -> Response:
-    """An admin's correction with its body; the answer is the details, with the ledger after it."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    apply(runtime, await body_of(request, kind))
-    return reply(runtime.details())
-
-
-async def compensate(request: Request) -> Response:
-    return await correction(request, CompensateRequest,
-                            lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason))
-
-
-async def withdraw_prize(request: Request) -> Response:
-    def withdraw(runtime: TournamentRuntime, body: WithdrawRequest) -> None:
-        chaining.withdraw_prize(runtime, body.player, body.cents, body.reason)
-
-    return await correction(request, WithdrawRequest, withdraw)
-
-
-async def console_command(request: Request, kind: type[Body],
-                          command: Callable[[TournamentRuntime, Body], object]) -> Response:
-    """A command from the director's console with its body; the answer is the summary after it."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    body = await body_of(request, kind)
-    with refusals():
-        command(runtime, body)
-    return reply(runtime.summary())
-
-
-async def adjust_clock(request: Request) -> Response:
-    return await console_command(request, ClockRequest,
-                                 lambda runtime, body: runtime.submit(r.AdjustClock(body.seconds)))
-
-
-async def call_break(request: Request) -> Response:
-    return await console_command(request, BreakRequest,
-                                 lambda runtime, body: runtime.submit(r.CallBreak(runtime.now(), body.minutes)))
-
-
-async def hand_for_hand(request: Request) -> Response:
-    return await console_command(request, HandForHandRequest,
-                                 lambda runtime, body: runtime.submit(r.ForceHandForHand(body.on)))
-
-
-async def seat_command(request: Request) -> Response:
-    """Sit a player out, or remove them (at once between their hands, else when their hand ends)."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    body = await body_of(request, SeatRequest)
-    with refusals():
-        if body.player not in runtime.director.stacks:
-            raise Refused("refused", f"{body.player!r} is not playing in this tournament")
-        if body.action == "sit_out":
-            runtime.tables.set_sitting_out(body.player, True)
-            return reply(SeatDone("sitting_out"))
-        runtime.submit(r.RemovePlayer(body.player, body.refund))
-    return reply(SeatDone("removed_when_hand_ends" if body.player in runtime.director.removals else "removed"))
-
-
-async def announce(request: Request) -> Response:
-    return await console_command(request, AnnounceRequest, lambda runtime, body: runtime.streams.announce(body.text))
-
-
-async def cancellation_preview(request: Request) -> Response:
-    """What a cancellation would refund now, under the tournament's policy or ``?policy=A|B``."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    name = request.query_params.get("policy")
-    if name not in (None, "A", "B"):
-        raise Refused("bad_request", "policy: A or B")
-    policy = msgspec.structs.replace(runtime.definition.refund_policy, name=name) if name else None
-    return reply(CancellationPreview(runtime.cancellation_preview(policy, request.query_params.get("entry_into"))))
 
 
 async def add_bots(request: Request) -> Response:

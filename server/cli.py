@@ -105,7 +105,8 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from server.app import Settings, create_app, uvicorn_websockets
+    from server.app import create_app, uvicorn_websockets
+    from server.rest import Settings
 
     quiet_garbage_collector()
     token = args.admin_token or secrets.token_urlsafe(24)

@@ -16,7 +16,8 @@ import uvicorn
 
 from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
 from server import hosted
-from server.app import Server, Settings, create_app, uvicorn_websockets
+from server.app import create_app, uvicorn_websockets
+from server.rest import Server, Settings
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
 

@@ -19,7 +19,8 @@ import uvicorn
 
 from bots.client import SeatReport, play_seat
 from bots.strategies import STRATEGIES
-from server.app import Settings, create_app, uvicorn_websockets
+from server.app import create_app, uvicorn_websockets
+from server.rest import Settings
 from server.runtime import TournamentRuntime
 
 ADMIN = {"Authorization": "Bearer admin-token"}
