@@ -100,112 +100,73 @@ export function consolePanel(id, board) {
         return `Remove ${named()} from the tournament ${how}? Their chips leave play.`;
       },
     );
+  // A button that posts to `path` and says `said` (a text, or a function of the answer).
+  const command = (id, label, path, body, said) =>
+    el(
+      "button",
+      {
+        id,
+        onclick: run(async () => {
+          const answer = await post(path, body && body());
+          return typeof said === "function" ? said(answer) : said;
+        }),
+      },
+      label,
+    );
+  const fieldset = (legend, ...children) => el("fieldset", {}, el("legend", {}, legend), ...children);
+  const minutesOfBreak = () => ({ minutes: Number(breakMinutes.value) });
   return el(
     "div",
     { class: "console", id: "console" },
-    el(
-      "fieldset",
-      {},
-      el("legend", {}, "Clock"),
-      el(
-        "button",
-        {
-          id: "console-pause",
-          onclick: run(async () => {
-            await post("pause");
-            return "Paused: no new hand starts.";
-          }),
-        },
-        "Pause",
-      ),
-      el(
-        "button",
-        {
-          id: "console-resume",
-          onclick: run(async () => {
-            await post("resume");
-            return "Resumed.";
-          }),
-        },
-        "Resume",
-      ),
+    fieldset(
+      "Clock",
+      command("console-pause", "Pause", "pause", null, "Paused: no new hand starts."),
+      command("console-resume", "Resume", "resume", null, "Resumed."),
       el("button", { id: "add-minute", onclick: adjust(60) }, "+1 min"),
       el("button", { id: "remove-minute", onclick: adjust(-60) }, "−1 min"),
       seconds,
       el("button", { id: "adjust-clock", onclick: () => adjust(Number(seconds.value))() }, "Adjust by seconds"),
     ),
-    el(
-      "fieldset",
-      {},
-      el("legend", {}, "Breaks and hand-for-hand"),
+    fieldset(
+      "Breaks and hand-for-hand",
       breakMinutes,
-      el(
-        "button",
-        {
-          id: "call-break",
-          onclick: run(async () => {
-            await post("break", { minutes: Number(breakMinutes.value) });
-            return `A ${breakMinutes.value}-minute break: hands in progress finish first.`;
-          }),
-        },
+      command(
+        "call-break",
         "Break now",
+        "break",
+        minutesOfBreak,
+        () => `A ${breakMinutes.value}-minute break: hands in progress finish first.`,
       ),
-      el(
-        "button",
-        {
-          id: "h4h-on",
-          onclick: run(async () => {
-            await post("hand-for-hand", { on: true });
-            return "Hand-for-hand: every table deals together.";
-          }),
-        },
+      command(
+        "h4h-on",
         "Hand-for-hand on",
+        "hand-for-hand",
+        () => ({ on: true }),
+        "Hand-for-hand: every table deals together.",
       ),
-      el(
-        "button",
-        {
-          id: "h4h-off",
-          onclick: run(async () => {
-            const t = await post("hand-for-hand", { on: false });
-            return t.hand_for_hand ? "Let go: it ends after this round." : "Hand-for-hand is off.";
-          }),
-        },
+      command(
+        "h4h-off",
         "Hand-for-hand off",
+        "hand-for-hand",
+        () => ({ on: false }),
+        (t) => (t.hand_for_hand ? "Let go: it ends after this round." : "Hand-for-hand is off."),
       ),
     ),
-    el(
-      "fieldset",
-      {},
-      el("legend", {}, "Announce"),
+    fieldset(
+      "Announce",
       text,
-      el(
-        "button",
-        {
-          id: "announce",
-          onclick: run(async () => {
-            await post("announce", { text: text.value });
-            return "Announced to every table.";
-          }),
-        },
-        "Send",
-      ),
+      command("announce", "Send", "announce", () => ({ text: text.value }), "Announced to every table."),
     ),
-    el(
-      "fieldset",
-      {},
-      el("legend", {}, "A player's seat"),
+    fieldset(
+      "A player's seat",
       player,
       choices,
-      el(
-        "button",
-        {
-          id: "sit-out",
-          onclick: run(async () => {
-            await post("seat", { player: player.value, action: "sit_out" });
-            return `${named()} is sitting out.`;
-          }),
-        },
+      command(
+        "sit-out",
         "Sit out",
+        "seat",
+        () => ({ player: player.value, action: "sit_out" }),
+        () => `${named()} is sitting out.`,
       ),
       el("button", { id: "remove-refund", onclick: remove(true) }, "Remove with refund"),
       el("button", { id: "remove-no-refund", onclick: remove(false) }, "Remove without refund"),

@@ -64,6 +64,15 @@ export class TableState {
     }
   }
 
+  // A player leaves the tournament (out, or removed): their seat goes at once. True when it is this player.
+  gone(event) {
+    this.tournament.players_left -= 1;
+    const seat = this.seat(event.player);
+    if (this.table && seat) this.leave(seat);
+    if (this.mine(event)) this.turn = null;
+    return this.mine(event);
+  }
+
   leave(seat) {
     this.names.set(seat.player, seat.name);
     this.table.seats = this.table.seats.filter((s) => s !== seat); // no ghost
@@ -145,23 +154,12 @@ export class TableState {
         });
         break;
       case "player_eliminated":
-        tournament.players_left -= 1;
-        if (table && seat) this.leave(seat);
-        if (this.mine(event)) {
-          this.turn = null;
-          this.you.result = { place: event.place, prize_cents: event.prize_cents };
-        }
+        if (this.gone(event)) this.you.result = { place: event.place, prize_cents: event.prize_cents };
         delete this.offers.press_deal;
         this.dealPressed = false;
         break;
       case "player_removed":
-        tournament.players_left -= 1;
-        if (table && seat) this.leave(seat);
-        if (this.mine(event)) {
-          this.turn = null;
-          this.removed = true;
-          this.offers = {};
-        }
+        if (this.gone(event)) Object.assign(this, { removed: true, offers: {} });
         break;
       case "hand_for_hand_started":
         tournament.hand_for_hand = true;
