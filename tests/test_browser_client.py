@@ -108,6 +108,8 @@ async def test_the_lobby_is_live_with_badges_filters_and_sorting_and_no_page_pol
         await page.wait_for_timeout(4_000)
         await expect(page.locator("#summary")).to_contain_text("Players left")
         assert requests == [], requests  # no polling (it cost the server 17-25 ms a call at 3,000 entries)
+        await page.goto(f"{live.http}/#/t/no-such-id")  # refused for good: said once, not retried forever
+        await expect(page.locator("#notice")).to_contain_text("The server refused this page")
         assert errors == [] and failures == []
         await browser.close()
 

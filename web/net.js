@@ -1,8 +1,12 @@
 // The network: a websocket that reconnects by itself, and a live feed kept from its snapshot and numbered changes.
 // Nothing here draws or keeps game state.
 
+// Close codes after which trying again cannot help: no such tournament, a token the server does not know.
+const FINAL_CLOSES = new Set([4401, 4404]);
+
 export class Socket {
-  // `path` is the server path (with its query); `onMessage` gets each message, `onStatus` "open" or "lost".
+  // `path` is the server path (with its query); `onMessage` gets each message, `onStatus` "open", "lost" or "refused"
+  // (the server closed for good: no such tournament, or an unknown token).
   constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
     Object.assign(this, { path, onMessage, onStatus, onOpen });
     this.stopped = false;
@@ -21,8 +25,13 @@ export class Socket {
       this.onStatus("open");
       this.onOpen();
     };
-    this.socket.onclose = () => {
+    this.socket.onclose = (event) => {
       if (this.stopped) return;
+      if (FINAL_CLOSES.has(event.code)) {
+        this.stopped = true;
+        this.onStatus("refused");
+        return;
+      }
       this.onStatus("lost");
       setTimeout(() => {
         if (!this.stopped) this.connect();

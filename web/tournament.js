@@ -21,6 +21,12 @@ const TABS = [
   ["console", "Console"],
 ];
 
+const STATUS_NOTICES = {
+  open: "",
+  lost: "Connection lost: reconnecting…",
+  refused: "The server refused this page: no such tournament, or a seat it does not know (registered elsewhere?).",
+};
+
 // When a day-1 flight stops: at the end of a level, or at a share of the field.
 const flightStop = (flight) =>
   flight.stop_level
@@ -118,7 +124,7 @@ export class TournamentPage {
     this.socket = new Socket(`/ws/tournaments/${id}?${who}`, {
       onMessage: (m) => this.receive(m),
       onOpen: () => this.socket.send({ type: "follow" }),
-      onStatus: (s) => this.notice(s === "lost" ? "Connection lost: reconnecting…" : ""),
+      onStatus: (s) => this.notice(STATUS_NOTICES[s]),
     });
     this.ticker = setInterval(() => this.drawSummary(), 1000);
   }
