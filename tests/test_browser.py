@@ -196,7 +196,7 @@ async def test_a_person_plays_a_tournament_in_the_browser(size):
                 await expect(person.locator("tr.standing").first).to_contain_text("Alice")
             if name == "hands":
                 await person.locator(".hand-link").first.click()
-                await expect(person.locator("#replay-step")).to_contain_text("Blinds and antes")
+                await expect(person.locator("#replay-step")).to_contain_text("Blinds and antes; the cards are dealt")
             await shot(person, f"tab-{name}")
             assert await person.evaluate(WIDTH) <= SIZES[size]["width"], name
         assert admin_errors == person_errors == observer_errors == []

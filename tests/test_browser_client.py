@@ -130,6 +130,7 @@ async def test_the_tournament_tabs_and_the_directors_console():
         viewer = await open_as(browser, live, f"/#/t/{tournament}", {})
 
         await tab(viewer, "info")
+        await expect(viewer.locator("#table")).to_be_hidden()  # one tab at a time
         structure = viewer.locator("table.structure")
         await expect(structure).to_contain_text("30/60")
         await expect(structure.locator("tr.break-row")).to_contain_text("Break, 5 min")
@@ -327,9 +328,12 @@ async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_th
                 hidden += not seen
         assert hidden, "no hand had a card to hide"
         await page.click("#replay-start")
-        await expect(page.locator("#replay-step")).to_have_text("Blinds and antes")
+        await expect(page.locator("#replay-step")).to_have_text("Blinds and antes; the cards are dealt")
+        face_up = page.locator(".replay-seats .hole .card:not(.back)")
+        await expect(face_up).to_have_count(2)  # hers alone, until a showdown
+        await expect(page.locator(f".replay-seats tr[data-player='{alice}'] .hole .card:not(.back)")).to_have_count(2)
         await page.click("#replay-next")
-        await expect(page.locator("#replay-step")).not_to_have_text("Blinds and antes")
+        await expect(page.locator("#replay-step")).not_to_have_text("Blinds and antes; the cards are dealt")
         await page.screenshot(path=ARTIFACTS / "replay-desktop.png")
 
         # A refused registration says what to fix, never a validator's words.

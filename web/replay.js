@@ -21,7 +21,7 @@ export function parsePhh(text) {
 }
 
 // Every step of the hand: who holds what, stacks, bets, the board and the pot after each action.
-export function replaySteps(phh, names) {
+export function replaySteps(phh, names, viewer) {
   const n = phh.players.length;
   const seat = (token) => Number(token.slice(1)) - 1;
   const state = {
@@ -53,13 +53,17 @@ export function replaySteps(phh, names) {
     folded: [...state.folded],
   });
   const name = (i) => names.get(phh.players[i]) || phh.players[i];
-  const steps = [copy("Blinds and antes")];
-  for (const action of phh.actions) {
+  const deals = phh.actions.filter((action) => action.startsWith("d dh "));
+  // Others' cards shown at the showdown stay face down until then, as they were at the table.
+  const showing = new Set(phh.actions.filter((action) => action.split(" ")[1] === "sm").map((a) => a.split(" ")[0]));
+  for (const deal of deals) {
+    const [, , who, cards] = deal.split(" ");
+    const later = showing.has(who) && phh.players[seat(who)] !== viewer;
+    state.holes[seat(who)] = parseCards(later ? "????" : cards);
+  }
+  const steps = [copy("Blinds and antes; the cards are dealt")];
+  for (const action of phh.actions.slice(deals.length)) {
     const [who, verb, arg] = action.split(" ");
-    if (who === "d" && verb === "dh") {
-      state.holes[seat(arg)] = parseCards(action.split(" ")[3]);
-      continue; // the deal is one step, with the first action
-    }
     if (who === "d" && verb === "db") {
       state.pot += state.bets.reduce((a, b) => a + b, 0);
       state.bets.fill(0);
@@ -143,7 +147,7 @@ export function handsPanel(id, seat, names) {
       });
       if (!response.ok) throw new Error((await response.json()).message);
       const phh = parsePhh(await response.text());
-      play(hand, phh, replaySteps(phh, names()));
+      play(hand, phh, replaySteps(phh, names(), seat && seat.player_id));
     } catch (error) {
       viewer.replaceChildren(el("p", { class: "message" }, error.message));
     }
@@ -183,7 +187,7 @@ export function handsPanel(id, seat, names) {
                 draw();
               },
             },
-            "⏮ Start",
+            "« Start",
           ),
           el(
             "button",
@@ -216,7 +220,7 @@ export function handsPanel(id, seat, names) {
                 draw();
               },
             },
-            "End ⏭",
+            "End »",
           ),
         ),
       );

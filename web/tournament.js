@@ -350,7 +350,11 @@ export class TournamentPage {
     if (!this.board) return;
     const wanted = this.search.value.trim().toLowerCase();
     const players = this.board.list("p:").sort((a, b) => b.stack - a.stack);
-    const out = this.board.list("r:").sort((a, b) => a.place - b.place);
+    const playing = new Set(players.map((p) => p.key));
+    const out = this.board
+      .list("r:")
+      .filter((r) => !playing.has(r.player)) // a winner still holding chips is listed once, with them
+      .sort((a, b) => a.place - b.place);
     const rows = players
       .map((p, i) => ({ rank: i + 1, ...p }))
       .filter((p) => !wanted || p.name.toLowerCase().includes(wanted));
@@ -361,7 +365,7 @@ export class TournamentPage {
         el(
           "tr",
           {},
-          ["#", "Player", "Stack", "Bounty", "Table"].map((h) => el("th", {}, h)),
+          ["#", "Player", "Stack", "Bounty", "Table or prize"].map((h) => el("th", {}, h)),
         ),
         rows
           .slice(0, 500)
@@ -385,9 +389,9 @@ export class TournamentPage {
               { class: "out" },
               el("td", {}, `${r.place}`),
               el("td", {}, r.name),
-              el("td", {}, "out"),
-              el("td", {}, r.prize_cents ? money(r.prize_cents) : ""),
+              el("td", {}, `out in place ${r.place}`),
               el("td", {}, ""),
+              el("td", {}, r.prize_cents ? `won ${money(r.prize_cents)}` : ""),
             ),
           ),
       ),
@@ -459,7 +463,7 @@ export class TournamentPage {
           `${chips(t.starting_stack)} chips · ${info.action_seconds} s to act, ` +
           `a ${info.time_bank_seconds} s time bank · at least ${t.min_players} players`,
       ),
-      el("p", {}, terms(t)),
+      el("p", {}, t.rebuys || t.add_on ? terms(t) : "A freezeout: no re-buys, no add-on."),
       el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
       el(
         "table",
