@@ -156,7 +156,7 @@ export class Lobby {
       ["pool", "Prize pool"],
       [null, "Level"],
       [null, "Formats"],
-      [null, "Re-buys and add-on"],
+      ["terms", "Re-buys and add-on"],
       [null, ""],
       [null, ""],
     ];
@@ -166,16 +166,18 @@ export class Lobby {
       columns.map(([key, label]) =>
         el(
           "th",
-          key
-            ? {
-                class: "sortable",
-                "data-sort": key,
-                onclick: () => {
-                  this.sort = { key, up: this.sort.key === key ? !this.sort.up : true };
-                  this.draw();
-                },
-              }
-            : {},
+          key === "terms"
+            ? { class: "terms" }
+            : key
+              ? {
+                  class: "sortable",
+                  "data-sort": key,
+                  onclick: () => {
+                    this.sort = { key, up: this.sort.key === key ? !this.sort.up : true };
+                    this.draw();
+                  },
+                }
+              : {},
           label,
         ),
       ),
