@@ -112,7 +112,13 @@ class Ledger:
         return paid_in == paid_out + sum(self.held.values()) and min(self.held.values()) >= 0
 
     def summary(self) -> dict[str, int]:
-        """Where the money went, in cents: what came in, what went out by kind, and what is still held."""
+        """Where the money went, in cents: what came in, what went out by kind, and what is still held.
+
+        Kept until the next movement (the ledger is append-only): a live page's feed asks every second.
+        """
+        kept: tuple[int, dict[str, int]] | None = getattr(self, "_summary", None)  # absent in older pickles
+        if kept is not None and kept[0] == len(self.movements):
+            return dict(kept[1])
         totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "carried": 0, "refunds": 0,
                   "fees_kept": 0, "compensations": 0, "withdrawn": 0,
                   "held": sum(self.held.values())}
@@ -123,7 +129,8 @@ class Ledger:
                 totals["fees_kept"] += movement.cents
             elif movement.kind == "withdrawn":
                 totals["withdrawn"] += movement.cents
-        return totals
+        self._summary = (len(self.movements), totals)
+        return dict(totals)
 
     def paid_by(self, player: str) -> dict[str, int]:
         """What one entry paid in, by kind."""
