@@ -141,6 +141,7 @@ class Tournament:
     # The director's console (engine.console); class defaults let a tournament pickled before it load.
     hand_for_hand_forced = False
     break_keeps_level = False  # the break under way was called by hand: the level goes on after it
+    next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
@@ -387,6 +388,9 @@ class Tournament:
             self._open.resize(number, len(table.players))
             floor.set_idle(self, number, True)
         self._level_started_at = now
+        breaks = self.definition.breaks
+        if breaks is not None and breaks.at_minute is not None:  # the tournament's hours count from its start
+            self.next_break_at = now + (breaks.at_minute * 60 or 3600)
         events.append(self._level_event())
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
             return events + eliminations.seat_everyone_left(self)
@@ -418,6 +422,9 @@ class Tournament:
                 self.level += 1
                 events += [BreakEnded(), self._level_event()]
                 continue
+            if now >= self.next_break_at and self.next_break_at < (self.level_ends_at() or math.inf):
+                events.append(self._synchronised_break())
+                continue
             flight = self.definition.flight
             stops_here = flight is not None and self.level + 1 == flight.stop_level
             last = self.level == len(levels) - 1
@@ -442,7 +449,7 @@ class Tournament:
                 if last:
                     break
             breaks = self.definition.breaks
-            if breaks is not None and (self.level + 1) % breaks.every_levels == 0:
+            if breaks is not None and breaks.every_levels is not None and (self.level + 1) % breaks.every_levels == 0:
                 self.break_until = ends_at + breaks.minutes * 60
                 events.append(BreakStarted(self.break_until))
             else:
@@ -450,6 +457,17 @@ class Tournament:
                 self._level_started_at = ends_at
                 events.append(self._level_event())
         return events + flights.maybe_close(self)
+
+    def _synchronised_break(self) -> BreakStarted:
+        """Every table breaks at ``breaks.at_minute`` of the tournament's hour; the level's clock stands still
+        (its time left goes on after the break), as with a break the director calls."""
+        breaks = self.definition.breaks
+        assert breaks is not None
+        starts, self.next_break_at = self.next_break_at, self.next_break_at + 3600
+        self.break_until = starts + breaks.minutes * 60
+        self._level_started_at += breaks.minutes * 60
+        self.break_keeps_level = True
+        return BreakStarted(self.break_until)
 
     # ------------------------------------------------------------- hands
 

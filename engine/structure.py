@@ -42,8 +42,22 @@ class Payout(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 class Breaks(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    every_levels: Positive
-    minutes: float
+    """A break of ``minutes`` after every ``every_levels`` levels, or every hour of the tournament at
+    ``at_minute`` (synchronised breaks: all tables together, hands in progress finish first). The fields keep
+    their order: snapshots pickle them by position."""
+
+    every_levels: Positive | None = None
+    minutes: Annotated[float, msgspec.Meta(gt=0)] = 5.0
+    at_minute: Annotated[float, msgspec.Meta(ge=0, lt=60)] | None = None
+
+
+class TimeBank(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Every player's time bank: ``seconds`` at the start, ``add_seconds`` more at the start of every
+    ``every_levels``-th level after the first."""
+
+    seconds: Annotated[float, msgspec.Meta(ge=0)]
+    add_seconds: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    every_levels: Positive = 1
 
 
 class Rebuys(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -129,6 +143,9 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     hand_for_hand_ties: Literal["pokerstars", "wsop", "tda"] = "pokerstars"
     action_seconds: Annotated[float, msgspec.Meta(gt=0)] = 15.0
     time_bank_seconds: Annotated[float, msgspec.Meta(ge=0)] = 30.0
+    time_bank: TimeBank | None = None  # with top-ups, in place of time_bank_seconds
+    disconnect_grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0  # a disconnected player's extra time
+    disconnect_grace_every_minutes: Annotated[float, msgspec.Meta(gt=0)] = 60.0  # ... at most once in this long
     added_cents: NonNegative = 0
     rebuys: Rebuys | None = None
     add_on: AddOn | None = None
@@ -144,6 +161,11 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     # tournament opens for registration when it is created; without starts_at the admin starts it.
     registration_opens_at: float | None = None
     starts_at: float | None = None
+
+    @property
+    def starting_bank_seconds(self) -> float:
+        """Every player's time bank at the start."""
+        return self.time_bank.seconds if self.time_bank is not None else self.time_bank_seconds
 
     def __post_init__(self) -> None:
         if self.min_players > self.max_players:
@@ -167,6 +189,12 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
             raise DefinitionError("starts_at: must not come before registration_opens_at")
         if self.add_on is not None and self.rebuys is None:
             raise DefinitionError("add_on: is offered at the end of the re-buy period, so it needs rebuys")
+        if self.breaks is not None and (self.breaks.every_levels is None) == (self.breaks.at_minute is None):
+            raise DefinitionError("breaks: give exactly one of every_levels or at_minute")
+        if self.breaks is not None and self.breaks.at_minute is not None and self.breaks.minutes >= 60:
+            raise DefinitionError("breaks.minutes: an hourly break lasts less than the hour")
+        if self.time_bank is not None and self.time_bank_seconds != 30.0:
+            raise DefinitionError("time_bank: give time_bank (with top-ups) or time_bank_seconds, not both")
         for number, level in enumerate(self.levels):
             where = f"levels[{number}]"
             if level.small_blind > level.big_blind:

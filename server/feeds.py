@@ -121,7 +121,7 @@ def board(runtime: TournamentRuntime) -> Feed:
         rows: dict[str, Any] = {
             "summary": steady(views.summary(director, facts), time.time()),
             "info": BoardInfo(list(director.prizes), definition.satellite, list(definition.levels), definition.breaks,
-                              definition.action_seconds, definition.time_bank_seconds, definition.refund_policy,
+                              definition.action_seconds, definition.starting_bank_seconds, definition.refund_policy,
                               director.chips_in_play(), director.chips_issued, director.ledger.summary()),
         }
         names, bounties, where = facts.entries.name, director.bounties, director.where

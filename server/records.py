@@ -21,7 +21,7 @@ import msgspec
 
 from engine import wire
 from engine.director import Tournament
-from engine.events import Event
+from engine.events import Event, LevelChanged
 from engine.refunds import RefundPolicy
 from server.entries import Entries
 
@@ -228,6 +228,19 @@ def from_wire(player: str, message: wire.MoneyMessage) -> AnyRecord:
     return AddOn(player)
 
 
+def top_up_time_banks(session: Session, events: list[Event]) -> None:
+    """``time_bank.add_seconds`` onto every bank at the start of every ``every_levels``-th level after the first
+    (replayed with the ``advance`` that began the level, so a restore gives the same banks)."""
+    terms = session.director.definition.time_bank
+    if terms is None or not terms.add_seconds:
+        return
+    banks = session.entries.time_bank
+    for event in events:
+        if isinstance(event, LevelChanged) and event.level > 1 and (event.level - 1) % terms.every_levels == 0:
+            for player in session.director.stacks:
+                banks[player] = banks.get(player, 0.0) + terms.add_seconds
+
+
 def apply(session: Session, record: AnyRecord) -> list[Event]:
     """One record applied: live, or replayed by a restore. The director's refusal leaves everything as it was."""
     director = session.director
@@ -238,7 +251,9 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return events
         case Advance(now):
             session.last_now = now
-            return director.advance(now)
+            events = director.advance(now)
+            top_up_time_banks(session, events)
+            return events
         case StartHand(table):
             return director.start_hand(table)
         case EndHand(table):

@@ -64,7 +64,7 @@ class TournamentRuntime:
         self.definition = definition
         self.seed = secrets.randbits(63) if seed is None else seed  # fits an SQLite INTEGER
         self.storage: Storage = storage or MemoryStorage()
-        self.entries = Entries(definition.time_bank_seconds)
+        self.entries = Entries(definition.starting_bank_seconds)
         decks = KeyedDecks(secret) if secret else shuffled_deck
         self.session = r.Session(Tournament(definition, random.Random(self.seed), deal=decks), self.entries)
         if definition.registration_opens_at is None:  # else announced: Waiting until it opens

@@ -63,6 +63,7 @@ class Tables:
         self.clocks: dict[int, TableClock] = {}
         self.wakers: dict[int, asyncio.Event] = {}  # a table task waits on its own event
         self.sitting_out: set[str] = set()
+        self.grace_given: dict[str, float] = {}  # player -> when (tournament clock) they last had disconnect grace
 
     async def run(self) -> None:
         """The level clock and one task per table, until the tournament is over."""
@@ -161,6 +162,12 @@ class Tables:
             deadline = clock.turn_started + seconds
             while clock.decision == asked:
                 remaining = deadline - loop.time()
+                if remaining <= 0 and self._grace(player):  # disconnect protection: once a period, more time
+                    grace = self.session.director.definition.disconnect_grace_seconds
+                    deadline += grace
+                    clock.seconds += grace
+                    self.streams.publish(table, Turn(player, grace, 0.0))
+                    continue
                 if remaining <= 0:
                     action = hand.timeout_action()
                     self.decide(table, player, action, None, 0.0)
@@ -174,6 +181,19 @@ class Tables:
                     await answered
                 finally:
                     timer.cancel()
+
+    def _grace(self, player: str) -> bool:
+        """Whether ``player``, disconnected at their deadline, gets ``disconnect_grace_seconds`` more now: once
+        per ``disconnect_grace_every_minutes`` of the tournament clock (kept in memory: a restart forgets it)."""
+        definition = self.session.director.definition
+        if not definition.disconnect_grace_seconds or self.streams.connected(player):
+            return False
+        now = self.now()
+        last = self.grace_given.get(player)
+        if last is not None and now - last < definition.disconnect_grace_every_minutes * 60:
+            return False
+        self.grace_given[player] = now
+        return True
 
     def player_act(self, player: str, action: str, amount: int | None) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""

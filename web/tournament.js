@@ -442,7 +442,8 @@ export class TournamentPage {
         ),
       );
       at += level.minutes || 0;
-      if (info.breaks && (i + 1) % info.breaks.every_levels === 0 && i + 1 < info.levels.length) {
+      const every = info.breaks && info.breaks.every_levels;
+      if (every && (i + 1) % every === 0 && i + 1 < info.levels.length) {
         rows.push(
           el(
             "tr",
@@ -465,6 +466,13 @@ export class TournamentPage {
       ),
       el("p", {}, t.rebuys || t.add_on ? terms(t) : "A freezeout: no re-buys, no add-on."),
       el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
+      info.breaks && info.breaks.at_minute !== null
+        ? el(
+            "p",
+            { id: "hourly-breaks" },
+            `Every hour, a ${info.breaks.minutes}-minute break at :${String(info.breaks.at_minute).padStart(2, "0")}.`,
+          )
+        : null,
       el(
         "table",
         { class: "list structure" },
