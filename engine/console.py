@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import bounties, eliminations, floor, handforhand
-from engine.events import BreakStarted, ClockAdjusted, Event, PlayerRemoved
+from engine.events import ClockAdjusted, Event, PlayerRemoved
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
@@ -62,10 +62,7 @@ def call_break(t: Tournament, now: float, minutes: float) -> list[Event]:
     """A break from ``now``: hands in progress finish, no new hand starts, and the level's time stands still
     (it goes on where it stopped when the break ends, at the same level)."""
     verify_call_break(t, minutes)
-    t.break_until = now + minutes * 60
-    t._level_started_at += minutes * 60
-    t.break_keeps_level = True
-    return [BreakStarted(t.break_until)]
+    return [t.hold_break(now, minutes)]
 
 
 def verify_force_hand_for_hand(t: Tournament, on: bool) -> None:

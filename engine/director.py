@@ -459,13 +459,17 @@ class Tournament:
         return events + flights.maybe_close(self)
 
     def _synchronised_break(self) -> BreakStarted:
-        """Every table breaks at ``breaks.at_minute`` of the tournament's hour; the level's clock stands still
-        (its time left goes on after the break), as with a break the director calls."""
+        """Every table breaks at ``breaks.at_minute`` of the tournament's hour."""
         breaks = self.definition.breaks
         assert breaks is not None
         starts, self.next_break_at = self.next_break_at, self.next_break_at + 3600
-        self.break_until = starts + breaks.minutes * 60
-        self._level_started_at += breaks.minutes * 60
+        return self.hold_break(starts, breaks.minutes)
+
+    def hold_break(self, starts: float, minutes: float) -> BreakStarted:
+        """A break from ``starts`` during which the level's clock stands still: the same level goes on after it
+        with the time it had left (a synchronised break, or one the director calls)."""
+        self.break_until = starts + minutes * 60
+        self._level_started_at += minutes * 60
         self.break_keeps_level = True
         return BreakStarted(self.break_until)
 
