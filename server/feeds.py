@@ -125,11 +125,11 @@ def board(runtime: TournamentRuntime) -> Feed:
                               director.chips_in_play(), director.chips_issued, director.ledger.summary()),
         }
         names, bounties, where = facts.entries.name, director.bounties, director.where
-        kept, players = players_kept, {}
+        players = {}
         for player, stack in director.stacks.items():  # most rows are as they were: encoded once, kept
             place = where.get(player)
             looks = (stack, place[0] if place else None, bounties.get(player))
-            row = kept.get(player)
+            row = players_kept.get(player)
             if row is None or row[0] != looks:
                 row = looks, encoder.encode(PlayerRow(names(player), *looks))
             players[player] = row
@@ -151,6 +151,6 @@ def board(runtime: TournamentRuntime) -> Feed:
         return rows
 
     def version() -> object:
-        return runtime.journal.position, runtime.session.paused, len(runtime.streams.announcements)
+        return runtime.journal.position, runtime.session.paused, tuple(runtime.streams.announcements[-1:])
 
     return Feed("board", build, version)

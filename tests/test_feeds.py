@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from websockets.asyncio.client import connect
 
@@ -133,3 +134,19 @@ async def test_the_directors_console_over_rest():
             assert details["chips_in_play"] == details["chips_issued"] < 8 * 1000
             gone = await client.post(f"{base}/seat", json={"player": seats[2][0], "action": "remove"}, headers=ADMIN)
             assert gone.status_code == 409 and "not playing" in gone.json()["message"]
+
+
+async def test_the_board_hears_every_announcement_also_past_the_ten_it_keeps():
+    from server.journal import MemoryStorage
+    from server.runtime import TournamentRuntime
+    from tests.tournaments import definition as rules
+
+    runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)
+    board = runtime.board
+    board.refresh()
+    first = board.seq
+    for number in range(12):
+        runtime.streams.announce(f"note {number}")
+        changes = board.refresh()
+        assert list(changes) == ["announcements"] and board.seq == first + number + 1
+    assert [a["text"] for a in msgspec.json.decode(board.rows["announcements"])] == [f"note {n}" for n in range(2, 12)]
