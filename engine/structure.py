@@ -410,3 +410,51 @@ def default_definition(players: int, seats_per_table: int = 9) -> Definition:
         buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=max(players, 2),
         levels=default_levels(), payouts=default_payouts(players),
     )
+
+
+# ------------------------------------------------------------------ structures from a few numbers
+
+Speed = Literal["regular", "turbo", "hyper"]
+LEVEL_MINUTES: dict[str, float] = {"regular": 10.0, "turbo": 5.0, "hyper": 3.0}
+STARTING_BIG_BLINDS: dict[str, int] = {"regular": 100, "turbo": 60, "hyper": 30}
+_NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+ENDING_AVERAGE_BIG_BLINDS = 20  # the field's chips over the big blind at the requested end, calibrated (docs/config.md)
+EXTRA_LEVELS = 8  # levels after the requested end, so that a slow field never sits on the last one
+
+
+def nice_blind(value: float) -> int:
+    """The nearest of the round numbers blinds are made of (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of
+    ten), even, so that the small blind is half of it."""
+    exponent = 10 ** math.floor(math.log10(max(value, 1.0)))
+    best = min((mantissa * exponent for mantissa in _NICE), key=lambda nice: abs(math.log(nice / value)))
+    return max(2, int(round(best / 2)) * 2)
+
+
+def generate_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
+                       ante: Literal["bb", "classic"] = "bb") -> Definition:
+    """A whole definition from a few numbers: levels whose big blind grows geometrically from the starting
+    stack's ``STARTING_BIG_BLINDS`` to the point where the field's chips are ``ENDING_AVERAGE_BIG_BLINDS`` big
+    blinds at ``hours`` (when about one player is left), antes from level 3 (a big-blind ante, or a classic one
+    of an eighth of the big blind), a 5-minute break at :55 of every hour, and the usual payouts (~15% paid)."""
+    if players < 2 or hours <= 0 or stack < 100:
+        raise DefinitionError("structure: at least 2 players, a positive number of hours, a stack of 100 or more")
+    minutes = LEVEL_MINUTES[speed]
+    playing_minutes = hours * 60 * 55 / 60  # the breaks take 5 minutes an hour
+    levels_to_end = max(2, round(playing_minutes / minutes))
+    first = stack / STARTING_BIG_BLINDS[speed]
+    last = players * stack / ENDING_AVERAGE_BIG_BLINDS
+    growth = (last / first) ** (1 / (levels_to_end - 1)) if last > first else 1.25
+    big_blinds: list[int] = []
+    for number in range(levels_to_end + EXTRA_LEVELS):
+        late = max(0, number - levels_to_end + 1)  # after the requested end, gentler steps
+        blind = nice_blind(first * growth ** (number - late) * min(growth, 1.5) ** late)
+        big_blinds.append(blind if not big_blinds or blind > big_blinds[-1] else nice_blind(big_blinds[-1] * 1.2))
+    levels = [Level(small_blind=bb // 2, big_blind=bb, minutes=minutes,
+                    ante=(bb if ante == "bb" else max(1, bb // 8)) if number >= 2 else 0,
+                    bb_ante=ante == "bb" and number >= 2)
+              for number, bb in enumerate(big_blinds)]
+    return Definition(
+        name=f"{players} players, {hours:g} h {speed}", seats_per_table=9, starting_stack=stack,
+        buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=players, levels=levels,
+        payouts=default_payouts(players), breaks=Breaks(at_minute=55, minutes=5),
+    )

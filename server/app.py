@@ -28,7 +28,7 @@ from bots.client import FAULTS
 from bots.strategies import STRATEGIES, parse_mix
 from engine.director import Status
 from engine.history import redact
-from engine.structure import Definition, DefinitionError, load_definition
+from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
 from engine.wire import (
     MAX_MESSAGE_BYTES, Act, Back, Details, Follow, Incoming, Say, Summary, Sync, Watch,
     describe_decode_error, error_message, incoming_decoder,
@@ -95,6 +95,16 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
     think_max: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
 
 
+class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A few numbers for a whole definition (``mttsim structure``)."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=1_000_000)]
+    hours: Annotated[float, msgspec.Meta(gt=0, le=72)]
+    stack: Annotated[int, msgspec.Meta(ge=100, le=10**9)]
+    speed: Speed = "regular"
+    ante: Literal["bb", "classic"] = "bb"
+
+
 class Created(msgspec.Struct):
     id: str
 
@@ -142,6 +152,15 @@ async def create_tournament(request: Request) -> Response:
     server.add(runtime)
     runtime.keep_time()
     return reply(Created(tournament_id), 201)
+
+
+async def structure(request: Request) -> Response:
+    """A whole definition from a few numbers, to edit and create (docs/config.md); changes nothing."""
+    body = await body_of(request, StructureRequest)
+    try:
+        return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante))
+    except DefinitionError as problem:
+        raise Refused("bad_request", str(problem)) from None
 
 
 async def show_tournament(request: Request) -> Response:
@@ -260,6 +279,8 @@ OPERATIONS = [
     Operation(method="POST", path="/api/tournaments", endpoint=create_tournament, body=Definition, response=Created,
               status=201, who="admin", summary="Create a tournament from its definition (docs/config.md)",
               refusals=()),
+    Operation(method="POST", path="/api/structures", endpoint=structure, body=StructureRequest, response=Definition,
+              refusals=(400,), summary="A whole definition (levels, breaks, payouts) from players, hours and stack"),
     Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
               query=(("page", int),), refusals=(404,),
               summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand; the long lists a page "

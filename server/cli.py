@@ -11,7 +11,9 @@ from pathlib import Path
 import msgspec
 
 from bots.strategies import parse_mix
-from engine.structure import Definition, default_definition, load_definition
+from engine.structure import (
+    Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition,
+)
 from server.simulator import Progress, Report, simulate
 
 
@@ -188,6 +190,18 @@ def swarm(args: argparse.Namespace) -> int:
     return 0
 
 
+def structure_command(args: argparse.Namespace) -> int:
+    """Print a whole definition (JSON, as ``--config`` and the admin's form read it) from a few numbers."""
+    speed: Speed = "hyper" if args.hyper else "turbo" if args.turbo else "regular"
+    try:
+        definition = generate_structure(args.players, args.hours, args.stack, speed=speed, ante=args.ante)
+    except DefinitionError as problem:
+        print(f"mttsim structure: {problem}", file=sys.stderr)
+        return 2
+    print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mttsim", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -222,6 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
                               help="seconds other players' actions may wait to leave together (0: at once)")
     serve_parser.set_defaults(run=serve)
+    structure_parser = commands.add_parser("structure", help="print a whole definition from a few numbers")
+    structure_parser.add_argument("--players", type=int, required=True)
+    structure_parser.add_argument("--hours", type=float, required=True, help="about when one player is left")
+    structure_parser.add_argument("--stack", type=int, required=True, help="the starting stack")
+    speed = structure_parser.add_mutually_exclusive_group()
+    speed.add_argument("--turbo", action="store_true", help="5-minute levels (regular: 10)")
+    speed.add_argument("--hyper", action="store_true", help="3-minute levels")
+    structure_parser.add_argument("--ante", choices=["bb", "classic"], default="bb",
+                                  help="a big-blind ante (default) or everyone's, from level 3")
+    structure_parser.set_defaults(run=structure_command)
     swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
     swarm_parser.add_argument("--url", default="http://127.0.0.1:8000")
     swarm_parser.add_argument("--players", type=int, required=True)

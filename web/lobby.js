@@ -364,6 +364,44 @@ export class Lobby {
     );
   }
 
+  // A whole structure from a few numbers (POST /api/structures, as `mttsim structure`), into the definition box.
+  structureForm(definition) {
+    const number = (id, value, label) => el("input", { id, type: "number", value, min: 1, "aria-label": label });
+    const players = number("structure-players", 180, "players");
+    const hours = number("structure-hours", 3, "hours");
+    const stack = number("structure-stack", 10000, "starting stack");
+    const choice = (id, label, options) =>
+      el("select", { id, "aria-label": label }, ...options.map((o) => el("option", { value: o }, o)));
+    const speed = choice("structure-speed", "speed", ["regular", "turbo", "hyper"]);
+    const ante = choice("structure-ante", "ante", ["bb", "classic"]);
+    const generate = () =>
+      this.attempt(async () => {
+        const body = { players: Number(players.value), hours: Number(hours.value), stack: Number(stack.value) };
+        const made = await api("/api/structures", {
+          method: "POST",
+          body: { ...body, speed: speed.value, ante: ante.value },
+        });
+        definition.value = JSON.stringify(made, null, 1);
+        return `A structure of ${made.levels.length} levels for ${body.players} players in about ${body.hours} h.`;
+      });
+    return el(
+      "p",
+      { class: "structure-form" },
+      "Or from a few numbers: players ",
+      players,
+      " hours ",
+      hours,
+      " stack ",
+      stack,
+      " ",
+      speed,
+      " ante ",
+      ante,
+      " ",
+      el("button", { id: "generate", onclick: generate }, "Generate"),
+    );
+  }
+
   adminPanel() {
     const token = el("input", {
       id: "admin-token",
@@ -403,6 +441,7 @@ export class Lobby {
         ),
       ),
       el("p", {}, "A tournament definition (docs/config.md), typed here or read from a file: ", file),
+      this.structureForm(definition),
       definition,
       el(
         "p",
