@@ -113,35 +113,29 @@ async def cancel(request: Request) -> Response:
     return reply(runtime.summary())
 
 
-async def correction(request: Request, kind: type[Body], apply: Callable[[TournamentRuntime, Body], None]) -> Response:
-    """An admin's correction with its body; the answer is the details, with the ledger after it."""
-    require_admin(request)
-    runtime = runtime_of(request)
-    apply(runtime, await body_of(request, kind))
-    return reply(runtime.details())
-
-
 async def compensate(request: Request) -> Response:
-    return await correction(request, CompensateRequest,
-                            lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason))
+    return await console_command(request, CompensateRequest,
+                                 lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason),
+                                 answer=TournamentRuntime.details)
 
 
 async def withdraw_prize(request: Request) -> Response:
     def withdraw(runtime: TournamentRuntime, body: WithdrawRequest) -> None:
         chaining.withdraw_prize(runtime, body.player, body.cents, body.reason)
 
-    return await correction(request, WithdrawRequest, withdraw)
+    return await console_command(request, WithdrawRequest, withdraw, answer=TournamentRuntime.details)
 
 
-async def console_command(request: Request, kind: type[Body],
-                          command: Callable[[TournamentRuntime, Body], object]) -> Response:
-    """A command from the director's console with its body; the answer is the summary after it."""
+async def console_command(request: Request, kind: type[Body], command: Callable[[TournamentRuntime, Body], object],
+                          answer: Callable[[TournamentRuntime], object] = TournamentRuntime.summary) -> Response:
+    """A command from the director's console with its body; the answer is the summary after it (a correction's:
+    the details, with the ledger)."""
     require_admin(request)
     runtime = runtime_of(request)
     body = await body_of(request, kind)
     with refusals():
         command(runtime, body)
-    return reply(runtime.summary())
+    return reply(answer(runtime))
 
 
 async def adjust_clock(request: Request) -> Response:

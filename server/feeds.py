@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.wire import BoardInfo, FeedMessage, PlayerRow, Standing, Summary, TableRow, encoder
+from engine.wire import BoardInfo, FeedMessage, PlayerRow, Summary, TableRow, encoder
 from server import views
 from server.hub import Connection
 
@@ -140,8 +140,7 @@ def board(runtime: TournamentRuntime) -> Feed:
             stacks = [director.stacks.get(p, 0) for p in state.table.players]
             rows[f"t:{number}"] = TableRow(number, len(stacks), max(stacks, default=0), min(stacks, default=0))
         for r in director.results.values():
-            rows[f"r:{r.place}:{r.player}"] = Standing(r.player, r.place, r.prize_cents, r.ticket,
-                                                        facts.entries.name(r.player))
+            rows[f"r:{r.place}:{r.player}"] = views.standing(r, facts.entries)
         if director.refunds:
             rows["refunds"] = [views.refund_row(refund, facts.entries) for refund in director.refunds]
         if runtime.tickets:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from engine.director import Status, Tournament
-from engine.events import Shown
+from engine.events import Result, Shown
 from engine.refunds import Refund
 from engine.wire import (
     Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, VoidedHand, You,
@@ -154,6 +154,10 @@ def you(director: Tournament, player: str, facts: Facts) -> You:
     return mine
 
 
+def standing(result: Result, entries: Entries) -> Standing:
+    return Standing(result.player, result.place, result.prize_cents, result.ticket, entries.name(result.player))
+
+
 def refund_row(refund: Refund, entries: Entries) -> RefundRow:
     return RefundRow(refund.player, entries.names.get(refund.player, "the house"), refund.cents, refund.fee_cents,
                      refund.rule)
@@ -177,8 +181,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
         ledger=director.ledger.summary(),
-        results=[Standing(r.player, r.place, r.prize_cents, r.ticket, facts.entries.name(r.player))
-                 for r in results[rows]],
+        results=[standing(r, facts.entries) for r in results[rows]],
         table_list=[table_view(director, table, facts)
                     for table in tables[page * TABLES_PER_PAGE:(page + 1) * TABLES_PER_PAGE]],
         page=page, pages=pages,

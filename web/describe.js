@@ -1,6 +1,6 @@
 // The hand log's words for each event: names, never raw ids, and "You" for the player themself.
 
-import { describeHand } from "./handrank.js";
+import { shownHand } from "./handrank.js";
 import { chips, money } from "./dom.js";
 
 const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
@@ -26,7 +26,7 @@ export function describe(event, state) {
     const winners = event.winners.map((w, i) => {
       const s = state.seat(w);
       const board = state.table ? state.table.board : [];
-      const made = s && s.shown && s.shown.length ? describeHand([...s.shown, ...board]) : null;
+      const made = shownHand(s, board);
       const how = made ? ` with ${made.name.toLowerCase()}` : "";
       return `${who(w)} ${verb(w, "win", "wins")} ${chips(event.shares[i])}${how}`;
     });

@@ -55,3 +55,7 @@ export function describeHand(cards) {
   if (first[1] === 2) return { rank: 1, name: `Pair of ${PLURAL[first[0]]}` };
   return { rank: 0, name: `${NAMES[Math.max(...ranks)]} high` };
 }
+
+// What a seat's cards shown at the showdown make with the board, or null when it showed none.
+export const shownHand = (seat, board) =>
+  seat && seat.shown && seat.shown.length ? describeHand([...seat.shown, ...board]) : null;

@@ -2,7 +2,7 @@
 // dialogs, the hand log and the chat. It sends through the function it is given and never opens a socket.
 
 import { cardNode, chips, el, money } from "./dom.js";
-import { describeHand } from "./handrank.js";
+import { describeHand, shownHand } from "./handrank.js";
 import { beep, prefs, presets, setPref } from "./prefs.js";
 
 const LOG_LINES = 400;
@@ -169,7 +169,7 @@ export class TableView {
             ? [cardNode(null), cardNode(null)]
             : [];
     const won = this.state.winners.get(s.player);
-    const made = won && s.shown && s.shown.length ? describeHand([...s.shown, ...table.board]) : null;
+    const made = won ? shownHand(s, table.board) : null;
     const node = el(
       "div",
       {
