@@ -40,7 +40,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine import cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, rebuys
+from engine import (
+    cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry, rebuys,
+)
 from engine.cards import shuffled_deck
 from engine.deals import Deal
 from engine.eliminations import Bust
@@ -137,17 +139,24 @@ class Tournament:
         self._deal_due = False
         self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
         self.removals: dict[str, bool] = {}  # to take out when their hand ends -> with a refund or not
+        self.entries_closed: dict[str, str] = {}  # late registration, re-entry -> why it closed (engine.lateentry)
+        self.reentered: dict[str, str] = {}  # an eliminated entry -> the entry its person bought after it
+        self.reentries: dict[str, int] = {}  # person -> re-entries bought
 
     # The director's console (engine.console); class defaults let a tournament pickled before it load.
     hand_for_hand_forced = False
     break_keeps_level = False  # the break under way was called by hand: the level goes on after it
     next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
+    late_entries = 0  # entries bought while running (late registrations and re-entries)
+    tables_opened = 0  # the highest table id given, so that a table opened late never takes a broken one's
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled before its tables were indexed (a snapshot in an older journal) gets its indexes."""
         state.setdefault("flight_entries", 0)
         state.setdefault("removed", {})
         state.setdefault("removals", {})
+        for late in ("entries_closed", "reentered", "reentries"):
+            state.setdefault(late, {})
         state.setdefault("qualified_entries", set(state.get("_qualified", {}).values()))
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
@@ -195,6 +204,13 @@ class Tournament:
 
     def can_register(self, player: str, person: str | None = None) -> bool:
         return _passes(self.verify_register, player, person)
+
+    def can_reenter(self, player: str, new_entry: str) -> bool:
+        return _passes(self.verify_reenter, player, new_entry)
+
+    def entries_open(self, window: lateentry.Window) -> bool:
+        """Whether late registration (or re-entry) is open now."""
+        return lateentry.is_open(self, window)
 
     def can_unregister(self, player: str) -> bool:
         return _passes(self.verify_unregister, player)
@@ -272,11 +288,13 @@ class Tournament:
         return [StatusChanged(self.status.value)]
 
     def verify_register(self, player: str, person: str | None = None) -> None:
-        if self.status is not Status.REGISTER:
+        if self.status is Status.RUNNING and self.definition.late_registration is not None:
+            lateentry.verify_open(self, "late_registration")
+        elif self.status is not Status.REGISTER:
             raise TournamentError(f"registration is open only in Register; the tournament is {self.status}")
         if not isinstance(player, str) or not player:
             raise TournamentError("an entry needs a non-empty id")
-        if player in self.stacks:
+        if player in self.stacks or player in self.results:
             raise TournamentError(f"{player} is already registered")
         if len(self.entries) >= self.definition.max_players:
             raise TournamentError(f"the tournament is full ({self.definition.max_players} entries)")
@@ -291,23 +309,43 @@ class Tournament:
     def register(self, player: str, person: str | None = None) -> list[Event]:
         """A new entry. ``person`` groups the entries of one person, who never sit together (M.50).
 
+        While the tournament runs (late registration, F.24) it is seated at once (engine.lateentry).
+
         ``person`` may be an entry registered without one: that entry then
         belongs to the person too (a second entry named after the first).
         """
         self.verify_register(player, person)
         if person is not None and person in self.stacks and person not in self._people:
             self._belongs(person, person)
-        self.entries.append(player)
-        self.stacks[player] = self.definition.starting_stack
-        self.chips_issued += self.definition.starting_stack
         if person is not None:
             self._belongs(player, person)
+        late = self.status is Status.RUNNING
+        events: list[Event] = [Registered(player, self._admit(
+            player, self.definition.late_stack if late else self.definition.starting_stack))]
+        if not late:
+            return events
+        self._price_prizes()
+        self.late_entries += 1
+        return events + lateentry.seat(self, player) + lateentry.check(self)
+
+    def _admit(self, player: str, stack: int) -> int:
+        """An entry's chips and its buy-in, fee and bounty through the ledger; returns what it paid."""
+        self.entries.append(player)
+        self.stacks[player] = stack
+        self.chips_issued += stack
         bounty = self.definition.bounty.cents if self.definition.bounty is not None else 0
         self._pay(player, "buy_in", self.definition.buy_in_cents - bounty, "fee", self.definition.fee_cents)
         if bounty:
             self.ledger.record("bounty_in", player, bounty)
             self.bounties[player] = bounty
-        return [Registered(player, self._entry_price)]
+        return self._entry_price
+
+    def verify_reenter(self, player: str, new_entry: str) -> None:
+        lateentry.verify_reenter(self, player, new_entry)
+
+    def reenter(self, player: str, new_entry: str) -> list[Event]:
+        """The eliminated ``player``'s person buys ``new_entry``: a new stack, seat and place (F.27)."""
+        return lateentry.reenter(self, player, new_entry)
 
     def verify_unregister(self, player: str) -> None:
         if self.status is not Status.REGISTER:
@@ -377,6 +415,7 @@ class Tournament:
         self._price_prizes()
         layout = initial_draw(self.entries, definition.seats_per_table, self.rng, self._person)
         self._open = OpenTables(definition.seats_per_table, len(layout))
+        self.tables_opened = len(layout)
         for number, seats in enumerate(layout, start=1):
             table = Table(definition.seats_per_table)
             self.tables[number] = _Playing(number, table)
@@ -394,7 +433,7 @@ class Tournament:
         events.append(self._level_event())
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
             return events + eliminations.seat_everyone_left(self)
-        return events + handforhand.check(self)
+        return events + lateentry.check(self) + handforhand.check(self)
 
     # ---------------------------------------------------------- the clock
 
@@ -441,9 +480,10 @@ class Tournament:
                 break
             self._hands_in_level.clear()
             self._most_hands_in_level = 0
+            events += lateentry.level_ended(self, self.level + 1)
             terms = self.definition.rebuys
             if terms is not None and self.level + 1 == terms.levels:
-                events += rebuys.end_period(self, ends_at)
+                events += rebuys.end_period(self, ends_at) + lateentry.check(self)
             if stops_here:
                 self.flight_stopping = True
                 if last:
@@ -695,6 +735,15 @@ class Tournament:
             if player in self._pending_chips:
                 self.stacks[player] += self._pending_chips.pop(player)
         return HandVoided(table, state.number)
+
+    def _open_table(self) -> int:
+        """A new, empty table (a late entry found every table full); its id follows every id given before."""
+        number = max(self.tables_opened, max(self.tables, default=0)) + 1
+        self.tables_opened = number
+        self.tables[number] = _Playing(number, Table(self.definition.seats_per_table))
+        self._open.resize(number, 0)
+        floor.set_idle(self, number, True)
+        return number
 
     def _pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
         if price:

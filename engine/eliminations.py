@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine import bounties, floor
+from engine import bounties, floor, lateentry
 from engine.events import (
     Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned, StatusChanged,
     TournamentFinished,
@@ -124,6 +124,7 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     """The batch's places, prizes and bounties, worst place first, as a floor announces them (G.28-G.30)."""
     if not busts:
         return []
+    closed = lateentry.before_ranking(t, len(busts))
     ties: str = t.definition.hand_for_hand_ties if round_ else "pokerstars"
     if t.definition.satellite is not None:
         ties = "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
@@ -131,7 +132,7 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     t.deal_pressed.clear()  # the players changed: a deal starts over
     t._deal_due = False
     knockers = {bust.player: bust.knocked_out_by for bust in busts}
-    events: list[Event] = []
+    events: list[Event] = closed
     for result in reversed(awarded):
         pay_prize(t, result.player, result.prize_cents, ticket=result.ticket)
         table_id, seat = t.where.pop(result.player)

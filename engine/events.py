@@ -239,7 +239,7 @@ class HandVoided(Event, frozen=True, tag="hand_voided"):
 
 
 class Seated(Event, frozen=True, tag="seated"):
-    """A player's seat at the start (the initial draw, rules.md A.1)."""
+    """A player's seat at the start (the initial draw, rules.md A.1), or a late entry's (A.2)."""
 
     player: str
     table: int
@@ -365,3 +365,26 @@ class PlayerRemoved(Event, frozen=True, tag="player_removed"):
     table: int
     chips: int
     refund_cents: int
+
+
+class Reentered(Event, frozen=True, tag="reentered"):
+    """An eliminated entry's person bought a new entry, ``player``, for ``paid_cents`` (rules.md F.27): a new
+    stack, a new seat (its ``seated``) and a place of its own; ``previous`` keeps the place it finished in."""
+
+    player: str
+    previous: str
+    paid_cents: int
+
+
+class TableOpened(Event, frozen=True, tag="table_opened"):
+    """A late entry found every open table full: a new table opens with it, and balancing fills it (A.2-A.3)."""
+
+    table: int
+
+
+class EntriesClosed(Event, frozen=True, tag="entries_closed"):
+    """Late registration or re-entry is over (rules.md F.24): its level ended, the field reached capacity or
+    the bubble, or the re-buy period ended."""
+
+    kind: Literal["late_registration", "reentry"]
+    reason: Literal["level", "capacity", "bubble", "rebuys_over"]

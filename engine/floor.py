@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from engine import eliminations, handforhand
+from engine import eliminations, handforhand, lateentry
 from engine.events import EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, worst_seat
 
@@ -55,12 +55,14 @@ def after_change(t: Tournament) -> list[Event]:
     # still playing their hand, and looking at those after every hand would cost more than the hand.
     for table in sorted(t._breaking_idle):
         events += break_table(t, table)
-    return events + balance(t) + handforhand.check(t)
+    return events + balance(t) + lateentry.check(t) + handforhand.check(t)
 
 
 def plan_breaks(t: Tournament) -> None:
     """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
+    if len(t._open) > needed:
+        needed = max(needed, lateentry.tables_to_keep(t))
     while len(t._open) > needed:
         fewest, _ = t._open.sizes()
         table = t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))

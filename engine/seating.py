@@ -116,6 +116,7 @@ class OpenTables:
 
     def resize(self, table: int, size: int) -> None:
         """The table now seats ``size`` players; it moves to the end of the order (or enters it, in a hand)."""
+        self._make_room(table)
         idle = self.drop(table)
         if len(self._table_at) == self._open.capacity:
             self._compact()
@@ -206,6 +207,15 @@ class OpenTables:
     def take(self, table: int) -> None:
         """One of the table's open seats was taken during a draw (its size is given after the draw)."""
         self._open.add(self._slot[table], -1)
+
+    def _make_room(self, table: int) -> None:
+        """A table opened after the start (for a late entry) may lie beyond the indexes: they double."""
+        capacity = self._by_id[0].capacity
+        if table < capacity:
+            return
+        extra = [0] * (max(table + 1, 2 * capacity) - capacity)
+        self._by_id = [Fenwick(ranked.counts + extra) for ranked in self._by_id]
+        self._idle_by_id = [Fenwick(ranked.counts + extra) for ranked in self._idle_by_id]
 
     def _compact(self) -> None:
         """Renumber the slots in order, with room to grow: amortised O(1) per change of size."""

@@ -128,6 +128,23 @@ class Final(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     direct_buy_in: bool = True
 
 
+class LateRegistration(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Registration stays open while the tournament runs, until level ``until_level`` ends (or earlier: at
+    capacity, on the bubble, or when the re-buy period ends; rules.md F.24). Late entries start with
+    ``stack`` chips, the starting stack unless given (A.2)."""
+
+    until_level: Positive
+    stack: Positive | None = None
+
+
+class Reentry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """An eliminated person may buy a new entry, ``max_count`` times, until level ``until_level`` ends (or
+    earlier, as late registration closes; rules.md F.27). A re-entry starts with the late registration's stack."""
+
+    until_level: Positive
+    max_count: Positive = 1
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -161,6 +178,14 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     # tournament opens for registration when it is created; without starts_at the admin starts it.
     registration_opens_at: float | None = None
     starts_at: float | None = None
+    late_registration: LateRegistration | None = None
+    reentry: Reentry | None = None
+
+    @property
+    def late_stack(self) -> int:
+        """The stack a late entry or a re-entry starts with (A.2)."""
+        late = self.late_registration
+        return late.stack if late is not None and late.stack is not None else self.starting_stack
 
     @property
     def starting_bank_seconds(self) -> float:
@@ -195,6 +220,12 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
             raise DefinitionError("breaks.minutes: an hourly break lasts less than the hour")
         if self.time_bank is not None and self.time_bank_seconds != 30.0:
             raise DefinitionError("time_bank: give time_bank (with top-ups) or time_bank_seconds, not both")
+        for key, window in (("late_registration", self.late_registration), ("reentry", self.reentry)):
+            if window is not None and window.until_level > len(self.levels):
+                raise DefinitionError(f"{key}.until_level: {window.until_level} is beyond the "
+                                      f"{len(self.levels)} levels defined")
+        if self.late_registration is not None and self.final is not None and not self.final.direct_buy_in:
+            raise DefinitionError("late_registration: this final takes only qualified stacks, no direct buy-in")
         for number, level in enumerate(self.levels):
             where = f"levels[{number}]"
             if level.small_blind > level.big_blind:
