@@ -212,6 +212,10 @@ class Tournament:
         """Whether late registration (or re-entry) is open now."""
         return lateentry.is_open(self, window)
 
+    def entries_close_at(self, window: lateentry.Window) -> float | None:
+        """When late registration (or re-entry) closes by its level, on the caller's clock; None if unknown."""
+        return lateentry.closes_at(self, window)
+
     def can_unregister(self, player: str) -> bool:
         return _passes(self.verify_unregister, player)
 

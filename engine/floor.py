@@ -61,11 +61,17 @@ def after_change(t: Tournament) -> list[Event]:
 def plan_breaks(t: Tournament) -> None:
     """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
-    if len(t._open) > needed:
-        needed = max(needed, lateentry.tables_to_keep(t))
+    no_merges = len(t._open) > needed and bool(t._people) and lateentry.any_open(t)
     while len(t._open) > needed:
         fewest, _ = t._open.sizes()
-        table = t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
+        if no_merges:  # while entries may come, only a table none of whose players has another entry (M.50)
+            chosen = t._open.draw_of_size(fewest, t.rng, lambda table: not any(
+                seated_with(t, player) for player in t.tables[table].table.players))
+            if chosen is None:
+                break
+            table = chosen
+        else:
+            table = t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
         t.tables[table].breaking = True
         t._breaking.add(table)
         if table in t._idle:

@@ -12,12 +12,13 @@ drawn at random among the shortest tables (A.2), never beside another entry
 of its person (M.50), and waits if that seat lies between the button and
 the small blind (C.10, engine.table). When no open table will take it, a
 new table opens, and balancing fills it. While either window is open no
-table is broken into a merge (M.50): the floor keeps as many tables as the
-person with the most live entries holds.
+table is broken into a merge (M.50): the floor closes only a table where
+nobody has another entry, or none.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -50,6 +51,36 @@ def is_open(t: Tournament, window: Window) -> bool:
 
 def any_open(t: Tournament) -> bool:
     return is_open(t, "late_registration") or is_open(t, "reentry")
+
+
+def closes_at(t: Tournament, window: Window) -> float | None:
+    """When the window's last level ends on the caller's clock, unless something closes it first; None when it
+    is closed or a level of hands comes before. Breaks count: every ``every_levels``, and the hourly ones."""
+    last = until_level(t, window)
+    if last is None or not is_open(t, window):
+        return None
+    definition = t.definition
+    breaks = definition.breaks
+    number = t.level + 1
+    if t.break_until is not None and not t.break_keeps_level:  # between levels: the next starts after the break
+        at, number = t.break_until, number + 1
+    else:
+        at = t._level_started_at
+    next_hourly = t.next_break_at
+    while number <= last:
+        minutes = definition.levels[number - 1].minutes
+        if minutes is None:
+            return None
+        at += minutes * 60
+        while breaks is not None and next_hourly < at:
+            at += breaks.minutes * 60
+            next_hourly += 3600
+        if number == last:
+            return at
+        if breaks is not None and breaks.every_levels is not None and number % breaks.every_levels == 0:
+            at += breaks.minutes * 60
+        number += 1
+    return None
 
 
 def verify_open(t: Tournament, window: Window) -> None:
@@ -115,11 +146,17 @@ def level_ended(t: Tournament, number: int) -> list[Event]:
     return close(t, "level", ending) if ending else []
 
 
-def tables_to_keep(t: Tournament) -> int:
-    """While a window is open, no merge (M.50): the most live entries one person holds, each at its own table."""
-    if not t._people or not any_open(t):
-        return 0
-    return max(sum(entry in t.stacks for entry in entries) for entries in t._entries_of.values())
+def keep_tables_needed_again(t: Tournament) -> None:
+    """Tables locked to close (B.7) that the grown field needs again stay open (Decision): breaking one and
+    then opening another for its players would move them for nothing. A locked table is always in a hand
+    (one between hands closes at once), so it rejoins the open tables as one in a hand."""
+    needed = math.ceil(t.players_left / t.definition.seats_per_table)
+    while t._breaking and len(t._open) < needed:
+        table = min(t._breaking)
+        t._breaking.discard(table)
+        state = t.tables[table]
+        state.breaking = False
+        t._open.resize(table, len(state.table.players))
 
 
 def seat(t: Tournament, player: str) -> list[Event]:
@@ -129,6 +166,7 @@ def seat(t: Tournament, player: str) -> list[Event]:
     another entry of the person; balancing then evens the tables out, as
     after a move.
     """
+    keep_tables_needed_again(t)
     person = t._person
 
     def takes(table: int) -> bool:

@@ -14,7 +14,9 @@ import msgspec
 
 from engine.events import Event, Result
 from engine.refunds import RefundPolicy
-from engine.structure import AddOn, Bounty, Breaks, Final, Flight, Level, Rebuys, Satellite
+from engine.structure import (
+    AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite,
+)
 
 MAX_MESSAGE_BYTES = 4096
 """An incoming message longer than this closes the connection with code 1009."""
@@ -175,6 +177,14 @@ class Summary(msgspec.Struct, kw_only=True):
     level_ends_at: float | None = None
     break_ends_at: float | None = None
     add_on_closes_at: float | None = None
+    # Late registration and re-entry (rules.md F.24, F.27): the terms, whether each is open now, and how long
+    # late registration has until its level ends (None when unknown: a level of hands before it).
+    late_registration: LateRegistration | None = None
+    reentry: Reentry | None = None
+    late_registration_open: bool = False
+    reentry_open: bool = False
+    late_registration_ends_in: float | None = None
+    late_registration_ends_at: float | None = None
 
 
 class Countdown(msgspec.Struct):

@@ -114,6 +114,12 @@ class Registered(msgspec.Struct):
     token: str
 
 
+class NewEntry(msgspec.Struct):
+    """A re-entry's id; the player's token now leads to it."""
+
+    player_id: str
+
+
 class Unregistered(msgspec.Struct):
     refund_cents: int
 
@@ -177,6 +183,10 @@ async def register(request: Request) -> Response:
     return reply(Registered(player, token), 201)
 
 
+async def reenter(request: Request) -> Response:
+    return reply(NewEntry(runtime_of(request).reenter(bearer(request) or "")), 201)
+
+
 async def unregister(request: Request) -> Response:
     return reply(Unregistered(runtime_of(request).unregister(bearer(request) or "")))
 
@@ -190,8 +200,9 @@ async def add_bots(request: Request) -> Response:
     except ValueError as problem:
         raise Refused("bad_request", str(problem)) from None
     free = runtime.definition.max_players - len(runtime.director.entries)
-    if runtime.director.status is not Status.REGISTER:
-        raise Refused("refused", f"bots register only in Register; the tournament is {runtime.director.status}")
+    if runtime.director.status is not Status.REGISTER and not runtime.director.entries_open("late_registration"):
+        raise Refused("refused", f"bots register only in Register or late registration; the tournament is "
+                                 f"{runtime.director.status}")
     if body.count > free:  # all or none: a partial field would surprise whoever asked
         raise Refused("refused", f"{body.count} bots asked for, {free} seats left")
     added = hosted.add_bots(runtime, body.count, own_ws_url(request), mix=mix, think=(body.think_min, body.think_max),
@@ -288,6 +299,9 @@ OPERATIONS = [
     Operation(method="POST", path="/api/tournaments/{id}/register", endpoint=register, body=RegisterRequest,
               response=Registered, status=201,
               summary="Register; the token is the player's key to their seat (with a player's token: another entry)"),
+    Operation(method="POST", path="/api/tournaments/{id}/reenter", endpoint=reenter, response=NewEntry, status=201,
+              who="player", summary="Re-enter after elimination while re-entry is open: a new entry, stack and seat, "
+                                    "buy-in and fee paid again; the token now leads to the new entry"),
     Operation(method="POST", path="/api/tournaments/{id}/unregister", endpoint=unregister, response=Unregistered,
               who="player", summary="Unregister during Register: buy-in and fee refunded"),
     Operation(method="POST", path="/api/tournaments/{id}/bots", endpoint=add_bots, body=BotsRequest,

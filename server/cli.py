@@ -65,6 +65,9 @@ def _summary(report: Report, definition: Definition, seed: int) -> str:
                               for name in ("paid_in", "prizes", "bounties", "refunds", "fees_kept"))
         + f"; {report.money['rebuys']} re-buys, {report.money['add_ons']} add-ons",
     ]
+    if definition.late_registration or definition.reentry:
+        lines.append(f"{report.late_registrations} late registrations, {report.reentries} re-entries "
+                     f"({len(report.results)} entries in all)")
     paid = [r for r in report.results if r["prize_cents"] > 0]
     for result in paid[:10]:
         lines.append(f"  {result['place']:>4}. {result['player']:<12} ${result['prize_cents'] / 100:,.2f}")
@@ -85,13 +88,19 @@ def simulate_command(args: argparse.Namespace) -> int:
     if not 2 <= players <= definition.max_players:
         print(f"mttsim simulate: --players must be 2 to max_players ({definition.max_players})", file=sys.stderr)
         return 2
+    late = args.late if args.late is not None else players // 10 if definition.late_registration else 0
+    reentry = args.reentry if args.reentry is not None else 0.5 if definition.reentry else 0.0
+    if late < 0 or not 0 <= reentry <= 1:
+        print("mttsim simulate: --late is a number of entries, --reentry a probability from 0 to 1", file=sys.stderr)
+        return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     show_progress = sys.stderr.isatty() and not args.json
     with contextlib.ExitStack() as files:
         events_out = files.enter_context(open(args.events_out, "wb")) if args.events_out else None
         hands_out = files.enter_context(open(args.hands_out, "w", encoding="utf-8")) if args.hands_out else None
         report = simulate(definition, players, seed, mix=mix, events_out=events_out, hands_out=hands_out,
-                          progress=_progress_line if show_progress else None)
+                          progress=_progress_line if show_progress else None, late_players=late,
+                          reentry_probability=reentry)
     if show_progress:
         sys.stderr.write("\n")
     if args.json:
@@ -223,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     simulate_parser.add_argument("--mix", help="bot strategies and weights, e.g. tag=4,pushfold=3,station=2,random=1")
     simulate_parser.add_argument("--events-out", metavar="PATH", help="write every event as a JSON line")
     simulate_parser.add_argument("--hands-out", metavar="PATH", help="write every hand as PHH (.phhs)")
+    simulate_parser.add_argument("--late", type=int, help="bots that try to register late, at random moments of "
+                                 "the late registration (default: a tenth of --players, if the definition has it)")
+    simulate_parser.add_argument("--reentry", type=float, help="the chance a bot that is out re-enters while it may "
+                                 "(default: 0.5, if the definition has re-entry)")
     simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
     simulate_parser.set_defaults(run=simulate_command)
     serve_parser = commands.add_parser("serve", help="run the real-time server")

@@ -65,6 +65,15 @@ class Register(Record, tag="register"):
     person: str | None = None
 
 
+class Reenter(Record, tag="reenter"):
+    """An eliminated entry's person buys ``player``, a new entry under the same name and token (rules.md F.27)."""
+
+    previous: str
+    player: str
+    name: str
+    key: str
+
+
 class Qualify(Record, tag="qualify"):
     """A flight's survivor entering its final with their stack (L.47)."""
 
@@ -180,10 +189,10 @@ class RejectDeal(Record, tag="reject_deal"):
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
              | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
-             | RemovePlayer)
+             | RemovePlayer | Reenter)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
-WAKING = (EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, AcceptDeal, RejectDeal, AdjustClock, CallBreak,
-          ForceHandForHand, RemovePlayer)
+WAKING = (Register, Reenter, EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, AcceptDeal, RejectDeal,
+          AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
 
 
 class Session:
@@ -262,6 +271,10 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.void_hand(table)
         case Register(player, name, key, person):
             events = director.register(player, person)
+            session.entries.add(player, name, key)
+            return events
+        case Reenter(previous, player, name, key):
+            events = director.reenter(previous, player)
             session.entries.add(player, name, key)
             return events
         case Qualify(player, name, key, stack):

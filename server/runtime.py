@@ -27,7 +27,7 @@ import msgspec
 from engine.cards import KeyedDecks, shuffled_deck
 from engine.director import Status, Tournament
 from engine.events import (
-    DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken,
+    DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken, TableOpened,
 )
 from engine.hand import Hand
 from engine.history import to_phh
@@ -172,6 +172,8 @@ class TournamentRuntime:
         for event in events:
             if isinstance(event, TableBroken):
                 self.tables.wake([event.table])  # its task ends
+            elif isinstance(event, TableOpened):
+                self.tables.open(event.table)
             elif isinstance(event, DealProposed):
                 self._absent_say_no()
         if (isinstance(record, r.WAKING) or (isinstance(record, r.Advance) and events)
@@ -236,6 +238,15 @@ class TournamentRuntime:
         with refusals():
             self.submit(r.Register(player, name, token_key(token), person))
         return player, token
+
+    def reenter(self, token: str) -> str:
+        """The person holding ``token``, whose entry is out, buys a new one (F.27); returns its id. The token now
+        leads to the new entry, so the player's page follows it."""
+        previous = self.player_of(token)
+        player = self.entries.mint()
+        with refusals():
+            self.submit(r.Reenter(previous, player, self.entries.name(previous), token_key(token)))
+        return player
 
     def unregister(self, token: str) -> int:
         """Leave during Register; returns the refund in cents (buy-in and fee)."""

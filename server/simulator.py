@@ -28,7 +28,7 @@ import msgspec
 
 from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
 from engine.director import Status, Tournament
-from engine.events import AddOnOffered, DealProposed, Event, HandStarted, RebuyOffered
+from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition
 
@@ -51,6 +51,8 @@ class Report(msgspec.Struct):
     results: list[dict[str, Any]]
     status: str = "finished"
     money: dict[str, int] = {}
+    late_registrations: int = 0  # entries bought while running (rules.md F.24)
+    reentries: int = 0  # of them, re-entries after an elimination (F.27)
 
 
 class Progress(msgspec.Struct):
@@ -75,6 +77,8 @@ def simulate(
     on_event: Callable[[Tournament, Event], None] | None = None,
     people: dict[str, str] | None = None,
     cancel_at_hand: int | None = None,
+    late_players: int = 0,
+    reentry_probability: float = 0.0,
 ) -> Report:
     """Register ``players`` bots, run the tournament to its end and report.
 
@@ -85,6 +89,10 @@ def simulate(
     bot2 ...) to the person holding them, for multi-entry fields.
     ``cancel_at_hand`` cancels the tournament (its refund policy) once that
     many hands have been dealt, with hands still in progress.
+    ``late_players`` more bots try to register at moments drawn uniformly
+    over the late registration's levels (those that find it closed do not
+    enter); a bot that is out re-enters with ``reentry_probability`` while
+    re-entry is open. Entries bought late are named on from ``bot{players}``.
     """
     rng = random.Random(seed)
     bot_rng = random.Random(rng.getrandbits(64))
@@ -114,10 +122,19 @@ def simulate(
                          tournament.ledger.pool_cents)
         return money_choice(strategy[player], view, bot_rng)
 
+    def new_entry(name: str) -> None:
+        strategy[name] = bot_rng.choices(names, weights)[0]
+
     def answer(event: Event) -> list[Event]:
         """The bots' replies to an offer, as director events."""
         replies: list[Event] = []
-        if isinstance(event, RebuyOffered):
+        if isinstance(event, PlayerEliminated) and reentry_probability and tournament.entries_open("reentry") \
+                and bot_rng.random() < reentry_probability:
+            name = f"bot{len(tournament.entries) + 1}"
+            if tournament.can_reenter(event.player, name):
+                strategy[name] = strategy[event.player]  # the same person, the same game
+                replies += tournament.reenter(event.player, name)
+        elif isinstance(event, RebuyOffered):
             yes = says_yes(event.player, "rebuy")
             replies += tournament.rebuy(event.player) if yes else tournament.decline_rebuy(event.player)
         elif isinstance(event, AddOnOffered):
@@ -142,9 +159,11 @@ def simulate(
     for number in range(1, players + 1):
         player = f"bot{number}"
         emit(tournament.register(player, (people or {}).get(player)))
-        strategy[player] = bot_rng.choices(names, weights)[0]
+        new_entry(player)
     now = 0.0
     emit(tournament.start(now))
+    late_until = (tournament.entries_close_at("late_registration") or 3600.0) if late_players else 0.0  # levels of
+    arrivals = deque(sorted(bot_rng.uniform(0, late_until) for _ in range(late_players)))  # hands: the first hour
 
     finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
     seats: dict[int, list[int]] = {}
@@ -153,6 +172,12 @@ def simulate(
         if cancel_at_hand is not None and tournament.hands_played >= cancel_at_hand:
             emit(tournament.cancel())
             break
+        while arrivals and arrivals[0] <= now:
+            arrivals.popleft()
+            name = f"bot{len(tournament.entries) + 1}"
+            if tournament.can_register(name):
+                new_entry(name)
+                emit(tournament.register(name))
         emit(tournament.advance(now))
         if tournament.status is not Status.RUNNING:
             break  # the clock ended it: a flight stopped at its level
@@ -201,6 +226,8 @@ def simulate(
         hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(now / 3600, 2),
         results=[msgspec.to_builtins(result) for result in tournament.standings()],
         status=tournament.status.value, money=money_summary(tournament),
+        late_registrations=tournament.late_entries - sum(tournament.reentries.values()),
+        reentries=sum(tournament.reentries.values()),
     )
 
 

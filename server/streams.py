@@ -20,7 +20,7 @@ from engine.director import Status
 from engine.events import (
     AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
     PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
-    Seated, TableBroken,
+    Reentered, Seated, TableBroken, TableOpened,
 )
 from engine.wire import (
     Announcement, Chat, Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
@@ -174,8 +174,8 @@ class Streams:
         elif isinstance(event, TableBroken):
             self.publish(event.table, event)
             self._close_table(event.table)
-        elif isinstance(event, (Registered, Refunded)):
-            return
+        elif isinstance(event, (Registered, Reentered, Refunded, TableOpened)):
+            return  # the summary counts the entries; a late entry's seat is its own event
         elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
             where = director.where.get(event.player)
             if where is not None:

@@ -64,16 +64,25 @@ class Tables:
         self.wakers: dict[int, asyncio.Event] = {}  # a table task waits on its own event
         self.sitting_out: set[str] = set()
         self.grace_given: dict[str, float] = {}  # player -> when (tournament clock) they last had disconnect grace
+        self._group: asyncio.TaskGroup | None = None  # the running tables' tasks, which a table opened late joins
 
     async def run(self) -> None:
         """The level clock and one task per table, until the tournament is over."""
         async with asyncio.TaskGroup() as tables:
+            self._group = tables
             tables.create_task(self._clock_loop(), name="clock")
             for count, table in enumerate(sorted(self.session.director.tables), start=1):
-                self.clocks[table] = TableClock()
-                tables.create_task(self._table_loop(table), name=f"table:{table}")
+                self.open(table)
                 if count % TABLES_STARTED_PER_TURN == 0:
                     await asyncio.sleep(0)  # the first deals of a thousand tables, a few dozen per loop turn
+        self._group = None
+
+    def open(self, table: int) -> None:
+        """A table's task: at the start, or for a table a late entry opened (none outside a running loop)."""
+        if self._group is None or table in self.clocks:
+            return
+        self.clocks[table] = TableClock()
+        self._group.create_task(self._table_loop(table), name=f"table:{table}")
 
     def wake_all(self) -> None:
         """Wake the table tasks that have something to do now: deal, or stop.

@@ -75,6 +75,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
     ends_at = director.level_ends_at()
     average_stack, largest_stack = facts.stack_figures
     now = facts.now
+    late_ends_at = director.entries_close_at("late_registration")
     return Summary(
         id=facts.id, name=definition.name, status=director.status.value, paused=facts.paused,
         starting_stack=definition.starting_stack, entries=len(director.entries), players_left=director.players_left,
@@ -94,6 +95,10 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         min_players=definition.min_players,
         registration_opens_at=definition.registration_opens_at, starts_at=definition.starts_at,
         satellite=definition.satellite,
+        late_registration=definition.late_registration, reentry=definition.reentry,
+        late_registration_open=director.entries_open("late_registration"),
+        reentry_open=director.entries_open("reentry"),
+        late_registration_ends_in=max(0.0, late_ends_at - now) if late_ends_at is not None else None,
     )
 
 

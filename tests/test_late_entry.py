@@ -7,7 +7,7 @@ import pytest
 
 from engine.events import EntriesClosed, PlayerMoved, Reentered, Registered, Seated, TableOpened
 from engine.status import TournamentError
-from engine.structure import LateRegistration, Level, Reentry, Rebuys
+from engine.structure import Breaks, LateRegistration, Level, Rebuys, Reentry
 from tests.tournaments import deal, hand, play_out, running, seated, set_stacks
 
 LEVELS = [Level(10, 20, minutes=10), Level(20, 40, minutes=10), Level(40, 80, minutes=10), Level(80, 160, minutes=10)]
@@ -172,3 +172,49 @@ def test_multi_entry_reentries_never_share_a_table_and_nothing_merges_while_open
             if victim in t.stacks:
                 knock_out(t, dealer, victim)
         assert len(t.tables) == 3 and all(entry in t.stacks for entry in ann)
+
+
+def test_the_window_says_when_its_level_ends_counting_the_breaks():
+    t, _ = running(10, 4, **{**LATE, "breaks": Breaks(every_levels=1, minutes=5)})
+    assert t.entries_close_at("late_registration") == 600 + 300 + 600  # level 1, its break, level 2
+    t.advance(610)  # on the break after level 1
+    assert t.entries_close_at("late_registration") == 1500
+    assert t.entries_close_at("reentry") is None  # no re-entry here
+
+
+def test_a_table_locked_to_close_that_the_grown_field_needs_again_stays_open():
+    for seed in range(40):
+        t, dealer = running(7, 3, seed=seed, **LATE)  # tables of 3, 2 and 2
+        three = next(table for table in t.tables if len(seated(t, table)) == 3)
+        twos = [table for table in t.tables if table != three]
+        deal(t, dealer, twos[0])  # in a hand when it is chosen to close
+        knock_out(t, dealer, seated(t, three)[0])  # six left: two tables are enough
+        if t.tables_to_break == [twos[0]]:
+            break
+    else:
+        pytest.fail("no seed locked the table in a hand")
+    events = t.register("late")  # seven again: three tables are needed
+    assert t.tables_to_break == [] and not any(isinstance(e, TableOpened) for e in events)
+    play_out(t, twos[0])
+    t.end_hand(twos[0])
+    assert len(t.tables) == 3 and balanced(t)
+    assert t.players_left == 7 and t.chips_in_play() == t.chips_issued
+
+
+def test_busts_that_burst_the_bubble_together_close_the_windows_before_they_are_ranked():
+    t, dealer = running(6, 9, paid=3, **REENTRY)  # bubble at 4
+    knock_out(t, dealer, "p1")
+    t.reenter("p1", "p1-2")  # six again
+    table = t.where["p2"][0]
+    winner = max(seated(t, table), key=t.stacks.__getitem__)
+    losers = {p for p in seated(t, table) if p != winner} - {"p1-2"}
+    losers = set(sorted(losers)[:4])  # six to two in one hand: places 3 to 6, the 3rd paid
+    set_stacks(t, {winner: sum(t.stacks[p] for p in (winner, *losers)) - 100 * len(losers),
+                   **{p: 100 for p in losers}})
+    events = hand(t, dealer, table, winner=winner, all_in={winner, *losers})
+    closed = [e for e in events if isinstance(e, EntriesClosed)]
+    assert [(e.kind, e.reason) for e in closed] == [("late_registration", "bubble"), ("reentry", "bubble")]
+    assert events.index(closed[0]) < min(i for i, e in enumerate(events) if type(e).__name__ == "PlayerEliminated")
+    assert t.results["p1"].place == 7  # the first out is last of the seven entries
+    assert sorted(r.place for r in t.results.values()) == [3, 4, 5, 6, 7]
+    assert t.ledger.prizes_cents == t.prizes[2] > 0

@@ -8,20 +8,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.director import Status
-from engine.events import HandFinished, HandStarted, PlayerMoved, TournamentFinished
+from engine.events import EntriesClosed, HandFinished, HandStarted, PlayerMoved, TournamentFinished
 from engine.refunds import RefundPolicy
-from engine.structure import AddOn, Bounty, Level, Rebuys, Satellite, default_definition
+from engine.structure import AddOn, Bounty, LateRegistration, Level, Rebuys, Reentry, Satellite, default_definition
 from server.simulator import simulate
 from tests.tournaments import definition
 
 MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
 
 
-def check_after_every_hand(total_chips: int | None, seats: int):
+def check_after_every_hand(total_chips: int | None, seats: int, *, exact_tables: bool = True):
     """Invariants after every event (money) and every hand (chips, seats, tables).
 
     ``total_chips`` None: chips are bought during the tournament, so the
-    total is what the director has issued.
+    total is what the director has issued. ``exact_tables`` False: a person
+    with several entries may keep more tables open than the field needs
+    while late entries can come (rules.md M.50).
     """
     def watch(tournament, event):
         assert tournament.ledger.balances(), f"the ledger does not balance after {event}"
@@ -41,7 +43,9 @@ def check_after_every_hand(total_chips: int | None, seats: int):
         if tournament.status is Status.RUNNING:
             pending = tournament.tables_to_break
             assert all(tournament.tables[t].hand is not None for t in pending), "a closing table waits idle"
-            assert len(tournament.tables) - len(pending) == math.ceil(tournament.players_left / seats)
+            needed = math.ceil(tournament.players_left / seats)
+            open_tables = len(tournament.tables) - len(pending)
+            assert open_tables == needed if exact_tables else open_tables >= needed
 
     return watch
 
@@ -158,3 +162,37 @@ def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancella
         check_results(report, players, money["paid_in"] - money["fees_kept"] - money["bounties"])
     else:
         assert report.status == "cancelled" and "Refunded" in seen
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 60), seats=st.integers(2, 9), seed=st.integers(0, 2**32), late=st.integers(0, 40),
+       reentry=st.sampled_from([0.0, 0.5, 1.0]), until=st.integers(1, 4), paid=st.integers(1, 6),
+       rebuys=st.booleans(), holders=st.integers(0, 3), mix=MIXES)
+def test_late_registration_and_reentry_keep_every_invariant_and_give_every_entry_a_place(
+        players, seats, seed, late, reentry, until, paid, rebuys, holders, mix):
+    levels = [Level(sb, 2 * sb, minutes=10) for sb in (10, 20, 40, 80, 160, 320, 640, 1280)]
+    tournament_definition = definition(
+        seats, paid=min(players, paid), levels=levels, max_players=players + late // 2 + 5,
+        late_registration=LateRegistration(until_level=until, stack=1500), reentry=Reentry(until_level=until,
+                                                                                          max_count=2),
+        rebuys=Rebuys(levels=2, price_cents=1000, chips=1000) if rebuys else None, entries_per_person=3)
+    people = {f"bot{2 * holder + k + 1}": f"person{holder}" for holder in range(holders) for k in range(2)
+              if 2 * holder + k + 1 <= players and players > seats}  # two tables at least
+    invariants = check_after_every_hand(None, seats, exact_tables=not people)
+    closed = []
+
+    def watch(tournament, event):
+        invariants(tournament, event)
+        if isinstance(event, EntriesClosed):
+            closed.append(event)
+        if isinstance(event, HandStarted):
+            owners = [tournament.person(p.player) for p in event.players]
+            assert len(owners) == len(set(owners)), f"two entries of one person at table {event.table}"
+
+    report = simulate(tournament_definition, players, seed, mix=mix, on_event=watch, people=people,
+                      late_players=late, reentry_probability=reentry)
+    entries = players + report.late_registrations + report.reentries
+    money = report.money
+    check_results(report, entries, money["paid_in"] - money["fees_kept"])
+    assert money["paid_in"] == entries * 1100 + money["rebuys"] * 1000
+    assert {event.kind for event in closed} == {"late_registration", "reentry"}
