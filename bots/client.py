@@ -101,6 +101,7 @@ class SeatBot(WSListener):
     def __init__(self, ws_url: str, tournament: str, player: str, token: str, strategy: Strategy,
                  rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None) -> None:
         self.url = f"{ws_url}/ws/tournaments/{tournament}?token={token}"
+        self.token = token
         self.player = player
         self.strategy = strategy
         self.rng = rng

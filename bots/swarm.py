@@ -6,6 +6,11 @@ swarm adds them up the way load-testing tools report: percentiles,
 throughput, failures, a Locust-style CSV. ``--shard I/N`` lets N swarm
 processes share one tournament: each registers every N-th bot, and the
 creating shard starts the tournament once all have registered.
+
+Late registration and re-entry (rules.md F.24, F.27): ``late`` more bots
+per shard register while the tournament runs, at moments drawn over what
+is left of its late registration, and a bot that is out re-enters with
+probability ``reentry`` while re-entry is open, playing on under its token.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class SwarmOptions:
     seed: int | None = None
     duration: float | None = None  # stop measuring after this many seconds of play (benchmarks)
     warmup: float = 0.0  # seconds of play at the start left out of the latencies and lags
+    late: int = 0  # bots of this shard that register after the start, while late registration is open
+    reentry: float = 0.0  # the chance a bot that is out re-enters, while re-entry is open
 
 
 @dataclass
@@ -102,12 +109,47 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             bots += await asyncio.gather(*(register(k, tag) for k, tag in
                                            zip(mine[start:start + 100], tags[start:start + 100])))
         cpu_before, started = time.process_time(), time.perf_counter()
-        tasks = [asyncio.create_task(bot.play()) for bot in bots]
+        counts = {"late_registrations": 0, "late_refused": 0, "reentries": 0}
+
+        async def life(bot: SeatBot, token: str) -> None:
+            """Play the seat; once out, maybe re-enter under the same token and play the new entry."""
+            while True:
+                report = await bot.play()
+                if report.place is None or not options.reentry or rng.random() >= options.reentry:
+                    return
+                answer = await http.post(f"/api/tournaments/{tournament}/reenter",
+                                         headers={"Authorization": f"Bearer {token}"})
+                if answer.status_code != 201:
+                    return  # re-entry closed, or this entry's person has used them all
+                counts["reentries"] += 1
+                bot = SeatBot(ws_url, tournament, answer.json()["player_id"], token, bot.strategy,
+                              random.Random(rng.random()), options.think, bot.fault)
+                bots.append(bot)
+
+        async def late_arrival(k: int, tag: str, after: float) -> None:
+            await asyncio.sleep(after)
+            try:
+                bot = await register(k, tag)
+            except httpx.HTTPStatusError:
+                counts["late_refused"] += 1  # late registration closed first
+                return
+            counts["late_registrations"] += 1
+            bots.append(bot)
+            await life(bot, bot.token)
+
+        tasks = [asyncio.create_task(life(bot, bot.token)) for bot in bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
             while (await summary_of(http, tournament))["entries"] < options.players:
                 await asyncio.sleep(0.2)
             await asyncio.sleep(0.5)  # let the last connections open
             (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
+        if options.late:
+            while (window := await summary_of(http, tournament))["status"] == "register":
+                await asyncio.sleep(0.2)  # another shard starts it
+            seconds = window.get("late_registration_ends_in") or 60.0
+            tasks += [asyncio.create_task(late_arrival(options.players + k, tag, rng.uniform(0, seconds)))
+                      for k, tag in enumerate(rng.choices(list(options.mix), list(options.mix.values()),
+                                                          k=options.late))]
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
         outage = Outage()
@@ -143,6 +185,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         cpu = time.process_time() - cpu_before
     report = report_of([bot.report for bot in bots], tournament, final, wall, cpu)
     report["server_away"] = {"times": outage.times, "seconds": round(outage.seconds, 2)}
+    report.update(counts)
     return report
 
 

@@ -169,7 +169,7 @@ def swarm(args: argparse.Namespace) -> int:
         return 2
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=think, shard=shard_of,
-                           seed=args.seed)
+                           seed=args.seed, late=args.late, reentry=args.reentry)
     if mix:
         options.mix = mix
     show = sys.stderr.isatty() and not args.json
@@ -196,6 +196,9 @@ def swarm(args: argparse.Namespace) -> int:
               f"{summary['errors']} errors, {summary['missed_deadlines']} missed deadlines, "
               f"{summary['reconnections']} reconnections; swarm CPU {summary['swarm_cpu_percent']}%; "
               f"finished: {summary['finished']}")
+        if args.late or args.reentry:
+            print(f"{summary['late_registrations']} late registrations ({summary['late_refused']} found it closed), "
+                  f"{summary['reentries']} re-entries")
     return 0
 
 
@@ -271,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     swarm_parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I")
     swarm_parser.add_argument("--seed", type=int)
     swarm_parser.add_argument("--csv", metavar="PREFIX", help="write PREFIX_stats.csv (Locust's columns)")
+    swarm_parser.add_argument("--late", type=int, default=0,
+                              help="more bots (per shard) that register while late registration is open")
+    swarm_parser.add_argument("--reentry", type=float, default=0.0,
+                              help="the chance a bot that is out re-enters while re-entry is open")
     swarm_parser.add_argument("--json", action="store_true")
     swarm_parser.set_defaults(run=swarm)
     args = parser.parse_args(argv)

@@ -121,3 +121,25 @@ async def test_a_swarm_rides_through_a_server_restart_and_reports_it(tmp_path):
         process.wait(10)
     assert report["finished"] and report["server_away"]["times"] >= 1
     assert report["reconnections"] >= 12  # every bot came back with its token
+
+
+async def test_a_swarm_registers_late_and_reenters_and_the_tournament_accounts_for_every_entry():
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        # Fifteen seconds for each of the windows' two levels, then blinds by hands; bots that think a little, so
+        # that the bubble (which closes the windows) comes after the late arrivals.
+        levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.25},
+                  {"small_blind": 20, "big_blind": 40, "minutes": 0.25},
+                  *({"small_blind": 50 * 2**k, "big_blind": 100 * 2**k, "hands": 3} for k in range(8))]
+        body = definition(100, 6, action_seconds=1.0, stack=3000, paid=2, levels=levels,
+                          late_registration={"until_level": 2}, reentry={"until_level": 2, "max_count": 1})
+        options = SwarmOptions(url=live.http, players=12, admin_token="admin-token", seed=3, definition=body,
+                               mix={"station": 1, "tag": 2}, late=6, reentry=1.0, think=(0.03, 0.08))
+        report = await asyncio.wait_for(run_swarm(options), 240)
+        assert report["finished"] and report["errors"] == 0
+        assert report["late_registrations"] + report["late_refused"] == 6 and report["late_registrations"] > 0
+        assert report["reentries"] > 0
+        director = live.runtime(report["tournament"]).director
+        entries = 12 + report["late_registrations"] + report["reentries"]
+        assert len(director.entries) == entries and report["reentries"] == sum(director.reentries.values())
+        assert sorted(r.place for r in director.standings()) == list(range(1, entries + 1))
+        assert director.ledger.summary()["held"] == 0 and director.chips_in_play() == director.chips_issued
