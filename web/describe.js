@@ -4,6 +4,12 @@ import { shownHand } from "./handrank.js";
 import { chips, money } from "./dom.js";
 
 const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
+const CLOSED_BECAUSE = {
+  level: "its last level is over",
+  capacity: "the tournament is full",
+  bubble: "the field reached the bubble",
+  rebuys_over: "the re-buy period is over",
+};
 
 export function describe(event, state) {
   const isMe = (player) => Boolean(state.you && player === state.you.player);
@@ -64,6 +70,9 @@ export function describe(event, state) {
     moved_me: () =>
       `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
     table_broken: () => `Table ${event.table} breaks`,
+    seated: () => `${who(event.player)} ${verb(event.player, "sit", "sits")} down with ${chips(event.stack)} chips`,
+    entries_closed: () =>
+      `${event.kind === "reentry" ? "Re-entry" : "Late registration"} is closed (${CLOSED_BECAUSE[event.reason]})`,
     level_changed: () => `Level ${event.level}: blinds ${blinds(event)}`,
     break_started: () => "Break: no new hand until it ends",
     break_ended: () => "The break is over",

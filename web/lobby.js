@@ -42,10 +42,12 @@ export function badges(t) {
   if (t.entries_per_person > 1) names.push("multi-entry");
   if (t.deals) names.push("deal");
   if (t.satellite) names.push("satellite");
+  if (t.late_registration) names.push("late reg");
+  if (t.reentry) names.push("re-entry");
   return names;
 }
 
-// A tournament's re-buy and add-on terms, as the lobby and its page show them.
+// A tournament's late registration, re-entry, re-buy and add-on terms, as the lobby and its page show them.
 export function terms(t) {
   const parts = [];
   const r = t.rebuys;
@@ -58,6 +60,15 @@ export function terms(t) {
   const a = t.add_on;
   if (a)
     parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
+  const late = t.late_registration;
+  const stack = chips((late && late.stack) || t.starting_stack);
+  if (late) parts.push(`Late registration until the end of level ${late.until_level}, with ${stack} chips`);
+  const again = t.reentry;
+  if (again)
+    parts.push(
+      `Re-entry: ${money(t.buy_in_cents + t.fee_cents)} for ${stack} chips and a new seat, up to ${again.max_count}, ` +
+        `until the end of level ${again.until_level}`,
+    );
   return parts.join(" · ") || "none";
 }
 
@@ -65,17 +76,31 @@ export function terms(t) {
 export function when(t) {
   const now = Date.now() / 1000;
   if (t.status === "running") {
-    if (t.paused) return "paused";
-    if (t.break_ends_at) return `break, ${minutes(Math.max(0, t.break_ends_at - now))} left`;
-    return t.level_ends_at
+    const late = lateRegistration(t, now);
+    if (t.paused) return ["paused", late].filter(Boolean).join(", ");
+    if (t.break_ends_at) return [`break, ${minutes(Math.max(0, t.break_ends_at - now))} left`, late].join(", ");
+    const level = t.level_ends_at
       ? `level ${t.level}, ${minutes(Math.max(0, t.level_ends_at - now))} left`
       : `level ${t.level}`;
+    return [level, late].filter(Boolean).join("; ");
   }
   const starts = t.starts_at ? `starts ${clock(t.starts_at)}` : "";
   if (t.status === "waiting" && t.registration_opens_at)
     return [`registration opens ${clock(t.registration_opens_at)}`, starts].filter(Boolean).join(", ");
   if (t.status === "register" && starts) return starts;
   return t.started_at ? `started ${new Date(t.started_at * 1000).toLocaleTimeString()}` : "not started";
+}
+
+// "late registration: 12:30 / until level 6" while it is open; nothing once closed.
+export function lateRegistration(t, now = Date.now() / 1000) {
+  if (!t.late_registration_open) return "";
+  const left = t.paused
+    ? t.late_registration_ends_in
+    : t.late_registration_ends_at
+      ? t.late_registration_ends_at - now
+      : null;
+  const time = left === null || left === undefined ? "" : `${minutes(Math.max(0, left))} / `;
+  return `late registration: ${time}until level ${t.late_registration.until_level}`;
 }
 
 export class Lobby {
@@ -227,7 +252,7 @@ export class Lobby {
       "aria-label": `name for ${t.name}`,
     });
     const actions = [];
-    if (t.status === "register" && !seat) {
+    if ((t.status === "register" || t.late_registration_open) && !seat) {
       actions.push(
         name,
         el(

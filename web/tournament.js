@@ -3,11 +3,11 @@
 
 import { api, chips, el, money } from "./dom.js";
 import { describe, refusalText } from "./describe.js";
-import { minutes, terms } from "./lobby.js";
+import { lateRegistration, minutes, terms } from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
 import { handsPanel } from "./replay.js";
-import { adminToken, moreSeats, mySeat } from "./seats.js";
+import { adminToken, moreSeats, mySeat, saveSeat } from "./seats.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 
@@ -142,6 +142,17 @@ export class TournamentPage {
     if (key === "hands") this.panels.hands.refresh();
   }
 
+  // A new entry under the same token; the page opens again on it (the token now leads to the new entry).
+  async reenter() {
+    try {
+      const entry = await api(`/api/tournaments/${this.id}/reenter`, { method: "POST", token: this.seat.token });
+      saveSeat(this.id, { ...this.seat, player_id: entry.player_id });
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (error) {
+      this.notice(error.message);
+    }
+  }
+
   notice(text) {
     this.nodes.notice.textContent = text;
     this.nodes.notice.hidden = !text;
@@ -176,6 +187,8 @@ export class TournamentPage {
           this.notice(
             `You finished in place ${event.place}${event.prize_cents ? `, for ${money(event.prize_cents)}` : ""}.`,
           );
+          const summary = this.board.rows.get("summary");
+          if (summary) this.drawBanner(summary);
         }
         if (state.mine(event) && event.type === "player_removed")
           this.notice("The director removed you from the tournament.");
@@ -279,7 +292,20 @@ export class TournamentPage {
       parts.push(
         el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(t.satellite.seat_value_cents)}`),
       );
-    if (t.rebuys || t.add_on) parts.push(el("span", { class: "banner format terms", id: "terms" }, terms(t)));
+    if (t.rebuys || t.add_on || t.late_registration || t.reentry)
+      parts.push(el("span", { class: "banner format terms", id: "terms" }, terms(t)));
+    const late = lateRegistration(t);
+    if (late) parts.push(el("span", { class: "banner late", id: "late" }, late));
+    const you = this.state.you;
+    if (this.seat && you && you.result && t.reentry_open)
+      parts.push(
+        el(
+          "span",
+          { class: "banner reentry", id: "reentry" },
+          `You are out. Re-enter for ${money(t.buy_in_cents + t.fee_cents)}: a new stack at a new table. `,
+          el("button", { id: "reenter", onclick: () => this.reenter() }, "Re-enter"),
+        ),
+      );
     if (t.hand_for_hand) parts.push(el("span", { class: "banner" }, "Hand-for-hand: every table deals together"));
     if (t.break_ends_at || t.on_break_for) parts.push(el("span", { class: "banner break", id: "break" }, "Break"));
     if (t.restored_at)

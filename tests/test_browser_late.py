@@ -1,0 +1,76 @@
+"""Late registration and re-entry in the browser (issue 21): the lobby offers registration while a tournament
+runs and says until when; the player sits down at once; out, she re-enters from the banner and plays on."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from tests.live_server import ADMIN, definition, live_server
+from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, chromium, watch_errors
+from tests.test_server_play import until
+from tests.tournaments import AllBut, rig_winners
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_her_page():
+    ARTIFACTS.mkdir(exist_ok=True)
+    levels = [{"small_blind": 10, "big_blind": 20, "minutes": 60}, {"small_blind": 20, "big_blind": 40, "minutes": 60}]
+    body = definition(10, 4, action_seconds=30, stack=2000, paid=1, levels=levels,
+                      late_registration={"until_level": 2, "stack": 500}, reentry={"until_level": 2, "max_count": 1})
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright, \
+            httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                                  json={"count": 3, "mix": "station", "think_min": 0, "think_max": 0})
+        assert added.status_code == 201
+        runtime = live.runtime(tournament)
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 3)
+        assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+        director = runtime.director
+        # The late entry (p4, then p5) never wins a pot; her stack is short, so that no station calling her all-in
+        # risks all of its own and the field stays above the bubble.
+        rig_winners(director, AllBut("p4"))
+
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        page = await (await browser.new_context(viewport=SIZES["desktop"])).new_page()
+        errors = watch_errors(page)
+        await page.goto(live.http + "/")
+        row = page.locator(f"tr[data-id='{tournament}']")
+        late = re.compile(r"late registration: \d+:\d\d / until level 2")
+        await expect(row.locator("td.times")).to_contain_text(late)
+        await expect(row).to_contain_text("late reg")
+        await row.locator(".name-input").fill("Lena")
+        await row.locator(".register").click()
+        await expect(page.locator("#message")).to_contain_text("You are registered")
+        assert director.where["p4"]  # seated at once, while the tournament runs
+        await page.screenshot(path=ARTIFACTS / "late-registration.png")
+
+        await row.locator("a").click()
+        await expect(page.locator("#late")).to_contain_text("until level 2")
+        await expect(page.locator("#terms")).to_contain_text("Re-entry")
+        await expect(page.locator(".seat.me")).to_contain_text("Lena", timeout=20_000)
+        # She goes all-in when she can and calls otherwise; the stations hold the best cards.
+        while not await page.locator("#reenter").count():
+            mine = page.locator(".controls.mine")
+            if await mine.locator(".preset", has_text="all-in").count():
+                await mine.locator(".preset", has_text="all-in").click()
+                await mine.locator("#raise").click()
+            elif await mine.locator("#call, #check").count():
+                await mine.locator("#call, #check").first.click()
+            await page.wait_for_timeout(100)
+        assert "p4" in director.results
+        await expect(page.locator("#reentry")).to_contain_text("You are out. Re-enter for $11.00")
+        await page.screenshot(path=ARTIFACTS / "reentry-offer.png")
+
+        await page.click("#reenter")
+        await expect(page.locator("#status")).to_contain_text("playing as p5")
+        await expect(page.locator(".seat.me")).to_contain_text("Lena", timeout=20_000)
+        assert director.stacks.get("p5") is not None and director.person("p5") == director.person("p4")
+        await expect(page.locator("#reentry")).to_have_count(0)
+        assert not errors, errors
+        await browser.close()
