@@ -11,7 +11,7 @@ import pytest
 import server.persistence
 from bots.strategies import seat_view, tight_aggressive
 from engine.director import Status, Tournament
-from engine.structure import Level, Rebuys
+from engine.structure import LateRegistration, Level, Rebuys, Reentry
 from server import records
 from server.journal import MemoryStorage, SQLiteStorage
 from server.runtime import TournamentRuntime
@@ -269,3 +269,29 @@ def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_write
     drive(live, random.Random(2), 60)
     lines = [line.rstrip(b"\n") for line in audit_lines(storage.records("t9"))]
     assert lines == said and any(json.loads(line)["type"] == "hand_finished" for line in lines)
+
+
+@pytest.mark.parametrize("snapshot_every", [10**9, 40])
+def test_late_entries_and_reentries_replay_exactly(monkeypatch, snapshot_every):
+    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", snapshot_every)
+    storage = MemoryStorage()
+    rules = definition(6, levels=[Level(10, 20, minutes=60), Level(50, 100, minutes=60)], starting_stack=1000,
+                       late_registration=LateRegistration(until_level=2, stack=1500),
+                       reentry=Reentry(until_level=2, max_count=2))
+    live = TournamentRuntime.create("t1", rules, storage, hand_pause=0, seed=3)
+    tokens = dict(live.register(f"player {number}") for number in range(24))
+    live.submit(records.Start(0.0, 1.0))
+    drive(live, random.Random(5), 40)
+    tokens.update(live.register(f"late {number}") for number in range(7))  # a table opens for some
+    out = [player for player in live.director.results if player in tokens]
+    assert out, "the test wants someone out to re-enter"
+    for player in out:
+        tokens[live.reenter(tokens[player])] = tokens[player]
+    drive(live, random.Random(6), 90)
+    assert live.director.late_entries == 7 + len(out)
+
+    (stored,) = storage.tournaments()
+    restored = TournamentRuntime.restore(stored, storage, hand_pause=0)
+    assert state_of(restored) == state_of(live)
+    assert restored.director.reentered == live.director.reentered
+    assert restored.director.chips_in_play() == restored.director.chips_issued
