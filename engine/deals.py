@@ -1,17 +1,23 @@
-"""ICM deals at the final table (rules.md H.31-H.36): press Deal, a proposal every player must accept.
+"""Deals at the final table (rules.md H.31-H.37): a proposal every player must accept.
 
 Once every player left has pressed Deal, the proposal comes between hands:
-the ICM split of what the pool still holds. Any no, a disconnection or the
-deadline ends it and play continues; when the last player accepts, the
-amounts are paid and the tournament ends.
+the ICM split of what the pool still holds. A player may instead propose a
+kind of deal (``propose``): ICM, a chip chop (in proportion to the chips),
+an equal split, or custom amounts they type; any of them may keep an amount
+in play for the winner (a partial deal). Any no, a disconnection or the
+deadline ends it and play continues. When the last player accepts, the
+amounts are paid: a whole deal ends the tournament; a partial one goes on
+for the amount kept, the winner's. Every amount is in cents by largest
+remainder, ties to the larger stack, then the seat order (G.30).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine import eliminations
-from engine.events import DealAccepted, DealPressed, DealProposed, DealRejected, Event, Result
+from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
 from engine.money import largest_remainder
 from engine.status import Status, TournamentError
@@ -20,16 +26,35 @@ if TYPE_CHECKING:
     from engine.director import Tournament
 
 
+Kind = Literal["icm", "chip_chop", "equal", "custom"]
+KINDS: tuple[Kind, ...] = ("icm", "chip_chop", "equal", "custom")
+
+
+class Terms:
+    """What a player asked for, proposed when the hand in progress ends."""
+
+    def __init__(self, proposer: str, kind: Kind, keep_cents: int, amounts: dict[str, int] | None) -> None:
+        self.proposer = proposer
+        self.kind = kind
+        self.keep_cents = keep_cents
+        self.amounts = amounts
+
+
 class Deal:
-    """An ICM proposal every player left must accept before ``until`` (H.36)."""
+    """A proposal every player left must accept before ``until`` (H.36). Without slots, so that a snapshot
+    pickled before deals had kinds loads with the class defaults."""
 
-    __slots__ = ("amounts", "until", "accepted", "seat_order")
+    kind: Kind = "icm"
+    keep_cents = 0
 
-    def __init__(self, amounts: dict[str, int], until: float, seat_order: list[str]) -> None:
+    def __init__(self, amounts: dict[str, int], until: float, seat_order: list[str], kind: Kind = "icm",
+                 keep_cents: int = 0) -> None:
         self.amounts = amounts
         self.until = until
         self.accepted: set[str] = set()
         self.seat_order = seat_order
+        self.kind = kind
+        self.keep_cents = keep_cents
 
 
 def verify_press(t: Tournament, player: str, on: bool = True) -> None:
@@ -41,7 +66,7 @@ def verify_press(t: Tournament, player: str, on: bool = True) -> None:
         raise TournamentError(f"{player} is not playing")
     if len(t.tables) != 1 or t.players_left > len(t.prizes):
         raise TournamentError("deals are only at the final table once every player left is in the money (H.36)")
-    if t.proposal is not None:
+    if t.proposal is not None or t.deal_terms is not None:
         raise TournamentError("a deal proposal is already on the table")
     if not isinstance(on, bool):
         raise TournamentError("pressing Deal is on (true) or off (false)")
@@ -59,6 +84,41 @@ def press(t: Tournament, player: str, on: bool = True) -> list[Event]:
     if t._deal_due and not any(state.hand for state in t.tables.values()) and not t._held:
         events.append(propose(t))
     return events
+
+
+def verify_propose(t: Tournament, player: str, kind: object, keep_cents: object = 0,
+                   amounts: object = None) -> None:
+    verify_press(t, player)
+    if kind not in KINDS:
+        raise TournamentError(f"a deal is one of {', '.join(KINDS)}, not {kind!r} (H.37)")
+    pool = t.ledger.pool_cents
+    if not isinstance(keep_cents, int) or isinstance(keep_cents, bool) or not 0 <= keep_cents < pool:
+        raise TournamentError(f"keep_cents: a whole number of cents from 0 to below the {pool} cents left")
+    if kind == "icm" and keep_cents > prizes_left(t)[0]:
+        raise TournamentError("keep_cents: an ICM deal keeps at most the first prize in play")
+    if kind != "custom":
+        if amounts is not None:
+            raise TournamentError(f"amounts: only a custom deal names them, not {kind}")
+        return
+    if not isinstance(amounts, dict) or set(amounts) != set(t.stacks):
+        raise TournamentError("amounts: one for every player left, in cents")
+    if any(not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 for cents in amounts.values()):
+        raise TournamentError("amounts: whole numbers of cents, 0 or more")
+    if sum(amounts.values()) != pool - keep_cents:
+        raise TournamentError(f"amounts: they add up to {sum(amounts.values())} cents, not the {pool - keep_cents} "
+                              "the pool holds beyond what is kept")
+
+
+def propose_kind(t: Tournament, player: str, kind: Kind, keep_cents: int = 0,
+                 amounts: dict[str, int] | None = None) -> list[Event]:
+    """``player`` proposes a deal of ``kind``, and accepts it by asking; between hands it is on the table at
+    once, else when the hand in progress ends (H.36-H.37)."""
+    verify_propose(t, player, kind, keep_cents, amounts)
+    t.deal_terms = Terms(player, kind, keep_cents, dict(amounts) if amounts is not None else None)
+    t._deal_due = True
+    if not any(state.hand for state in t.tables.values()) and not t._held:
+        return [propose(t)]
+    return []
 
 
 def verify_answer(t: Tournament, player: str) -> None:
@@ -95,34 +155,67 @@ def expire(t: Tournament, now: float) -> list[Event]:
     return []
 
 
+def prizes_left(t: Tournament) -> list[int]:
+    """The prizes of places 1..n for the n players left, the first taking whatever else the pool holds."""
+    prizes = t.prizes[:t.players_left]
+    prizes[0] += t.ledger.pool_cents - sum(prizes)
+    return prizes
+
+
 def propose(t: Tournament) -> DealProposed:
-    """The ICM split of what the pool still holds, for places 1..n, in cents (H.31-H.36, G.30)."""
-    t._deal_due = False
+    """The proposal asked for (ICM when everyone pressed Deal) of what the pool still holds, in cents (H.31-H.37,
+    G.30). ICM keeping an amount in play takes it off the first prize; a chip chop shares in proportion to the
+    chips; an equal split shares evenly."""
+    terms, t.deal_terms, t._deal_due = t.deal_terms or Terms("", "icm", 0, None), None, False
     (state,) = t.tables.values()
     seat_order = state.table.players  # every player left, dealt in next hand or not
     stacks = [t.stacks[p] for p in seat_order]
-    prizes = t.prizes[:len(seat_order)]
-    pool = t.ledger.pool_cents
-    prizes[0] += pool - sum(prizes)
-    tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
-    cents = largest_remainder(equities(stacks, prizes), pool, [tie_rank[p] for p in seat_order])
-    t.proposal = Deal(dict(zip(seat_order, cents)), t._now + t.definition.deal_seconds, seat_order)
-    return DealProposed(dict(t.proposal.amounts), dict(zip(seat_order, stacks)), t.proposal.until)
+    shared = t.ledger.pool_cents - terms.keep_cents
+    if terms.amounts is not None:
+        cents = [terms.amounts[p] for p in seat_order]
+    else:
+        shares: list[Fraction] | list[float]
+        if terms.kind == "icm":
+            prizes = prizes_left(t)
+            prizes[0] -= terms.keep_cents
+            shares = equities(stacks, prizes)
+        elif terms.kind == "chip_chop":
+            shares = [Fraction(shared * stack, sum(stacks)) for stack in stacks]
+        else:
+            shares = [Fraction(shared, len(stacks))] * len(stacks)
+        tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
+        cents = largest_remainder(shares, shared, [tie_rank[p] for p in seat_order])
+    t.proposal = Deal(dict(zip(seat_order, cents)), t._now + t.definition.deal_seconds, seat_order, terms.kind,
+                      terms.keep_cents)
+    if terms.proposer in t.stacks:
+        t.proposal.accepted.add(terms.proposer)
+    return DealProposed(dict(t.proposal.amounts), dict(zip(seat_order, stacks)), t.proposal.until, terms.kind,
+                        terms.keep_cents, terms.proposer)
 
 
 def no_deal(t: Tournament, player: str, reason: Any) -> list[Event]:
     t.proposal = None
+    t.deal_terms = None
     t.deal_pressed.clear()
     t._deal_due = False
     return [DealRejected(player, reason)]
 
 
 def close(t: Tournament, deal: Deal) -> list[Event]:
-    """Everyone accepted: pay the amounts; places follow the stacks, then the seat numbers."""
+    """Everyone accepted: pay the amounts. A whole deal ends the tournament, places following the stacks, then
+    the seat numbers; a partial one goes on, every place but the first now paying nothing more."""
+    t.proposal = None
+    if deal.keep_cents:
+        for player in deal.seat_order:
+            eliminations.pay_prize(t, player, deal.amounts[player])
+            t.dealt[player] = t.dealt.get(player, 0) + deal.amounts[player]
+        left = t.players_left
+        t.prizes = [t.ledger.pool_cents] + [0] * (left - 1) + t.prizes[left:]
+        t.deal_pressed.clear()
+        return [DealPaid(dict(deal.amounts), deal.keep_cents)]
     order = sorted(deal.seat_order, key=lambda p: (-t.stacks[p], deal.seat_order.index(p)))
     for place, player in enumerate(order, start=1):
-        t.results[player] = Result(player, place, deal.amounts[player])
         eliminations.pay_prize(t, player, deal.amounts[player])
+        eliminations.record(t, Result(player, place, deal.amounts[player]))
     t.stacks.clear()
-    t.proposal = None
     return eliminations.end(t, deal=True)

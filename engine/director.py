@@ -136,6 +136,8 @@ class Tournament:
         self.qualified_entries: set[str] = set()  # a final: every entry a flight sent
         self.deal_pressed: set[str] = set()
         self.proposal: Deal | None = None
+        self.deal_terms: deals.Terms | None = None  # a kind of deal a player asked for, proposed between hands
+        self.dealt: dict[str, int] = {}  # what partial deals paid each player so far
         self._deal_due = False
         self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
         self.removals: dict[str, bool] = {}  # to take out when their hand ends -> with a refund or not
@@ -155,8 +157,9 @@ class Tournament:
         state.setdefault("flight_entries", 0)
         state.setdefault("removed", {})
         state.setdefault("removals", {})
-        for late in ("entries_closed", "reentered", "reentries"):
+        for late in ("entries_closed", "reentered", "reentries", "dealt"):
             state.setdefault(late, {})
+        state.setdefault("deal_terms", None)
         state.setdefault("qualified_entries", set(state.get("_qualified", {}).values()))
         if "_open" not in state:
             sizes: dict[int, int] = state.pop("_size")
@@ -239,6 +242,9 @@ class Tournament:
 
     def can_press_deal(self, player: str, on: bool = True) -> bool:
         return _passes(self.verify_press_deal, player, on)
+
+    def can_propose_deal(self, player: str, kind: object, keep_cents: object = 0, amounts: object = None) -> bool:
+        return _passes(self.verify_propose_deal, player, kind, keep_cents, amounts)
 
     def can_answer_deal(self, player: str) -> bool:
         """Whether ``player`` may accept or reject the deal on the table now."""
@@ -667,11 +673,20 @@ class Tournament:
         """Press (or un-press) Deal; once everyone has, the proposal comes at the end of the hand (H.36)."""
         return deals.press(self, player, on)
 
+    def verify_propose_deal(self, player: str, kind: object, keep_cents: object = 0, amounts: object = None) -> None:
+        deals.verify_propose(self, player, kind, keep_cents, amounts)
+
+    def propose_deal(self, player: str, kind: deals.Kind, keep_cents: int = 0,
+                     amounts: dict[str, int] | None = None) -> list[Event]:
+        """Propose a kind of deal (ICM, chip chop, equal split, custom amounts), keeping ``keep_cents`` in play for
+        the winner; between hands it is on the table at once, else when the hand ends (H.36-H.37)."""
+        return deals.propose_kind(self, player, kind, keep_cents, amounts)
+
     def verify_answer_deal(self, player: str) -> None:
         deals.verify_answer(self, player)
 
     def accept_deal(self, player: str) -> list[Event]:
-        """Accept the ICM proposal; when the last player does, the amounts are paid and the tournament ends."""
+        """Accept the proposal; when the last player does, the amounts are paid (a whole deal ends the tournament)."""
         return deals.accept(self, player)
 
     def reject_deal(self, player: str, reason: str = "rejected") -> list[Event]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from engine import bounties, floor, lateentry
 from engine.events import (
     Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned, StatusChanged,
@@ -105,6 +107,14 @@ def pay_prize(t: Tournament, player: str, cents: int, *, ticket: bool = False) -
         t.ledger.record("ticket" if ticket else "prize", player, cents)
 
 
+def record(t: Tournament, result: Result) -> Result:
+    """A place, its prize counting what a partial deal paid the player before (engine.deals)."""
+    if t.dealt:
+        result = msgspec.structs.replace(result, prize_cents=result.prize_cents + t.dealt.get(result.player, 0))
+    t.results[result.player] = result
+    return result
+
+
 def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
     """Rank a batch whose re-buy offers are all answered, then what follows between hands."""
     events = eliminate(t, busts, round_=round_)
@@ -131,6 +141,7 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     awarded = rank(busts, ties, t.players_left, lambda place: prize(t, place), t.seats_won)
     t.deal_pressed.clear()  # the players changed: a deal starts over
     t._deal_due = False
+    t.deal_terms = None
     knockers = {bust.player: bust.knocked_out_by for bust in busts}
     events: list[Event] = closed
     for result in reversed(awarded):
@@ -140,8 +151,7 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
         if table_id in t._open:
             t._open.resize(table_id, t._open.size[table_id] - 1)
         del t.stacks[result.player]
-        t.results[result.player] = result
-        events.append(PlayerEliminated(result.player, result.place, result.prize_cents, table_id))
+        events.append(PlayerEliminated(result.player, result.place, record(t, result).prize_cents, table_id))
         if result.player in t.bounties:
             events.append(bounties.pay(t, result.player, knockers.get(result.player, ())))
     return events + after_a_bust(t)
@@ -183,8 +193,9 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
 def finish(t: Tournament) -> list[Event]:
     """The last player wins first place: what the pool still holds (the prize table's first prize)."""
     (winner,) = t.stacks
-    t.results[winner] = Result(winner, 1, t.ledger.pool_cents)
-    pay_prize(t, winner, t.ledger.pool_cents)
+    prize = t.ledger.pool_cents
+    pay_prize(t, winner, prize)
+    record(t, Result(winner, 1, prize))
     return end(t)
 
 

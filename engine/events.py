@@ -182,15 +182,28 @@ class DealPressed(Event, frozen=True, tag="deal_pressed"):
 
 
 class DealProposed(Event, frozen=True, tag="deal_proposed"):
-    """ICM amounts in cents for each player left; everyone must accept before ``until``."""
+    """Amounts in cents for each player left; everyone must accept before ``until``. ``kind``: ``icm``,
+    ``chip_chop``, ``equal`` or ``custom``; ``keep_cents`` stays in play for the winner (a partial deal);
+    ``proposer`` asked for it ('' when everyone pressed Deal), and has accepted it by asking."""
 
     amounts: dict[str, int]
     stacks: dict[str, int]
     until: float
+    kind: Literal["icm", "chip_chop", "equal", "custom"] = "icm"
+    keep_cents: int = 0
+    proposer: str = ""
 
 
 class DealAccepted(Event, frozen=True, tag="deal_accepted"):
     player: str
+
+
+class DealPaid(Event, frozen=True, tag="deal_paid"):
+    """A partial deal everyone accepted: ``amounts`` are paid now, and play goes on for ``keep_cents``, the
+    winner's (rules.md H.37)."""
+
+    amounts: dict[str, int]
+    keep_cents: int
 
 
 class DealRejected(Event, frozen=True, tag="deal_rejected"):

@@ -69,9 +69,19 @@ class PressDeal(ClientMessage, tag="deal"):
 
 
 class AnswerDeal(ClientMessage, tag="deal_answer"):
-    """Accept or reject the ICM proposal."""
+    """Accept or reject the deal proposed."""
 
     accept: bool
+
+
+class ProposeDeal(ClientMessage, tag="deal_propose"):
+    """Propose a kind of deal at the final table in the money (docs/director.md): ``icm``, ``chip_chop``,
+    ``equal`` or ``custom`` (with ``amounts``, cents per player left), keeping ``keep_cents`` in play for the
+    winner (a partial deal)."""
+
+    kind: Literal["icm", "chip_chop", "equal", "custom"]
+    keep_cents: Annotated[int, msgspec.Meta(ge=0)] = 0
+    amounts: dict[str, Annotated[int, msgspec.Meta(ge=0)]] | None = None
 
 
 class Follow(ClientMessage, tag="follow"):
@@ -88,7 +98,7 @@ class Say(ClientMessage, tag="say"):
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_CHAT_CHARACTERS)]
 
 
-MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal
+MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal | ProposeDeal
 Incoming = Act | Back | Sync | Watch | Follow | Say | MoneyMessage
 incoming_decoder = msgspec.json.Decoder(Incoming)
 
@@ -124,6 +134,8 @@ class DealView(msgspec.Struct, omit_defaults=True):
     amounts: dict[str, int] | None = None
     accepted: list[str] | None = None
     seconds: float | None = None
+    kind: str | None = None
+    keep_cents: int = 0
 
 
 class VoidedHand(msgspec.Struct):
@@ -360,7 +372,8 @@ class Presence(msgspec.Struct, tag="presence", tag_field="type"):
 
 class Offer(msgspec.Struct, tag="offer", tag_field="type"):
     """To one player: a decision with a clock. ``kind`` 'rebuy' or 'add_on' (buy ``chips`` for ``price_cents``),
-    'press_deal' (a deal may be asked for: no clock) or 'deal' (accept ``amounts``, in cents, or not).
+    'press_deal' (a deal may be asked for or proposed: no clock) or 'deal' (accept ``amounts``, in cents, or
+    not; ``deal_kind`` says which, ``keep_cents`` what stays in play for the winner).
     """
 
     kind: Literal["rebuy", "add_on", "press_deal", "deal"]
@@ -369,6 +382,8 @@ class Offer(msgspec.Struct, tag="offer", tag_field="type"):
     chips: int = 0
     amounts: dict[str, int] | None = None
     stacks: dict[str, int] | None = None
+    deal_kind: str | None = None
+    keep_cents: int = 0
 
 
 class Chat(msgspec.Struct, tag="chat", tag_field="type"):

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from engine import wire
+from engine import deals, wire
 from engine.director import Tournament
 from engine.events import Event, LevelChanged
 from engine.refunds import RefundPolicy
@@ -177,6 +177,13 @@ class PressDeal(Record, tag="press_deal"):
     on: bool
 
 
+class ProposeDeal(Record, tag="propose_deal"):
+    player: str
+    kind: deals.Kind
+    keep_cents: int
+    amounts: dict[str, int] | None
+
+
 class AcceptDeal(Record, tag="accept_deal"):
     player: str
 
@@ -189,10 +196,10 @@ class RejectDeal(Record, tag="reject_deal"):
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
              | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
-             | RemovePlayer | Reenter)
+             | RemovePlayer | Reenter | ProposeDeal)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
-WAKING = (Register, Reenter, EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, AcceptDeal, RejectDeal,
-          AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
+WAKING = (Register, Reenter, EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
+          RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
 
 
 class Session:
@@ -234,6 +241,8 @@ def from_wire(player: str, message: wire.MoneyMessage) -> AnyRecord:
         return PressDeal(player, message.on)
     if isinstance(message, wire.AnswerDeal):
         return AcceptDeal(player) if message.accept else RejectDeal(player, "rejected")
+    if isinstance(message, wire.ProposeDeal):
+        return ProposeDeal(player, message.kind, message.keep_cents, message.amounts)
     return AddOn(player)
 
 
@@ -322,6 +331,8 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.add_on(player)
         case PressDeal(player, on):
             return director.press_deal(player, on)
+        case ProposeDeal(player, kind, keep_cents, amounts):
+            return director.propose_deal(player, kind, keep_cents, amounts)
         case AcceptDeal(player):
             return director.accept_deal(player)
         case RejectDeal(player, reason):

@@ -27,6 +27,7 @@ from typing import IO, Any
 import msgspec
 
 from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
+from engine.deals import Kind
 from engine.director import Status, Tournament
 from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
 from engine.history import phhs_section, to_phh
@@ -35,6 +36,7 @@ from engine.structure import Definition
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
 DEFAULT_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}
+PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
 
 
 class Report(msgspec.Struct):
@@ -145,15 +147,24 @@ def simulate(
             for player, cents in event.amounts.items():
                 if tournament.proposal is None:
                     break
+                if player == event.proposer:
+                    continue  # proposing was accepting
                 yes = says_yes(player, "deal", cents)
                 replies += tournament.accept_deal(player) if yes else tournament.reject_deal(player)
         return replies
 
     def ask_for_a_deal() -> None:
+        """Each bot that wants a deal presses Deal, or now and then proposes a kind of its own (a third of the
+        time: ICM, a chip chop or an equal split, keeping a tenth of the pool in play half of those times)."""
         for player in list(tournament.stacks):
             if tournament.status is Status.RUNNING and tournament.can_press_deal(player) \
                     and says_yes(player, "press_deal"):
-                emit(tournament.press_deal(player))
+                kind = bot_rng.choice(PROPOSED_KINDS)
+                keep = bot_rng.choice((0, tournament.ledger.pool_cents // 10))
+                if kind is not None and tournament.can_propose_deal(player, kind, keep):
+                    emit(tournament.propose_deal(player, kind, keep))
+                else:
+                    emit(tournament.press_deal(player))
 
     emit(tournament.open_registration())
     for number in range(1, players + 1):

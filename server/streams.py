@@ -191,11 +191,13 @@ class Streams:
                 for player in director.stacks:
                     self.tell(player, offer)
             elif isinstance(event, DealProposed):
-                offer = Offer("deal", event.until - self.now(), amounts=event.amounts, stacks=event.stacks)
+                offer = Offer("deal", event.until - self.now(), amounts=event.amounts, stacks=event.stacks,
+                              deal_kind=event.kind, keep_cents=event.keep_cents)
                 for player in event.amounts:
                     if not self.connected(player):
                         break  # a player with no connection cannot accept it: the runtime submits their no (H.36)
-                    self.tell(player, offer)
+                    if player != event.proposer:  # who proposed it has accepted it
+                        self.tell(player, offer)
 
     def _follow(self, move: PlayerMoved) -> None:
         """A moved player's connections follow them to the new table, with the reason and a snapshot."""
@@ -245,7 +247,8 @@ class Streams:
         proposal = director.proposal
         if proposal is not None and player in proposal.amounts and player not in proposal.accepted:
             offers.append(Offer("deal", proposal.until - now, amounts=proposal.amounts,
-                                stacks={p: director.stacks[p] for p in proposal.amounts}))
+                                stacks={p: director.stacks[p] for p in proposal.amounts}, deal_kind=proposal.kind,
+                                keep_cents=proposal.keep_cents))
         elif player in director.stacks and player not in director.deal_pressed and self.deal_may_be_asked():
             offers.append(Offer("press_deal", None))
         return offers

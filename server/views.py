@@ -107,7 +107,7 @@ def deal_view(director: Tournament, now: float) -> DealView | None:
     if proposal is None:
         return DealView(pressed=sorted(director.deal_pressed)) if director.deal_pressed else None
     return DealView(amounts=proposal.amounts, accepted=sorted(proposal.accepted),
-                    seconds=max(0.0, proposal.until - now))
+                    seconds=max(0.0, proposal.until - now), kind=proposal.kind, keep_cents=proposal.keep_cents)
 
 
 def table_view(director: Tournament, table: int, facts: Facts) -> TableView:

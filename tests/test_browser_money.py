@@ -132,6 +132,33 @@ async def test_a_deal_in_the_browser():
         await browser.close()
 
 
+async def test_a_custom_deal_typed_in_the_browser():
+    body = definition(3, 3, action_seconds=4, paid=3, deals=True, deal_seconds=20)
+    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
+        tournament, seats = await create(live, body, 3)
+        (alice, token), others = seats[0], seats[1:]
+        runtime = live.runtime(tournament)
+        bots(live, tournament, others, "station")  # they accept whatever is proposed
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        person = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await person.click("#propose-box summary", timeout=20_000)
+        await person.select_option("#deal-kind", "custom")
+        typed = dict(zip([alice, *(player for player, _ in others)], ("15", "10", "5")))
+        for player, dollars in typed.items():
+            await person.fill(f".deal-amount[data-player='{player}']", dollars)
+        await person.fill("#deal-keep", "0")
+        await person.screenshot(path=ARTIFACTS / "deal-custom.png")
+        await person.click("#propose-deal")
+        await expect(person.locator("#log")).to_contain_text("Deal proposed (custom by you)", timeout=10_000)
+        await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
+        assert {r.player: r.prize_cents for r in runtime.director.standings()} == {
+            player: int(dollars) * 100 for player, dollars in typed.items()}
+        await browser.close()
+
+
 async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
     body = definition(3, 3, action_seconds=4, bounty={"cents": 400, "progressive_percent": 50})
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:

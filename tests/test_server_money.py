@@ -131,3 +131,42 @@ async def test_a_rejected_deal_lets_play_continue_and_a_disconnection_ends_a_pro
         await until(lambda: director.proposal is None)
         assert any(getattr(event, "reason", None) == "disconnected" for _, event in runtime.log)
         assert director.status is Status.RUNNING
+
+
+async def test_a_player_proposes_a_partial_chip_chop_over_the_websocket_and_play_goes_on_for_what_is_kept():
+    async with live_server(hand_pause=0.05) as live:
+        levels = [{"small_blind": 10 * 2**k, "big_blind": 20 * 2**k, "hands": 2} for k in range(12)]
+        body = definition(3, 3, action_seconds=5, paid=3, deals=True, deal_seconds=10, levels=levels)
+        tournament, me, token = await person_among_stations(live, body, 3)
+        runtime = live.runtime(tournament)
+        websocket = await connect(player_url(live, tournament, token))
+        await wait_for_connections(runtime, 3)
+        await admin(live, tournament, "start")
+        director = runtime.director
+        asked = False
+        paid = None
+        while paid is None:
+            message = await receive_json(websocket)
+            event = message.get("event", {})
+            if event.get("type") == "your_turn":
+                await websocket.send(json.dumps({"type": "act", "action": "check" if event["can_check"] else "fold"}))
+            elif event.get("type") == "offer" and event["kind"] == "press_deal" and not asked:
+                asked = True
+                await websocket.send(json.dumps({"type": "deal_propose", "kind": "custom", "amounts": {me: 3000}}))
+                refused = await receive_json(websocket)
+                while refused["type"] != "error":
+                    refused = await receive_json(websocket)
+                assert "one for every player left" in refused["message"] and director.proposal is None
+                await websocket.send(json.dumps({"type": "deal_propose", "kind": "chip_chop", "keep_cents": 600}))
+            elif event.get("type") == "deal_paid":
+                paid = event
+        assert paid["keep_cents"] == 600 and sum(paid["amounts"].values()) == 2400
+        finished = await next_event(websocket, "tournament_finished")  # the rising blinds end it
+        await websocket.close()
+        prizes = {r["player"]: r["prize_cents"] for r in finished["results"]}
+        # Each result counts the partial deal's amount; the 600 kept went to the winner, or, when the last two
+        # (the stations) dealt again, between them.
+        after = {p: prizes[p] - cents for p, cents in paid["amounts"].items()}
+        assert all(cents >= 0 for cents in after.values()) and sum(after.values()) == 600
+        assert after[me] == 0 or next(r for r in finished["results"] if r["player"] == me)["place"] == 1
+        assert director.ledger.summary()["held"] == 0 and director.ledger.prizes_cents == 3000

@@ -4,6 +4,7 @@ import { shownHand } from "./handrank.js";
 import { chips, money } from "./dom.js";
 
 const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
+export const DEAL_KINDS = { icm: "ICM", chip_chop: "chip chop", equal: "equal split", custom: "custom" };
 const CLOSED_BECAUSE = {
   level: "its last level is over",
   capacity: "the tournament is full",
@@ -93,9 +94,12 @@ export function describe(event, state) {
       return `${who(event.player)} ${wants} a deal (${event.pressed}/${event.players})`;
     },
     deal_proposed: () =>
-      `Deal proposed (ICM): ${Object.entries(event.amounts)
+      `Deal proposed (${DEAL_KINDS[event.kind] || "ICM"}${event.proposer ? ` by ${whom(event.proposer)}` : ""}): ` +
+      Object.entries(event.amounts)
         .map(([p, c]) => `${who(p)} ${money(c)}`)
-        .join(", ")}`,
+        .join(", ") +
+      (event.keep_cents ? `; ${money(event.keep_cents)} stays in play for the winner` : ""),
+    deal_paid: () => `Deal done: everyone is paid; play goes on for ${money(event.keep_cents)}`,
     deal_accepted: () => `${who(event.player)} ${verb(event.player, "accept", "accepts")} the deal`,
     deal_rejected: () => `No deal${event.player ? ` (${who(event.player)} said no)` : ""}; play continues`,
     hand_voided: () => `Hand #${event.hand} is void: everyone keeps their stack from its start`,

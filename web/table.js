@@ -1,6 +1,7 @@
 // One table drawn from its state (state.js): the seats, the board, the player's actions and pre-actions, the money
 // dialogs, the hand log and the chat. It sends through the function it is given and never opens a socket.
 
+import { DEAL_KINDS } from "./describe.js";
 import { cardNode, chips, el, money } from "./dom.js";
 import { describeHand, shownHand } from "./handrank.js";
 import { beep, prefs, presets, setPref } from "./prefs.js";
@@ -13,6 +14,8 @@ export class TableView {
     this.pre = null; // the pre-action box ticked: "fold", "check_fold" or "call_any"
     this.preHand = null;
     this.amount = null; // what the player typed in the bet box this turn
+    this.proposal = { kind: "icm", keep: "", amounts: {}, open: false }; // a deal being typed
+    this.proposeBox = el("div", { class: "dialogs", id: "propose-box" }); // stays in the page: typing survives
     this.ticker = setInterval(() => this.drawClock(), 250);
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
@@ -147,12 +150,13 @@ export class TableView {
     }
     const oval = el("div", { class: "oval" }, middle, seats);
     const dialogs = this.dialogs();
+    this.drawProposeBox();
     if (this.root.firstChild && this.root.contains(this.bar)) {
       this.root.firstChild.replaceWith(oval);
       this.bar.nextSibling.replaceWith(dialogs);
     } else {
       this.settingsBox = this.settingsBox || (you ? this.settings() : el("span")); // built once: it keeps its state
-      this.root.replaceChildren(oval, this.bar, dialogs, this.settingsBox);
+      this.root.replaceChildren(oval, this.bar, dialogs, this.proposeBox, this.settingsBox);
     }
     this.drawClock();
   }
@@ -288,8 +292,9 @@ export class TableView {
         el(
           "div",
           { class: "dialog", id: "deal-dialog" },
-          el("b", {}, "Deal proposal (ICM) "),
+          el("b", {}, `Deal proposal (${DEAL_KINDS[deal.deal_kind || "icm"]}) `),
           clock(deal),
+          deal.keep_cents ? el("p", {}, `${money(deal.keep_cents)} stays in play for the winner.`) : null,
           el(
             "table",
             { class: "deal" },
@@ -333,6 +338,60 @@ export class TableView {
       );
     }
     return el("div", { class: "dialogs" }, boxes);
+  }
+
+  // The form to propose a deal, while a deal may be asked for and none is on the table; rebuilt only when its kind
+  // or the players change, so that what is typed and the focus survive every event.
+  drawProposeBox() {
+    const { press_deal: pressDeal, deal } = this.state.offers;
+    const players = this.state.table ? this.state.table.seats.map((s) => s.player) : [];
+    this.proposeBox.hidden = !pressDeal || Boolean(deal);
+    const key = `${this.proposal.kind}|${players.join()}`;
+    if (this.proposeBox.hidden || this.proposeKey === key) return;
+    this.proposeKey = key;
+    this.proposeBox.replaceChildren(el("div", { class: "dialog" }, this.proposeForm(players)));
+  }
+
+  // A deal of one's own: its kind, what stays in play for the winner, and for a custom one the amounts.
+  proposeForm(players) {
+    const form = this.proposal;
+    const dollars = (text) => Math.round(Number(text || 0) * 100);
+    const field = (attributes, key) =>
+      el("input", { type: "number", min: 0, step: "0.01", value: form[key] ?? "", ...attributes });
+    const amounts = players.map((player) => {
+      const box = field({ class: "deal-amount", "data-player": player, "aria-label": `amount for ${player}` });
+      box.value = form.amounts[player] ?? "";
+      box.oninput = () => (form.amounts[player] = box.value);
+      return el("label", {}, `${this.state.name(player)} $`, box);
+    });
+    const keep = field({ id: "deal-keep", "aria-label": "kept for the winner" }, "keep");
+    keep.oninput = () => (form.keep = keep.value);
+    const kind = el(
+      "select",
+      { id: "deal-kind", "aria-label": "kind of deal" },
+      Object.entries(DEAL_KINDS).map(([value, label]) => el("option", { value, selected: value === form.kind }, label)),
+    );
+    kind.onchange = () => {
+      form.kind = kind.value;
+      this.draw();
+    };
+    const propose = () => {
+      const message = { type: "deal_propose", kind: form.kind, keep_cents: dollars(form.keep) };
+      if (form.kind === "custom")
+        message.amounts = Object.fromEntries(players.map((p) => [p, dollars(form.amounts[p])]));
+      this.send(message);
+    };
+    const details = el(
+      "details",
+      { class: "propose", open: form.open },
+      el("summary", {}, "Propose a deal…"),
+      el("label", {}, "Kind ", kind),
+      el("label", {}, "Keep in play for the winner $", keep),
+      form.kind === "custom" ? el("div", { class: "deal-amounts" }, amounts) : null,
+      el("button", { id: "propose-deal", onclick: propose }, "Propose"),
+    );
+    details.ontoggle = () => (form.open = details.open);
+    return details;
   }
 
   // ------------------------------------------------------------------ actions

@@ -1,0 +1,111 @@
+"""The kinds of deals beside ICM (engine/deals.py; rules.md H.36-H.37): a chip chop, an equal split, custom
+amounts and a partial deal that keeps an amount in play for the winner; each to the cent, by the same
+all-must-accept flow, with the ledger balanced."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.director import Status
+from engine.events import DealPaid, DealProposed, DealRejected, TournamentFinished
+from engine.icm import equities
+from engine.status import TournamentError
+from tests.tournaments import deal, hand, play_out, running, seated, set_stacks
+
+STACKS = (5_000, 3_000, 1_000)
+
+
+def final_three(**options):
+    """Three players left of three paid (pool $30.00 plus ``added_cents``: 50% / 25% / 25%), stacks 5k/3k/1k."""
+    t, dealer = running(3, 3, paid=3, deals=True, deal_seconds=30, starting_stack=3_000, **options)
+    players = seated(t, 1)
+    set_stacks(t, dict(zip(players, STACKS)))
+    return t, dealer, players
+
+
+def everyone_accepts(t, players, proposer):
+    events = []
+    for player in players:
+        if player != proposer:
+            events += t.accept_deal(player)
+    return events
+
+
+def test_a_chip_chop_shares_in_proportion_to_the_chips_to_the_cent():
+    t, _, players = final_three()
+    proposal = t.propose_deal(players[1], "chip_chop")[0]
+    assert isinstance(proposal, DealProposed) and proposal.kind == "chip_chop" and proposal.proposer == players[1]
+    # 3,000 cents x 5/9, 3/9, 1/9 = 1,666.67 / 1,000 / 333.33: the odd cent to the largest remainder
+    assert [proposal.amounts[p] for p in players] == [1_667, 1_000, 333]
+    assert t.proposal.accepted == {players[1]}  # proposing is accepting
+    finished = [e for e in everyone_accepts(t, players, players[1]) if isinstance(e, TournamentFinished)]
+    assert finished and finished[0].deal and t.status is Status.FINISHED
+    assert {r.player: r.prize_cents for r in t.standings()} == proposal.amounts
+    assert t.ledger.pool_cents == 0 and t.ledger.balances()
+
+
+def test_an_equal_split_gives_the_odd_cents_to_the_larger_stacks():
+    t, _, players = final_three(added_cents=2)  # 3,002 cents: 1,000.67 each
+    proposal = t.propose_deal(players[2], "equal")[0]
+    assert [proposal.amounts[p] for p in players] == [1_001, 1_001, 1_000]
+
+
+def test_a_custom_proposal_is_the_amounts_typed_and_must_add_up():
+    t, _, players = final_three()
+    typed = dict(zip(players, (1_400, 900, 700)))
+    for bad, message in (({**typed, players[0]: 1_401}, "add up to 3001 cents, not the 3000"),
+                         ({players[0]: 3_000}, "one for every player left"),
+                         ({**typed, players[0]: -1, players[1]: 2_301}, "0 or more"),
+                         ({**typed, players[0]: 1_400.0}, "whole numbers of cents")):
+        with pytest.raises(TournamentError, match=message):
+            t.propose_deal(players[0], "custom", amounts=bad)
+    with pytest.raises(TournamentError, match="only a custom deal names them"):
+        t.propose_deal(players[0], "equal", amounts=typed)
+    with pytest.raises(TournamentError, match="a deal is one of"):
+        t.propose_deal(players[0], "coin_flip")
+    assert t.proposal is None
+    proposal = t.propose_deal(players[0], "custom", amounts=typed)[0]
+    assert proposal.amounts == typed
+    assert t.reject_deal(players[2]) == [DealRejected(players[2], "rejected")]  # any no: play goes on
+    assert t.proposal is None and t.is_ready(1)
+
+
+def test_a_partial_deal_pays_everyone_now_and_play_goes_on_for_what_is_kept():
+    t, dealer, players = final_three()
+    with pytest.raises(TournamentError, match="keeps at most the first prize"):
+        t.propose_deal(players[0], "icm", keep_cents=1_501)
+    with pytest.raises(TournamentError, match="keep_cents"):
+        t.propose_deal(players[0], "chip_chop", keep_cents=3_000)
+    proposal = t.propose_deal(players[0], "icm", keep_cents=500)[0]
+    exact = dict(zip(players, equities(list(STACKS), [1_500 - 500, 750, 750])))
+    assert sum(proposal.amounts.values()) == 2_500 and proposal.keep_cents == 500
+    assert all(abs(proposal.amounts[p] - exact[p]) < 1 for p in players)
+    assert DealPaid(proposal.amounts, 500) in everyone_accepts(t, players, players[0])
+    assert t.status is Status.RUNNING and t.ledger.pool_cents == 500 and t.is_ready(1)
+    # Play goes on: the two who bust get nothing more, the winner takes the 500 kept.
+    winner = players[0]
+    while t.status is Status.RUNNING:
+        hand(t, dealer, 1, winner=winner, all_in=set(t.stacks))
+    results = {r.player: r.prize_cents for r in t.standings()}
+    assert results[winner] == proposal.amounts[winner] + 500
+    assert all(results[p] == proposal.amounts[p] for p in players[1:])
+    assert t.standings()[0].player == winner
+    assert t.ledger.pool_cents == 0 and t.ledger.balances() and t.ledger.prizes_cents == 3_000
+
+
+def test_a_proposal_asked_for_during_a_hand_comes_when_it_ends_and_a_bust_calls_it_off():
+    t, dealer, players = final_three()
+    deal(t, dealer, 1)
+    assert t.propose_deal(players[0], "equal") == [] and t.proposal is None
+    with pytest.raises(TournamentError, match="already on the table"):
+        t.propose_deal(players[1], "chip_chop")
+    play_out(t, 1)
+    proposed = t.end_hand(1)[-1]
+    assert isinstance(proposed, DealProposed) and proposed.kind == "equal"
+    t.reject_deal(players[1])
+    deal(t, dealer, 1, winner=players[0])
+    t.propose_deal(players[0], "chip_chop")
+    play_out(t, 1, all_in={players[0], players[2]})  # the short stack busts: the field changed, the request lapses
+    events = t.end_hand(1)
+    assert t.players_left == 2 and players[2] not in t.stacks
+    assert not any(isinstance(e, DealProposed) for e in events) and t.deal_terms is None
