@@ -121,9 +121,9 @@ def removed_after_hand(t: Tournament, players: tuple[str, ...], busted: bool) ->
 
 
 def take_out(t: Tournament, player: str, refund: bool) -> list[Event]:
-    """Their chips leave play and they get no place; with ``refund``, their buy-in and fee go back to them and
-    the prize table follows the smaller pool. Their bounty, which nobody won, goes back to them as a player
-    left collects their own at the end (J.43)."""
+    """Their chips leave play and they get no place; with ``refund``, their buy-in's prize-pool part and fee go
+    back to them and the prize table follows the smaller pool. Their bounty, which nobody won, goes back to them
+    as a player left collects their own at the end (J.43), refund or not: with it they get all they paid."""
     table, seat = t.where.pop(player)
     t.tables[table].table.remove(seat)
     if table in t._open:
@@ -136,11 +136,12 @@ def take_out(t: Tournament, player: str, refund: bool) -> list[Event]:
     cents = 0
     if refund:
         definition = t.definition
-        if definition.buy_in_cents:
-            t.ledger.record("refund", player, definition.buy_in_cents, account="pool")
+        pool_part = definition.buy_in_cents - (definition.bounty.cents if definition.bounty is not None else 0)
+        if pool_part:  # the buy-in's bounty part is on the head, which comes back below
+            t.ledger.record("refund", player, pool_part, account="pool")
         if definition.fee_cents:
             t.ledger.record("refund", player, definition.fee_cents, account="fees")
-        cents = definition.buy_in_cents + definition.fee_cents
+        cents = pool_part + definition.fee_cents
         t._price_prizes()
     events: list[Event] = [PlayerRemoved(player, table, chips, cents)]
     if player in t.bounties:

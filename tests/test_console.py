@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.events import BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, PlayerRemoved
+from engine.events import (
+    BountyWon, BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, PlayerRemoved,
+)
 from engine.status import TournamentError
-from engine.structure import Level
+from engine.structure import Bounty, Level
 from tests.tournaments import deal, play_out, running
 
 LEVELS = [Level(10, 20, minutes=10), Level(20, 40, minutes=10), Level(40, 80, minutes=10)]
@@ -119,3 +121,13 @@ def test_no_refund_once_prizes_are_paid():
     loser = next(p for p in t.stacks if p != "p1")
     with pytest.raises(TournamentError, match="prizes are being paid"):
         t.remove(loser, True)
+
+
+def test_a_bounty_entry_removed_with_a_refund_gets_back_exactly_what_it_paid():
+    t, _ = running(6, 3, levels=LEVELS, bounty=Bounty(cents=400))
+    pool, heads = t.ledger.pool_cents, t.ledger.bounties_cents
+    events = t.remove("p1", True)
+    assert events[0].refund_cents == 700 and events[1] == BountyWon("p1", ("p1",), (400,), (0,))
+    assert t.ledger.pool_cents == pool - 600 and t.ledger.bounties_cents == heads - 400  # the others' money stays
+    assert t.ledger.received_by("p1") == sum(t.ledger.paid_by("p1").values()) == 1100
+    assert t.prize_pool_cents == 5 * 600
