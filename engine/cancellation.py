@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
 from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan
 from engine.status import Status, TournamentError
@@ -58,7 +59,8 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         kind="satellite" if definition.satellite else
         "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
-        bounties=dict(t.bounties), qualified=sorted(t.qualified_entries),
+        bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
+        qualified=sorted(t.qualified_entries),
     )
     return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
 

@@ -2,7 +2,8 @@
 
 Once every player left has pressed Deal, the proposal comes between hands:
 the ICM split of what the pool still holds. A player may instead propose a
-kind of deal (``propose``): ICM, a chip chop (in proportion to the chips),
+kind of deal (``propose``): ICM, a chip chop (the smallest prize left to
+each, the rest in proportion to the chips),
 an equal split, or custom amounts they type; any of them may keep an amount
 in play for the winner (a partial deal). Any no, a disconnection or the
 deadline ends it and play continues. When the last player accepts, the
@@ -164,8 +165,9 @@ def prizes_left(t: Tournament) -> list[int]:
 
 def propose(t: Tournament) -> DealProposed:
     """The proposal asked for (ICM when everyone pressed Deal) of what the pool still holds, in cents (H.31-H.37,
-    G.30). ICM keeping an amount in play takes it off the first prize; a chip chop shares in proportion to the
-    chips; an equal split shares evenly."""
+    G.30). ICM keeping an amount in play takes it off the first prize; a chip chop gives everyone the smallest
+    prize left, then shares the rest in proportion to the chips (PokerStars' chip-count deal: nobody gets less
+    than busting next would pay); an equal split shares evenly."""
     terms, t.deal_terms, t._deal_due = t.deal_terms or Terms("", "icm", 0, None), None, False
     (state,) = t.tables.values()
     seat_order = state.table.players  # every player left, dealt in next hand or not
@@ -179,8 +181,10 @@ def propose(t: Tournament) -> DealProposed:
             prizes = prizes_left(t)
             prizes[0] -= terms.keep_cents
             shares = equities(stacks, prizes)
-        elif terms.kind == "chip_chop":
-            shares = [Fraction(shared * stack, sum(stacks)) for stack in stacks]
+        elif terms.kind == "chip_chop":  # each the smallest prize left first, then the rest by the chips
+            floor = min(prizes_left(t)[-1], shared // len(stacks))
+            rest = shared - floor * len(stacks)
+            shares = [floor + Fraction(rest * stack, sum(stacks)) for stack in stacks]
         else:
             shares = [Fraction(shared, len(stacks))] * len(stacks)
         tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
@@ -217,5 +221,6 @@ def close(t: Tournament, deal: Deal) -> list[Event]:
     for place, player in enumerate(order, start=1):
         eliminations.pay_prize(t, player, deal.amounts[player])
         eliminations.record(t, Result(player, place, deal.amounts[player]))
+    events = eliminations.end(t, deal=True)  # the players left collect their bounties first
     t.stacks.clear()
-    return eliminations.end(t, deal=True)
+    return events

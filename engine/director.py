@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import (
-    cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry, rebuys,
+    bounties, cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry, rebuys,
 )
 from engine.cards import shuffled_deck
 from engine.deals import Deal
@@ -150,6 +150,7 @@ class Tournament:
     break_keeps_level = False  # the break under way was called by hand: the level goes on after it
     next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
     late_entries = 0  # entries bought while running (late registrations and re-entries)
+    envelopes: list[int] | None = None  # a mystery bounty's envelopes left, once sized (engine.bounties)
     tables_opened = 0  # the highest table id given, so that a table opened late never takes a broken one's
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -347,7 +348,8 @@ class Tournament:
         self._pay(player, "buy_in", self.definition.buy_in_cents - bounty, "fee", self.definition.fee_cents)
         if bounty:
             self.ledger.record("bounty_in", player, bounty)
-            self.bounties[player] = bounty
+            if not bounties.is_mystery(self):  # a mystery bounty's go to the envelopes, not on a head
+                self.bounties[player] = bounty
         return self._entry_price
 
     def verify_reenter(self, player: str, new_entry: str) -> None:
@@ -609,7 +611,7 @@ class Tournament:
         for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
             stack += self._pending_chips.pop(player, 0) if self._pending_chips else 0
             if stack == 0:
-                knockers = eliminations.knocked_out_by(hand, player) if self.bounties else ()
+                knockers = eliminations.knocked_out_by(hand, player) if self.definition.bounty else ()
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
         events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]

@@ -143,6 +143,7 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     t._deal_due = False
     t.deal_terms = None
     knockers = {bust.player: bust.knocked_out_by for bust in busts}
+    mystery = bounties.is_mystery(t)
     events: list[Event] = closed
     for result in reversed(awarded):
         pay_prize(t, result.player, result.prize_cents, ticket=result.ticket)
@@ -154,6 +155,8 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
         events.append(PlayerEliminated(result.player, result.place, record(t, result).prize_cents, table_id))
         if result.player in t.bounties:
             events.append(bounties.pay(t, result.player, knockers.get(result.player, ())))
+        elif mystery and bounties.draws(t):
+            events += bounties.draw(t, result.player, knockers.get(result.player, ()))
     return events + after_a_bust(t)
 
 
@@ -200,8 +203,10 @@ def finish(t: Tournament) -> list[Event]:
 
 
 def end(t: Tournament, *, deal: bool = False) -> list[Event]:
-    """The tournament is over: the players left collect their own bounties (J.43); the house keeps the fees."""
+    """The tournament is over: the players left collect their own bounties (J.43), or what no knockout drew of a
+    mystery bounty's envelopes; the house keeps the fees."""
     events: list[Event] = [bounties.pay(t, player, (player,)) for player in sorted(t.bounties)]
+    events += bounties.undrawn(t, list(t.stacks))
     t.status = Status.FINISHED
     t.hand_for_hand = False
     if t.ledger.fees_cents:

@@ -224,6 +224,18 @@ class BountyWon(Event, frozen=True, tag="bounty_won"):
     head_cents: tuple[int, ...]
 
 
+class MysteryBountyDrawn(Event, frozen=True, tag="mystery_bounty_drawn"):
+    """A knockout drew an ``envelope`` of that many cents at random (a mystery bounty): ``winners`` share it as
+    ``cash_cents``; ``envelopes_left`` remain. At the end, what no knockout drew goes to the players left
+    (``victim`` '')."""
+
+    victim: str
+    winners: tuple[str, ...]
+    cash_cents: tuple[int, ...]
+    envelope: int
+    envelopes_left: int
+
+
 class FlightFinished(Event, frozen=True, tag="flight_finished"):
     """A flight stopped (rules.md L.47): every player still holding chips qualifies with ``survivors``' stacks, and
     the pool (``pool_cents``) goes to the final."""

@@ -87,17 +87,28 @@ class AddOn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60.0
 
 
+class Envelope(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """``count`` mystery bounties of ``cents`` each."""
+
+    cents: Positive
+    count: Positive = 1
+
+
 class Bounty(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """``cents`` of each buy-in put on the entry's head (rules.md J.40); the rest goes to the prize pool.
 
     A knockout pays ``100 - progressive_percent`` percent of the victim's
     bounty in cash and adds the rest to the winner's own bounty:
     ``progressive_percent = 0`` is a classic headhunter, 50 a progressive
-    knockout (PKO).
+    knockout (PKO). With ``mystery`` the bounties are envelopes instead
+    (engine/bounties.py): ``cents`` of each buy-in go to the envelopes, and
+    from ``from_players_left`` players left each knockout draws one at random.
     """
 
     cents: Positive
     progressive_percent: Annotated[int, msgspec.Meta(ge=0, le=100)] = 50
+    mystery: Annotated[list[Envelope], msgspec.Meta(min_length=1)] | None = None
+    from_players_left: Annotated[int, msgspec.Meta(ge=2)] | None = None
 
 
 class Satellite(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -197,6 +208,8 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
             raise DefinitionError("min_players: must not exceed max_players")
         if self.bounty is not None and self.bounty.cents > self.buy_in_cents:
             raise DefinitionError("bounty.cents: the bounty is part of the buy-in, so at most buy_in_cents")
+        if self.bounty is not None and (self.bounty.mystery is None) != (self.bounty.from_players_left is None):
+            raise DefinitionError("bounty: a mystery bounty gives both mystery and from_players_left")
         if self.satellite is not None and self.deals:
             raise DefinitionError("deals: a satellite has no deals (rules.md K.45)")
         if self.flight is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from engine.director import Status
 from engine.events import (
     AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
+    MysteryBountyDrawn,
     PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
     Reentered, Seated, TableBroken, TableOpened,
 )
@@ -182,7 +183,7 @@ class Streams:
                 self.publish(where[0], event)
             if isinstance(event, RebuyOffered):
                 self.tell(event.player, Offer("rebuy", event.until - self.now(), event.price_cents, event.chips))
-        elif isinstance(event, BountyWon) and event.winners[0] in director.where:
+        elif isinstance(event, (BountyWon, MysteryBountyDrawn)) and event.winners[0] in director.where:
             self.publish(director.where[event.winners[0]][0], event)  # the knockout's table
         else:  # tournament-wide: levels, breaks, eliminations, hand-for-hand, merges, the finish
             self.publish_everywhere(event)

@@ -31,12 +31,13 @@ def everyone_accepts(t, players, proposer):
     return events
 
 
-def test_a_chip_chop_shares_in_proportion_to_the_chips_to_the_cent():
+def test_a_chip_chop_gives_each_the_smallest_prize_left_and_shares_the_rest_by_the_chips_to_the_cent():
     t, _, players = final_three()
     proposal = t.propose_deal(players[1], "chip_chop")[0]
     assert isinstance(proposal, DealProposed) and proposal.kind == "chip_chop" and proposal.proposer == players[1]
-    # 3,000 cents x 5/9, 3/9, 1/9 = 1,666.67 / 1,000 / 333.33: the odd cent to the largest remainder
-    assert [proposal.amounts[p] for p in players] == [1_667, 1_000, 333]
+    # Each the smallest prize left (750 cents), then the other 750 by the chips (5/9, 3/9, 1/9): 1,166.67 / 1,000 /
+    # 833.33, the odd cent to the largest remainder.
+    assert [proposal.amounts[p] for p in players] == [1_167, 1_000, 833]
     assert t.proposal.accepted == {players[1]}  # proposing is accepting
     finished = [e for e in everyone_accepts(t, players, players[1]) if isinstance(e, TournamentFinished)]
     assert finished and finished[0].deal and t.status is Status.FINISHED

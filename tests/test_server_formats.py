@@ -156,3 +156,26 @@ async def test_a_multi_entry_final_seats_each_qualification_and_the_person_plays
             assert (await receive_json(first))["you"]["player"] == "p1"
             assert (await receive_json(second))["you"]["player"] == "p2"
             assert (await receive_json(not_bobs))["you"]["player"] == "p3"  # not his entry: his own seat
+
+
+async def test_a_mystery_bounty_tournament_draws_its_envelopes_over_the_websocket_tables_and_pays_them_all():
+    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+    mystery = {"cents": 400, "mystery": [{"cents": 1000}, {"cents": 500, "count": 4}], "from_players_left": 6}
+    body = definition(12, 4, action_seconds=2, paid=2, levels=levels, bounty=mystery)
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                          json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
+        runtime = live.runtime(tournament)
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 12)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        seats = (await client.get(f"/api/tournaments/{tournament}")).json()["table_list"][0]["seats"]
+        assert all(seat["bounty_cents"] is None for seat in seats)  # no heads: the bounties are envelopes
+        await until(lambda: runtime.director.status.value == "finished", timeout=60)
+        drawn = [event for _, event in runtime.log if type(event).__name__ == "MysteryBountyDrawn"]
+        knockouts = [event for event in drawn if event.victim]
+        # 4,800 cents paid in for 3,000 listed: the envelopes are 1,600 and 4 x 800.
+        assert 1 <= len(knockouts) <= 5 and {event.envelope for event in knockouts} <= {1_600, 800}
+        assert sum(sum(event.cash_cents) for event in drawn) == 12 * 400
+        ledger = (await client.get(f"/api/tournaments/{tournament}")).json()["ledger"]
+        assert ledger["bounties"] == 12 * 400 and ledger["held"] == 0

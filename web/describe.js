@@ -87,6 +87,11 @@ export function describe(event, state) {
     add_on_offered: () => `Add-on: ${chips(event.chips)} chips for ${money(event.price_cents)}`,
     add_on_taken: () => `${who(event.player)} ${verb(event.player, "add", "adds")} on ${chips(event.chips)} chips`,
     bounty_won: bounty,
+    mystery_bounty_drawn: () =>
+      event.victim
+        ? `${event.winners.map(who).join(" and ")} ${verb(event.winners[0], "open", "opens")} a mystery bounty ` +
+          `for knocking out ${whom(event.victim)}: ${money(event.envelope)} (${event.envelopes_left} left)`
+        : `Mystery bounties nobody drew: ${money(event.envelope)} to ${event.winners.map(whom).join(", ")}`,
     deal_pressed: () => {
       const wants = event.on
         ? verb(event.player, "want", "wants")

@@ -36,7 +36,7 @@ export function badges(t) {
   const names = [];
   if (t.rebuys) names.push("re-buy");
   if (t.add_on) names.push("add-on");
-  if (t.bounty) names.push(t.bounty.progressive_percent ? "PKO" : "bounty");
+  if (t.bounty) names.push(t.bounty.mystery ? "mystery" : t.bounty.progressive_percent ? "PKO" : "bounty");
   if (t.flight) names.push("flight");
   if (t.final) names.push("final");
   if (t.entries_per_person > 1) names.push("multi-entry");
@@ -60,6 +60,12 @@ export function terms(t) {
   const a = t.add_on;
   if (a)
     parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
+  const b = t.bounty;
+  if (b && b.mystery)
+    parts.push(
+      `Mystery bounties: ${money(b.cents)} of each buy-in to ${b.mystery.reduce((n, e) => n + e.count, 0)} ` +
+        `envelopes, drawn at random by each knockout from ${b.from_players_left} players left`,
+    );
   const late = t.late_registration;
   const stack = chips((late && late.stack) || t.starting_stack);
   if (late) parts.push(`Late registration until the end of level ${late.until_level}, with ${stack} chips`);
@@ -158,9 +164,18 @@ export class Lobby {
       "select",
       { id: "filter-format", "aria-label": "format" },
       el("option", { value: "" }, "any format"),
-      ...["freezeout", "re-buy", "bounty", "PKO", "satellite", "flight", "multi-entry", "deal"].map((f) =>
-        el("option", { value: f }, f),
-      ),
+      ...[
+        "freezeout",
+        "re-buy",
+        "bounty",
+        "PKO",
+        "mystery",
+        "satellite",
+        "flight",
+        "multi-entry",
+        "deal",
+        "late reg",
+      ].map((f) => el("option", { value: f }, f)),
     );
     const update = () => {
       this.filter = { text: text.value.toLowerCase(), status: status.value, format: format.value };

@@ -292,7 +292,7 @@ export class TournamentPage {
       parts.push(
         el("span", { class: "banner format" }, `Satellite: every seat is worth ${money(t.satellite.seat_value_cents)}`),
       );
-    if (t.rebuys || t.add_on || t.late_registration || t.reentry)
+    if (t.rebuys || t.add_on || t.late_registration || t.reentry || (t.bounty && t.bounty.mystery))
       parts.push(el("span", { class: "banner format terms", id: "terms" }, terms(t)));
     const late = lateRegistration(t);
     if (late) parts.push(el("span", { class: "banner late", id: "late" }, late));
