@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 from pokerkit import HandHistory
 
 from engine.structure import default_payouts
@@ -102,3 +103,27 @@ def test_progress_reports_the_field_shrinking():
     assert left == sorted(left, reverse=True) and left[0] < 300 and left[-1] >= 1
     assert [p.hands for p in seen] == sorted(p.hands for p in seen)
     assert all(p.tables >= 1 and p.level >= 1 for p in seen)
+
+
+def test_late_registration_and_reentry_are_played_and_counted(tmp_path, capsys):
+    config = {
+        "name": "late", "seats_per_table": 9, "starting_stack": 10_000, "buy_in_cents": 1000, "fee_cents": 100,
+        "min_players": 2, "max_players": 1000,
+        "levels": [{"small_blind": 25 * 2**k, "big_blind": 50 * 2**k, "minutes": 10} for k in range(12)],
+        "payouts": msgspec.to_builtins(default_payouts(300)), "late_registration": {"until_level": 4},
+        "reentry": {"until_level": 4, "max_count": 2}}
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(config))
+    code, out, _ = run(capsys, "--config", str(path), "--players", "200", "--seed", "3", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["late_registrations"] == 20  # a tenth of --players by default, all within the window
+    assert report["reentries"] > 0
+    entries = 200 + report["late_registrations"] + report["reentries"]
+    assert sorted(r["place"] for r in report["results"]) == list(range(1, entries + 1))
+    assert report["money"]["paid_in"] == entries * 1100 and report["money"]["held"] == 0
+    code, out, _ = run(capsys, "--config", str(path), "--players", "200", "--seed", "3", "--late", "5",
+                       "--reentry", "0")
+    assert code == 0 and "5 late registrations, 0 re-entries (205 entries in all)" in out
+    code, _, err = run(capsys, "--config", str(path), "--players", "200", "--reentry", "2")
+    assert code == 2 and "--reentry a probability" in err
