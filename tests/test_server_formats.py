@@ -23,7 +23,7 @@ async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
         assert added.status_code == 201
         await until(lambda: len([p for p, c in live.runtime(tournament).streams.players.items() if c]) == 12)
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
-        assert shown["bounty"] == {"cents": 400, "progressive_percent": 50}
+        assert shown["bounty"] == {"cents": 400, "progressive_percent": 50, "mystery": None, "from_players_left": None}
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         seats = (await client.get(f"/api/tournaments/{tournament}")).json()["table_list"][0]["seats"]
         assert all(seat["bounty_cents"] == 400 for seat in seats)  # a bounty on every seat
