@@ -106,18 +106,24 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
         await browser.close()
 
 
-async def test_a_deal_in_the_browser():
+async def final_table_in_the_money(live, browser):
+    """Alice in the browser with two calling stations, three paid, deals allowed, started; the stations press
+    Deal and accept whatever is proposed. Returns the runtime, Alice's id, her page and the stations' ids."""
     body = definition(3, 3, action_seconds=4, paid=3, deals=True, deal_seconds=20)
+    tournament, seats = await create(live, body, 3)
+    (alice, token), others = seats[0], seats[1:]
+    bots(live, tournament, others, "station")
+    person = await open_as(browser, live, f"/#/t/{tournament}", {
+        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+    async with httpx.AsyncClient(base_url=live.http) as client:
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+    return live.runtime(tournament), alice, person, [player for player, _ in others]
+
+
+async def test_a_deal_in_the_browser():
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        tournament, seats = await create(live, body, 3)
-        (alice, token), others = seats[0], seats[1:]
-        runtime = live.runtime(tournament)
-        bots(live, tournament, others, "station")  # stations press Deal and accept whatever is proposed
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
-        async with httpx.AsyncClient(base_url=live.http) as client:
-            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        runtime, _, person, _ = await final_table_in_the_money(live, browser)
         await person.click("#press-deal", timeout=20_000)
         await expect(person.locator("#deal-dialog")).to_contain_text("Deal proposal (ICM)", timeout=20_000)
         await person.screenshot(path=ARTIFACTS / "deal.png")
@@ -133,20 +139,12 @@ async def test_a_deal_in_the_browser():
 
 
 async def test_a_custom_deal_typed_in_the_browser():
-    body = definition(3, 3, action_seconds=4, paid=3, deals=True, deal_seconds=20)
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        tournament, seats = await create(live, body, 3)
-        (alice, token), others = seats[0], seats[1:]
-        runtime = live.runtime(tournament)
-        bots(live, tournament, others, "station")  # they accept whatever is proposed
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        person = await open_as(browser, live, f"/#/t/{tournament}", {
-            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
-        async with httpx.AsyncClient(base_url=live.http) as client:
-            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        runtime, alice, person, stations = await final_table_in_the_money(live, browser)
         await person.click("#propose-box summary", timeout=20_000)
         await person.select_option("#deal-kind", "custom")
-        typed = dict(zip([alice, *(player for player, _ in others)], ("15", "10", "5")))
+        typed = dict(zip([alice, *stations], ("15", "10", "5")))
         for player, dollars in typed.items():
             await person.fill(f".deal-amount[data-player='{player}']", dollars)
         await person.fill("#deal-keep", "0")

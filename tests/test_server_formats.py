@@ -10,18 +10,25 @@ from tests.live_server import ADMIN, bots, definition, live_server
 from tests.test_server_play import until
 
 pytestmark = pytest.mark.asyncio
+LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
+
+
+async def filled_with_pushers(live, client, body, count: int):
+    """A tournament filled with the server's own push/fold bots, all connected; returns its id and runtime."""
+    tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+    added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                              json={"count": count, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
+    assert added.status_code == 201
+    runtime = live.runtime(tournament)
+    await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == count)
+    return tournament, runtime
 
 
 async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
-    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
-    body = definition(12, 4, action_seconds=2, paid=2, levels=levels,
+    body = definition(12, 4, action_seconds=2, paid=2, levels=LEVELS,
                       bounty={"cents": 400, "progressive_percent": 50})
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
-        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
-        added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
-                                  json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
-        assert added.status_code == 201
-        await until(lambda: len([p for p, c in live.runtime(tournament).streams.players.items() if c]) == 12)
+        tournament, _ = await filled_with_pushers(live, client, body, 12)
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
         assert shown["bounty"] == {"cents": 400, "progressive_percent": 50, "mystery": None, "from_players_left": None}
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -40,13 +47,8 @@ async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
 async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament():
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
         target = (await client.post("/api/tournaments", json=definition(20, 9), headers=ADMIN)).json()["id"]
-        levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
-        body = definition(6, 3, action_seconds=2, levels=levels, satellite={"seat_value_cents": 2200, "target": target})
-        satellite = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
-        await client.post(f"/api/tournaments/{satellite}/bots", headers=ADMIN,
-                          json={"count": 6, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
-        runtime = live.runtime(satellite)
-        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
+        body = definition(6, 3, action_seconds=2, levels=LEVELS, satellite={"seat_value_cents": 2200, "target": target})
+        satellite, runtime = await filled_with_pushers(live, client, body, 6)
         await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)
         await until(lambda: runtime.director.status.value == "finished", timeout=60)
         shown = (await client.get(f"/api/tournaments/{satellite}")).json()
@@ -65,8 +67,7 @@ async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament
 
 
 async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
-    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
-    body = definition(12, 3, action_seconds=2, paid=2, levels=levels, entries_per_person=3)
+    body = definition(12, 3, action_seconds=2, paid=2, levels=LEVELS, entries_per_person=3)
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
         tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
         register = f"/api/tournaments/{tournament}/register"
@@ -94,13 +95,12 @@ async def test_multi_entry_over_rest_never_seats_one_persons_entries_together():
 
 
 async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_plays_to_the_end():
-    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
         final = (await client.post("/api/tournaments", headers=ADMIN, json=definition(
-            20, 6, action_seconds=1, paid=2, levels=levels, final={"forward": "best"}))).json()["id"]
+            20, 6, action_seconds=1, paid=2, levels=LEVELS, final={"forward": "best"}))).json()["id"]
         flights = []
         for _ in range(2):
-            body = definition(7, 4, action_seconds=1, levels=levels, flight={"final": final, "stop_share_percent": 50})
+            body = definition(7, 4, action_seconds=1, levels=LEVELS, flight={"final": final, "stop_share_percent": 50})
             flights.append((await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"])
         ann = (await client.post(f"/api/tournaments/{flights[0]}/register", json={"name": "ann"})).json()
         again = await client.post(f"/api/tournaments/{flights[1]}/register", json={"name": "ann"},
@@ -159,15 +159,10 @@ async def test_a_multi_entry_final_seats_each_qualification_and_the_person_plays
 
 
 async def test_a_mystery_bounty_tournament_draws_its_envelopes_over_the_websocket_tables_and_pays_them_all():
-    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]
     mystery = {"cents": 400, "mystery": [{"cents": 1000}, {"cents": 500, "count": 4}], "from_players_left": 6}
-    body = definition(12, 4, action_seconds=2, paid=2, levels=levels, bounty=mystery)
+    body = definition(12, 4, action_seconds=2, paid=2, levels=LEVELS, bounty=mystery)
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
-        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
-        await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
-                          json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0})
-        runtime = live.runtime(tournament)
-        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 12)
+        tournament, runtime = await filled_with_pushers(live, client, body, 12)
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         seats = (await client.get(f"/api/tournaments/{tournament}")).json()["table_list"][0]["seats"]
         assert all(seat["bounty_cents"] is None for seat in seats)  # no heads: the bounties are envelopes
