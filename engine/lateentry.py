@@ -148,15 +148,16 @@ def level_ended(t: Tournament, number: int) -> list[Event]:
 
 def keep_tables_needed_again(t: Tournament) -> None:
     """Tables locked to close (B.7) that the grown field needs again stay open (Decision): breaking one and
-    then opening another for its players would move them for nothing. A locked table is always in a hand
-    (one between hands closes at once), so it rejoins the open tables as one in a hand."""
+    then opening another for its players would move them for nothing."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
     while t._breaking and len(t._open) < needed:
         table = min(t._breaking)
         t._breaking.discard(table)
+        t._breaking_idle.discard(table)
         state = t.tables[table]
         state.breaking = False
         t._open.resize(table, len(state.table.players))
+        t._open.idle(table, table in t._idle)
 
 
 def seat(t: Tournament, player: str) -> list[Event]:
