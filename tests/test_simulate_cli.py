@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-import msgspec
 from pokerkit import HandHistory
 
 from engine.structure import default_payouts
 from server.cli import main
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 EVENT_TYPES = {"hand_started", "hand_finished", "player_eliminated", "table_broken", "player_moved",
                "hand_for_hand_started", "hand_for_hand_ended", "level_changed", "tournament_finished"}
 
@@ -105,25 +106,19 @@ def test_progress_reports_the_field_shrinking():
     assert all(p.tables >= 1 and p.level >= 1 for p in seen)
 
 
-def test_late_registration_and_reentry_are_played_and_counted(tmp_path, capsys):
-    config = {
-        "name": "late", "seats_per_table": 9, "starting_stack": 10_000, "buy_in_cents": 1000, "fee_cents": 100,
-        "min_players": 2, "max_players": 1000,
-        "levels": [{"small_blind": 25 * 2**k, "big_blind": 50 * 2**k, "minutes": 10} for k in range(12)],
-        "payouts": msgspec.to_builtins(default_payouts(300)), "late_registration": {"until_level": 4},
-        "reentry": {"until_level": 4, "max_count": 2}}
-    path = tmp_path / "late.json"
-    path.write_text(json.dumps(config))
-    code, out, _ = run(capsys, "--config", str(path), "--players", "200", "--seed", "3", "--json")
+def test_late_registration_and_reentry_are_played_and_counted(capsys):
+    example = str(EXAMPLES / "sunday-mystery.json")  # late registration, re-entry and mystery bounties
+    code, out, _ = run(capsys, "--config", example, "--players", "200", "--seed", "3", "--json")
     assert code == 0
     report = json.loads(out)
     assert report["late_registrations"] == 20  # a tenth of --players by default, all within the window
     assert report["reentries"] > 0
     entries = 200 + report["late_registrations"] + report["reentries"]
     assert sorted(r["place"] for r in report["results"]) == list(range(1, entries + 1))
-    assert report["money"]["paid_in"] == entries * 1100 and report["money"]["held"] == 0
-    code, out, _ = run(capsys, "--config", str(path), "--players", "200", "--seed", "3", "--late", "5",
+    money = report["money"]
+    assert money["paid_in"] == entries * 1100 and money["held"] == 0 and money["bounties"] == entries * 500
+    code, out, _ = run(capsys, "--config", example, "--players", "200", "--seed", "3", "--late", "5",
                        "--reentry", "0")
     assert code == 0 and "5 late registrations, 0 re-entries (205 entries in all)" in out
-    code, _, err = run(capsys, "--config", str(path), "--players", "200", "--reentry", "2")
+    code, _, err = run(capsys, "--config", example, "--players", "200", "--reentry", "2")
     assert code == 2 and "--reentry a probability" in err
