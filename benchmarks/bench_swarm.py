@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import uvloop  # noqa: E402
 from msgspec import to_builtins  # noqa: E402
 
-from bots.swarm import SwarmOptions, public, run_swarm  # noqa: E402
+from bots.swarm import SwarmOptions, run_swarm  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
 from server.cli import quiet_garbage_collector  # noqa: E402
 
@@ -91,7 +91,7 @@ async def measure(players: int, think: tuple[float, float], duration: float, han
                                warmup=WARMUP,
                                mix={"tag": 4, "pushfold": 3, "station": 2, "random": 1})
         cpu_before, wall_before = process_cpu(server.pid), time.perf_counter()
-        report = public(await run_swarm(options))
+        report = await run_swarm(options)
         report["server_cpu_percent"] = round(
             100 * (process_cpu(server.pid) - cpu_before) / (time.perf_counter() - wall_before), 1)
         return report

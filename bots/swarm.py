@@ -29,6 +29,7 @@ import httpx
 import msgspec
 
 from bots.client import SeatBot, SeatReport, strategy_for
+from bots.histogram import histogram, percentiles
 
 
 @dataclass
@@ -244,27 +245,25 @@ def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any],
         "reconnections": sum(r.reconnections for r in reports), "messages": sum(r.messages for r in reports),
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
         "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
-        "_latencies": latencies, "_lags": lags,
+        "histograms": {"latency_ms": histogram(latencies), "event_lag_ms": histogram(lags)},
     }
 
 
 def write_csv(prefix: str, report: dict[str, Any]) -> str:
-    """``PREFIX_stats.csv`` in Locust's columns: one row per measured kind, then the aggregate."""
+    """``PREFIX_stats.csv`` in Locust's columns: one row per measured kind, then the aggregate. Read from the
+    report's histograms, so that a merged report (bots/histogram.py) writes one the same way."""
     path = f"{prefix}_stats.csv"
     wall = report["wall_s"] or 1.0
     failures = report["errors"] + report["missed_deadlines"]
-    rows = [("WS", "act -> acted", report["_latencies"], failures), ("WS", "event lag", report["_lags"], 0),
-            ("", "Aggregated", report["_latencies"], failures)]
+    latency, lag = report["histograms"]["latency_ms"], report["histograms"]["event_lag_ms"]
+    rows = [("WS", "act -> acted", latency, failures), ("WS", "event lag", lag, 0),
+            ("", "Aggregated", latency, failures)]
     with open(path, "w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["Type", "Name", "Request Count", "Failure Count", "Median Response Time",
                          "95%", "99%", "Max Response Time", "Requests/s"])
-        for kind, name, values, failed in rows:
-            writer.writerow([kind, name, len(values), failed, *percentiles_ms(values, (0.5, 0.95, 0.99, 1.0)),
-                             round(len(values) / wall, 1)])
+        for kind, name, counts, failed in rows:
+            requests = sum(counts.values())
+            writer.writerow([kind, name, requests, failed, *percentiles(counts, (0.5, 0.95, 0.99, 1.0)),
+                             round(requests / wall, 1)])
     return path
-
-
-def public(report: dict[str, Any]) -> dict[str, Any]:
-    """The report without its raw samples (what ``--json`` prints)."""
-    return {k: v for k, v in report.items() if not k.startswith("_")}

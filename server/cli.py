@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import random
 import sys
 from pathlib import Path
@@ -148,7 +149,7 @@ def swarm(args: argparse.Namespace) -> int:
 
     from bots.client import FAULTS
     from bots.strategies import STRATEGIES
-    from bots.swarm import Live, SwarmOptions, public, run_swarm, write_csv
+    from bots.swarm import Live, SwarmOptions, run_swarm, write_csv
 
     try:
         mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
@@ -186,19 +187,46 @@ def swarm(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     if args.csv:
         write_csv(args.csv, report)
-    summary = public(report)
     if args.json:
-        print(msgspec.json.encode(summary).decode())
+        print(msgspec.json.encode(report).decode())
     else:
-        latency = summary["latency_ms"]
-        print(f"{summary['players']} bots, {summary['actions']:,} actions in {summary['wall_s']} s "
-              f"({summary['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
-              f"{summary['errors']} errors, {summary['missed_deadlines']} missed deadlines, "
-              f"{summary['reconnections']} reconnections; swarm CPU {summary['swarm_cpu_percent']}%; "
-              f"finished: {summary['finished']}")
+        latency = report["latency_ms"]
+        print(f"{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
+              f"({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
+              f"{report['errors']} errors, {report['missed_deadlines']} missed deadlines, "
+              f"{report['reconnections']} reconnections; swarm CPU {report['swarm_cpu_percent']}%; "
+              f"finished: {report['finished']}")
         if args.late or args.reentry:
-            print(f"{summary['late_registrations']} late registrations ({summary['late_refused']} found it closed), "
-                  f"{summary['reentries']} re-entries")
+            print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "
+                  f"{report['reentries']} re-entries")
+    return 0
+
+
+def swarm_merge(args: argparse.Namespace) -> int:
+    """One report of the shards of one swarm run (``mttsim swarm-merge``): counts added, percentiles from the
+    merged histograms (bots/histogram.py), and the Locust-style CSV written from them."""
+    from bots.histogram import merged_report
+    from bots.swarm import write_csv
+
+    try:
+        reports = [json.loads(Path(path).read_text()) for path in args.reports]
+        report = merged_report(reports)
+    except KeyError as missing:
+        print(f"mttsim swarm-merge: a report has no {missing}: give the --json reports of mttsim swarm",
+              file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as error:
+        print(f"mttsim swarm-merge: {error}", file=sys.stderr)
+        return 2
+    if args.csv:
+        write_csv(args.csv, report)
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        latency = report["latency_ms"]
+        print(f"{report['shards']} shards, {report['players']} bots, {report['actions']:,} actions in "
+              f"{report['wall_s']} s ({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, "
+              f"p99 {latency['p99']} ms; {report['errors']} errors; finished: {report['finished']}")
     return 0
 
 
@@ -280,6 +308,11 @@ def main(argv: list[str] | None = None) -> int:
                               help="the chance a bot that is out re-enters while re-entry is open")
     swarm_parser.add_argument("--json", action="store_true")
     swarm_parser.set_defaults(run=swarm)
+    merge_parser = commands.add_parser("swarm-merge", help="one report of the --json reports of a run's shards")
+    merge_parser.add_argument("reports", nargs="+", metavar="REPORT.json")
+    merge_parser.add_argument("--csv", metavar="PREFIX", help="write PREFIX_stats.csv (Locust's columns)")
+    merge_parser.add_argument("--json", action="store_true")
+    merge_parser.set_defaults(run=swarm_merge)
     args = parser.parse_args(argv)
     code: int = args.run(args)
     return code

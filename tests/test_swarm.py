@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from bots.histogram import merged_report
 from bots.swarm import SwarmOptions, run_swarm
 from tests.live_server import definition, live_server
 
@@ -76,6 +77,11 @@ async def test_two_shards_share_one_tournament():
         assert [r["players"] for r in reports] == [6, 6]
         assert all(r["finished"] and r["errors"] == 0 for r in reports)
         accounted(live, tournament, 12, 400)
+        merged = merged_report(reports)  # one report of the run: the union's percentiles lie between the shards'
+        assert merged["players"] == 12 and merged["actions"] == sum(r["actions"] for r in reports)
+        for key in ("p50", "p99"):
+            shard_values = [r["latency_ms"][key] for r in reports]
+            assert 0.98 * min(shard_values) <= merged["latency_ms"][key] <= 1.02 * max(shard_values)
 
 
 async def until_created(live) -> None:
