@@ -11,6 +11,7 @@ import contextlib
 import logging
 import random
 import secrets
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Literal, TypedDict
@@ -37,6 +38,8 @@ from server import hosted
 from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, WebSocketProtocol
 from server.journal import HandRow
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.metrics import Metrics
 from server.persistence import audit_lines
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
@@ -251,6 +254,11 @@ async def hand_history(request: Request) -> Response:
     return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
 
+async def metrics(request: Request) -> Response:
+    require_admin(request)
+    return Response(server_of(request).metrics.text(), media_type=METRICS_CONTENT_TYPE)
+
+
 async def health(request: Request) -> Response:
     """What the server found wrong with its storage at start, and which tournaments it could not bring back."""
     server = server_of(request)
@@ -283,6 +291,10 @@ async def openapi(request: Request) -> Response:
 
 
 OPERATIONS = [
+    Operation(method="GET", path="/metrics", endpoint=metrics, who="admin", refusals=(),
+              media_type=METRICS_CONTENT_TYPE,
+              summary="Prometheus metrics: tournaments by status, tables, players connected and left, actions, "
+                      "action time and event lag histograms (docs/deployment.md)"),
     Operation(method="GET", path="/api/health", endpoint=health, response=Health, refusals=(),
               summary="The storage's state, and the tournaments a damaged journal kept from coming back"),
     Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],
@@ -392,7 +404,7 @@ async def play(websocket: WebSocket) -> None:
     connection = Connection(websocket, wire, player=player, outbound=server.outbound, max_queue=settings.max_queue,
                             rate=settings.rate, burst=settings.burst)
     runtime.connect(connection, table)
-    wire.attach(lambda data: receive(runtime, connection, data), connection.lost, connection.flush)
+    wire.attach(lambda data: receive(runtime, connection, data, server.metrics), connection.lost, connection.flush)
     try:
         await connection.ended
     finally:
@@ -436,7 +448,7 @@ async def lobby_socket(websocket: WebSocket) -> None:
         await connection.stop()
 
 
-def receive(runtime: TournamentRuntime, connection: Connection, data: bytes) -> None:
+def receive(runtime: TournamentRuntime, connection: Connection, data: bytes, metrics: Metrics) -> None:
     """One incoming message: limits first, then a clear error or the command, and never an exception."""
     if connection.closed:
         return
@@ -451,10 +463,14 @@ def receive(runtime: TournamentRuntime, connection: Connection, data: bytes) -> 
     except msgspec.DecodeError as problem:
         connection.send(error_message(*describe_decode_error(problem)))
         return
+    started = time.perf_counter()
     try:
         handle(runtime, connection, request)
     except Refused as refusal:
         connection.send(error_message(refusal.code, refusal.message))
+    else:
+        if isinstance(request, Act):
+            metrics.acted(time.perf_counter() - started)
 
 
 def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:

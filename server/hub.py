@@ -150,10 +150,14 @@ class Outbound:
     only while some client is waiting, so an idle server does not tick.
     """
 
-    def __init__(self, tick: float, before: Callable[[], None], gather: float = 0.002) -> None:
+    def __init__(self, tick: float, before: Callable[[], None], gather: float = 0.002,
+                 waited: Callable[[float], None] | None = None) -> None:
+        """``waited`` hears, at each send pass, how long its oldest message waited (server/metrics.py)."""
         self.tick = tick
         self.before = before
         self.gather = gather
+        self.waited = waited
+        self._now_since = self._later_since = 0.0  # when the first client now waiting began to
         self._now: set[Connection] = set()
         self._later: set[Connection] = set()
         self._soon: asyncio.Handle | None = None
@@ -161,6 +165,8 @@ class Outbound:
         self._last_now = 0.0
 
     def now(self, connection: Connection) -> None:
+        if not self._now:
+            self._now_since = time.monotonic()
         self._now.add(connection)
         if self._soon is None:
             loop = asyncio.get_running_loop()
@@ -168,6 +174,8 @@ class Outbound:
             self._soon = loop.call_soon(self._flush_now) if wait <= 0 else loop.call_later(wait, self._flush_now)
 
     def later(self, connection: Connection) -> None:
+        if not self._later:
+            self._later_since = time.monotonic()
         self._later.add(connection)
         if self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.tick, self._flush_later)
@@ -176,12 +184,18 @@ class Outbound:
         self._soon = None
         self._last_now = asyncio.get_running_loop().time()
         waiting, self._now = self._now, set()
+        self._waited(self._now_since)
         self._write(waiting)
 
     def _flush_later(self) -> None:
         self._timer = None
         waiting, self._later = self._later, set()
+        self._waited(self._later_since)
         self._write(waiting)
+
+    def _waited(self, since: float) -> None:
+        if self.waited is not None and since:
+            self.waited(time.monotonic() - since)
 
     def tick_now(self) -> None:
         """The broadcast tick, now: what waits for it leaves (a test's way to be the clock)."""

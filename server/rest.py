@@ -17,6 +17,7 @@ from server import feeds
 from server.errors import Refused
 from server.hub import Outbound, RateLimit
 from server.journal import MemoryStorage, SQLiteStorage, Storage
+from server.metrics import Metrics
 from server.openapi import Problem
 from server.runtime import TournamentRuntime
 
@@ -45,7 +46,9 @@ class Server:
         self.settings = settings
         self.tournaments: dict[str, TournamentRuntime] = {}
         self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
-        self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit)
+        self.metrics = Metrics(self.tournaments.values)
+        self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit,
+                                 waited=self.metrics.event_lag_seconds.observe)
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
         self.lobby = feeds.lobby(self.tournaments.values)

@@ -1,0 +1,41 @@
+"""Prometheus metrics (server/metrics.py, ``GET /metrics``): the admin reads what the server is doing."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.live_server import ADMIN, bots, create, definition, live_server
+from tests.test_server_play import until
+
+pytestmark = pytest.mark.asyncio
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+async def test_metrics_count_tables_players_actions_and_the_time_messages_wait():
+    async with live_server(hand_pause=0.02) as live, httpx.AsyncClient(base_url=live.http) as client:
+        assert (await client.get("/metrics")).status_code == 401  # the admin's
+        await create(live, definition(6, 6), 2)  # one in Register
+        tournament, seats = await create(live, definition(6, 3), 6)
+        runtime = live.runtime(tournament)
+        bots(live, tournament, seats, "tag")
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await until(lambda: runtime.director.hands_played >= 6)
+        answer = await client.get("/metrics", headers=ADMIN)
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
+        seen = samples(answer.text)
+        assert seen[("mttsim_tournaments", (("status", "register"),))] == 1
+        assert seen[("mttsim_tournaments", (("status", "running"),))] == 1
+        assert seen[("mttsim_tables", ())] == len(runtime.director.tables) == 2
+        assert seen[("mttsim_players_connected", ())] == 6 and seen[("mttsim_players_left", ())] == 6
+        actions = seen[("mttsim_actions_total", ())]
+        assert actions > 0 and seen[("mttsim_action_seconds_count", ())] == actions
+        assert seen[("mttsim_action_seconds_bucket", (("le", "+Inf"),))] == actions
+        assert seen[("mttsim_event_lag_seconds_count", ())] > 0
+        assert 0 <= seen[("mttsim_event_lag_seconds_sum", ())] / seen[("mttsim_event_lag_seconds_count", ())] < 5
