@@ -68,14 +68,16 @@ class Tables:
 
     async def run(self) -> None:
         """The level clock and one task per table, until the tournament is over."""
-        async with asyncio.TaskGroup() as tables:
-            self._group = tables
-            tables.create_task(self._clock_loop(), name="clock")
-            for count, table in enumerate(sorted(self.session.director.tables), start=1):
-                self.open(table)
-                if count % TABLES_STARTED_PER_TURN == 0:
-                    await asyncio.sleep(0)  # the first deals of a thousand tables, a few dozen per loop turn
-        self._group = None
+        try:
+            async with asyncio.TaskGroup() as tables:
+                self._group = tables
+                tables.create_task(self._clock_loop(), name="clock")
+                for count, table in enumerate(sorted(self.session.director.tables), start=1):
+                    self.open(table)
+                    if count % TABLES_STARTED_PER_TURN == 0:
+                        await asyncio.sleep(0)  # the first deals of a thousand tables, a few dozen per loop turn
+        finally:
+            self._group = None
 
     def open(self, table: int) -> None:
         """A table's task: at the start, or for a table a late entry opened (none outside a running loop)."""
