@@ -96,6 +96,7 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
     mix: str | None = None
     think_min: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.3
     think_max: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
+    reentry: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0  # the chance a bot that is out re-enters
 
 
 class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -209,7 +210,7 @@ async def add_bots(request: Request) -> Response:
     if body.count > free:  # all or none: a partial field would surprise whoever asked
         raise Refused("refused", f"{body.count} bots asked for, {free} seats left")
     added = hosted.add_bots(runtime, body.count, own_ws_url(request), mix=mix, think=(body.think_min, body.think_max),
-                            rng=random.Random())
+                            rng=random.Random(), reentry=body.reentry)
     return reply(BotsAdded(added), 201)
 
 

@@ -23,11 +23,13 @@ class Entries:
         self.tokens: dict[str, str] = {}  # token_key(token) -> player id
         self.time_bank: dict[str, float] = {}
         self.bots: dict[str, tuple[str, str, float, float]] = {}  # player -> strategy tag, token, think range
+        self.bot_reentry: dict[str, float] = {}  # a bot -> the chance it re-enters once out, where not 0
         self.next_number = 0  # the largest entry number given so far
 
     def load(self, names: dict[str, str], tokens: dict[str, str], bots: dict[str, tuple[str, str, float, float]],
-             time_bank: dict[str, float], next_number: int) -> None:
+             time_bank: dict[str, float], next_number: int, bot_reentry: dict[str, float]) -> None:
         self.names, self.tokens, self.bots, self.time_bank = names, tokens, bots, time_bank
+        self.bot_reentry = bot_reentry
         self.next_number = next_number
 
     def mint(self) -> str:

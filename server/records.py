@@ -91,13 +91,15 @@ class CarryIn(Record, tag="carry_in"):
 
 
 class HostBot(Record, tag="bot"):
-    """An entry played by the server's own bot, brought back after a restore."""
+    """An entry played by the server's own bot, brought back after a restore; ``reentry`` (added since: 0 in
+    older records) is the chance it re-enters once out."""
 
     player: str
     strategy: str
     token: str
     think_min: float
     think_max: float
+    reentry: float = 0.0
 
 
 class OpenRegistration(Record, tag="open"):
@@ -222,12 +224,14 @@ class Session:
         """The snapshot's dictionary (the keys of every snapshot written so far)."""
         entries = self.entries
         return {"director": self.director, "names": entries.names, "tokens": entries.tokens, "bots": entries.bots,
+                "bot_reentry": entries.bot_reentry,
                 "time_bank": entries.time_bank, "paused": self.paused, "last_now": self.last_now,
                 "next_player": entries.next_number, "started_wall": self.started_wall}
 
     def load(self, state: dict[str, Any]) -> None:
         self.director = state["director"]
-        self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"])
+        self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"],
+                          state.get("bot_reentry", {}))  # absent from snapshots older than hosted re-entries
         self.paused, self.last_now, self.started_wall = state["paused"], state["last_now"], state["started_wall"]
 
 
@@ -295,8 +299,10 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return events
         case CarryIn(cents, entries):
             return director.carry_in(cents, entries)
-        case HostBot(player, strategy, token, think_min, think_max):
+        case HostBot(player, strategy, token, think_min, think_max, reentry):
             session.entries.bots[player] = (strategy, token, think_min, think_max)
+            if reentry:
+                session.entries.bot_reentry[player] = reentry
             return []
         case Compensate(player, cents, reason):
             return director.compensate(player, cents, reason)

@@ -36,7 +36,7 @@ from engine.structure import Definition
 from engine.wire import (
     Act, Details, MoneyMessage, RefundRow, Snapshot, Summary, Ticket, TournamentState, VoidedHand, encoder,
 )
-from server import feeds, schedule, views
+from server import feeds, hosted, schedule, views
 from server import records as r
 from server.chaining import another_flight, entry_price, send_on
 from server.clock import TournamentClock
@@ -84,6 +84,7 @@ class TournamentRuntime:
         self._task: asyncio.Task[None] | None = None
         self._schedule: asyncio.Task[None] | None = None  # an announced tournament's opening and start
         self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
+        self.bots.out = lambda player: hosted.reenter_if_it_will(self, player)
         self._stack_figures: views.Cache[tuple[int | None, int | None]] = views.Cache()
         self._details: views.Cache[bytes] = views.Cache()
 

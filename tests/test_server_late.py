@@ -73,3 +73,25 @@ async def test_registration_while_running_is_refused_without_late_registration()
         reentry = await client.post(f"/api/tournaments/{tournament}/reenter",
                                     headers={"Authorization": f"Bearer {seats[0][1]}"})
         assert reentry.status_code == 409 and "no re-entry" in reentry.json()["message"]
+
+
+async def test_the_servers_own_bots_reenter_with_the_chance_they_were_given():
+    body = definition(40, 4, paid=2, levels=LEVELS, late_registration={"until_level": 8},
+                      reentry={"until_level": 8, "max_count": 1})
+    async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        bad = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN, json={"count": 8, "reentry": 2})
+        assert bad.status_code == 400 and "reentry" in bad.json()["message"]
+        added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
+                                  json={"count": 8, "mix": "pushfold", "think_min": 0, "think_max": 0,
+                                        "reentry": 1.0})
+        assert added.status_code == 201
+        runtime = live.runtime(tournament)
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 8)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        director = runtime.director
+        await until(lambda: director.status.value == "finished", timeout=120)
+        assert director.reentered and set(director.reentered.values()) <= set(runtime.entries.bots)
+        assert len(director.entries) == 8 + len(director.reentered)
+        assert all(runtime.entries.bot_reentry[entry] == 1.0 for entry in director.reentered.values())
+        assert director.ledger.summary()["held"] == 0
