@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import uvicorn
 
-from engine.structure import AddOn, Bounty, Breaks, Definition, Level, Rebuys, default_payouts
+from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration, Level, Rebuys, default_payouts
 from server import hosted
 from server.app import create_app, uvicorn_websockets
 from server.rest import Server, Settings
@@ -25,15 +25,20 @@ DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=numb
                for number, sb in enumerate((10, 15, 25, 40, 60, 100, 150, 250, 400, 600, 1000, 1500, 2500))]
 
 
+LATE_SEATS = 30  # room for people who join the demo from the lobby while its late registration is open
+
+
 def demo_definition(players: int, seats: int) -> Definition:
-    """A progressive knockout with re-buys for three levels and an add-on: the formats show on the tables."""
+    """A progressive knockout with re-buys for three levels and an add-on: the formats show on the tables.
+    Registration stays open for those three levels, so a person can join the bots from the lobby."""
     return Definition(
         name="Demo PKO re-buy", seats_per_table=seats, starting_stack=3000, buy_in_cents=500, fee_cents=50,
-        min_players=2, max_players=players, levels=DEMO_LEVELS, payouts=default_payouts(players),
+        min_players=2, max_players=players + LATE_SEATS, levels=DEMO_LEVELS, payouts=default_payouts(players),
         breaks=Breaks(every_levels=6, minutes=1), action_seconds=8, time_bank_seconds=15,
         bounty=Bounty(cents=250, progressive_percent=50),
         rebuys=Rebuys(levels=3, price_cents=500, fee_cents=50, chips=3000, max_count=1, offer_seconds=10),
         add_on=AddOn(price_cents=500, fee_cents=50, chips=4500, offer_seconds=30),
+        late_registration=LateRegistration(until_level=3),
     )
 
 
@@ -60,6 +65,7 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
     runtime.start()
     announce(f"mttsim demo: {players} bots at {seats}-seat tables.\n"
              f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
+             f"Late registration is open for its first three levels: join from the lobby.\n"
              f"Ctrl-C stops the demo.")
     await runtime.bots.done()
     winner = runtime.director.standings()[0] if runtime.director.standings() else None
