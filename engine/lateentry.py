@@ -120,9 +120,9 @@ def number_places(t: Tournament) -> None:
 
 
 def before_ranking(t: Tournament, busts: int) -> list[Event]:
-    """A batch of busts about to reach a paid place closes the windows first, so that it is ranked in the final
-    field (the bubble can burst by several at once)."""
-    if t.prizes and t.players_left - busts + 1 <= len(t.prizes) and any_open(t):
+    """A batch of busts that takes the field into the money (past the bubble by several at once, or down to its
+    winner) closes the windows first, so that it is ranked in the final field."""
+    if t.prizes and t.players_left - busts <= len(t.prizes) and any_open(t):
         return close(t, "bubble")
     return []
 

@@ -218,3 +218,14 @@ def test_busts_that_burst_the_bubble_together_close_the_windows_before_they_are_
     assert t.results["p1"].place == 7  # the first out is last of the seven entries
     assert sorted(r.place for r in t.results.values()) == [3, 4, 5, 6, 7]
     assert t.ledger.prizes_cents == t.prizes[2] > 0
+
+
+def test_a_hand_that_leaves_the_winner_alone_closes_the_windows_before_its_busts_are_ranked():
+    t, dealer = running(3, 9, paid=1, **REENTRY)  # the bubble is two players; one hand takes three to one
+    winner = seated(t, 1)[0]
+    others = [p for p in seated(t, 1) if p != winner]
+    set_stacks(t, {winner: 2_800, **{p: 100 for p in others}})
+    events = hand(t, dealer, 1, winner=winner, all_in=set(seated(t, 1)))
+    closed = [e for e in events if isinstance(e, EntriesClosed)]
+    assert {(e.kind, e.reason) for e in closed} == {("late_registration", "bubble"), ("reentry", "bubble")}
+    assert t.status.value == "finished" and sorted(r.place for r in t.results.values()) == [1, 2, 3]
