@@ -67,7 +67,9 @@ class HostedBots:
 def host(runtime: TournamentRuntime, player: str, tag: str, token: str, think: tuple[float, float],
          rng: random.Random, reentry: float = 0.0) -> None:
     """``player`` is played by the server's own bot, now and after a restore."""
-    runtime.submit(r.HostBot(player, tag, token, think[0], think[1], reentry))
+    runtime.submit(r.HostBot(player, tag, token, think[0], think[1]))
+    if reentry:
+        runtime.submit(r.BotReentry(player, reentry))
     runtime.bots.play(player, token, tag, rng, think)
 
 

@@ -91,15 +91,20 @@ class CarryIn(Record, tag="carry_in"):
 
 
 class HostBot(Record, tag="bot"):
-    """An entry played by the server's own bot, brought back after a restore; ``reentry`` (added since: 0 in
-    older records) is the chance it re-enters once out."""
+    """An entry played by the server's own bot, brought back after a restore."""
 
     player: str
     strategy: str
     token: str
     think_min: float
     think_max: float
-    reentry: float = 0.0
+
+
+class BotReentry(Record, tag="bot_reentry"):
+    """The chance that a hosted bot, once out, re-enters (a record of its own: ``bot`` records keep their bytes)."""
+
+    player: str
+    chance: float
 
 
 class OpenRegistration(Record, tag="open"):
@@ -198,7 +203,7 @@ class RejectDeal(Record, tag="reject_deal"):
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
              | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
-             | RemovePlayer | Reenter | ProposeDeal)
+             | RemovePlayer | Reenter | ProposeDeal | BotReentry)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
 WAKING = (Register, Reenter, EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
           RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
@@ -299,10 +304,11 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return events
         case CarryIn(cents, entries):
             return director.carry_in(cents, entries)
-        case HostBot(player, strategy, token, think_min, think_max, reentry):
+        case HostBot(player, strategy, token, think_min, think_max):
             session.entries.bots[player] = (strategy, token, think_min, think_max)
-            if reentry:
-                session.entries.bot_reentry[player] = reentry
+            return []
+        case BotReentry(player, chance):
+            session.entries.bot_reentry[player] = chance
             return []
         case Compensate(player, cents, reason):
             return director.compensate(player, cents, reason)

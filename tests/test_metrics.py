@@ -21,9 +21,9 @@ async def test_metrics_count_tables_players_actions_and_the_time_messages_wait()
     async with live_server(hand_pause=0.02) as live, httpx.AsyncClient(base_url=live.http) as client:
         assert (await client.get("/metrics")).status_code == 401  # the admin's
         await create(live, definition(6, 6), 2)  # one in Register
-        tournament, seats = await create(live, definition(6, 3), 6)
+        tournament, seats = await create(live, definition(6, 3, stack=100_000), 6)
         runtime = live.runtime(tournament)
-        bots(live, tournament, seats, "tag")
+        bots(live, tournament, seats, "station")  # deep stacks and players who never raise: nobody busts
         await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         await until(lambda: runtime.director.hands_played >= 6)
