@@ -10,14 +10,15 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.live_server import ADMIN, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, chromium, watch_errors
+from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, watch_errors
 from tests.test_server_play import until
 from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio
 
 
-async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_her_page():
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_her_page(size):
     ARTIFACTS.mkdir(exist_ok=True)
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 60}, {"small_blind": 20, "big_blind": 40, "minutes": 60}]
     body = definition(10, 4, action_seconds=30, stack=2000, paid=1, levels=levels,
@@ -37,7 +38,7 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         rig_winners(director, AllBut("p4"))
 
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-        page = await (await browser.new_context(viewport=SIZES["desktop"])).new_page()
+        page = await (await browser.new_context(viewport=SIZES[size])).new_page()
         errors = watch_errors(page)
         await page.goto(live.http + "/")
         row = page.locator(f"tr[data-id='{tournament}']")
@@ -48,7 +49,8 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         await row.locator(".register").click()
         await expect(page.locator("#message")).to_contain_text("You are registered")
         assert director.where["p4"]  # seated at once, while the tournament runs
-        await page.screenshot(path=ARTIFACTS / "late-registration.png")
+        await page.screenshot(path=ARTIFACTS / f"late-registration-{size}.png")
+        assert await page.evaluate(WIDTH) <= SIZES[size]["width"], "the lobby"
 
         await row.locator("a").click()
         await expect(page.locator("#late")).to_contain_text("until level 2")
@@ -65,7 +67,8 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
             await page.wait_for_timeout(100)
         assert "p4" in director.results
         await expect(page.locator("#reentry")).to_contain_text("You are out. Re-enter for $11.00")
-        await page.screenshot(path=ARTIFACTS / "reentry-offer.png")
+        await page.screenshot(path=ARTIFACTS / f"reentry-offer-{size}.png")
+        assert await page.evaluate(WIDTH) <= SIZES[size]["width"], "the re-entry banner"
 
         await page.click("#reenter")
         await expect(page.locator("#status")).to_contain_text("playing as p5")
