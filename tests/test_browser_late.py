@@ -11,6 +11,7 @@ from playwright.async_api import async_playwright, expect
 
 from tests.live_server import ADMIN, definition, live_server
 from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, watch_errors
+from tests.test_browser_money import open_as
 from tests.test_server_play import until
 from tests.tournaments import AllBut, rig_winners
 
@@ -76,4 +77,25 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         assert director.stacks.get("p5") is not None and director.person("p5") == director.person("p4")
         await expect(page.locator("#reentry")).to_have_count(0)
         assert not errors, errors
+        await browser.close()
+
+
+async def test_the_admin_adds_bots_that_reenter_with_the_chance_typed_in_the_lobby():
+    body = definition(10, 4, late_registration={"until_level": 1}, reentry={"until_level": 1})
+    async with live_server() as live, async_playwright() as playwright, \
+            httpx.AsyncClient(base_url=live.http) as client:
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        plain = (await client.post("/api/tournaments", json=definition(10, 4), headers=ADMIN)).json()["id"]
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        await expect(page.locator(f"tr[data-id='{plain}'] .add-bots")).to_be_visible()
+        assert not await page.locator(f"tr[data-id='{plain}'] .bot-reentry").count()  # no re-entry there
+        row = page.locator(f"tr[data-id='{tournament}']")
+        await row.locator(".bot-count").fill("3")
+        await row.locator(".bot-mix").fill("station=1")
+        await row.locator(".bot-reentry").fill("25")
+        await row.locator(".add-bots").click()
+        await expect(page.locator("#message")).to_contain_text("3 bots registered")
+        runtime = live.runtime(tournament)
+        assert sorted(runtime.entries.bot_reentry.values()) == [0.25, 0.25, 0.25]
         await browser.close()

@@ -361,6 +361,10 @@ export class Lobby {
       placeholder: "tag=4,pushfold=3,station=2,random=1",
       "aria-label": "bot mix",
     });
+    // Where re-entry is possible, how likely a bot that is out buys a new entry (0 to 100%).
+    const again = t.reentry
+      ? el("input", { type: "number", min: 0, max: 100, value: 50, class: "bot-reentry", "aria-label": "re-entry %" })
+      : null;
     const admin = (command, body) =>
       this.attempt(async () => {
         // Destructive commands ask first, and every command says what it did.
@@ -393,9 +397,18 @@ export class Lobby {
       { class: "admin" },
       count,
       mix,
+      again,
       el(
         "button",
-        { class: "add-bots", onclick: () => admin("bots", { count: Number(count.value), mix: mix.value || null }) },
+        {
+          class: "add-bots",
+          onclick: () =>
+            admin("bots", {
+              count: Number(count.value),
+              mix: mix.value || null,
+              reentry: again ? Math.min(1, Math.max(0, Number(again.value) / 100)) : 0,
+            }),
+        },
         "Add bots",
       ),
       ...[...(t.status === "waiting" ? ["open"] : []), "start", "pause", "resume", "cancel"].map((c) =>
