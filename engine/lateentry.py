@@ -190,7 +190,7 @@ def seat(t: Tournament, player: str) -> list[Event]:
     t.where[player] = (chosen, seat_number)
     t._open.resize(chosen, t._open.size[chosen] + 1)
     events.append(Seated(player, chosen, seat_number, t.stacks[player]))
-    return events + floor.balance(t)
+    return events + (floor.balance(t) if t._round is None else [])  # under hand-for-hand, between rounds (D.15)
 
 
 def verify_reenter(t: Tournament, player: str, new_entry: str) -> None:

@@ -229,3 +229,19 @@ def test_a_hand_that_leaves_the_winner_alone_closes_the_windows_before_its_busts
     closed = [e for e in events if isinstance(e, EntriesClosed)]
     assert {(e.kind, e.reason) for e in closed} == {("late_registration", "bubble"), ("reentry", "bubble")}
     assert t.status.value == "finished" and sorted(r.place for r in t.results.values()) == [1, 2, 3]
+
+
+def test_under_hand_for_hand_a_late_entry_waits_for_the_round_to_end_before_anyone_moves():
+    t, dealer = running(8, 4, **LATE)  # two full tables
+    t.force_hand_for_hand(True)
+    deal(t, dealer, 1)
+    events = t.register("late")  # a third table opens with her alone
+    assert TableOpened(3) in events and not any(isinstance(e, PlayerMoved) for e in events)
+    assert t.tables_ready() == [2]  # the round goes on without the new table
+    play_out(t, 1)
+    t.end_hand(1)
+    deal(t, dealer, 2)
+    play_out(t, 2)
+    events = t.end_hand(2)  # the round is over: now the tables are balanced
+    assert [e.to_table for e in events if isinstance(e, PlayerMoved)] == [3, 3]
+    assert balanced(t)
