@@ -69,7 +69,10 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         assert "p4" in director.results
         await expect(page.locator("#reentry")).to_contain_text("You are out. Re-enter for $11.00")
         await page.screenshot(path=ARTIFACTS / f"reentry-offer-{size}.png")
-        assert await page.evaluate(WIDTH) <= SIZES[size]["width"], "the re-entry banner"
+        assert await page.evaluate(WIDTH) <= SIZES[size]["width"], await page.evaluate(
+            "w => [...document.querySelectorAll('*')].filter(e => e.getBoundingClientRect().right > w)"
+            ".map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`)",
+            SIZES[size]["width"])
 
         await page.click("#reenter")
         await expect(page.locator("#status")).to_contain_text("playing as p5")

@@ -183,6 +183,7 @@ export class TableView {
           s.folded && "folded",
           s.player === me && "me",
           won && "winner",
+          Math.cos(angle) > 0.3 && "right-side", // its button goes on the inner side, never off the screen
         ]
           .filter(Boolean)
           .join(" "),
@@ -348,6 +349,8 @@ export class TableView {
     this.proposeBox.hidden = !pressDeal || Boolean(deal);
     const key = `${this.proposal.kind}|${players.join()}`;
     if (this.proposeBox.hidden || this.proposeKey === key) return;
+    const shown = this.proposeBox.querySelector("details"); // open or not as the person left it, toggle pending or not
+    if (shown) this.proposal.open = shown.open;
     this.proposeKey = key;
     this.proposeBox.replaceChildren(el("div", { class: "dialog" }, this.proposeForm(players)));
   }
@@ -381,7 +384,7 @@ export class TableView {
         message.amounts = Object.fromEntries(players.map((p) => [p, dollars(form.amounts[p])]));
       this.send(message);
     };
-    const details = el(
+    return el(
       "details",
       { class: "propose", open: form.open },
       el("summary", {}, "Propose a deal…"),
@@ -390,8 +393,6 @@ export class TableView {
       form.kind === "custom" ? el("div", { class: "deal-amounts" }, amounts) : null,
       el("button", { id: "propose-deal", onclick: propose }, "Propose"),
     );
-    details.ontoggle = () => (form.open = details.open);
-    return details;
   }
 
   // ------------------------------------------------------------------ actions
