@@ -60,7 +60,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
         bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
-        qualified=sorted(t.qualified_entries),
+        qualified=sorted(t.qualified_entries), dealt=bool(t.dealt),
     )
     return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
 

@@ -182,6 +182,7 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
     placed (Decision).
     """
     events: list[Event] = [t._void(table) for table, state in sorted(t.tables.items()) if state.hand is not None]
+    events += lateentry.close(t, "bubble")  # before the places of those left are given
     left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
     cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
     share, odd = divmod(cash, len(left))
@@ -195,11 +196,12 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
 
 def finish(t: Tournament) -> list[Event]:
     """The last player wins first place: what the pool still holds (the prize table's first prize)."""
+    events = lateentry.close(t, "bubble")  # a merge can end it while entries could still come (engine.floor)
     (winner,) = t.stacks
     prize = t.ledger.pool_cents
     pay_prize(t, winner, prize)
     record(t, Result(winner, 1, prize))
-    return end(t)
+    return events + end(t)
 
 
 def end(t: Tournament, *, deal: bool = False) -> list[Event]:

@@ -64,14 +64,15 @@ def plan_breaks(t: Tournament) -> None:
     no_merges = len(t._open) > needed and bool(t._people) and lateentry.any_open(t)
     while len(t._open) > needed:
         fewest, _ = t._open.sizes()
+        chosen = None
         if no_merges:  # while entries may come, only a table none of whose players has another entry (M.50)
             chosen = t._open.draw_of_size(fewest, t.rng, lambda table: not any(
                 seated_with(t, player) for player in t.tables[table].table.players))
-            if chosen is None:
-                break
-            table = chosen
-        else:
-            table = t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
+            if chosen is None and t._open.sizes()[1] >= 2:
+                break  # play goes on at a table of two or more; the break waits for the windows to close
+        # A break that must merge goes ahead when no table could deal otherwise (Decision: not a stuck field).
+        table = chosen if chosen is not None else \
+            t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
         t.tables[table].breaking = True
         t._breaking.add(table)
         if table in t._idle:

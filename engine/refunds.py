@@ -85,6 +85,7 @@ class Situation(msgspec.Struct, frozen=True):
     seat_value_cents: int = 0
     bounties: dict[str, int] = {}  # the bounty on each head still in play (rules.md J)
     qualified: list[str] = []  # a final: the entries that came from its flights, whose pools it holds
+    dealt: bool = False  # a partial deal paid the players left: what it shared cannot be rolled back
 
 
 class Refund(msgspec.Struct, frozen=True):
@@ -117,9 +118,13 @@ def _stage(situation: Situation, policy: RefundPolicy) -> str:
     Rollback comes first (rules.md I.38 stage order): a tournament not started,
     or with too few out (A: under 20%; B: under 5%), rolls back even when
     everyone left is in the money; so does one interrupted in the re-buy
-    period (A4, corrected), however many are out.
+    period (A4, corrected), however many are out. After a partial deal
+    (engine/deals.py) nothing rolls back: the players left shared the pool
+    by agreement, and what they kept in play goes as in the money (Decision).
     """
     eliminated = Fraction(situation.entries - len(situation.live), max(situation.entries, 1))
+    if situation.dealt:  # the players left agreed on the money and took it: the rest goes as in the money
+        return "A3" if policy.name == "A" else "B-late"
     if situation.in_rebuy_period:
         return "A4"
     if not situation.started:

@@ -110,3 +110,14 @@ def test_a_proposal_asked_for_during_a_hand_comes_when_it_ends_and_a_bust_calls_
     events = t.end_hand(1)
     assert t.players_left == 2 and players[2] not in t.stacks
     assert not any(isinstance(e, DealProposed) for e in events) and t.deal_terms is None
+
+
+def test_a_cancellation_after_a_partial_deal_shares_what_was_kept_and_rolls_nothing_back():
+    t, _, players = final_three()
+    t.propose_deal(players[0], "equal", keep_cents=600)
+    everyone_accepts(t, players, players[0])
+    assert t.ledger.pool_cents == 600
+    t.cancel()
+    assert t.status is Status.CANCELLED and t.ledger.pool_cents == 0 and t.ledger.balances()
+    assert sum(refund.pool_cents for refund in t.refunds) == 600  # the deal's 2,400 stay paid
+    assert t.ledger.prizes_cents == 2_400

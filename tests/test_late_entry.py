@@ -245,3 +245,16 @@ def test_under_hand_for_hand_a_late_entry_waits_for_the_round_to_end_before_anyo
     events = t.end_hand(2)  # the round is over: now the tables are balanced
     assert [e.to_table for e in events if isinstance(e, PlayerMoved)] == [3, 3]
     assert balanced(t)
+
+
+def test_a_merge_still_happens_while_entries_may_come_when_no_table_could_deal_otherwise():
+    t, dealer = running(3, 2, people={"p1": "ann", "p2": "ann"}, entries_per_person=2, **LATE)
+    assert t.where["p1"][0] != t.where["p2"][0]  # two tables: ann's entries apart, p3 with one of them
+    table = t.where["p3"][0]
+    other = next(p for p in seated(t, table) if p != "p3")
+    set_stacks(t, {other: t.stacks[other] + t.stacks["p3"] - 1, "p3": 1})
+    events = hand(t, dealer, table, winner=other, all_in={other, "p3"})
+    # Only ann's two entries are left, one at each table: neither table can deal, so they merge and she wins.
+    assert any(type(e).__name__ == "EntriesMerged" for e in events)
+    assert t.status.value == "finished" and not t.entries_open("late_registration")
+    assert sorted(r.place for r in t.results.values()) == [1, 2, 3]
