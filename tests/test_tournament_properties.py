@@ -171,7 +171,7 @@ def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancella
         assert report.status == "cancelled" and "Refunded" in seen
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(2, 60), seats=st.integers(2, 9), seed=st.integers(0, 2**32), late=st.integers(0, 40),
        reentry=st.sampled_from([0.0, 0.5, 1.0]), until=st.integers(1, 4), paid=st.integers(1, 6),
        rebuys=st.booleans(), holders=st.integers(0, 3), mix=MIXES)
