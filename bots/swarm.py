@@ -112,18 +112,18 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         cpu_before, started = time.process_time(), time.perf_counter()
         counts = {"late_registrations": 0, "late_refused": 0, "reentries": 0}
 
-        async def life(bot: SeatBot, token: str) -> None:
+        async def life(bot: SeatBot) -> None:
             """Play the seat; once out, maybe re-enter under the same token and play the new entry."""
             while True:
                 report = await bot.play()
                 if report.place is None or not options.reentry or rng.random() >= options.reentry:
                     return
                 answer = await http.post(f"/api/tournaments/{tournament}/reenter",
-                                         headers={"Authorization": f"Bearer {token}"})
+                                         headers={"Authorization": f"Bearer {bot.token}"})
                 if answer.status_code != 201:
                     return  # re-entry closed, or this entry's person has used them all
                 counts["reentries"] += 1
-                bot = SeatBot(ws_url, tournament, answer.json()["player_id"], token, bot.strategy,
+                bot = SeatBot(ws_url, tournament, answer.json()["player_id"], bot.token, bot.strategy,
                               random.Random(rng.random()), options.think, bot.fault)
                 bots.append(bot)
 
@@ -136,9 +136,9 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                 return
             counts["late_registrations"] += 1
             bots.append(bot)
-            await life(bot, bot.token)
+            await life(bot)
 
-        tasks = [asyncio.create_task(life(bot, bot.token)) for bot in bots]
+        tasks = [asyncio.create_task(life(bot)) for bot in bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
             while (await summary_of(http, tournament))["entries"] < options.players:
                 await asyncio.sleep(0.2)

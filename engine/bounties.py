@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engine.events import BountyWon, Event, MysteryBountyDrawn
-from engine.money import largest_remainder
+from engine.money import equal_shares, largest_remainder
 from engine.status import Status
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ def pay(t: Tournament, victim: str, winners: tuple[str, ...]) -> BountyWon:
     bounty = t.bounties.pop(victim)
     assert t.definition.bounty is not None
     winners = winners or (victim,)
-    share, odd = divmod(bounty, len(winners))
-    shares = [share + (1 if k < odd else 0) for k in range(len(winners))]
+    shares = equal_shares(bounty, len(winners))
     cash_percent = 100 - t.definition.bounty.progressive_percent if victim not in winners else 100
     cash = [amount * cash_percent // 100 for amount in shares]
     cash = [amount if winner not in t.bounties else paid for winner, amount, paid in zip(winners, shares, cash)]
@@ -75,12 +74,6 @@ def sized(t: Tournament) -> list[int]:
     return largest_remainder([Fraction(cents * pool, sum(listed)) for cents in listed], pool)
 
 
-def split(cents: int, ways: int) -> list[int]:
-    """Equal shares, the odd cents to the first."""
-    share, odd = divmod(cents, ways)
-    return [share + (1 if k < odd else 0) for k in range(ways)]
-
-
 def draw(t: Tournament, victim: str, winners: Sequence[str]) -> list[Event]:
     """The knockout of ``victim`` draws one envelope at random for the winners of the pot holding their last
     chips (J.41; tied winners share it, odd cents to the earliest position)."""
@@ -89,7 +82,7 @@ def draw(t: Tournament, victim: str, winners: Sequence[str]) -> list[Event]:
     if not t.envelopes or not winners:
         return []
     envelope = t.envelopes.pop(t.rng.randrange(len(t.envelopes)))
-    cash = split(envelope, len(winners))
+    cash = equal_shares(envelope, len(winners))
     for winner, cents in zip(winners, cash):
         if cents:
             t.ledger.record("bounty", winner, cents)
@@ -102,7 +95,7 @@ def undrawn(t: Tournament, players: Sequence[str]) -> list[Event]:
     if not held or not players:
         return []
     order = sorted(players, key=lambda p: (-t.stacks.get(p, 0), p))
-    cash = split(held, len(order))
+    cash = equal_shares(held, len(order))
     for player, cents in zip(order, cash):
         if cents:
             t.ledger.record("bounty", player, cents)
@@ -115,7 +108,7 @@ def unclaimed(t: Tournament, live: Sequence[str]) -> dict[str, int]:
     """A cancelled mystery bounty tournament's envelope money, as heads for the refunds: before the start each
     entry's own, once running shared equally by the players left (Decision)."""
     if t.status is Status.RUNNING:
-        return dict(zip(live, split(t.ledger.bounties_cents, len(live)))) if live else {}
+        return dict(zip(live, equal_shares(t.ledger.bounties_cents, len(live)))) if live else {}
     paid: dict[str, int] = {}
     for movement in t.ledger.movements:
         if movement.kind == "bounty_in":

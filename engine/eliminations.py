@@ -19,6 +19,7 @@ from engine.events import (
     TournamentFinished,
 )
 from engine.hand import Hand
+from engine.money import equal_shares
 from engine.status import Status
 
 if TYPE_CHECKING:
@@ -69,9 +70,9 @@ def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int],
     while index < len(busts):
         tied = [b for b in busts[index:] if b.tie == busts[index].tie]
         places = range(place, place + len(tied))
-        share, odd = divmod(sum(prize(k) for k in places), len(tied))
-        for order, (bust, finish) in enumerate(zip(tied, places)):
-            awarded.append(Result(bust.player, finish, share + (1 if order < odd else 0), finish <= seats_won))
+        shares = equal_shares(sum(prize(k) for k in places), len(tied))
+        for bust, finish, cents in zip(tied, places, shares):
+            awarded.append(Result(bust.player, finish, cents, finish <= seats_won))
         index += len(tied)
         place += len(tied)
     return awarded
@@ -185,9 +186,7 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
     events += lateentry.close(t, "bubble")  # before the places of those left are given
     left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
     cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
-    share, odd = divmod(cash, len(left))
-    for place, player in enumerate(left, start=1):
-        extra = share + (1 if place <= odd else 0)
+    for place, (player, extra) in enumerate(zip(left, equal_shares(cash, len(left))), start=1):
         t.results[player] = Result(player, place, prize(t, place) + extra, True)
         pay_prize(t, player, prize(t, place), ticket=True)
         pay_prize(t, player, extra)
@@ -208,7 +207,8 @@ def end(t: Tournament, *, deal: bool = False) -> list[Event]:
     """The tournament is over: the players left collect their own bounties (J.43), or what no knockout drew of a
     mystery bounty's envelopes; the house keeps the fees."""
     events: list[Event] = [bounties.pay(t, player, (player,)) for player in sorted(t.bounties)]
-    events += bounties.undrawn(t, list(t.stacks))
+    if bounties.is_mystery(t):
+        events += bounties.undrawn(t, list(t.stacks))
     t.status = Status.FINISHED
     t.hand_for_hand = False
     if t.ledger.fees_cents:

@@ -145,6 +145,12 @@ class Ledger:
                    if m.player == player and m.kind in _TOTAL_OF)
 
 
+def equal_shares(cents: int, ways: int) -> list[int]:
+    """``cents`` in ``ways`` whole shares as equal as they can be, the odd cents one each to the first."""
+    share, odd = divmod(cents, ways)
+    return [share + (1 if k < odd else 0) for k in range(ways)]
+
+
 def largest_remainder(shares: Sequence[Fraction | float], total_cents: int,
                       tie_order: Sequence[int] | None = None) -> list[int]:
     """Whole cents for exact ``shares`` summing to ``total_cents`` (rules.md G.30).
