@@ -35,6 +35,8 @@ from engine.wire import (
     describe_decode_error, error_message, incoming_decoder,
 )
 from server import hosted
+from server.bus import Bus, Process
+from server.cluster import DirectorService
 from server.errors import Refused
 from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, WebSocketProtocol
 from server.journal import HandRow
@@ -260,6 +262,19 @@ async def metrics(request: Request) -> Response:
     return Response(server_of(request).metrics.text(), media_type=METRICS_CONTENT_TYPE)
 
 
+class Cluster(msgspec.Struct):
+    processes: list[Process]
+
+
+async def cluster(request: Request) -> Response:
+    """The processes of the cluster, as they registered on the bus; one server alone lists itself."""
+    require_admin(request)
+    server = server_of(request)
+    if server.cluster is None:
+        return reply(Cluster([server.process]))
+    return reply(Cluster(await server.cluster.bus.cluster()))
+
+
 async def health(request: Request) -> Response:
     """What the server found wrong with its storage at start, and which tournaments it could not bring back."""
     server = server_of(request)
@@ -296,6 +311,9 @@ OPERATIONS = [
               media_type=METRICS_CONTENT_TYPE,
               summary="Prometheus metrics: tournaments by status, tables, players connected and left, actions, "
                       "action time and event lag histograms (docs/deployment.md)"),
+    Operation(method="GET", path="/api/cluster", endpoint=cluster, response=Cluster, who="admin", refusals=(),
+              summary="Every process of the cluster: role, pid, host, start, the tables each worker holds "
+                      "(one server alone: itself)"),
     Operation(method="GET", path="/api/health", endpoint=health, response=Health, refusals=(),
               summary="The storage's state, and the tournaments a damaged journal kept from coming back"),
     Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],
@@ -506,6 +524,10 @@ async def refused(request: Request, exc: Exception) -> Response:
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     server: Server = app.state.server
+    if server.settings.nats:  # before the restore, so that restored tournaments' tables go to the workers
+        bus = await Bus.connect(server.settings.nats, "mttsim-director")
+        server.cluster = DirectorService(bus, server.tournaments, server.process)
+        await server.cluster.start()
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
         if stored.damage is not None:  # never an older state shown as current: reported, not restored
             server.damaged[stored.id] = stored.damage
@@ -524,6 +546,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
     finally:
         await asyncio.gather(*(runtime.shutdown() for runtime in server.tournaments.values()))
+        if server.cluster is not None:
+            await server.cluster.stop()
         server.storage.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import random
@@ -121,15 +122,50 @@ def serve(args: argparse.Namespace) -> int:
     from server.rest import Settings
 
     quiet_garbage_collector()
+    if args.role == "tables":
+        return table_worker(args)
     token = args.admin_token or secrets.token_urlsafe(24)
     if not args.admin_token:
         print(f"admin token: {token}", flush=True)
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
-                              ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick))
-    print(f"mttsim serving on http://{args.host}:{args.port}/"
+                              ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick,
+                              nats=args.nats))
+    if args.metrics_port is not None:
+        from prometheus_client import start_http_server
+
+        start_http_server(args.metrics_port, addr="127.0.0.1", registry=app.state.server.metrics.registry)
+    role = f"the director of the cluster at {args.nats}" if args.nats else "mttsim"
+    print(f"{role} serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
+    return 0
+
+
+def table_worker(args: argparse.Namespace) -> int:
+    """``mttsim serve --nats URL --role tables``: play the cluster's tables until stopped (SIGTERM lets go of
+    the leases at once; SIGKILL leaves them to expire)."""
+    import signal
+
+    import uvloop
+
+    from server.worker import work
+
+    if not args.nats:
+        print("--role tables needs --nats URL", file=sys.stderr)
+        return 2
+
+    async def until_stopped() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        print(f"table worker on the cluster at {args.nats}", flush=True)
+        try:
+            await work(args.nats, args.metrics_port)
+        except asyncio.CancelledError:
+            pass
+
+    uvloop.run(until_stopped())
     return 0
 
 
@@ -277,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--db", default="mttsim.db",
                               help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
     serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
+    serve_parser.add_argument("--nats", metavar="URL", help="join a cluster over this NATS server (docs/deployment.md)")
+    serve_parser.add_argument("--role", choices=["director", "tables"], default="director",
+                              help="with --nats: the director (REST, websockets, the journal) or a table worker")
+    serve_parser.add_argument("--metrics-port", type=int, help="also serve Prometheus metrics on 127.0.0.1:PORT")
     serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
                               help="seconds other players' actions may wait to leave together (0: at once)")
     serve_parser.set_defaults(run=serve)

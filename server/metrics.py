@@ -39,8 +39,9 @@ class _State(Collector):
         tables = GaugeMetricFamily("mttsim_tables", "Open tables of the running tournaments")
         players = GaugeMetricFamily("mttsim_players_connected", "Players with a connection to a tournament")
         left = GaugeMetricFamily("mttsim_players_left", "Players still in the running tournaments")
+        failovers = GaugeMetricFamily("mttsim_failovers", "Tables a worker took over from another's expired lease")
         statuses: dict[str, int] = {}
-        open_tables = connected = playing = 0
+        open_tables = connected = playing = taken_over = 0
         for runtime in self.tournaments():
             director = runtime.director
             statuses[director.status.value] = statuses.get(director.status.value, 0) + 1
@@ -48,12 +49,14 @@ class _State(Collector):
                 open_tables += len(director.tables)
                 playing += director.players_left
             connected += sum(1 for connections in runtime.streams.players.values() if connections)
+            taken_over += runtime.tables.failovers
         for status, count in sorted(statuses.items()):
             by_status.add_metric([status], count)
         tables.add_metric([], open_tables)
         players.add_metric([], connected)
         left.add_metric([], playing)
-        yield from (by_status, tables, players, left)
+        failovers.add_metric([], taken_over)
+        yield from (by_status, tables, players, left, failovers)
 
 
 class Metrics:

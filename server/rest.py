@@ -14,6 +14,8 @@ from starlette.websockets import WebSocket
 
 from engine.structure import MAX_NESTING, nesting_depth
 from server import feeds
+from server.bus import Process
+from server.cluster import DirectorService
 from server.errors import Refused
 from server.hub import Outbound, RateLimit
 from server.journal import MemoryStorage, SQLiteStorage, Storage
@@ -37,6 +39,7 @@ class Settings(msgspec.Struct):
     burst: int = 100
     db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
     ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
+    nats: str | None = None  # a cluster's bus: this process is its director, and table workers play the tables
 
 
 class Server:
@@ -52,6 +55,9 @@ class Server:
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
         self.lobby = feeds.lobby(self.tournaments.values)
+        url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
+        self.process = Process.here("director" if settings.nats else "single", url)
+        self.cluster: DirectorService | None = None  # with settings.nats, set up by the app's lifespan
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:
         """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
@@ -64,6 +70,8 @@ class Server:
     def add(self, runtime: TournamentRuntime) -> None:
         self.tournaments[runtime.id] = runtime
         runtime.registry = self.tournaments
+        if self.cluster is not None:
+            self.cluster.attach(runtime)
 
 
 def server_of(request: Request | WebSocket) -> Server:

@@ -22,7 +22,8 @@ from engine.events import Event, HandStarted
 from engine.hand import Hand, IllegalAction
 from engine.wire import Countdown, SittingOut, TimedOut, Turn, YourTurn
 from server.errors import Refused
-from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand
+from server.bus import TableState
+from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
 from server.streams import Streams
 
 CLOCK_TICK_SECONDS = 0.25
@@ -37,19 +38,31 @@ def _settle(future: asyncio.Future[None]) -> None:
 class TableClock:
     """The decision in progress at one table."""
 
-    __slots__ = ("decision", "answered", "turn_started", "seconds", "time_bank", "button")
+    __slots__ = ("decision", "answered", "turn_started", "deadline", "seconds", "time_bank", "button", "started",
+                 "version")
 
     def __init__(self) -> None:
         self.decision = 0  # bumped when a turn starts and when it is answered
-        self.answered: asyncio.Future[None] | None = None  # what the table's task awaits, with a timer
+        self.answered: asyncio.Future[None] | None = None  # what a local table's task awaits, with a timer
         self.turn_started = 0.0
+        self.deadline = 0.0  # the loop's time when the decision's clock runs out
         self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
         self.time_bank = 0.0
         self.button = 0
+        self.started: HandStarted | None = None  # the hand in progress, from its start
+        self.version = 0  # bumped each time the table's state is told to a remote worker: the newest wins
 
 
 class Tables:
-    """The tasks that play a tournament's tables, and the level clock's task."""
+    """The tables' decisions and clocks, and the tasks that play them here, or the notices to workers elsewhere.
+
+    Locally (one process) each table has a task that deals, waits on the
+    decision clock and settles the hand. In a cluster (server/cluster.py) a
+    table worker holding the table's lease does that waiting: it asks to
+    ``deal``, runs the clock it is told and calls ``expire`` when it runs out,
+    then ``end``. The rules of the clock, the time banks, sitting out and
+    disconnect protection stay here either way, next to the director.
+    """
 
     def __init__(self, session: Session, streams: Streams, submit: Callable[[AnyRecord], list[Event]],
                  now: Callable[[], float], hand_pause: float,
@@ -65,13 +78,20 @@ class Tables:
         self.sitting_out: set[str] = set()
         self.grace_given: dict[str, float] = {}  # player -> when (tournament clock) they last had disconnect grace
         self._group: asyncio.TaskGroup | None = None  # the running tables' tasks, which a table opened late joins
+        # Set in a cluster: tells a table's worker its new state (server/cluster.py); no table tasks run here.
+        self.remote: Callable[[int, TableState], None] | None = None
+        self.epochs: dict[int, int] = {}  # table -> the lease epoch of its worker; older epochs are fenced off
+        self.failovers = 0  # tables a worker took from another's expired lease
 
     async def run(self) -> None:
-        """The level clock and one task per table, until the tournament is over."""
+        """The level clock and one task per table (none in a cluster), until the tournament is over."""
         try:
             async with asyncio.TaskGroup() as tables:
                 self._group = tables
                 tables.create_task(self._clock_loop(), name="clock")
+                if self.remote is not None:
+                    self.wake_all()
+                    return
                 for count, table in enumerate(sorted(self.session.director.tables), start=1):
                     self.open(table)
                     if count % TABLES_STARTED_PER_TURN == 0:
@@ -83,8 +103,17 @@ class Tables:
         """A table's task: at the start, or for a table a late entry opened (none outside a running loop)."""
         if self._group is None or table in self.clocks:
             return
+        if self.remote is not None:
+            self.wake([table])
+            return
         self.clocks[table] = TableClock()
         self._group.create_task(self._table_loop(table), name=f"table:{table}")
+
+    def clock(self, table: int) -> TableClock:
+        clock = self.clocks.get(table)
+        if clock is None:
+            clock = self.clocks[table] = TableClock()
+        return clock
 
     def wake_all(self) -> None:
         """Wake the table tasks that have something to do now: deal, or stop.
@@ -94,7 +123,7 @@ class Tables:
         """
         director = self.session.director
         if director.status is not Status.RUNNING:
-            targets: list[int] = list(self.wakers)
+            targets: list[int] = list(self.wakers if self.remote is None else self.clocks)
         else:
             targets = [] if self.session.paused else director.tables_ready()
         self.wake(targets, 0)
@@ -105,7 +134,12 @@ class Tables:
         After a break, a pause or a hand-for-hand round every table deals at
         once: a thousand deals in one turn would stop the loop for 150 ms.
         A table woken late by a change meanwhile finds nothing to do and waits again.
+        In a cluster the workers are told at once: they deal at their own pace.
         """
+        if self.remote is not None:
+            for table in tables:
+                self.tell_worker(table)
+            return
         end = start + TABLES_STARTED_PER_TURN
         for table in tables[start:end]:
             waker = self.wakers.get(table)
@@ -121,38 +155,35 @@ class Tables:
                 self.submit(Advance(self.now()))
             await asyncio.sleep(CLOCK_TICK_SECONDS)
 
-    async def _table_loop(self, table: int) -> None:
-        session = self.session
+    # ------------------------------------------------------------ one table's hand, step by step
 
-        def may_deal() -> bool:
-            director = session.director
-            return (table not in director.tables or director.status is not Status.RUNNING
-                    or (not session.paused and director.is_ready(table)))
+    def gone(self, table: int) -> bool:
+        """The table will deal no more: broken, or the tournament is over."""
+        director = self.session.director
+        return table not in director.tables or director.status is not Status.RUNNING
 
-        waker = self.wakers[table] = asyncio.Event()
-        while True:
-            while not may_deal():
-                waker.clear()
-                await waker.wait()
-            director = session.director
-            if table not in director.tables or director.status is not Status.RUNNING:
-                self.wakers.pop(table, None)
-                return
-            (started,) = self.submit(StartHand(table))
-            assert isinstance(started, HandStarted)
-            self.clocks[table].button = started.button
-            hand = director.hand(table)
-            assert hand is not None
-            await self._play(table, hand)
-            await asyncio.sleep(self.hand_pause)  # the table sees the result before the next deal
-            self.submit(EndHand(table))
-            self.hand_ended(started, hand)
+    def may_deal(self, table: int) -> bool:
+        """The director's answer (the hand-for-hand barrier, breaks, balancing), and not paused."""
+        return not self.session.paused and self.session.director.is_ready(table)
 
-    async def _play(self, table: int, hand: Hand) -> None:
+    def deal(self, table: int) -> None:
+        """The table's next hand, and its first decision's clock."""
+        (started,) = self.submit(StartHand(table))
+        assert isinstance(started, HandStarted)
+        clock = self.clock(table)
+        clock.button, clock.started = started.button, started
+        self.next_turn(table)
+
+    def in_play(self, table: int) -> bool:
+        hand = self.session.director.hand(table)
+        return hand is not None and not hand.finished
+
+    def next_turn(self, table: int) -> None:
+        """Start the clock of the next player to act who is not sitting out; those who are act at once."""
+        hand = self.session.director.hand(table)
+        assert hand is not None
         clock = self.clocks[table]
-        loop = asyncio.get_running_loop()
         banks = self.session.entries.time_bank
-        seconds_to_act = self.session.director.definition.action_seconds
         while not hand.finished:
             legal = hand.legal_actions()
             player = hand.players[legal.player]
@@ -160,38 +191,122 @@ class Tables:
                 self.decide(table, player, hand.timeout_action(), None, banks[player])
                 continue
             bank = banks[player]
-            seconds = seconds_to_act + bank
+            seconds = self.session.director.definition.action_seconds + bank
             clock.decision += 1
-            asked = clock.decision
-            clock.turn_started = loop.time()
+            clock.turn_started = asyncio.get_running_loop().time()
+            clock.deadline = clock.turn_started + seconds
             clock.seconds, clock.time_bank = seconds, bank
             self.streams.publish(table, Turn(player, seconds, bank))
             self.streams.tell(player, YourTurn(
                 self.session.director.hand_number(table), legal.can_fold, legal.can_check, legal.call,
                 legal.min_raise_to, legal.max_raise_to, seconds, hand.hole[legal.player], tuple(hand.board),
                 sum(hand.committed) + sum(hand.bets) + hand.dead, hand.stacks[legal.player], hand.big_blind))
-            deadline = clock.turn_started + seconds
-            while clock.decision == asked:
-                remaining = deadline - loop.time()
-                if remaining <= 0 and self._grace(player):  # disconnect protection: once a period, more time
-                    grace = self.session.director.definition.disconnect_grace_seconds
-                    deadline += grace
-                    clock.seconds += grace
-                    self.streams.publish(table, Turn(player, grace, 0.0))
-                    continue
-                if remaining <= 0:
-                    action = hand.timeout_action()
-                    self.decide(table, player, action, None, 0.0)
-                    self.streams.publish(table, TimedOut(player, action))
-                    self.set_sitting_out(player, True)
-                    break
-                # A bare future and a timer: the cheapest wait asyncio has, once per decision.
-                clock.answered = answered = loop.create_future()
-                timer = loop.call_later(remaining, _settle, answered)
-                try:
-                    await answered
-                finally:
-                    timer.cancel()
+            break
+        self._answered(table)
+
+    def expire(self, table: int, decision: int) -> None:
+        """The clock of ``decision`` ran out: disconnect protection once, else check or fold and sit out.
+
+        A decision already answered (the player acted as the clock ran out) is left alone.
+        """
+        clock = self.clocks.get(table)
+        hand = self.session.director.hand(table)
+        if clock is None or decision != clock.decision or hand is None or hand.finished or hand.actor is None:
+            return
+        player = hand.players[hand.actor]
+        if self._grace(player):  # disconnect protection: once a period, more time
+            grace = self.session.director.definition.disconnect_grace_seconds
+            clock.deadline = asyncio.get_running_loop().time() + grace
+            clock.seconds += grace
+            self.streams.publish(table, Turn(player, grace, 0.0))
+            self._answered(table)
+            return
+        action = hand.timeout_action()
+        self.decide(table, player, action, None, 0.0)
+        self.streams.publish(table, TimedOut(player, action))
+        self.set_sitting_out(player, True)
+        self.next_turn(table)
+
+    def end(self, table: int) -> None:
+        """Settle the finished hand: stacks, busts, breaks and moves are the director's answer."""
+        started = self.clocks[table].started
+        hand = self.session.director.hand(table)
+        assert started is not None and hand is not None
+        self.clocks[table].started = None
+        self.submit(EndHand(table))
+        self.hand_ended(started, hand)
+
+    async def _table_loop(self, table: int) -> None:
+        waker = self.wakers[table] = asyncio.Event()
+        while True:
+            while not (self.gone(table) or self.may_deal(table)):
+                waker.clear()
+                await waker.wait()
+            if self.gone(table):
+                self.wakers.pop(table, None)
+                return
+            self.deal(table)
+            await self._decisions(table)
+            await asyncio.sleep(self.hand_pause)  # the table sees the result before the next deal
+            self.end(table)
+
+    async def _decisions(self, table: int) -> None:
+        """Wait on each decision's clock until the hand is over; ``expire`` when one runs out."""
+        clock = self.clocks[table]
+        loop = asyncio.get_running_loop()
+        while self.in_play(table):
+            asked = clock.decision
+            remaining = clock.deadline - loop.time()
+            if remaining <= 0:
+                self.expire(table, asked)
+                continue
+            # A bare future and a timer: the cheapest wait asyncio has, once per decision.
+            clock.answered = answered = loop.create_future()
+            timer = loop.call_later(remaining, _settle, answered)
+            try:
+                await answered
+            finally:
+                timer.cancel()
+
+    # ------------------------------------------------------------ a cluster's table workers
+
+    def state(self, table: int) -> TableState:
+        """What the worker holding ``table`` does now: deal, wait, run a decision's clock, settle, or let go."""
+        if self.gone(table):  # final, whatever its version
+            return TableState("gone", 0)
+        clock = self.clock(table)
+        clock.version += 1
+        hand = self.session.director.hand(table)
+        if hand is None:
+            return TableState("ready" if self.may_deal(table) else "wait", clock.version)
+        if hand.finished:
+            return TableState("over", clock.version, seconds=self.hand_pause)
+        remaining = max(0.0, clock.deadline - asyncio.get_running_loop().time())
+        return TableState("turn", clock.version, clock.decision, remaining)
+
+    def tell_worker(self, table: int) -> None:
+        if self.remote is not None:
+            self.remote(table, self.state(table))
+
+    def take(self, table: int, epoch: int) -> bool:
+        """A worker took ``table``'s lease with ``epoch``: False if a newer one has it. A hand its last worker left
+        in progress is voided, as after a crash (start-of-hand stacks stand); one it finished is settled."""
+        known = self.epochs.get(table, 0)
+        if epoch < known:
+            return False
+        if epoch > known:
+            self.epochs[table] = epoch
+            self.failovers += known > 0
+            hand = self.session.director.hand(table)
+            if hand is not None and hand.finished and self.clock(table).started is not None:
+                self.end(table)
+            elif hand is not None:
+                self.submit(VoidHand(table))
+                self.clock(table).started = None
+        return True
+
+    def fenced(self, table: int, epoch: int) -> bool:
+        return epoch != self.epochs.get(table)
 
     def _grace(self, player: str) -> bool:
         """Whether ``player``, disconnected at their deadline, gets ``disconnect_grace_seconds`` more now: once
@@ -221,6 +336,7 @@ class Tables:
             self.decide(where[0], player, action, amount, self.bank_after(where[0], player))
         except IllegalAction as error:
             raise Refused("illegal_action", str(error)) from None
+        self.next_turn(where[0])
 
     def bank_after(self, table: int, player: str) -> float:
         """What is left of ``player``'s time bank if they decide now: the action clock is spent first."""
@@ -230,11 +346,16 @@ class Tables:
         return max(0.0, bank - overtime) if overtime > 0 else bank
 
     def decide(self, table: int, player: str, action: str, amount: int | None, bank: float) -> None:
-        """A decision at ``table``; the table's task stops waiting for it."""
+        """A decision at ``table``; the next one's clock is for ``next_turn`` to start."""
         self.submit(Act(table, action, amount, player, bank))
+        self.clocks[table].decision += 1
+
+    def _answered(self, table: int) -> None:
+        """The table's clock changed: its task (or its worker) stops waiting on the old one."""
         clock = self.clocks[table]
-        clock.decision += 1
-        if clock.answered is not None:
+        if self.remote is not None:
+            self.tell_worker(table)
+        elif clock.answered is not None:
             _settle(clock.answered)
 
     def set_sitting_out(self, player: str, sitting_out: bool) -> None:

@@ -1,0 +1,198 @@
+"""The cluster's bus: NATS between the director process and its table workers (docs/deployment.md).
+
+Everything crosses as small msgspec Structs encoded with MessagePack:
+- a worker's commands for a table (``TableCommand``), by request and reply to the director;
+- the director's notices to the worker holding a table (``TableState``), on the table's own subject;
+- the tables to play, by request and reply.
+
+What must outlive a process lives in JetStream's key-value store:
+- the leases by which workers own tables: a key per table, created by one worker only, expiring unless
+  renewed. The key's creation revision is the lease's epoch: the director fences off any older one,
+  because a worker that stalled past its lease may still speak;
+- the processes of the cluster, each renewing its own key, for ``GET /api/cluster``.
+
+One ``mttsim serve`` without ``--nats`` uses none of this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable
+
+import msgspec
+import nats
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.api import KeyValueConfig
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
+TABLES = "mttsim.director.list"  # which tables there are
+LEASE_SECONDS = 3.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
+PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
+REQUEST_SECONDS = 5.0
+
+
+def notices(tournament: str, table: int) -> str:
+    return f"mttsim.table.{tournament}.{table}"
+
+
+class TableState(msgspec.Struct, array_like=True):
+    """What the worker holding a table does now.
+
+    ``kind``: ``ready`` (deal), ``wait`` (the director says not yet), ``turn`` (run the clock of ``decision``
+    for ``seconds``), ``over`` (the hand is finished: show it ``seconds``, then end it), ``gone`` (the table
+    is closed: let it go) or ``fenced`` (a newer lease holds it). ``version`` orders the director's answers
+    and notices: an older one than the worker has seen is stale.
+    """
+
+    kind: str
+    version: int
+    decision: int = 0
+    seconds: float = 0.0
+
+
+class TableCommand(msgspec.Struct, array_like=True):
+    """``take`` (a new lease), ``deal``, ``expire`` (``decision``'s clock ran out) or ``end``, under ``epoch``."""
+
+    verb: str
+    tournament: str
+    table: int
+    epoch: int
+    decision: int = 0
+
+
+class Process(msgspec.Struct):
+    """One process of the cluster, as it registers itself."""
+
+    role: str
+    id: str
+    pid: int
+    host: str
+    started: float  # the wall clock
+    tables: list[str] = []  # "tournament/table" for a worker's leases
+    url: str | None = None  # where it serves HTTP, if it does
+
+    @classmethod
+    def here(cls, role: str, url: str | None = None) -> Process:
+        host, pid = socket.gethostname(), os.getpid()
+        return cls(role, f"{role}-{host}-{pid}", pid, host, time.time(), url=url)
+
+
+class Lease:
+    """A table's lease held by this process: its epoch, and the revision its next renewal must follow."""
+
+    __slots__ = ("key", "epoch", "revision")
+
+    def __init__(self, key: str, revision: int) -> None:
+        self.key = key
+        self.epoch = revision
+        self.revision = revision
+
+
+class Bus:
+    """A NATS connection with what the roles need: requests timed, notices batched, leases and the registry."""
+
+    def __init__(self, client: Client, leases: KeyValue, processes: KeyValue,
+                 round_trip: Callable[[float], None] | None = None) -> None:
+        self.client = client
+        self.leases = leases
+        self.processes = processes
+        self.round_trip = round_trip  # observes each request's seconds (the metrics' histogram)
+        self._pending: list[tuple[str, bytes]] = []
+        self._flush: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(cls, url: str, name: str, round_trip: Callable[[float], None] | None = None) -> Bus:
+        client = await nats.connect(url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
+        js = client.jetstream()
+        leases = await js.create_key_value(KeyValueConfig(bucket="mttsim_leases", ttl=LEASE_SECONDS, history=1))
+        processes = await js.create_key_value(KeyValueConfig(bucket="mttsim_processes", ttl=PROCESS_SECONDS,
+                                                             history=1))
+        return cls(client, leases, processes, round_trip)
+
+    async def close(self) -> None:
+        if self._flush is not None:
+            await self._flush
+        await self.client.drain()
+
+    async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
+        started = time.perf_counter()
+        answer = await self.client.request(subject, payload, timeout=timeout)
+        if self.round_trip is not None:
+            self.round_trip(time.perf_counter() - started)
+        return answer.data
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        """Queue a notice; those of one turn of the event loop leave together, never awaited by the caller."""
+        self._pending.append((subject, payload))
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        await asyncio.sleep(0)  # the rest of this turn's notices join
+        pending, self._pending, self._flush = self._pending, [], None
+        for subject, payload in pending:
+            await self.client.publish(subject, payload)
+
+    async def serve(self, subject: str, answer: Callable[[bytes], bytes]) -> None:
+        """Answer requests on ``subject`` with ``answer`` (synchronous: it never interleaves with another)."""
+        async def reply(message: Msg) -> None:
+            await message.respond(answer(message.data))
+
+        await self.client.subscribe(subject, cb=reply)
+
+    async def listen(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
+        """Call ``heard`` with each message on ``subject``; returns how to stop."""
+        async def on_message(message: Msg) -> None:
+            heard(message.data)
+
+        subscription = await self.client.subscribe(subject, cb=on_message)
+        return subscription.unsubscribe
+
+    # ------------------------------------------------------------ leases
+
+    async def acquire(self, key: str, holder: str) -> Lease | None:
+        """The lease on ``key`` if nobody holds it; its creation revision is the epoch."""
+        try:
+            return Lease(key, await self.leases.create(key, holder.encode()))
+        except KeyWrongLastSequenceError:
+            return None
+
+    async def renew(self, lease: Lease, holder: str) -> bool:
+        """False if the lease expired or another took it: the table is no longer ours."""
+        try:
+            lease.revision = await self.leases.update(lease.key, holder.encode(), last=lease.revision)
+        except (KeyWrongLastSequenceError, KeyNotFoundError):
+            return False
+        return True
+
+    async def release(self, lease: Lease) -> None:
+        try:
+            await self.leases.delete(lease.key, last=lease.revision)
+        except (KeyWrongLastSequenceError, KeyNotFoundError):
+            pass  # expired or taken already
+
+    # ------------------------------------------------------------ the registry of processes
+
+    async def register(self, process: Process) -> None:
+        await self.processes.put(process.id, msgspec.json.encode(process))
+
+    async def cluster(self) -> list[Process]:
+        try:
+            keys = await self.processes.keys()
+        except nats.js.errors.NoKeysError:
+            return []
+        found = []
+        for key in keys:
+            try:
+                entry = await self.processes.get(key)
+            except KeyNotFoundError:
+                continue  # gone since the listing
+            if entry.value:
+                found.append(msgspec.json.decode(entry.value, type=Process))
+        return sorted(found, key=lambda process: (process.role, process.id))

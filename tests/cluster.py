@@ -1,0 +1,102 @@
+"""A real cluster for tests: Debian's nats-server on a random loopback port, and mttsim processes around it.
+
+``./dev test`` installs nats-server when it is missing. Where it cannot be
+installed the cluster tests are skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+TOKEN = "cluster-test-token"
+ADMIN = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def nats_binary() -> str:
+    found = shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
+    return found
+
+
+@contextmanager
+def nats_server(directory: Path) -> Iterator[str]:
+    """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks; yields its URL."""
+    store, ports = directory / "jetstream", directory / "ports"
+    store.mkdir()
+    ports.mkdir()
+    process = subprocess.Popen([nats_binary(), "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(store),
+                                "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not list(ports.glob("*.ports")):
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "nats-server did not come up"
+            time.sleep(0.05)
+        (found,) = ports.glob("*.ports")
+        time.sleep(0.05)  # the file is written at once, but give it its content
+        yield json.loads(found.read_text())["nats"][0]
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def mttsim(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "server.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def director(url: str, port: int, *more: str) -> subprocess.Popen[str]:
+    """The director process, serving REST and websockets on ``port`` once this returns."""
+    process = mttsim("serve", "--nats", url, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
+                     "--memory", *more)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
+            return process
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the director did not come up"
+            time.sleep(0.05)
+
+
+def worker(url: str, *more: str) -> subprocess.Popen[str]:
+    return mttsim("serve", "--nats", url, "--role", "tables", *more)
+
+
+def stop(*processes: subprocess.Popen[str]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+def cluster(port: int) -> list[dict[str, object]]:
+    processes: list[dict[str, object]] = httpx.get(f"http://127.0.0.1:{port}/api/cluster", headers=ADMIN,
+                                                   timeout=10).json()["processes"]
+    return processes
+
+
+def wait_for(what: str, test: object, timeout: float = 120.0) -> None:
+    """Poll ``test`` (a callable) until it is true; a busy machine is given ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not test():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+

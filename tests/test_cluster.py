@@ -1,0 +1,136 @@
+"""A tournament played by a cluster: a real nats-server, the director process and table workers (server/worker.py).
+
+The workers share the tables out by leases, play them against the decision
+clocks and settle them through the director; the director moves players
+between tables held by different workers, breaks tables and runs
+hand-for-hand across them. A worker killed with SIGKILL mid-hand loses its
+leases when they expire; another takes its tables over, the hands it left
+are voided, and no chip and no cent is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from typing import Any
+
+import httpx
+
+from tests.cluster import ADMIN, cluster, director, nats_server, stop, wait_for, worker
+from tests.live_server import definition
+from tests.test_serve_cli import free_port
+
+PLAYERS = 30
+SLOW_CLOCK = 1.5  # seconds to act in the failover test: the dead worker's clock must outlive the kill
+
+
+def start_tournament(port: int, mix: str = "pushfold=2,station=1,tag=1", action_seconds: float = 1.0) -> str:
+    base = f"http://127.0.0.1:{port}/api/tournaments"
+    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
+    body = definition(PLAYERS, 6, action_seconds=action_seconds, paid=12, levels=levels)  # the bubble at 3 tables
+    tournament: str = httpx.post(base, json=body, headers=ADMIN).json()["id"]
+    added = httpx.post(f"{base}/{tournament}/bots", headers=ADMIN,
+                       json={"count": PLAYERS, "mix": mix, "think_min": 0, "think_max": 0.02})
+    assert added.status_code == 201
+    assert httpx.post(f"{base}/{tournament}/start", headers=ADMIN).status_code == 200
+    return tournament
+
+
+def show(port: int, tournament: str) -> dict[str, Any]:
+    shown: dict[str, Any] = httpx.get(f"http://127.0.0.1:{port}/api/tournaments/{tournament}", timeout=10).json()
+    return shown
+
+
+def events(port: int, tournament: str) -> list[dict[str, Any]]:
+    text = httpx.get(f"http://127.0.0.1:{port}/api/tournaments/{tournament}/events", headers=ADMIN, timeout=30).text
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def owners(port: int) -> dict[int, str]:
+    """table -> the worker holding its lease now."""
+    return {int(held.split(".")[1]): process["id"] for process in cluster(port) if process["role"] == "tables"
+            for held in process["tables"]}  # type: ignore[attr-defined]
+
+
+def assert_settled(shown: dict[str, Any]) -> None:
+    """Every entry has one place, every chip is accounted for, and the money balances to the cent."""
+    results = shown["results"]
+    assert sorted(r["place"] for r in results) == list(range(1, PLAYERS + 1))
+    ledger = shown["ledger"]
+    assert ledger["held"] == 0 and ledger["refunds"] == 0
+    assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
+    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == PLAYERS * 1100
+
+
+def test_a_tournament_across_two_workers_moves_players_between_them_and_finishes(tmp_path):
+    port = free_port()
+    with nats_server(tmp_path) as url:
+        processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url)]
+        try:
+            wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
+            tournament = start_tournament(port)
+            held_by: dict[int, set[str]] = {}
+            both_held = False
+
+            def finished() -> bool:
+                nonlocal both_held
+                held = owners(port)
+                for table, holder in held.items():
+                    held_by.setdefault(table, set()).add(holder)
+                both_held = both_held or len(set(held.values())) == 2
+                return bool(show(port, tournament)["status"] == "finished")
+
+            wait_for("the tournament to finish", finished, timeout=300)
+            assert both_held, "the two workers never held tables at once"
+            trail = events(port, tournament)
+            kinds = {event["type"] for event in trail}
+            assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
+            assert "hand_voided" not in kinds, "no worker died, so no hand was voided"
+            moves = [event for event in trail if event["type"] == "player_moved"]
+            assert any(held_by.get(move["from_table"], set()) != held_by.get(move["to_table"], set())
+                       for move in moves), "no player moved between tables of different workers"
+            assert_settled(show(port, tournament))
+        finally:
+            stop(*processes)
+
+
+def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(tmp_path):
+    port = free_port()
+    with nats_server(tmp_path) as url:
+        doomed, survivor = worker(url), worker(url)
+        processes = [director(url, port, "--hand-pause", "0.02"), doomed, survivor]
+        try:
+            wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
+            # Slow bots let the clock run out on half their turns: a hand waits on the doomed worker's clock.
+            tournament = start_tournament(port, mix="slow=1,pushfold=9", action_seconds=SLOW_CLOCK)
+            wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
+            by_pid = {process["pid"]: process["id"] for process in cluster(port)}
+            doomed_id, survivor_id = by_pid[doomed.pid], by_pid[survivor.pid]
+            doomed_tables = [table for table, holder in owners(port).items() if holder == doomed_id]
+
+            def waiting_on_a_clock() -> bool:
+                """A hand at one of its tables waits on a bot that lets the clock run, with time left on it."""
+                return any(view["id"] in doomed_tables and view["clock"] is not None
+                           and 0.5 < view["clock"]["seconds"] < SLOW_CLOCK - 0.3
+                           for view in show(port, tournament)["table_list"])
+
+            wait_for("a hand waiting on the doomed worker's clock", waiting_on_a_clock, timeout=60)
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(10)
+
+            def taken_over() -> bool:
+                held = owners(port)
+                open_tables = {table["id"] for table in show(port, tournament)["table_list"]}
+                orphans = [table for table in doomed_tables if table in open_tables]
+                return all(held.get(table) == survivor_id for table in orphans)
+
+            wait_for("the survivor holding the dead worker's tables", taken_over)
+            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300)
+            shown = show(port, tournament)
+            assert_settled(shown)
+            trail = events(port, tournament)
+            assert any(event["type"] == "hand_voided" for event in trail), "the dead worker left no hand in progress"
+            metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
+            assert "mttsim_failovers " in metrics and "mttsim_failovers 0.0" not in metrics
+        finally:
+            stop(*processes)
