@@ -11,7 +11,6 @@ import contextlib
 import logging
 import random
 import secrets
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Literal, TypedDict
@@ -31,21 +30,20 @@ from engine.director import Status
 from engine.history import redact
 from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
 from engine.wire import (
-    MAX_MESSAGE_BYTES, Act, Back, Details, Follow, Incoming, Say, Summary, Sync, Watch,
-    describe_decode_error, error_message, incoming_decoder,
+    Details, Summary,
 )
 from server import hosted
 from server.bus import Bus, Process
 from server.cluster import DirectorService
 from server.errors import Refused
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, WIRE, Connection, WebSocketProtocol
+from server.hub import WIRE, Connection, WebSocketProtocol
 from server.journal import HandRow
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from server.metrics import Metrics
 from server.persistence import audit_lines
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
 from server.simulator import DEFAULT_MIX
+from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
 from server.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,
     HandForHandRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce, call_break, cancel,
@@ -226,15 +224,6 @@ def own_ws_url(request: Request) -> str:
     return f"ws://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
 
 
-def table_number(text: str | None) -> int | None:
-    """A ``table`` parameter: a table number as ASCII digits, or None when absent; anything else is refused."""
-    if text is None or text == "":
-        return None
-    if not (text.isascii() and text.isdigit() and len(text) <= 9):
-        raise Refused("bad_request", "table: a table number")
-    return int(text)
-
-
 async def hand_list(request: Request) -> Response:
     """Finished hands, optionally of one ``player`` or at one ``table``."""
     runtime = runtime_of(request)
@@ -395,40 +384,21 @@ OPERATIONS = [
 async def play(websocket: WebSocket) -> None:
     """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
     server = server_of(websocket)
-    runtime = server.tournaments.get(websocket.path_params["id"])
-    token = websocket.query_params.get("token")
-    player = runtime.player_for(token) if runtime is not None and token else None
-    entry = websocket.query_params.get("entry")  # another entry of the same person (a multi-entry final)
-    if runtime is not None and player is not None and entry and entry in runtime.director.stacks \
-            and runtime.director.person(entry) == runtime.director.person(player):
-        player = entry
     await websocket.accept()
-    if runtime is None or (token and player is None):
-        reason = "no such tournament" if runtime is None else "unknown player token"
-        await websocket.send_text(error_message("refused", reason).decode())
-        await websocket.close(4404 if runtime is None else 4401, reason)
+    admitted = admit(server, websocket.path_params["id"], websocket.query_params)
+    if isinstance(admitted, Turned):
+        await websocket.send_text(admitted.message.decode())
+        await websocket.close(admitted.code, admitted.reason)
         return
-    if player is not None and not server.connection_rate(runtime.id, player).allow():
-        await websocket.send_text(error_message("too_many_connections", "reconnecting too fast: wait").decode())
-        await websocket.close(4029, "reconnecting too fast")
-        return
-    wire = wire_of(websocket)
-    try:
-        table = table_number(websocket.query_params.get("table"))
-    except Refused as refusal:
-        await websocket.send_text(error_message(refusal.code, refusal.message).decode())
-        await websocket.close(4400, refusal.message)
-        return
-    settings = server.settings
-    connection = Connection(websocket, wire, player=player, outbound=server.outbound, max_queue=settings.max_queue,
-                            rate=settings.rate, burst=settings.burst)
-    runtime.connect(connection, table)
+    runtime, wire, settings = admitted.runtime, wire_of(websocket), server.settings
+    connection = Connection(websocket.close, wire, player=admitted.player, outbound=server.outbound,
+                            max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+    runtime.connect(connection, admitted.table)
     wire.attach(lambda data: receive(runtime, connection, data, server.metrics), connection.lost, connection.flush)
     try:
         await connection.ended
     finally:
-        runtime.disconnect(connection)
-        runtime.board.subscribers.discard(connection)
+        leave(runtime, connection)
         await connection.stop()
 
 
@@ -446,71 +416,13 @@ async def lobby_socket(websocket: WebSocket) -> None:
     server = server_of(websocket)
     await websocket.accept()
     wire = wire_of(websocket)
-    settings = server.settings
-    connection = Connection(websocket, wire, player=None, outbound=server.outbound, max_queue=settings.max_queue,
-                            rate=1.0, burst=5)
-
-    def resync(data: bytes) -> None:
-        if len(data) > MAX_MESSAGE_BYTES:
-            connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
-        elif not connection.rate_limit.allow():
-            connection.drop(CLOSE_FLOOD, "too many messages")
-        else:
-            server.lobby.subscribe(connection)
-
-    server.lobby.subscribe(connection)
-    wire.attach(resync, connection.lost, connection.flush)
+    connection = lobby_connection(server, websocket.close, wire)
+    wire.attach(lambda data: lobby_message(server, connection, data), connection.lost, connection.flush)
     try:
         await connection.ended
     finally:
         server.lobby.subscribers.discard(connection)
         await connection.stop()
-
-
-def receive(runtime: TournamentRuntime, connection: Connection, data: bytes, metrics: Metrics) -> None:
-    """One incoming message: limits first, then a clear error or the command, and never an exception."""
-    if connection.closed:
-        return
-    if len(data) > MAX_MESSAGE_BYTES:
-        connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
-        return
-    if not connection.rate_limit.allow():
-        connection.drop(CLOSE_FLOOD, "too many messages")
-        return
-    try:
-        request = incoming_decoder.decode(data)
-    except msgspec.DecodeError as problem:
-        connection.send(error_message(*describe_decode_error(problem)))
-        return
-    started = time.perf_counter()
-    try:
-        handle(runtime, connection, request)
-    except Refused as refusal:
-        connection.send(error_message(refusal.code, refusal.message))
-    else:
-        if isinstance(request, Act):
-            metrics.acted(time.perf_counter() - started)
-
-
-def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
-    if isinstance(request, Sync):
-        connection.send(runtime.snapshot_message(connection))
-    elif isinstance(request, Watch):
-        runtime.watch(connection, request.table)
-    elif isinstance(request, Follow):
-        runtime.board.subscribe(connection)
-    elif connection.player is None:
-        if isinstance(request, Say):
-            raise Refused("observer", "observers read the table's chat; only its players write in it")
-        raise Refused("observer", "observers cannot act; connect with your player token")
-    elif isinstance(request, Say):
-        runtime.streams.chat(connection.player, request.text)
-    elif isinstance(request, Act):
-        runtime.player_act(connection.player, request)
-    elif isinstance(request, Back):
-        runtime.player_back(connection.player)
-    else:
-        runtime.player_money(connection.player, request)
 
 
 # ------------------------------------------------------------------ the application
@@ -526,7 +438,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     server: Server = app.state.server
     if server.settings.nats:  # before the restore, so that restored tournaments' tables go to the workers
         bus = await Bus.connect(server.settings.nats, "mttsim-director")
-        server.cluster = DirectorService(bus, server.tournaments, server.process)
+        server.cluster = DirectorService(bus, server, app)
         await server.cluster.start()
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
         if stored.damage is not None:  # never an older state shown as current: reported, not restored

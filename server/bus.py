@@ -20,7 +20,8 @@ import asyncio
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any
 
 import msgspec
 import nats
@@ -32,6 +33,9 @@ from nats.js.kv import KeyValue
 
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
 TABLES = "mttsim.director.list"  # which tables there are
+SOCKETS = "mttsim.director.sockets"  # the gateways' clients: sessions opened, their messages, sessions closed
+HTTP = "mttsim.director.http"  # REST requests a gateway passes on; the answer comes back in pieces
+CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
 LEASE_SECONDS = 3.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
 PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
 REQUEST_SECONDS = 5.0
@@ -39,6 +43,10 @@ REQUEST_SECONDS = 5.0
 
 def notices(tournament: str, table: int) -> str:
     return f"mttsim.table.{tournament}.{table}"
+
+
+def frames_for(gateway: str) -> str:
+    return f"mttsim.gateway.{gateway}"
 
 
 class TableState(msgspec.Struct, array_like=True):
@@ -64,6 +72,42 @@ class TableCommand(msgspec.Struct, array_like=True):
     table: int
     epoch: int
     decision: int = 0
+
+
+class ToDirector(msgspec.Struct, array_like=True):
+    """From a gateway: a client's session opened (``open``: ``tournament`` empty for the lobby), a message it
+    sent (``in``), or its socket gone (``gone``)."""
+
+    kind: str
+    gateway: str
+    conn: int
+    data: bytes = b""
+    tournament: str = ""
+    query: dict[str, str] = {}
+
+
+class ToGateway(msgspec.Struct, array_like=True):
+    """To a gateway: messages for one of its clients, one a line, and maybe the close of its socket."""
+
+    conn: int
+    lines: list[bytes] = []
+    close: int = 0
+    reason: str = ""
+
+
+class HttpRequest(msgspec.Struct, array_like=True):
+    method: str
+    path: str
+    query: bytes
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+class HttpHead(msgspec.Struct, array_like=True):
+    """The first piece of an answer; the body follows in pieces of at most ``CHUNK_BYTES``, then an empty one."""
+
+    status: int
+    headers: list[tuple[str, str]]
 
 
 class Process(msgspec.Struct):
@@ -145,6 +189,46 @@ class Bus:
             await message.respond(answer(message.data))
 
         await self.client.subscribe(subject, cb=reply)
+
+    async def serve_tasks(self, subject: str,
+                          answer: Callable[[bytes, Callable[[bytes], Awaitable[None]]], Coroutine[Any, Any, None]],
+                          ) -> None:
+        """Answer each request on ``subject`` in a task of its own, in as many messages as ``answer`` sends."""
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def start(message: Msg) -> None:
+            async def send(data: bytes) -> None:
+                await self.client.publish(message.reply, data)
+
+            task = asyncio.get_running_loop().create_task(answer(message.data, send))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        await self.client.subscribe(subject, cb=start)
+
+    async def ask_in_pieces(self, subject: str, payload: bytes,
+                            timeout: float = REQUEST_SECONDS) -> tuple[bytes, AsyncIterator[bytes]]:
+        """A request answered by several messages: the first, and the rest until an empty one."""
+        inbox = self.client.new_inbox()
+        subscription = await self.client.subscribe(inbox)
+        try:
+            await self.client.publish(subject, payload, reply=inbox)
+            started = time.perf_counter()
+            first = await subscription.next_msg(timeout)
+            if self.round_trip is not None:
+                self.round_trip(time.perf_counter() - started)
+        except BaseException:
+            await subscription.unsubscribe()
+            raise
+
+        async def rest() -> AsyncIterator[bytes]:
+            try:
+                while data := (await subscription.next_msg(timeout)).data:
+                    yield data
+            finally:
+                await subscription.unsubscribe()
+
+        return first.data, rest()
 
     async def listen(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
         """Call ``heard`` with each message on ``subject``; returns how to stop."""

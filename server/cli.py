@@ -124,6 +124,8 @@ def serve(args: argparse.Namespace) -> int:
     quiet_garbage_collector()
     if args.role == "tables":
         return table_worker(args)
+    if args.role == "gateway":
+        return gateway(args)
     token = args.admin_token or secrets.token_urlsafe(24)
     if not args.admin_token:
         print(f"admin token: {token}", flush=True)
@@ -138,6 +140,25 @@ def serve(args: argparse.Namespace) -> int:
     role = f"the director of the cluster at {args.nats}" if args.nats else "mttsim"
     print(f"{role} serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
+    return 0
+
+
+def gateway(args: argparse.Namespace) -> int:
+    """``mttsim serve --nats URL --role gateway``: the REST API, websockets and web client in front of the
+    cluster's director."""
+    import uvicorn
+
+    from server.app import uvicorn_websockets
+    from server.gateway import create_gateway
+    from server.rest import Settings
+
+    if not (args.nats and args.admin_token):
+        print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)
+        return 2
+    reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    app = create_gateway(Settings(admin_token=args.admin_token, nats=args.nats), f"http://{reachable}:{args.port}")
+    print(f"gateway of the cluster at {args.nats} serving on http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
     return 0
 
@@ -314,8 +335,9 @@ def main(argv: list[str] | None = None) -> int:
                               help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
     serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
     serve_parser.add_argument("--nats", metavar="URL", help="join a cluster over this NATS server (docs/deployment.md)")
-    serve_parser.add_argument("--role", choices=["director", "tables"], default="director",
-                              help="with --nats: the director (REST, websockets, the journal) or a table worker")
+    serve_parser.add_argument("--role", choices=["director", "tables", "gateway"], default="director",
+                              help="with --nats: the director (its journal, REST and websockets), a table worker, "
+                                   "or a gateway (REST, websockets and the web client, in front of the director)")
     serve_parser.add_argument("--metrics-port", type=int, help="also serve Prometheus metrics on 127.0.0.1:PORT")
     serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
                               help="seconds other players' actions may wait to leave together (0: at once)")

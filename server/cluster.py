@@ -11,26 +11,46 @@ notice on the table's subject.
 Each command carries its lease's epoch: an older one than the table's newest
 is fenced off, so a worker that stalled past its lease changes nothing. A
 new epoch voids the hand the last worker left in progress, as a restart does.
+
+Gateways (server/gateway.py) hold the clients' sockets. Their sessions live
+here as connections like any other, whose frames leave for the gateway in
+one bus message per turn of the event loop (``GatewayLink``), and their REST
+requests run through this process's own application. A gateway that stops
+registering is gone: its clients' sessions end, and they reconnect through
+another.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 
+from typing import TYPE_CHECKING
+
 import msgspec
+from starlette.types import ASGIApp, Message
 
 from engine.director import Status
 from engine.status import TournamentError
-from server.bus import COMMANDS, TABLES, Bus, Process, TableCommand, TableState, notices
+from server.bus import (
+    CHUNK_BYTES, COMMANDS, HTTP, SOCKETS, TABLES, Bus, HttpHead, HttpRequest, TableCommand, TableState,
+    ToDirector, ToGateway, frames_for, notices,
+)
 from server.errors import Refused
+from server.hub import CLOSE_INTERNAL, Connection
 from server.runtime import TournamentRuntime
+from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
+
+if TYPE_CHECKING:
+    from server.rest import Server
 
 logger = logging.getLogger("mttsim.cluster")
 encode = msgspec.msgpack.encode
 _command = msgspec.msgpack.Decoder(TableCommand)
+_from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
+_http = msgspec.msgpack.Decoder(HttpRequest)
 GONE = encode(TableState("gone", 0))
 HEARTBEAT_SECONDS = 1.0
 
@@ -38,15 +58,20 @@ HEARTBEAT_SECONDS = 1.0
 class DirectorService:
     """Answers the table workers for every tournament of this process, and tells them what changed."""
 
-    def __init__(self, bus: Bus, tournaments: Mapping[str, TournamentRuntime], me: Process) -> None:
+    def __init__(self, bus: Bus, server: Server, app: ASGIApp) -> None:
         self.bus = bus
-        self.tournaments = tournaments
-        self.me = me
+        self.server = server
+        self.tournaments: Mapping[str, TournamentRuntime] = server.tournaments
+        self.app = app  # this process's own application, which runs the REST requests gateways pass on
+        self.me = server.process
+        self.gateways: dict[str, GatewayLink] = {}
         self._heartbeat: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.bus.serve(COMMANDS, self.answer)
         await self.bus.serve(TABLES, self.tables)
+        await self.bus.listen(SOCKETS, self.sockets)
+        await self.bus.serve_tasks(HTTP, self.http)
         self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
 
     async def stop(self) -> None:
@@ -103,7 +128,154 @@ class DirectorService:
         while True:
             try:
                 await self.bus.register(self.me)
+                alive = {process.id for process in await self.bus.cluster()}
+                for gateway in [gateway for gateway in self.gateways if gateway not in alive]:
+                    logger.warning("gateway %s is gone: its clients' sessions end", gateway)
+                    self.gateways.pop(gateway).end_all()
             except Exception:  # the bus is down or reconnecting: the next beat tries again
                 logger.warning("the director could not register with the cluster", exc_info=True)
             await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    # ------------------------------------------------------------ the gateways' clients
+
+    def sockets(self, data: bytes) -> None:
+        try:
+            batch = _from_gateway.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("a malformed batch from a gateway was ignored")
+            return
+        for item in batch:
+            link = self.gateways.get(item.gateway)
+            if link is None:
+                link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left)
+            if item.kind == "open":
+                self._open(link, item)
+                continue
+            session = link.sessions.get(item.conn)
+            if session is None:
+                continue
+            connection, runtime = session
+            if item.kind == "gone":
+                link.end(item.conn)
+            elif item.kind == "in":
+                try:
+                    if runtime is None:
+                        lobby_message(self.server, connection, item.data)
+                    else:
+                        receive(runtime, connection, item.data, self.server.metrics)
+                except Exception:  # as a local socket's: that session closes, never the director
+                    logger.exception("a websocket message from a gateway could not be handled")
+                    connection.drop(CLOSE_INTERNAL, "internal error")
+
+    def _left(self, connection: Connection, runtime: TournamentRuntime | None) -> None:
+        if runtime is None:
+            self.server.lobby.subscribers.discard(connection)
+        else:
+            leave(runtime, connection)
+
+    def _open(self, link: GatewayLink, item: ToDirector) -> None:
+        server, settings = self.server, self.server.settings
+        wire = GatewayClient(link, item.conn)
+        if not item.tournament:
+            link.sessions[item.conn] = (lobby_connection(server, wire.close, wire), None)
+            return
+        admitted = admit(server, item.tournament, item.query)
+        if isinstance(admitted, Turned):
+            link.frame(ToGateway(item.conn, [admitted.message], admitted.code, admitted.reason))
+            return
+        connection = Connection(wire.close, wire, player=admitted.player, outbound=server.outbound,
+                                max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+        link.sessions[item.conn] = (connection, admitted.runtime)
+        admitted.runtime.connect(connection, admitted.table)
+
+    async def http(self, data: bytes, send: Callable[[bytes], Awaitable[None]]) -> None:
+        """A REST request from a gateway, through this process's application; the answer goes back in pieces."""
+        try:
+            request = _http.decode(data)
+        except msgspec.DecodeError:
+            await send(encode(HttpHead(400, [("content-type", "text/plain")])))
+            await send(b"malformed request")
+            await send(b"")
+            return
+        scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+            "scheme": "http", "path": request.path, "raw_path": request.path.encode(), "root_path": "",
+            "query_string": request.query, "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
+            "headers": [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in request.headers],
+        }
+        body_sent = False
+
+        async def receive_body() -> Message:
+            nonlocal body_sent
+            if body_sent:
+                await asyncio.Event().wait()  # a disconnect never comes: the request ends with its answer
+            body_sent = True
+            return {"type": "http.request", "body": request.body, "more_body": False}
+
+        async def send_answer(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in message["headers"]]
+                await send(encode(HttpHead(message["status"], headers)))
+            elif message["type"] == "http.response.body":
+                body: bytes = message.get("body", b"")
+                for start in range(0, len(body), CHUNK_BYTES):
+                    await send(body[start:start + CHUNK_BYTES])
+                if not message.get("more_body", False):
+                    await send(b"")
+
+        await self.app(scope, receive_body, send_answer)
+
+
+class GatewayLink:
+    """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it."""
+
+    def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None]) -> None:
+        self.bus = bus
+        self.left = left  # what a session's end leaves behind
+        self.subject = frames_for(gateway)
+        self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
+        self.pending: list[ToGateway] = []
+        self.pending_bytes = 0
+
+    def frame(self, frame: ToGateway) -> None:
+        """Queue ``frame``; what one turn of the event loop queued leaves in one bus message (or a few)."""
+        if not self.pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.pending.append(frame)
+        self.pending_bytes += sum(len(line) for line in frame.lines) + 16
+        if self.pending_bytes > CHUNK_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.bus.publish(self.subject, encode(self.pending))
+            self.pending, self.pending_bytes = [], 0
+
+    def end(self, conn: int) -> None:
+        """The client's socket is gone."""
+        connection, runtime = self.sessions.pop(conn)
+        connection.lost()
+        self.left(connection, runtime)
+
+    def end_all(self) -> None:
+        for conn in list(self.sessions):
+            self.end(conn)
+
+
+class GatewayClient:
+    """A gateway's client as its director-side connection writes to it (server/hub.py's ``Wire``)."""
+
+    __slots__ = ("link", "conn")
+    paused = False  # the gateway keeps what its client is slow to read, and drops it when too slow
+
+    def __init__(self, link: GatewayLink, conn: int) -> None:
+        self.link = link
+        self.conn = conn
+
+    def write_lines(self, messages: list[bytes]) -> bool:
+        self.link.frame(ToGateway(self.conn, messages))
+        return True
+
+    async def close(self, code: int, reason: str) -> None:
+        self.link.frame(ToGateway(self.conn, [], code, reason))
 

@@ -30,9 +30,9 @@ import contextlib
 import logging
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
-from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 MAX_BATCH = 64  # messages per frame at most
@@ -218,12 +218,21 @@ class Outbound:
             asyncio.get_running_loop().call_soon(self._write, clients[MAX_FLUSHES_PER_TURN:])
 
 
+class Wire(Protocol):
+    """Where a connection's frames go: its socket here (``WebSocketProtocol``), or a cluster's gateway."""
+
+    @property
+    def paused(self) -> bool: ...
+
+    def write_lines(self, messages: list[bytes]) -> bool: ...
+
+
 class Connection:
     """One client: who it is, which table it watches, and what waits to be sent to it."""
 
-    def __init__(self, websocket: WebSocket, wire: WebSocketProtocol, *, player: str | None, outbound: Outbound,
-                 max_queue: int, rate: float, burst: int) -> None:
-        self.websocket = websocket
+    def __init__(self, close: Callable[[int, str], Awaitable[None]], wire: Wire, *, player: str | None,
+                 outbound: Outbound, max_queue: int, rate: float, burst: int) -> None:
+        self.close = close  # closes the socket with a code and a reason
         self.wire = wire
         self.player = player
         self.table: int | None = None
@@ -284,4 +293,4 @@ class Connection:
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.websocket.close(code, reason), 2.0)
+            await asyncio.wait_for(self.close(code, reason), 2.0)

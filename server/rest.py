@@ -4,7 +4,7 @@ tournament, bodies decoded (and limited in size), and JSON answers."""
 from __future__ import annotations
 
 import secrets
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from starlette.requests import Request
@@ -15,13 +15,15 @@ from starlette.websockets import WebSocket
 from engine.structure import MAX_NESTING, nesting_depth
 from server import feeds
 from server.bus import Process
-from server.cluster import DirectorService
 from server.errors import Refused
 from server.hub import Outbound, RateLimit
 from server.journal import MemoryStorage, SQLiteStorage, Storage
 from server.metrics import Metrics
 from server.openapi import Problem
 from server.runtime import TournamentRuntime
+
+if TYPE_CHECKING:
+    from server.cluster import DirectorService
 
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
 MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes

@@ -100,3 +100,17 @@ def wait_for(what: str, test: object, timeout: float = 120.0) -> None:
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.2)
 
+
+
+def gateway(url: str, port: int) -> subprocess.Popen[str]:
+    """A gateway serving on ``port`` once this returns."""
+    process = mttsim("serve", "--nats", url, "--role", "gateway", "--port", str(port), "--admin-token", TOKEN)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+            return process
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the gateway did not come up"
+            time.sleep(0.05)

@@ -10,14 +10,18 @@ are voided, and no chip and no cent is lost.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 from typing import Any
 
 import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
-from tests.cluster import ADMIN, cluster, director, nats_server, stop, wait_for, worker
-from tests.live_server import definition
+from tests.cluster import ADMIN, cluster, director, gateway, nats_server, stop, wait_for, worker
+from tests.live_server import definition, receive_json
 from tests.test_serve_cli import free_port
 
 PLAYERS = 30
@@ -50,6 +54,13 @@ def owners(port: int) -> dict[int, str]:
     """table -> the worker holding its lease now."""
     return {int(held.split(".")[1]): process["id"] for process in cluster(port) if process["role"] == "tables"
             for held in process["tables"]}  # type: ignore[attr-defined]
+
+
+def connected(port: int) -> int:
+    """Players with a connection, as the director counts them."""
+    metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
+    return int(float(next(line.split()[1] for line in metrics.splitlines()
+                          if line.startswith("mttsim_players_connected "))))
 
 
 def assert_settled(shown: dict[str, Any]) -> None:
@@ -132,5 +143,72 @@ def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(
             assert any(event["type"] == "hand_voided" for event in trail), "the dead worker left no hand in progress"
             metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
             assert "mttsim_failovers " in metrics and "mttsim_failovers 0.0" not in metrics
+        finally:
+            stop(*processes)
+
+
+async def play_until_acted(url: str, token: str, player: str, tournament: str, turns: int) -> dict[str, Any]:
+    """Connect as the player, read the snapshot, then check or fold on ``turns`` of their turns; returns the
+    snapshot."""
+    async with connect(f"{url}/ws/tournaments/{tournament}?token={token}") as websocket:
+        snapshot = await receive_json(websocket)
+        assert snapshot["type"] == "snapshot"
+        back = json.dumps({"type": "back"})
+        await websocket.send(back)  # the clock may have sat them out while they were away
+        acted = 0
+        while acted < turns:
+            message = await receive_json(websocket, timeout=60)
+            assert message["type"] != "error", message
+            event = message.get("event", {})
+            if event.get("type") == "sitting_out" and event["sitting_out"] and event["player"] == player:
+                await websocket.send(back)  # a turn of theirs timed out before they were back
+            if message["type"] == "private" and event["type"] == "your_turn":
+                action = "check" if message["event"]["can_check"] else "fold"
+                await websocket.send(json.dumps({"type": "act", "action": action}))
+                acted += 1
+        return snapshot
+
+
+@pytest.mark.asyncio
+async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_players_reconnect_through_another(
+        tmp_path):
+    director_port, port_a, port_b = free_port(), free_port(), free_port()
+    with nats_server(tmp_path) as url:
+        processes = [director(url, director_port, "--hand-pause", "0.02"), worker(url)]
+        a, b = gateway(url, port_a), gateway(url, port_b)
+        processes += [a, b]
+        try:
+            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
+            assert "<html" in httpx.get(f"http://127.0.0.1:{port_a}/").text.lower()  # the web client
+            through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+            body = definition(PLAYERS, 6, action_seconds=2.0)
+            refused = httpx.post(f"{through_a}/api/tournaments", json=body)
+            assert refused.status_code == 401 and refused.json()["error"] == "admin_only"
+            tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+            registered = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"})
+            assert registered.status_code == 201
+            token, player = registered.json()["token"], registered.json()["player_id"]
+            added = httpx.post(f"{through_b}/api/tournaments/{tournament}/bots", headers=ADMIN,
+                               json={"count": PLAYERS - 1, "mix": "station=1", "think_min": 0, "think_max": 0.02})
+            assert added.status_code == 201
+            async with connect(f"ws://127.0.0.1:{port_b}/ws/lobby") as lobby:
+                feed = await receive_json(lobby)
+                assert feed["type"] == "feed" and tournament in json.dumps(feed)
+            assert httpx.post(f"{through_b}/api/tournaments/{tournament}/start", headers=ADMIN).status_code == 200
+
+            await play_until_acted(f"ws://127.0.0.1:{port_a}", token, player, tournament, turns=2)
+            held = await connect(f"ws://127.0.0.1:{port_a}/ws/tournaments/{tournament}?token={token}")
+            assert (await receive_json(held))["type"] == "snapshot"
+            a.send_signal(signal.SIGKILL)
+            a.wait(10)
+            with pytest.raises(ConnectionClosed):  # the gateway is gone, and the socket with it
+                await asyncio.wait_for(held.recv(), 30)
+            wait_for("gateway A gone from the cluster",
+                     lambda: sum(p["role"] == "gateway" for p in cluster(port_b)) == 1)
+            wait_for("the director to end the sessions of gateway A", lambda: connected(director_port) == PLAYERS - 1)
+            snapshot = await play_until_acted(f"ws://127.0.0.1:{port_b}", token, player, tournament, turns=2)
+            assert snapshot["you"]["player"] == player
+            events_text = httpx.get(f"{through_b}/api/tournaments/{tournament}/events", headers=ADMIN).text
+            assert '"type":"hand_started"' in events_text.replace(" ", "")
         finally:
             stop(*processes)

@@ -1,0 +1,257 @@
+"""A gateway (``mttsim serve --nats URL --role gateway``): the REST API, the websockets and the web client of
+a cluster, in front of its director.
+
+A gateway holds its clients' sockets and does their writing, which was most
+of one server's time under a swarm (docs/performance.md). It keeps no state
+of its own. A client's session is a connection in the director's process
+(server/cluster.py): what the client sends goes there in one bus message per
+turn of the event loop, and what it is sent comes back the same way, so a
+player's socket stays on this gateway wherever their seat moves, whichever
+worker plays the table. REST requests go to the director whole and come back
+in pieces. Should a gateway die, its clients reconnect through another.
+
+A client the gateway cannot write to keeps its messages here, up to
+``max_queue``, then it is dropped (close code 4008), as one server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator
+
+import msgspec
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeout
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from server.bus import HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, frames_for
+from server.hub import CLOSE_TOO_SLOW, WIRE, WebSocketProtocol
+from server.metrics import CONTENT_TYPE, SECONDS
+from server.openapi import Problem
+from server.rest import BodyLimit, Settings, bearer
+from server.app import WEB_DIR
+
+logger = logging.getLogger("mttsim.gateway")
+HEARTBEAT_SECONDS = 1.0
+_frames = msgspec.msgpack.Decoder(list[ToGateway])
+_head = msgspec.msgpack.Decoder(HttpHead)
+HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
+
+
+class Client:
+    """One socket on this gateway, and what waits to be written to it."""
+
+    __slots__ = ("websocket", "wire", "outbox", "ended", "closed", "max_queue")
+
+    def __init__(self, websocket: WebSocket, wire: WebSocketProtocol, max_queue: int) -> None:
+        self.websocket = websocket
+        self.wire = wire
+        self.outbox: list[bytes] = []
+        self.max_queue = max_queue
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.closed = False
+
+    def send(self, lines: list[bytes]) -> None:
+        if self.closed:
+            return
+        self.outbox += lines
+        if len(self.outbox) > self.max_queue:
+            self.close(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
+            return
+        self.flush()
+
+    def flush(self) -> None:
+        if self.closed or not self.outbox or self.wire.paused:
+            return
+        outbox, self.outbox = self.outbox, []
+        if not self.wire.write_lines(outbox):
+            self.lost()
+
+    def lost(self) -> None:
+        self.closed = True
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the socket, without waiting on a peer that may not be reading."""
+        if self.closed:
+            return
+        self.outbox.clear()
+        self.lost()
+
+        async def closing() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.websocket.close(code, reason), 2.0)
+
+        asyncio.get_running_loop().create_task(closing())
+
+
+class GatewayMetrics:
+    def __init__(self, clients: dict[int, Client]) -> None:
+        self.registry = CollectorRegistry()
+        self.connected = Gauge("mttsim_gateway_clients", "Sockets open on this gateway", registry=self.registry)
+        self.connected.set_function(lambda: len(clients))
+        self.messages_in = Counter("mttsim_gateway_messages_in", "Client messages passed to the director",
+                                   registry=self.registry)
+        self.messages_out = Counter("mttsim_gateway_messages_out", "Messages written to clients",
+                                    registry=self.registry)
+        self.round_trip = Histogram("mttsim_bus_round_trip_seconds", "A REST request to the director and its "
+                                    "answer's first piece", buckets=SECONDS, registry=self.registry)
+
+
+class Gateway:
+    """The gateway's state: its clients by number, and what waits to go to the director."""
+
+    def __init__(self, settings: Settings, url: str) -> None:
+        self.settings = settings
+        self.me = Process.here("gateway", url)
+        self.clients: dict[int, Client] = {}
+        self.metrics = GatewayMetrics(self.clients)
+        self.bus: Bus | None = None
+        self._next = 0
+        self._pending: list[ToDirector] = []
+
+    async def start(self) -> None:
+        assert self.settings.nats is not None
+        self.bus = await Bus.connect(self.settings.nats, "mttsim-gateway", self.metrics.round_trip.observe)
+        await self.bus.register(self.me)  # before any client: the director ends the sessions of the unregistered
+        await self.bus.listen(frames_for(self.me.id), self.from_director)
+
+    async def beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                assert self.bus is not None
+                await self.bus.register(self.me)
+            except Exception:
+                logger.warning("the gateway could not register with the cluster", exc_info=True)
+
+    def to_director(self, item: ToDirector) -> None:
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self._send)
+        self._pending.append(item)
+
+    def _send(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending and self.bus is not None:
+            self.bus.publish(SOCKETS, msgspec.msgpack.encode(pending))
+
+    def from_director(self, data: bytes) -> None:
+        for frame in _frames.decode(data):
+            client = self.clients.get(frame.conn)
+            if client is None:
+                continue
+            if frame.lines:
+                self.metrics.messages_out.inc(len(frame.lines))
+                client.send(frame.lines)
+            if frame.close:
+                client.flush()
+                client.close(frame.close, frame.reason)
+
+    async def session(self, websocket: WebSocket, tournament: str) -> None:
+        """A client's socket, its session in the director's process until either side closes it."""
+        await websocket.accept()
+        wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
+        assert wire is not None, "run the gateway under uvicorn with server.app.uvicorn_websockets()"
+        self._next += 1
+        conn, name = self._next, self.me.id
+        client = self.clients[conn] = Client(websocket, wire, self.settings.max_queue)
+
+        def heard(data: bytes) -> None:
+            self.metrics.messages_in.inc()
+            self.to_director(ToDirector("in", name, conn, data))
+
+        self.to_director(ToDirector("open", name, conn, tournament=tournament, query=dict(websocket.query_params)))
+        wire.attach(heard, client.lost, client.flush)
+        try:
+            await client.ended
+        finally:
+            del self.clients[conn]
+            self.to_director(ToDirector("gone", name, conn))
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+
+def gateway_of(request: Request | WebSocket) -> Gateway:
+    gateway: Gateway = request.app.state.gateway
+    return gateway
+
+
+async def play(websocket: WebSocket) -> None:
+    await gateway_of(websocket).session(websocket, websocket.path_params["id"])
+
+
+async def lobby(websocket: WebSocket) -> None:
+    await gateway_of(websocket).session(websocket, "")
+
+
+async def metrics(request: Request) -> Response:
+    """This gateway's own metrics (the director's are at its own ``/metrics``), with the admin token."""
+    gateway = gateway_of(request)
+    token = bearer(request) or ""
+    if not secrets.compare_digest(token.encode(), gateway.settings.admin_token.encode()):
+        return Response(msgspec.json.encode(Problem("admin_only", "this needs the admin token")), status_code=401,
+                        media_type="application/json")
+    return Response(generate_latest(gateway.metrics.registry), media_type=CONTENT_TYPE)
+
+
+async def forward(request: Request) -> Response:
+    """A REST request, answered by the director's application."""
+    gateway = gateway_of(request)
+    assert gateway.bus is not None
+    headers = [(name, value) for name, value in request.headers.items() if name in ("authorization", "content-type")]
+    asked = HttpRequest(request.method, request.url.path, request.url.query.encode(), headers, await request.body())
+    try:
+        first, rest = await gateway.bus.ask_in_pieces(HTTP, msgspec.msgpack.encode(asked))
+    except (NatsTimeout, NoRespondersError):
+        return Response(msgspec.json.encode(Problem("unavailable", "the director is not answering: try again")),
+                        status_code=503, media_type="application/json")
+    head = _head.decode(first)
+    answer_headers = {name: value for name, value in head.headers if name.lower() not in HOP_BY_HOP}
+
+    async def body() -> AsyncIterator[bytes]:
+        async for piece in rest:
+            yield piece
+
+    return StreamingResponse(body(), status_code=head.status, headers=answer_headers)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    gateway: Gateway = app.state.gateway
+    await gateway.start()
+    beat = asyncio.get_running_loop().create_task(gateway.beat())
+    try:
+        yield
+    finally:
+        beat.cancel()
+        for client in list(gateway.clients.values()):
+            client.close(1001, "the gateway is stopping")
+        assert gateway.bus is not None
+        await gateway.bus.close()
+
+
+def create_gateway(settings: Settings, url: str) -> Starlette:
+    """The gateway's application; ``url`` is where it is reached, for ``GET /api/cluster``."""
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    routes: list[BaseRoute] = [
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/api/{rest:path}", forward, methods=methods),
+        WebSocketRoute("/ws/tournaments/{id}", play),
+        WebSocketRoute("/ws/lobby", lobby),
+    ]
+    if WEB_DIR.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BodyLimit)])
+    app.state.gateway = Gateway(settings, url)
+    return app
