@@ -163,6 +163,13 @@ def gateway(args: argparse.Namespace) -> int:
     return 0
 
 
+def cluster(args: argparse.Namespace) -> int:
+    """``mttsim cluster``: NATS, a director, table workers and gateways on this machine (server/localcluster.py)."""
+    from server import localcluster
+
+    return localcluster.run(args)
+
+
 def table_worker(args: argparse.Namespace) -> int:
     """``mttsim serve --nats URL --role tables``: play the cluster's tables until stopped (SIGTERM lets go of
     the leases at once; SIGKILL leaves them to expire)."""
@@ -342,6 +349,18 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
                               help="seconds other players' actions may wait to leave together (0: at once)")
     serve_parser.set_defaults(run=serve)
+    cluster_parser = commands.add_parser("cluster", help="a NATS server, a director, table workers and gateways, here")
+    cluster_parser.add_argument("--host", default="127.0.0.1")
+    cluster_parser.add_argument("--port", type=int, default=8000, help="the first gateway's port (the director: "
+                                "the port after the last gateway's)")
+    cluster_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
+    cluster_parser.add_argument("--table-workers", type=int, default=2)
+    cluster_parser.add_argument("--gateways", type=int, default=1)
+    cluster_parser.add_argument("--nats", metavar="URL", help="an existing NATS server (default: start one)")
+    cluster_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
+    cluster_parser.add_argument("--db", default="mttsim.db", help="the director's journal")
+    cluster_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
+    cluster_parser.set_defaults(run=cluster)
     structure_parser = commands.add_parser("structure", help="print a whole definition from a few numbers")
     structure_parser.add_argument("--players", type=int, required=True)
     structure_parser.add_argument("--hours", type=float, required=True, help="about when one player is left")

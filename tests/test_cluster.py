@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.cluster import ADMIN, cluster, director, gateway, nats_server, stop, wait_for, worker
+from tests.cluster import ADMIN, TOKEN, cluster, director, gateway, mttsim, nats_server, stop, wait_for, worker
 from tests.live_server import definition, receive_json
 from tests.test_serve_cli import free_port
 
@@ -212,3 +213,36 @@ async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_playe
             assert '"type":"hand_started"' in events_text.replace(" ", "")
         finally:
             stop(*processes)
+
+
+def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
+    port = free_port()
+    command = mttsim("cluster", "--port", str(port), "--admin-token", TOKEN, "--table-workers", "2",
+                     "--gateways", "2", "--memory")
+    try:
+        wait_for("the cluster's processes registered", lambda: roles(port) == ["director", "gateway", "gateway",
+                                                                                 "tables", "tables"], timeout=60)
+        processes = cluster(port)
+        gateways = sorted(str(process["url"]) for process in processes if process["role"] == "gateway")
+        assert gateways == [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"]
+        assert httpx.get(f"http://127.0.0.1:{port + 1}/api/tournaments").json() == []
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(60) == 0
+        assert not any(alive(int(str(process["pid"]))) for process in processes), "a process outlived the cluster"
+    finally:
+        stop(command)
+
+
+def roles(port: int) -> list[str]:
+    try:
+        return sorted(str(process["role"]) for process in cluster(port))
+    except httpx.TransportError:
+        return []
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

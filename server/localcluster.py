@@ -1,0 +1,99 @@
+"""``mttsim cluster``: a whole cluster on this machine, for a try or a benchmark (docs/deployment.md).
+
+A NATS server (Debian's ``nats-server`` on PATH, JetStream on, on a free
+loopback port) unless ``--nats`` names one, then the director, the table
+workers and the gateways, each a ``mttsim serve`` process of its own. It
+prints where each is, and stops them all, the NATS server last, on Ctrl-C or
+SIGTERM, or when one of them dies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+STARTUP_SECONDS = 30.0
+
+
+@contextlib.contextmanager
+def nats_server() -> Iterator[str]:
+    """A NATS server with JetStream in a directory of its own; yields its URL."""
+    binary = shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
+    if binary is None:
+        raise SystemExit("nats-server is not installed: apt-get install nats-server, or give --nats URL")
+    with tempfile.TemporaryDirectory(prefix="mttsim-nats-") as directory:
+        ports = Path(directory) / "ports"
+        ports.mkdir()
+        process = subprocess.Popen([binary, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(Path(directory) / "js"),
+                                    "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while not (found := list(ports.glob("*.ports"))) or not found[0].read_text().strip():
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("nats-server did not start")
+                time.sleep(0.05)
+            yield str(json.loads(found[0].read_text())["nats"][0])
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def _serve(*options: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "server.cli", "serve", *options])
+
+
+def run(args: argparse.Namespace) -> int:
+    token = args.admin_token or secrets.token_urlsafe(24)
+    stopping = False
+
+    def stop(*_: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    with contextlib.ExitStack() as stack:
+        url = args.nats or stack.enter_context(nats_server())
+        storage = ["--memory"] if args.memory else ["--db", args.db]
+        director_port = args.port + args.gateways
+        processes = [_serve("--nats", url, "--role", "director", "--host", args.host, "--port", str(director_port),
+                            "--admin-token", token, "--hand-pause", str(args.hand_pause), *storage)]
+        processes += [_serve("--nats", url, "--role", "tables") for _ in range(args.table_workers)]
+        processes += [_serve("--nats", url, "--role", "gateway", "--host", args.host, "--port", str(args.port + i),
+                             "--admin-token", token) for i in range(args.gateways)]
+        print(f"NATS: {url}", flush=True)
+        print(f"admin token: {token}", flush=True)
+        print(f"director: http://{args.host}:{director_port}/ (pid {processes[0].pid})", flush=True)
+        for worker in processes[1:1 + args.table_workers]:
+            print(f"table worker: pid {worker.pid}", flush=True)
+        for i, gateway in enumerate(processes[1 + args.table_workers:]):
+            print(f"gateway: http://{args.host}:{args.port + i}/ (pid {gateway.pid})", flush=True)
+        try:
+            while not stopping:
+                dead = [process for process in processes if process.poll() is not None]
+                if dead:
+                    print(f"process {dead[0].pid} stopped (code {dead[0].returncode}): stopping the cluster",
+                          file=sys.stderr, flush=True)
+                    return 1
+                time.sleep(0.2)
+        finally:
+            for process in reversed(processes):  # the gateways first, the director last
+                if process.poll() is None:
+                    process.terminate()
+            for process in processes:
+                try:
+                    process.wait(15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(5)
+    return 0
