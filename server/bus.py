@@ -2,7 +2,8 @@
 
 Everything crosses as small msgspec Structs encoded with MessagePack:
 - a worker's commands for a table (``TableCommand``), by request and reply to the director;
-- the director's notices to the worker holding a table (``TableState``), on the table's own subject;
+- the director's notices to the workers (``TableState``), every table's of one turn of its event loop in one
+  message: when a hand-for-hand round opens, two thousand tables are told at once;
 - the tables to play, by request and reply.
 
 What must outlive a process lives in JetStream's key-value store:
@@ -36,13 +37,13 @@ TABLES = "mttsim.director.list"  # which tables there are
 SOCKETS = "mttsim.director.sockets"  # the gateways' clients: sessions opened, their messages, sessions closed
 HTTP = "mttsim.director.http"  # REST requests a gateway passes on; the answer comes back in pieces
 CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
-LEASE_SECONDS = 3.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
+LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
 PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
 REQUEST_SECONDS = 5.0
 
 
-def notices(tournament: str, table: int) -> str:
-    return f"mttsim.table.{tournament}.{table}"
+NOTICES = "mttsim.notices"  # what changed at the tables, for the workers holding them
+NOTICES_PER_MESSAGE = 5_000  # about 150 kB
 
 
 def frames_for(gateway: str) -> str:
@@ -62,6 +63,12 @@ class TableState(msgspec.Struct, array_like=True):
     version: int
     decision: int = 0
     seconds: float = 0.0
+
+
+class Notice(msgspec.Struct, array_like=True):
+    tournament: str
+    table: int
+    state: TableState
 
 
 class TableCommand(msgspec.Struct, array_like=True):
@@ -162,7 +169,10 @@ class Bus:
     async def close(self) -> None:
         if self._flush is not None:
             await self._flush
-        await self.client.drain()
+        try:
+            await self.client.drain()
+        except nats.errors.Error:  # the NATS server is gone or reconnecting: nothing left to deliver
+            await self.client.close()
 
     async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
         started = time.perf_counter()

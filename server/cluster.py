@@ -5,8 +5,8 @@ connections, as one ``mttsim serve`` does, and runs no table tasks. A worker
 holding a table's lease (server/worker.py) asks it to ``deal``, runs each
 decision's clock as told, says when one ran out (``expire``) and settles the
 hand (``end``). Every answer is the table's state; every change of it (a
-player acted, the barrier opened, the table broke) goes to the worker as a
-notice on the table's subject.
+player acted, the barrier opened, the table broke) goes to the workers as a
+notice, those of one turn of the event loop in one message.
 
 Each command carries its lease's epoch: an older one than the table's newest
 is fenced off, so a worker that stalled past its lease changes nothing. A
@@ -35,8 +35,8 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
-    CHUNK_BYTES, COMMANDS, HTTP, SOCKETS, TABLES, Bus, HttpHead, HttpRequest, TableCommand, TableState,
-    ToDirector, ToGateway, frames_for, notices,
+    CHUNK_BYTES, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Bus, HttpHead, HttpRequest, Notice,
+    TableCommand, TableState, ToDirector, ToGateway, frames_for,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -48,10 +48,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mttsim.cluster")
 encode = msgspec.msgpack.encode
-_command = msgspec.msgpack.Decoder(TableCommand)
+_commands = msgspec.msgpack.Decoder(list[TableCommand])
 _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
-GONE = encode(TableState("gone", 0))
+GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 HEARTBEAT_SECONDS = 1.0
 
 
@@ -65,6 +65,7 @@ class DirectorService:
         self.app = app  # this process's own application, which runs the REST requests gateways pass on
         self.me = server.process
         self.gateways: dict[str, GatewayLink] = {}
+        self._notices: list[Notice] = []
         self._heartbeat: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -85,7 +86,15 @@ class DirectorService:
         runtime.tables.remote = partial(self._notify, runtime.id)
 
     def _notify(self, tournament: str, table: int, state: TableState) -> None:
-        self.bus.publish(notices(tournament, table), encode(state))
+        """Queue a notice; those of one turn of the event loop leave together."""
+        if not self._notices:
+            asyncio.get_running_loop().call_soon(self._send_notices)
+        self._notices.append(Notice(tournament, table, state))
+
+    def _send_notices(self) -> None:
+        pending, self._notices = self._notices, []
+        for start in range(0, len(pending), NOTICES_PER_MESSAGE):
+            self.bus.publish(NOTICES, encode(pending[start:start + NOTICES_PER_MESSAGE]))
 
     def tables(self, _: bytes) -> bytes:
         """Every table of every running tournament, for the workers to share out."""
@@ -93,22 +102,25 @@ class DirectorService:
                        if runtime.director.status is Status.RUNNING for table in sorted(runtime.director.tables)])
 
     def answer(self, data: bytes) -> bytes:
+        """A worker's commands of one turn of its event loop, answered together: a round's two thousand deals
+        are one request."""
         try:
-            command = _command.decode(data)
+            commands = _commands.decode(data)
         except msgspec.DecodeError:
-            return GONE
+            return encode([])
+        return encode([self._answer(command) for command in commands])
+
+    def _answer(self, command: TableCommand) -> TableState:
         runtime = self.tournaments.get(command.tournament)
-        if runtime is None:
+        if runtime is None or command.table not in runtime.director.tables:
             return GONE
         tables, table = runtime.tables, command.table
-        if table not in runtime.director.tables:
-            return GONE
         try:
             if command.verb == "take":
                 if not tables.take(table, command.epoch):
-                    return encode(TableState("fenced", 0))
+                    return FENCED
             elif tables.fenced(table, command.epoch):
-                return encode(TableState("fenced", 0))
+                return FENCED
             elif command.verb == "deal":
                 if runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
                     tables.deal(table)
@@ -122,7 +134,7 @@ class DirectorService:
             logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
         except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state
             logger.exception("table %s/%s: %s failed", command.tournament, table, command.verb)
-        return encode(tables.state(table))
+        return tables.state(table)
 
     async def _beat(self) -> None:
         while True:

@@ -35,7 +35,8 @@ def nats_server() -> Iterator[str]:
         ports = Path(directory) / "ports"
         ports.mkdir()
         process = subprocess.Popen([binary, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(Path(directory) / "js"),
-                                    "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL)
+                                    "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + STARTUP_SECONDS
             while not (found := list(ports.glob("*.ports"))) or not found[0].read_text().strip():

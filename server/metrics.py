@@ -72,6 +72,9 @@ class Metrics:
         self.event_lag_seconds = Histogram("mttsim_event_lag_seconds",
                                            "How long the oldest message of a send pass waited in the server",
                                            buckets=SECONDS, registry=self.registry)
+        self.barrier_seconds = Histogram("mttsim_barrier_seconds",
+                                         "Hand-for-hand: from a round's last hand settled to the next round's "
+                                         "first deal", buckets=SECONDS, registry=self.registry)
         self.registry.register(_State(tournaments))
 
     def acted(self, seconds: float) -> None:

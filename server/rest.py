@@ -72,6 +72,7 @@ class Server:
     def add(self, runtime: TournamentRuntime) -> None:
         self.tournaments[runtime.id] = runtime
         runtime.registry = self.tournaments
+        runtime.tables.barrier = self.metrics.barrier_seconds.observe
         if self.cluster is not None:
             self.cluster.attach(runtime)
 

@@ -82,6 +82,9 @@ class Tables:
         self.remote: Callable[[int, TableState], None] | None = None
         self.epochs: dict[int, int] = {}  # table -> the lease epoch of its worker; older epochs are fenced off
         self.failovers = 0  # tables a worker took from another's expired lease
+        self.dealt: set[int] = set()  # tables with a hand in progress
+        self.barrier: Callable[[float], None] | None = None  # hears each hand-for-hand round's opening delay
+        self._barrier_opened = 0.0  # the loop's time when the last table of a round settled its hand
 
     async def run(self) -> None:
         """The level clock and one task per table (none in a cluster), until the tournament is over."""
@@ -170,6 +173,11 @@ class Tables:
         """The table's next hand, and its first decision's clock."""
         (started,) = self.submit(StartHand(table))
         assert isinstance(started, HandStarted)
+        self.dealt.add(table)
+        if self._barrier_opened:  # the round's first deal: how long the barrier kept the tables waiting
+            if self.barrier is not None:
+                self.barrier(asyncio.get_running_loop().time() - self._barrier_opened)
+            self._barrier_opened = 0.0
         clock = self.clock(table)
         clock.button, clock.started = started.button, started
         self.next_turn(table)
@@ -233,6 +241,9 @@ class Tables:
         hand = self.session.director.hand(table)
         assert started is not None and hand is not None
         self.clocks[table].started = None
+        self.dealt.discard(table)
+        if self.session.director.hand_for_hand and not self.dealt:
+            self._barrier_opened = asyncio.get_running_loop().time()
         self.submit(EndHand(table))
         self.hand_ended(started, hand)
 
@@ -303,6 +314,7 @@ class Tables:
             elif hand is not None:
                 self.submit(VoidHand(table))
                 self.clock(table).started = None
+                self.dealt.discard(table)
         return True
 
     def fenced(self, table: int, epoch: int) -> bool:

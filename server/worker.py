@@ -27,14 +27,13 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from server.bus import (
-    COMMANDS, LEASE_SECONDS, TABLES, Bus, Lease, Process, TableCommand, TableState, notices,
-)
+from server.bus import COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Lease, Notice, Process, TableCommand, TableState
 from server.metrics import SECONDS
 
 logger = logging.getLogger("mttsim.worker")
 encode = msgspec.msgpack.encode
-_state = msgspec.msgpack.Decoder(TableState)
+_states = msgspec.msgpack.Decoder(list[TableState])
+_notices = msgspec.msgpack.Decoder(list[Notice])
 _tables = msgspec.msgpack.Decoder(list[tuple[str, int]])
 LOOK_SECONDS = 0.5  # how often a worker looks for tables nobody holds
 WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice have been lost
@@ -65,8 +64,11 @@ class TableWorker:
         self.metrics = metrics
         self.me = Process.here("tables")
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
+        self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
+        self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
 
     async def run(self) -> None:
+        await self.bus.listen(NOTICES, self._heard)
         async with asyncio.TaskGroup() as group:
             group.create_task(self._renew())
             while True:
@@ -97,16 +99,47 @@ class TableWorker:
                 self.held[key] = (lease, group.create_task(self._play(tournament, table, lease), name=key))
                 self.metrics.leases.set(len(self.held))
 
+    async def ask(self, command: TableCommand) -> TableState:
+        """The director's answer to ``command``; the commands of one turn of the event loop go in one request."""
+        answer: asyncio.Future[TableState] = asyncio.get_running_loop().create_future()
+        if not self._asked:
+            asyncio.get_running_loop().call_soon(self._send)
+        self._asked.append((command, answer))
+        return await answer
+
+    def _send(self) -> None:
+        asked, self._asked = self._asked, []
+        asyncio.get_running_loop().create_task(self._request(asked))
+
+    async def _request(self, asked: list[tuple[TableCommand, asyncio.Future[TableState]]]) -> None:
+        try:
+            states = _states.decode(await self.bus.request(COMMANDS, encode([command for command, _ in asked])))
+        except Exception as error:  # every table of the batch asks again
+            for _, answer in asked:
+                if not answer.done():
+                    answer.set_exception(error)
+            return
+        for (_, answer), state in zip(asked, states):
+            if not answer.done():
+                answer.set_result(state)
+
+    def _heard(self, data: bytes) -> None:
+        for notice in _notices.decode(data):
+            heard = self.told.get(f"{notice.tournament}.{notice.table}")
+            if heard is not None:
+                heard(notice.state)
+
     async def _renew(self) -> None:
+        """Renew every lease each third of its time, all at once: one round trip, however many tables."""
         while True:
             await asyncio.sleep(LEASE_SECONDS / 3)
-            for key, (lease, task) in list(self.held.items()):
-                try:
-                    kept = await self.bus.renew(lease, self.me.id)
-                except Exception:  # the bus is reconnecting: try at the next round, while the lease lasts
-                    logger.warning("could not renew %s", key, exc_info=True)
-                    continue
-                if not kept:
+            held = list(self.held.items())
+            kept = await asyncio.gather(*(self.bus.renew(lease, self.me.id) for _, (lease, _) in held),
+                                        return_exceptions=True)
+            for (key, (_, task)), renewed in zip(held, kept):
+                if isinstance(renewed, BaseException):  # the bus is reconnecting: the next round, while it lasts
+                    logger.warning("could not renew %s: %s", key, renewed)
+                elif not renewed:
                     logger.warning("lost the lease on %s", key)
                     task.cancel()
 
@@ -115,31 +148,31 @@ class TableWorker:
         newest = TableState("wait", 0)
         arrived = asyncio.Event()
 
-        def heard(data: bytes) -> None:
+        def heard(state: TableState) -> None:
             nonlocal newest
-            state = _state.decode(data)
             if state.version > newest.version or state.kind in FINAL:
                 newest = state
                 arrived.set()
 
         async def ask(verb: str, decision: int = 0) -> TableState:
-            command = encode(TableCommand(verb, tournament, table, lease.epoch, decision))
+            command = TableCommand(verb, tournament, table, lease.epoch, decision)
             while True:
                 try:
-                    heard(await self.bus.request(COMMANDS, command))
+                    heard(await self.ask(command))
                     return newest
                 except (NatsTimeout, NoRespondersError):  # the director restarts: ask again
                     await asyncio.sleep(0.5)
 
-        stop = await self.bus.listen(notices(tournament, table), heard)
+        key = f"{tournament}.{table}"
+        self.told[key] = heard
         try:
             await self._drive(ask, lambda: newest, arrived)
         except Exception:  # one table's failure lets go of its lease (another worker takes it), not of the others
             logger.exception("table %s/%s stopped", tournament, table)
         finally:
-            self.held.pop(f"{tournament}.{table}", None)
+            self.held.pop(key, None)
+            self.told.pop(key, None)
             self.metrics.leases.set(len(self.held))
-            await stop()
             await self.bus.release(lease)
 
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,12 +36,13 @@ def nats_server(directory: Path) -> Iterator[str]:
     store, ports = directory / "jetstream", directory / "ports"
     store.mkdir()
     ports.mkdir()
+    log = directory / "nats-server.log"
     process = subprocess.Popen([nats_binary(), "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(store),
-                                "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                "--ports_file_dir", str(ports), "-l", str(log)], stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
         while not list(ports.glob("*.ports")):
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert process.poll() is None, log.read_text() if log.exists() else "nats-server stopped"
             assert time.monotonic() < deadline, "nats-server did not come up"
             time.sleep(0.05)
         (found,) = ports.glob("*.ports")
@@ -52,8 +54,19 @@ def nats_server(directory: Path) -> Iterator[str]:
 
 
 def mttsim(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "server.cli", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    """A ``mttsim`` process whose log goes to a file (a pipe nobody reads would fill, and stop it)."""
+    log = tempfile.NamedTemporaryFile("w", prefix="mttsim-", suffix=".log", delete=False)  # noqa: SIM115
+    process = subprocess.Popen([sys.executable, "-m", "server.cli", *args], stdout=subprocess.DEVNULL, stderr=log,
+                               text=True)
+    LOGS[process.pid] = log.name
+    return process
+
+
+LOGS: dict[int, str] = {}  # pid -> its log, to show when a test fails
+
+
+def log_of(process: subprocess.Popen[str]) -> str:
+    return Path(LOGS[process.pid]).read_text()[-3000:]
 
 
 def director(url: str, port: int, *more: str) -> subprocess.Popen[str]:
@@ -66,7 +79,7 @@ def director(url: str, port: int, *more: str) -> subprocess.Popen[str]:
             httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
             return process
         except httpx.TransportError:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert process.poll() is None, log_of(process)
             assert time.monotonic() < deadline, "the director did not come up"
             time.sleep(0.05)
 
@@ -111,6 +124,6 @@ def gateway(url: str, port: int) -> subprocess.Popen[str]:
             httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
             return process
         except httpx.TransportError:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert process.poll() is None, log_of(process)
             assert time.monotonic() < deadline, "the gateway did not come up"
             time.sleep(0.05)

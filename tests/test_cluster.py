@@ -118,10 +118,11 @@ def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(
             wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
             by_pid = {process["pid"]: process["id"] for process in cluster(port)}
             doomed_id, survivor_id = by_pid[doomed.pid], by_pid[survivor.pid]
-            doomed_tables = [table for table, holder in owners(port).items() if holder == doomed_id]
+            doomed_tables: list[int] = []
 
             def waiting_on_a_clock() -> bool:
                 """A hand at one of its tables waits on a bot that lets the clock run, with time left on it."""
+                doomed_tables[:] = [table for table, holder in owners(port).items() if holder == doomed_id]
                 return any(view["id"] in doomed_tables and view["clock"] is not None
                            and 0.5 < view["clock"]["seconds"] < SLOW_CLOCK - 0.3
                            for view in show(port, tournament)["table_list"])

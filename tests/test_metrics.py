@@ -39,3 +39,20 @@ async def test_metrics_count_tables_players_actions_and_the_time_messages_wait()
         assert seen[("mttsim_action_seconds_bucket", (("le", "+Inf"),))] == actions
         assert seen[("mttsim_event_lag_seconds_count", ())] > 0
         assert 0 <= seen[("mttsim_event_lag_seconds_sum", ())] / seen[("mttsim_event_lag_seconds_count", ())] < 5
+
+
+async def test_the_barrier_histogram_times_each_hand_for_hand_round_from_last_settled_to_first_deal():
+    async with live_server(hand_pause=0.0) as live, httpx.AsyncClient(base_url=live.http) as client:
+        # Nobody connects: each player's first decision times out, then they sit out and act at once.
+        body = definition(27, 9, action_seconds=0.05, time_bank_seconds=0.0, stack=100_000)
+        tournament, _ = await create(live, body, 27)
+        runtime = live.runtime(tournament)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        before = samples((await client.get("/metrics", headers=ADMIN)).text)[("mttsim_barrier_seconds_count", ())]
+        assert before == 0, "no round before hand-for-hand"
+        forced = await client.post(f"/api/tournaments/{tournament}/hand-for-hand", json={"on": True}, headers=ADMIN)
+        assert forced.status_code == 200
+        await until(lambda: runtime.director.hands_played >= 3 * 6)  # a few rounds of three tables
+        seen = samples((await client.get("/metrics", headers=ADMIN)).text)
+        assert seen[("mttsim_barrier_seconds_count", ())] >= 3
+        assert seen[("mttsim_barrier_seconds_bucket", (("le", "+Inf"),))] == seen[("mttsim_barrier_seconds_count", ())]
