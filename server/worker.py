@@ -66,6 +66,7 @@ class TableWorker:
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
         self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
+        self._requests: set[asyncio.Task[None]] = set()  # held, so that none is collected before it is answered
 
     async def run(self) -> None:
         await self.bus.listen(NOTICES, self._heard)
@@ -75,7 +76,7 @@ class TableWorker:
                 try:
                     await self._look(group)
                 except (NatsTimeout, NoRespondersError):
-                    logger.info("no director answers yet")
+                    logger.warning("no director answers yet")
                 except Exception:
                     logger.exception("looking for tables failed")
                 await asyncio.sleep(LOOK_SECONDS)
@@ -109,7 +110,9 @@ class TableWorker:
 
     def _send(self) -> None:
         asked, self._asked = self._asked, []
-        asyncio.get_running_loop().create_task(self._request(asked))
+        request = asyncio.get_running_loop().create_task(self._request(asked))
+        self._requests.add(request)
+        request.add_done_callback(self._requests.discard)
 
     async def _request(self, asked: list[tuple[TableCommand, asyncio.Future[TableState]]]) -> None:
         try:

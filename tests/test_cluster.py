@@ -57,11 +57,18 @@ def owners(port: int) -> dict[int, str]:
             for held in process["tables"]}  # type: ignore[attr-defined]
 
 
+def metric(port: int, name: str) -> float:
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
+    return float(next(line.split()[1] for line in text.splitlines() if line.startswith(f"{name} ")))
+
+
+def barrier_rounds(port: int) -> float:
+    return metric(port, "mttsim_barrier_seconds_count")
+
+
 def connected(port: int) -> int:
     """Players with a connection, as the director counts them."""
-    metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
-    return int(float(next(line.split()[1] for line in metrics.splitlines()
-                          if line.startswith("mttsim_players_connected "))))
+    return int(metric(port, "mttsim_players_connected"))
 
 
 def assert_settled(shown: dict[str, Any]) -> None:
@@ -74,13 +81,19 @@ def assert_settled(shown: dict[str, Any]) -> None:
     assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == PLAYERS * 1100
 
 
-def test_a_tournament_across_two_workers_moves_players_between_them_and_finishes(tmp_path):
+def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_between_them_and_finishes(tmp_path):
     port = free_port()
     with nats_server(tmp_path) as url:
         processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url)]
         try:
             wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
             tournament = start_tournament(port)
+            wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
+            base = f"http://127.0.0.1:{port}/api/tournaments/{tournament}"
+            # Hand-for-hand across both workers' tables, on the director's word: its rounds are timed.
+            assert httpx.post(f"{base}/hand-for-hand", json={"on": True}, headers=ADMIN).status_code == 200
+            wait_for("two hand-for-hand rounds", lambda: barrier_rounds(port) >= 2)
+            assert httpx.post(f"{base}/hand-for-hand", json={"on": False}, headers=ADMIN).status_code == 200
             held_by: dict[int, set[str]] = {}
             both_held = False
 
@@ -109,27 +122,34 @@ def test_a_tournament_across_two_workers_moves_players_between_them_and_finishes
 def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(tmp_path):
     port = free_port()
     with nats_server(tmp_path) as url:
-        doomed, survivor = worker(url), worker(url)
-        processes = [director(url, port, "--hand-pause", "0.02"), doomed, survivor]
+        workers = [worker(url), worker(url)]
+        processes = [director(url, port, "--hand-pause", "0.02"), *workers]
         try:
             wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
             # Slow bots let the clock run out on half their turns: a hand waits on the doomed worker's clock.
             tournament = start_tournament(port, mix="slow=1,pushfold=9", action_seconds=SLOW_CLOCK)
             wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
             by_pid = {process["pid"]: process["id"] for process in cluster(port)}
-            doomed_id, survivor_id = by_pid[doomed.pid], by_pid[survivor.pid]
             doomed_tables: list[int] = []
+            doomed_ids: list[str] = []
 
             def waiting_on_a_clock() -> bool:
-                """A hand at one of its tables waits on a bot that lets the clock run, with time left on it."""
-                doomed_tables[:] = [table for table, holder in owners(port).items() if holder == doomed_id]
-                return any(view["id"] in doomed_tables and view["clock"] is not None
-                           and 0.5 < view["clock"]["seconds"] < SLOW_CLOCK - 0.3
-                           for view in show(port, tournament)["table_list"])
+                """A hand waits on a bot that lets the clock run, with time left on it: its worker is doomed."""
+                held = owners(port)
+                waiting = [view["id"] for view in show(port, tournament)["table_list"] if view["clock"] is not None
+                           and 0.5 < view["clock"]["seconds"] < SLOW_CLOCK - 0.3 and view["id"] in held]
+                if waiting:
+                    doomed_ids[:] = [held[waiting[0]]]
+                    doomed_tables[:] = [table for table, holder in held.items() if holder == doomed_ids[0]]
+                return bool(waiting)
 
-            wait_for("a hand waiting on the doomed worker's clock", waiting_on_a_clock, timeout=60)
+            wait_for("a hand waiting on a slow bot's clock", waiting_on_a_clock, timeout=60)
+            doomed_id = doomed_ids[0]
+            doomed, survivor = (workers[0], workers[1]) if by_pid[workers[0].pid] == doomed_id else (workers[1],
+                                                                                                      workers[0])
             doomed.send_signal(signal.SIGKILL)
             doomed.wait(10)
+            survivor_id = by_pid[survivor.pid]
 
             def taken_over() -> bool:
                 held = owners(port)
@@ -143,8 +163,7 @@ def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(
             assert_settled(shown)
             trail = events(port, tournament)
             assert any(event["type"] == "hand_voided" for event in trail), "the dead worker left no hand in progress"
-            metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=ADMIN).text
-            assert "mttsim_failovers " in metrics and "mttsim_failovers 0.0" not in metrics
+            assert metric(port, "mttsim_failovers") > 0
         finally:
             stop(*processes)
 
