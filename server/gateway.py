@@ -10,8 +10,9 @@ player's socket stays on this gateway wherever their seat moves, whichever
 worker plays the table. REST requests go to the director whole and come back
 in pieces. Should a gateway die, its clients reconnect through another.
 
-A client the gateway cannot write to keeps its messages here, up to
-``max_queue``, then it is dropped (close code 4008), as one server does.
+Each client is a ``server.hub.Connection`` here too, for its outbox: a
+client the gateway cannot write to keeps its messages, up to ``max_queue``,
+then it is dropped (close code 4008), as one server does.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from server.bus import HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, frames_for
-from server.hub import CLOSE_TOO_SLOW, WIRE, WebSocketProtocol
+from server.hub import WIRE, Connection, Outbound, WebSocketProtocol
 from server.metrics import CONTENT_TYPE, SECONDS
 from server.openapi import Problem
 from server.rest import BodyLimit, Settings, bearer
@@ -48,56 +49,8 @@ _head = msgspec.msgpack.Decoder(HttpHead)
 HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
 
 
-class Client:
-    """One socket on this gateway, and what waits to be written to it."""
-
-    __slots__ = ("websocket", "wire", "outbox", "ended", "closed", "max_queue")
-
-    def __init__(self, websocket: WebSocket, wire: WebSocketProtocol, max_queue: int) -> None:
-        self.websocket = websocket
-        self.wire = wire
-        self.outbox: list[bytes] = []
-        self.max_queue = max_queue
-        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.closed = False
-
-    def send(self, lines: list[bytes]) -> None:
-        if self.closed:
-            return
-        self.outbox += lines
-        if len(self.outbox) > self.max_queue:
-            self.close(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
-            return
-        self.flush()
-
-    def flush(self) -> None:
-        if self.closed or not self.outbox or self.wire.paused:
-            return
-        outbox, self.outbox = self.outbox, []
-        if not self.wire.write_lines(outbox):
-            self.lost()
-
-    def lost(self) -> None:
-        self.closed = True
-        if not self.ended.done():
-            self.ended.set_result(None)
-
-    def close(self, code: int, reason: str) -> None:
-        """Close the socket, without waiting on a peer that may not be reading."""
-        if self.closed:
-            return
-        self.outbox.clear()
-        self.lost()
-
-        async def closing() -> None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.websocket.close(code, reason), 2.0)
-
-        asyncio.get_running_loop().create_task(closing())
-
-
 class GatewayMetrics:
-    def __init__(self, clients: dict[int, Client]) -> None:
+    def __init__(self, clients: dict[int, Connection]) -> None:
         self.registry = CollectorRegistry()
         self.connected = Gauge("mttsim_gateway_clients", "Sockets open on this gateway", registry=self.registry)
         self.connected.set_function(lambda: len(clients))
@@ -115,8 +68,10 @@ class Gateway:
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
         self.me = Process.here("gateway", url)
-        self.clients: dict[int, Client] = {}
+        self.clients: dict[int, Connection] = {}
         self.metrics = GatewayMetrics(self.clients)
+        # What the director sends leaves at the end of the loop's turn (or within the gathering window under load).
+        self.outbound = Outbound(settings.broadcast_tick, before=lambda: None)
         self.bus: Bus | None = None
         self._next = 0
         self._pending: list[ToDirector] = []
@@ -153,10 +108,11 @@ class Gateway:
                 continue
             if frame.lines:
                 self.metrics.messages_out.inc(len(frame.lines))
-                client.send(frame.lines)
+                for line in frame.lines:
+                    client.send(line)
             if frame.close:
                 client.flush()
-                client.close(frame.close, frame.reason)
+                client.drop(frame.close, frame.reason)
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:
         """A client's socket, its session in the director's process until either side closes it."""
@@ -165,7 +121,9 @@ class Gateway:
         assert wire is not None, "run the gateway under uvicorn with server.app.uvicorn_websockets()"
         self._next += 1
         conn, name = self._next, self.me.id
-        client = self.clients[conn] = Client(websocket, wire, self.settings.max_queue)
+        settings = self.settings  # the director limits what clients send; the gateway, what they are slow to read
+        client = self.clients[conn] = Connection(websocket.close, wire, player=None, outbound=self.outbound,
+                                                 max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
 
         def heard(data: bytes) -> None:
             self.metrics.messages_in.inc()
@@ -178,8 +136,7 @@ class Gateway:
         finally:
             del self.clients[conn]
             self.to_director(ToDirector("gone", name, conn))
-            with contextlib.suppress(Exception):
-                await websocket.close()
+            await client.stop()
 
 
 def gateway_of(request: Request | WebSocket) -> Gateway:
@@ -236,7 +193,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     finally:
         beat.cancel()
         for client in list(gateway.clients.values()):
-            client.close(1001, "the gateway is stopping")
+            client.drop(1001, "the gateway is stopping")
         assert gateway.bus is not None
         await gateway.bus.close()
 

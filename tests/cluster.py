@@ -71,16 +71,20 @@ def log_of(process: subprocess.Popen[str]) -> str:
 
 def director(url: str, port: int, *more: str) -> subprocess.Popen[str]:
     """The director process, serving REST and websockets on ``port`` once this returns."""
-    process = mttsim("serve", "--nats", url, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
-                     "--memory", *more)
+    return serving(mttsim("serve", "--nats", url, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
+                          "--memory", *more), port)
+
+
+def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
+    """``process``, once it answers HTTP on ``port``."""
     deadline = time.monotonic() + 30
     while True:
         try:
-            httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
             return process
         except httpx.TransportError:
             assert process.poll() is None, log_of(process)
-            assert time.monotonic() < deadline, "the director did not come up"
+            assert time.monotonic() < deadline, f"{process.args} did not come up"
             time.sleep(0.05)
 
 
@@ -117,13 +121,5 @@ def wait_for(what: str, test: object, timeout: float = 120.0) -> None:
 
 def gateway(url: str, port: int) -> subprocess.Popen[str]:
     """A gateway serving on ``port`` once this returns."""
-    process = mttsim("serve", "--nats", url, "--role", "gateway", "--port", str(port), "--admin-token", TOKEN)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-            return process
-        except httpx.TransportError:
-            assert process.poll() is None, log_of(process)
-            assert time.monotonic() < deadline, "the gateway did not come up"
-            time.sleep(0.05)
+    return serving(mttsim("serve", "--nats", url, "--role", "gateway", "--port", str(port), "--admin-token", TOKEN),
+                   port)
