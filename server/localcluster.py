@@ -25,10 +25,15 @@ from pathlib import Path
 STARTUP_SECONDS = 30.0
 
 
+def nats_binary() -> str | None:
+    """Debian's nats-server, on PATH or in sbin (not on a user's PATH)."""
+    return shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
+
+
 @contextlib.contextmanager
 def nats_server() -> Iterator[str]:
     """A NATS server with JetStream in a directory of its own; yields its URL."""
-    binary = shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
+    binary = nats_binary()
     if binary is None:
         raise SystemExit("nats-server is not installed: apt-get install nats-server, or give --nats URL")
     with tempfile.TemporaryDirectory(prefix="mttsim-nats-") as directory:

@@ -6,8 +6,6 @@ installed the cluster tests are skipped, saying so.
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,38 +17,19 @@ from pathlib import Path
 import httpx
 import pytest
 
+from server import localcluster
+
 TOKEN = "cluster-test-token"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def nats_binary() -> str:
-    found = shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
-    if found is None:
-        pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
-    return found
-
-
 @contextmanager
-def nats_server(directory: Path) -> Iterator[str]:
-    """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks; yields its URL."""
-    store, ports = directory / "jetstream", directory / "ports"
-    store.mkdir()
-    ports.mkdir()
-    log = directory / "nats-server.log"
-    process = subprocess.Popen([nats_binary(), "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(store),
-                                "--ports_file_dir", str(ports), "-l", str(log)], stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while not list(ports.glob("*.ports")):
-            assert process.poll() is None, log.read_text() if log.exists() else "nats-server stopped"
-            assert time.monotonic() < deadline, "nats-server did not come up"
-            time.sleep(0.05)
-        (found,) = ports.glob("*.ports")
-        time.sleep(0.05)  # the file is written at once, but give it its content
-        yield json.loads(found.read_text())["nats"][0]
-    finally:
-        process.terminate()
-        process.wait(10)
+def nats_server() -> Iterator[str]:
+    """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks (server/localcluster.py); its URL."""
+    if localcluster.nats_binary() is None:
+        pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
+    with localcluster.nats_server() as url:
+        yield url
 
 
 def mttsim(*args: str) -> subprocess.Popen[str]:

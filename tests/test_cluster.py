@@ -81,9 +81,9 @@ def assert_settled(shown: dict[str, Any]) -> None:
     assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == PLAYERS * 1100
 
 
-def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_between_them_and_finishes(tmp_path):
+def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_between_them_and_finishes():
     port = free_port()
-    with nats_server(tmp_path) as url:
+    with nats_server() as url:
         processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url)]
         try:
             wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
@@ -119,9 +119,9 @@ def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_betwe
             stop(*processes)
 
 
-def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost(tmp_path):
+def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost():
     port = free_port()
-    with nats_server(tmp_path) as url:
+    with nats_server() as url:
         workers = [worker(url), worker(url)]
         processes = [director(url, port, "--hand-pause", "0.02"), *workers]
         try:
@@ -191,10 +191,9 @@ async def play_until_acted(url: str, token: str, player: str, tournament: str, t
 
 
 @pytest.mark.asyncio
-async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_players_reconnect_through_another(
-        tmp_path):
+async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_players_reconnect_through_another():
     director_port, port_a, port_b = free_port(), free_port(), free_port()
-    with nats_server(tmp_path) as url:
+    with nats_server() as url:
         processes = [director(url, director_port, "--hand-pause", "0.02"), worker(url)]
         a, b = gateway(url, port_a), gateway(url, port_b)
         processes += [a, b]
