@@ -637,11 +637,14 @@ class Tournament:
         """Call off the table's hand: its players keep their start-of-hand stacks (a server restored after a crash).
 
         Chips that arrived for them during the hand (an add-on, a merge) are
-        added now. Under hand-for-hand the table deals its round's hand again.
+        added now. Under hand-for-hand the table deals its round's hand again;
+        and if it was the last hand the first round waited for, that round opens
+        now, as if the hand had ended (D.15).
         """
         hand = self.verify_void_hand(table)
         events: list[Event] = [self._void(table)]
-        return events + (console.removed_after_hand(self, hand.players, False) if self.removals else [])
+        events += console.removed_after_hand(self, hand.players, False) if self.removals else []
+        return events + handforhand.check(self)
 
     # ------------------------------------------- re-buys and add-ons (engine.rebuys)
 

@@ -205,7 +205,7 @@ AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify
              | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
              | RemovePlayer | Reenter | ProposeDeal | BotReentry)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
-WAKING = (Register, Reenter, EndHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
+WAKING = (Register, Reenter, EndHand, VoidHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
           RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
 
 

@@ -57,6 +57,22 @@ def test_tables_wait_for_each_other_and_a_round_without_a_bust_does_not_end_it()
     assert tournament.hand_for_hand and tournament.tables_ready() == [1, 2, 3]
 
 
+def test_voiding_the_last_hand_the_first_round_waited_for_opens_the_round():
+    """A server that lost a table's hand (a crash, a dead table worker) voids it; under hand-for-hand called
+    while hands were in progress, the first round opens then, or no table would ever deal again."""
+    tournament, dealer = running(12, 4, paid=2)  # three tables, no bubble yet
+    for table in (1, 2, 3):
+        deal(tournament, dealer, table)
+    tournament.force_hand_for_hand(True)
+    assert tournament.hand_for_hand and tournament.tables_ready() == []  # the hands in progress finish first
+    for table in (1, 2):
+        play_out(tournament, table)
+        tournament.end_hand(table)
+    assert tournament.tables_ready() == []
+    tournament.void_hand(3)
+    assert tournament.tables_ready() == [1, 2, 3]
+
+
 def test_one_round_busts_rank_across_tables_by_starting_stack_and_two_tables_break():
     tournament, dealer = running(9, 3, paid=8)
     for table in (1, 2, 3):  # checks and folds: the big blind wins the small blind's chips
