@@ -28,7 +28,8 @@ import msgspec
 import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.js.api import KeyValueConfig
+from nats.errors import NoRespondersError
+from nats.js.api import Header, KeyValueConfig
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
@@ -40,6 +41,7 @@ CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
 LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
 PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
 REQUEST_SECONDS = 5.0
+NO_RESPONDERS = "503"  # the status of the NATS server's own answer to a request nobody listens for
 
 
 NOTICES = "mttsim.notices"  # what changed at the tables, for the workers holding them
@@ -225,6 +227,9 @@ class Bus:
             await self.client.publish(subject, payload, reply=inbox)
             started = time.perf_counter()
             first = await subscription.next_msg(timeout)
+            if first.headers and first.headers.get(Header.STATUS) == NO_RESPONDERS:
+                # ``request`` raises this itself; a bare inbox sees an empty message with the status
+                raise NoRespondersError
             if self.round_trip is not None:
                 self.round_trip(time.perf_counter() - started)
         except BaseException:

@@ -6,11 +6,13 @@ installed the cluster tests are skipped, saying so.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,6 +34,21 @@ def nats_server() -> Iterator[str]:
         yield url
 
 
+def free_ports_in_a_row(count: int) -> int:
+    """The first of ``count`` consecutive free loopback ports, as ``mttsim cluster --port`` takes them."""
+    while True:
+        with contextlib.ExitStack() as held:
+            first = held.enter_context(socket.socket())
+            first.bind(("127.0.0.1", 0))
+            port = first.getsockname()[1]
+            try:
+                for following in range(port + 1, port + count):
+                    held.enter_context(socket.socket()).bind(("127.0.0.1", following))
+            except OSError:
+                continue  # taken: another first port
+            return int(port)
+
+
 def mttsim(*args: str) -> subprocess.Popen[str]:
     """A ``mttsim`` process whose log goes to a file (a pipe nobody reads would fill, and stop it)."""
     log = tempfile.NamedTemporaryFile("w", prefix="mttsim-", suffix=".log", delete=False)  # noqa: SIM115
@@ -48,10 +65,12 @@ def log_of(process: subprocess.Popen[str]) -> str:
     return Path(LOGS[process.pid]).read_text()[-3000:]
 
 
-def director(url: str, port: int, *more: str) -> subprocess.Popen[str]:
-    """The director process, serving REST and websockets on ``port`` once this returns."""
+def director(url: str, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:
+    """The director process, serving REST and websockets on ``port`` once this returns; its journal in ``db``, or
+    nowhere."""
+    storage = ("--memory",) if db is None else ("--db", db)
     return serving(mttsim("serve", "--nats", url, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
-                          "--memory", *more), port)
+                          *storage, *more), port)
 
 
 def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
@@ -83,17 +102,25 @@ def stop(*processes: subprocess.Popen[str]) -> None:
             process.wait(10)
 
 
+class Unavailable(Exception):
+    """A gateway said no director answers it (yet)."""
+
+
 def cluster(port: int) -> list[dict[str, object]]:
-    processes: list[dict[str, object]] = httpx.get(f"http://127.0.0.1:{port}/api/cluster", headers=ADMIN,
-                                                   timeout=10).json()["processes"]
+    answer = httpx.get(f"http://127.0.0.1:{port}/api/cluster", headers=ADMIN, timeout=10)
+    if answer.status_code == 503:
+        raise Unavailable(answer.text)
+    processes: list[dict[str, object]] = answer.json()["processes"]
     return processes
 
 
-def wait_for(what: str, test: object, timeout: float = 120.0) -> None:
-    """Poll ``test`` (a callable) until it is true; a busy machine is given ``timeout`` seconds."""
+def wait_for(what: str, test: Callable[[], bool], timeout: float = 120.0,
+             describe: Callable[[], str] = lambda: "") -> None:
+    """Poll ``test`` until it is true; a busy machine is given ``timeout`` seconds. ``describe`` says, on a time-out,
+    what the test saw."""
     deadline = time.monotonic() + timeout
-    while not test():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+    while not test():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}\n{describe()}"
         time.sleep(0.2)
 
 

@@ -14,6 +14,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -21,24 +23,33 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.cluster import ADMIN, TOKEN, cluster, director, gateway, mttsim, nats_server, stop, wait_for, worker
+from tests.cluster import (
+    ADMIN, TOKEN, Unavailable, cluster, director, free_ports_in_a_row, gateway, log_of, mttsim, nats_server, stop,
+    wait_for, worker,
+)
 from tests.live_server import definition, receive_json
 from tests.test_serve_cli import free_port
 
 PLAYERS = 30
-SLOW_CLOCK = 1.5  # seconds to act in the failover test: the dead worker's clock must outlive the kill
+HELD_CLOCK = 8.0  # seconds: the test finds the held player's table's worker and kills it well within them
+LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
 
 
-def start_tournament(port: int, mix: str = "pushfold=2,station=1,tag=1", action_seconds: float = 1.0) -> str:
+def start_tournament(port: int) -> str:
     base = f"http://127.0.0.1:{port}/api/tournaments"
-    levels = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
-    body = definition(PLAYERS, 6, action_seconds=action_seconds, paid=12, levels=levels)  # the bubble at 3 tables
+    body = definition(PLAYERS, 6, action_seconds=1.0, paid=12, levels=LEVELS)  # the bubble at 3 tables
     tournament: str = httpx.post(base, json=body, headers=ADMIN).json()["id"]
-    added = httpx.post(f"{base}/{tournament}/bots", headers=ADMIN,
-                       json={"count": PLAYERS, "mix": mix, "think_min": 0, "think_max": 0.02})
-    assert added.status_code == 201
-    assert httpx.post(f"{base}/{tournament}/start", headers=ADMIN).status_code == 200
+    start(port, tournament, PLAYERS)
     return tournament
+
+
+def start(port: int, tournament: str, bots: int) -> None:
+    """Fill ``tournament`` with ``bots`` quick bots and start it."""
+    base = f"http://127.0.0.1:{port}/api/tournaments/{tournament}"
+    added = httpx.post(f"{base}/bots", headers=ADMIN,
+                       json={"count": bots, "mix": "pushfold=2,station=1,tag=1", "think_min": 0, "think_max": 0.02})
+    assert added.status_code == 201
+    assert httpx.post(f"{base}/start", headers=ADMIN).status_code == 200
 
 
 def show(port: int, tournament: str) -> dict[str, Any]:
@@ -71,6 +82,16 @@ def connected(port: int) -> int:
     return int(metric(port, "mttsim_players_connected"))
 
 
+def describe(port: int, tournament: str, processes: list[subprocess.Popen[str]]) -> str:
+    """The tables, who holds them, and the processes' logs: what a stalled cluster test shows."""
+    shown = show(port, tournament)
+    tables = [(view["id"], view["hand"], view["actor"], view["clock"]) for view in shown["table_list"]]
+    logs = "\n".join(f"--- {' '.join(map(str, process.args[3:]))}\n{log_of(process)}"
+                     for process in processes)
+    return (f"status {shown['status']}, {shown['players_left']} left, hand-for-hand {shown['hand_for_hand']}; "
+            f"tables (id, hand, actor, clock) {tables}; held by {owners(port)}\n{logs}")
+
+
 def assert_settled(shown: dict[str, Any]) -> None:
     """Every entry has one place, every chip is accounted for, and the money balances to the cent."""
     results = shown["results"]
@@ -88,82 +109,130 @@ def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_betwe
         try:
             wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
             tournament = start_tournament(port)
-            wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
+            held_by: dict[int, str] = {}
+
+            def every_table_held_by_both() -> bool:
+                """A lease lasts while its table does (no worker dies here): who holds each table, for good."""
+                held_by.update(owners(port))
+                open_tables = {table["id"] for table in show(port, tournament)["table_list"]}
+                return open_tables <= held_by.keys() and len(set(held_by.values())) == 2
+
+            wait_for("every table held, by both workers", every_table_held_by_both)
             base = f"http://127.0.0.1:{port}/api/tournaments/{tournament}"
             # Hand-for-hand across both workers' tables, on the director's word: its rounds are timed.
             assert httpx.post(f"{base}/hand-for-hand", json={"on": True}, headers=ADMIN).status_code == 200
             wait_for("two hand-for-hand rounds", lambda: barrier_rounds(port) >= 2)
             assert httpx.post(f"{base}/hand-for-hand", json={"on": False}, headers=ADMIN).status_code == 200
-            held_by: dict[int, set[str]] = {}
-            both_held = False
-
-            def finished() -> bool:
-                nonlocal both_held
-                held = owners(port)
-                for table, holder in held.items():
-                    held_by.setdefault(table, set()).add(holder)
-                both_held = both_held or len(set(held.values())) == 2
-                return bool(show(port, tournament)["status"] == "finished")
-
-            wait_for("the tournament to finish", finished, timeout=300)
-            assert both_held, "the two workers never held tables at once"
+            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
+                     describe=lambda: describe(port, tournament, processes))
             trail = events(port, tournament)
             kinds = {event["type"] for event in trail}
             assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
             assert "hand_voided" not in kinds, "no worker died, so no hand was voided"
             moves = [event for event in trail if event["type"] == "player_moved"]
-            assert any(held_by.get(move["from_table"], set()) != held_by.get(move["to_table"], set())
-                       for move in moves), "no player moved between tables of different workers"
+            holders = [(held_by.get(move["from_table"]), held_by.get(move["to_table"])) for move in moves]
+            assert any(source and target and source != target for source, target in holders), \
+                "no player moved between tables of different workers"
             assert_settled(show(port, tournament))
         finally:
             stop(*processes)
 
 
-def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost():
+@pytest.mark.asyncio
+async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost():
     port = free_port()
     with nats_server() as url:
         workers = [worker(url), worker(url)]
         processes = [director(url, port, "--hand-pause", "0.02"), *workers]
         try:
-            wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
-            # Slow bots let the clock run out on half their turns: a hand waits on the doomed worker's clock.
-            tournament = start_tournament(port, mix="slow=1,pushfold=9", action_seconds=SLOW_CLOCK)
-            wait_for("both workers holding tables", lambda: len(set(owners(port).values())) == 2)
-            by_pid = {process["pid"]: process["id"] for process in cluster(port)}
-            doomed_tables: list[int] = []
-            doomed_ids: list[str] = []
+            by_pid: dict[int, str] = {}  # a busy machine may let a registry entry lapse a moment: kept once seen
 
-            def waiting_on_a_clock() -> bool:
-                """A hand waits on a bot that lets the clock run, with time left on it: its worker is doomed."""
-                held = owners(port)
-                waiting = [view["id"] for view in show(port, tournament)["table_list"] if view["clock"] is not None
-                           and 0.5 < view["clock"]["seconds"] < SLOW_CLOCK - 0.3 and view["id"] in held]
-                if waiting:
-                    doomed_ids[:] = [held[waiting[0]]]
-                    doomed_tables[:] = [table for table, holder in held.items() if holder == doomed_ids[0]]
-                return bool(waiting)
+            def both_registered() -> bool:
+                by_pid.update((process["pid"], process["id"]) for process in cluster(port))
+                return all(process.pid in by_pid for process in workers)
 
-            wait_for("a hand waiting on a slow bot's clock", waiting_on_a_clock, timeout=60)
-            doomed_id = doomed_ids[0]
-            doomed, survivor = (workers[0], workers[1]) if by_pid[workers[0].pid] == doomed_id else (workers[1],
-                                                                                                      workers[0])
-            doomed.send_signal(signal.SIGKILL)
-            doomed.wait(10)
+            wait_for("two workers registered", both_registered)
+            # A player the test holds: on their turn the hand waits on them, so it is in progress when its worker
+            # dies, whatever the machine's speed (only a worker runs a clock out).
+            base = f"http://127.0.0.1:{port}/api/tournaments"
+            body = definition(PLAYERS, 6, action_seconds=HELD_CLOCK, paid=12, levels=LEVELS)
+            tournament = httpx.post(base, json=body, headers=ADMIN).json()["id"]
+            registered = httpx.post(f"{base}/{tournament}/register", json={"name": "Held"}).json()
+            held_player, token = registered["player_id"], registered["token"]
+            start(port, tournament, PLAYERS - 1)
+            async with connect(f"ws://127.0.0.1:{port}/ws/tournaments/{tournament}?token={token}") as websocket:
+                doomed_table, holder = await held_turn_at_a_worker(
+                    websocket, held_player, port, lambda: describe(port, tournament, processes))
+                doomed_tables = [table for table, by in owners(port).items() if by == holder]
+                doomed, survivor = ((workers[0], workers[1]) if by_pid[workers[0].pid] == holder
+                                    else (workers[1], workers[0]))
+                doomed.send_signal(signal.SIGKILL)
+                doomed.wait(10)
+                # The survivor takes the table over and voids the hand: the held player sees a notice.
+                while True:
+                    message = await receive_json(websocket, timeout=60)
+                    assert message["type"] != "error", message
+                    if message.get("event", {}).get("type") == "hand_voided":
+                        assert message["table"] == doomed_table
+                        break
             survivor_id = by_pid[survivor.pid]
 
             def taken_over() -> bool:
                 held = owners(port)
                 open_tables = {table["id"] for table in show(port, tournament)["table_list"]}
-                orphans = [table for table in doomed_tables if table in open_tables]
-                return all(held.get(table) == survivor_id for table in orphans)
+                return all(held.get(table) == survivor_id for table in doomed_tables if table in open_tables)
 
             wait_for("the survivor holding the dead worker's tables", taken_over)
-            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300)
-            shown = show(port, tournament)
-            assert_settled(shown)
+            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
+                     describe=lambda: describe(port, tournament, processes))
+            assert_settled(show(port, tournament))
             trail = events(port, tournament)
-            assert any(event["type"] == "hand_voided" for event in trail), "the dead worker left no hand in progress"
+            assert [event["table"] for event in trail if event["type"] == "hand_voided"] == [doomed_table]
             assert metric(port, "mttsim_failovers") > 0
+        finally:
+            stop(*processes)
+
+
+async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
+                                describe: Callable[[], str]) -> tuple[int, str]:
+    """Wait, checking or folding meanwhile, for a turn of the held ``player`` while both workers hold tables; leave
+    it unanswered. Returns the table and the worker holding it.
+
+    A turn's public event reaches its player before their ``your_turn`` (server/streams.py: at once, to them).
+    """
+    while True:
+        try:
+            message = await receive_json(websocket, timeout=60)
+        except TimeoutError:
+            raise AssertionError(f"the held player's table went quiet\n{describe()}") from None
+        assert message["type"] != "error", message
+        event = message.get("event", {})
+        if message["type"] == "event" and event["type"] == "turn" and event["player"] == player:
+            held = await asyncio.to_thread(owners, port)
+            if len(set(held.values())) == 2 and message["table"] in held:
+                return message["table"], held[message["table"]]
+        elif message["type"] == "private" and event["type"] == "your_turn":  # its turn event came first
+            action = "check" if event["can_check"] else "fold"
+            await websocket.send(json.dumps({"type": "act", "action": action}))
+
+
+def test_a_director_killed_and_restarted_restores_from_its_journal_and_the_workers_play_on(tmp_path):
+    port = free_port()
+    db = str(tmp_path / "journal.db")
+    with nats_server() as url:
+        first = director(url, port, "--hand-pause", "0.02", db=db)
+        processes = [first, worker(url)]
+        try:
+            wait_for("a worker registered", lambda: any(p["role"] == "tables" for p in cluster(port)))
+            tournament = start_tournament(port)
+            wait_for("five players out", lambda: show(port, tournament)["players_left"] <= PLAYERS - 5)
+            first.send_signal(signal.SIGKILL)
+            first.wait(10)
+            processes.append(director(url, port, "--hand-pause", "0.02", db=db))
+            assert show(port, tournament)["restored_at"] is not None
+            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
+                     describe=lambda: describe(port, tournament, processes))
+            assert_settled(show(port, tournament))
         finally:
             stop(*processes)
 
@@ -234,13 +303,30 @@ async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_playe
             stop(*processes)
 
 
+def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
+    director_port, gateway_port = free_port(), free_port()
+    with nats_server() as url:
+        processes = [gateway(url, gateway_port)]
+        try:
+            alone = httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments", timeout=30)
+            assert alone.status_code == 503 and alone.json()["error"] == "unavailable", alone.text
+            processes.append(director(url, director_port))
+            wait_for("the director to answer through the gateway",
+                     lambda: httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments", timeout=30).status_code
+                     == 200, describe=lambda: log_of(processes[0]))
+            assert httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments").json() == []
+        finally:
+            stop(*processes)
+
+
 def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
-    port = free_port()
+    port = free_ports_in_a_row(3)  # two gateways, then the director
     command = mttsim("cluster", "--port", str(port), "--admin-token", TOKEN, "--table-workers", "2",
                      "--gateways", "2", "--memory")
     try:
         wait_for("the cluster's processes registered", lambda: roles(port) == ["director", "gateway", "gateway",
-                                                                                 "tables", "tables"], timeout=60)
+                                                                                 "tables", "tables"], timeout=60,
+                 describe=lambda: log_of(command))
         processes = cluster(port)
         gateways = sorted(str(process["url"]) for process in processes if process["role"] == "gateway")
         assert gateways == [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"]
@@ -253,9 +339,10 @@ def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
 
 
 def roles(port: int) -> list[str]:
+    """The roles registered, as a gateway of the cluster at ``port`` sees them; none while nothing answers."""
     try:
         return sorted(str(process["role"]) for process in cluster(port))
-    except httpx.TransportError:
+    except (httpx.TransportError, Unavailable):
         return []
 
 
