@@ -69,6 +69,10 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for key in summed:
         merged[key] = sum(report.get(key, 0) for report in reports)
     merged["actions_per_s"] = round(merged["actions"] / wall, 1) if wall else 0.0
+    codes: Counter[str] = Counter()
+    for report in reports:
+        codes.update(report.get("error_codes", {}))
+    merged["error_codes"] = dict(codes)
     latency = merge([report["histograms"]["latency_ms"] for report in reports])
     lag = merge([report["histograms"]["event_lag_ms"] for report in reports])
     p50, p95, p99 = percentiles(latency, (0.5, 0.95, 0.99))

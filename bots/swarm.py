@@ -21,6 +21,7 @@ import gc
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,7 +241,9 @@ def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any],
         "actions": actions, "actions_per_s": round(actions / wall, 1) if wall else 0.0,
         "latency_ms": {"p50": p50, "p95": p95, "p99": p99, "max": longest},
         "event_lag_ms": {"p50": lag_p50, "p99": lag_p99},
-        "errors": sum(len(r.errors) for r in reports), "provoked_errors": sum(r.provoked_errors for r in reports),
+        "errors": sum(len(r.errors) for r in reports),
+        "error_codes": dict(Counter(str(error.get("code")) for r in reports for error in r.errors)),
+        "provoked_errors": sum(r.provoked_errors for r in reports),
         "missed_deadlines": sum(r.missed_deadlines for r in reports), "timeouts": sum(r.timed_out for r in reports),
         "reconnections": sum(r.reconnections for r in reports), "messages": sum(r.messages for r in reports),
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),

@@ -271,7 +271,7 @@ class Tournament:
         if self.status is not Status.RUNNING or self.break_until is not None:
             return False
         state = self.tables.get(table)
-        if (state is None or state.hand is not None or state.breaking or len(state.table.players) < 2
+        if (state is None or state.hand is not None or state.breaking or state.table.seated < 2
                 or self.proposal is not None or self.flight_stopping):
             return False
         if self.rebuy_offers and any(player in self.rebuy_offers for player in state.table.players):
@@ -537,7 +537,7 @@ class Tournament:
             raise TournamentError(f"table {table} has a hand in progress")
         if state.breaking:
             raise TournamentError(f"table {table} is being broken (B.7)")
-        if len(state.table.players) < 2:
+        if state.table.seated < 2:
             raise TournamentError(f"table {table} has fewer than two players; it waits for balancing (A.3)")
         if self.break_until is not None:
             raise TournamentError("the tournament is on a break")

@@ -43,7 +43,7 @@ def check(t: Tournament) -> list[Event]:
         events.append(HandForHandEnded(t.players_left))
         return events
     if len(t._idle) == len(t.tables):
-        t._round = {table for table in t.tables if len(t.tables[table].table.players) >= 2}
+        t._round = {table for table in t.tables if t.tables[table].table.seated >= 2}
         t._round_started = set()
         t._round_to_deal = set(t._round)
     return events

@@ -46,6 +46,12 @@ class Table:
     def players(self) -> list[str]:
         return [p for p in self.seats if p is not None]
 
+    @property
+    def seated(self) -> int:
+        """How many players sit here: ``len(players)`` without building the list, for checks made per table and
+        per hand."""
+        return self.size - self.seats.count(None)
+
     def occupants(self, seats: tuple[int, ...]) -> list[str]:
         """The players in ``seats``, which must all be taken (a hand's dealt seats)."""
         players = [player for player in (self.seats[seat] for seat in seats) if player is not None]

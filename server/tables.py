@@ -15,6 +15,7 @@ posted, until they act or send ``back``.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 
 from engine.director import Status
@@ -26,6 +27,7 @@ from server.bus import TableState
 from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
 from server.streams import Streams
 
+logger = logging.getLogger("mttsim.tables")
 CLOCK_TICK_SECONDS = 0.25
 TABLES_STARTED_PER_TURN = 15  # tables dealing together (the first deals, after a break) per turn of the event loop
 
@@ -85,6 +87,9 @@ class Tables:
         self.dealt: set[int] = set()  # tables with a hand in progress
         self.barrier: Callable[[float], None] | None = None  # hears each hand-for-hand round's opening delay
         self._barrier_opened = 0.0  # the loop's time when the last table of a round settled its hand
+        self._to_deal: dict[int, None] = {}  # in a cluster: tables the director deals in the next turns, in order
+        self._dealing = False  # a turn of those deals is due
+        self._waking = False  # in a cluster: a look for the tables to wake is due this turn
 
     async def run(self) -> None:
         """The level clock and one task per table (none in a cluster), until the tournament is over."""
@@ -124,6 +129,15 @@ class Tables:
         Only those, not every table: with a thousand tables, waking all of
         them after every hand would cost more than the hands.
         """
+        if self.remote is not None:  # a worker's batch of thirty hands' ends: one look for the tables to deal
+            if not self._waking:
+                self._waking = True
+                asyncio.get_running_loop().call_soon(self._wake_all_now)
+            return
+        self._wake_all_now()
+
+    def _wake_all_now(self) -> None:
+        self._waking = False
         director = self.session.director
         if director.status is not Status.RUNNING:
             targets: list[int] = list(self.wakers if self.remote is None else self.clocks)
@@ -137,19 +151,54 @@ class Tables:
         After a break, a pause or a hand-for-hand round every table deals at
         once: a thousand deals in one turn would stop the loop for 150 ms.
         A table woken late by a change meanwhile finds nothing to do and waits again.
-        In a cluster the workers are told at once: they deal at their own pace.
+
+        In a cluster a table that a worker holds and that may deal is dealt
+        here, as a local table's task would deal it, and its worker is told to
+        run the first decision's clock: a worker asking to deal would put a
+        bus round trip, and its loop's turn, between a hand-for-hand round's
+        opening and its first deal. The other tables' workers are told at once.
         """
-        if self.remote is not None:
-            for table in tables:
-                self.tell_worker(table)
-            return
         end = start + TABLES_STARTED_PER_TURN
+        if self.remote is not None:
+            for table in tables[start:]:
+                if table in self._to_deal:  # due already: every hand's end wakes the tables still to deal
+                    continue
+                if self._dealt_here(table):
+                    self._to_deal[table] = None
+                else:
+                    self.tell_worker(table)
+            if self._to_deal and not self._dealing:  # the next turn: never a deal inside the submit that woke them
+                self._dealing = True
+                asyncio.get_running_loop().call_soon(self._deal_here)
+            return
         for table in tables[start:end]:
             waker = self.wakers.get(table)
             if waker is not None:
                 waker.set()
         if end < len(tables) and self.wakers:  # table tasks, and so a running loop
             asyncio.get_running_loop().call_soon(self.wake, tables, end)
+
+    def _dealt_here(self, table: int) -> bool:
+        """A cluster's table that the director deals itself: a worker holds it, and it may deal now."""
+        return (table in self.epochs and not self.gone(table) and self.session.director.hand(table) is None
+                and self.may_deal(table))
+
+    def _deal_here(self) -> None:
+        """Deal the tables waiting to in a cluster, ``TABLES_STARTED_PER_TURN`` per turn of the event loop, as
+        local tables' tasks do."""
+        for _ in range(min(TABLES_STARTED_PER_TURN, len(self._to_deal))):
+            table = next(iter(self._to_deal))
+            del self._to_deal[table]
+            try:
+                if self._dealt_here(table):  # still: what was dealt since may have changed the answer
+                    self.deal(table)
+                    continue
+            except Exception:  # as a worker's refused command: logged, and its worker is told the state
+                logger.exception("table %s could not be dealt", table)
+            self.tell_worker(table)
+        self._dealing = bool(self._to_deal)
+        if self._dealing:
+            asyncio.get_running_loop().call_soon(self._deal_here)
 
     async def _clock_loop(self) -> None:
         session = self.session

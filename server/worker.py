@@ -17,6 +17,7 @@ the hands it left in progress.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import random
@@ -36,7 +37,10 @@ _states = msgspec.msgpack.Decoder(list[TableState])
 _notices = msgspec.msgpack.Decoder(list[Notice])
 _tables = msgspec.msgpack.Decoder(list[tuple[str, int]])
 LOOK_SECONDS = 0.5  # how often a worker looks for tables nobody holds
+COMMANDS_PER_REQUEST = 100  # a request leaves once this many commands wait, not only at the end of the loop's turn
 WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice have been lost
+LET_GO_SECONDS = 3.0  # how long a stopping worker tries to let go of its leases
+RELEASES_AT_ONCE = 200  # lease deletions in flight together: two thousand at once overflow the client's buffer
 FINAL = ("gone", "fenced")
 
 
@@ -66,10 +70,27 @@ class TableWorker:
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
         self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
+        self._stopped: list[Lease] = []  # the leases of tables whose task was cancelled, let go together
         self._requests: set[asyncio.Task[None]] = set()  # held, so that none is collected before it is answered
 
     async def run(self) -> None:
         await self.bus.listen(NOTICES, self._heard)
+        try:
+            await self._run()
+        finally:
+            await self._let_go()
+
+    async def _let_go(self) -> None:
+        """At a stop, every lease this worker held, together, so that the others take the tables now rather than
+        when the leases expire; what is not let go within ``LET_GO_SECONDS`` expires as after a crash."""
+        leases, self._stopped = self._stopped, []
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LET_GO_SECONDS):
+                for start in range(0, len(leases), RELEASES_AT_ONCE):
+                    await asyncio.gather(*(self.bus.release(lease) for lease in leases[start:start + RELEASES_AT_ONCE]),
+                                         return_exceptions=True)
+
+    async def _run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self._renew())
             while True:
@@ -101,14 +122,24 @@ class TableWorker:
                 self.metrics.leases.set(len(self.held))
 
     async def ask(self, command: TableCommand) -> TableState:
-        """The director's answer to ``command``; the commands of one turn of the event loop go in one request."""
+        """The director's answer to ``command``; the commands of one turn of the event loop go together, in
+        requests of ``COMMANDS_PER_REQUEST``.
+
+        The director answers a request in one go: a request of a thousand
+        tables' ends (the end of a hand-for-hand round) would hold its loop,
+        and every player's action waiting on it, for the length of it.
+        """
         answer: asyncio.Future[TableState] = asyncio.get_running_loop().create_future()
         if not self._asked:
             asyncio.get_running_loop().call_soon(self._send)
         self._asked.append((command, answer))
+        if len(self._asked) >= COMMANDS_PER_REQUEST:
+            self._send()
         return await answer
 
     def _send(self) -> None:
+        if not self._asked:  # sent already, full
+            return
         asked, self._asked = self._asked, []
         request = asyncio.get_running_loop().create_task(self._request(asked))
         self._requests.add(request)
@@ -170,13 +201,18 @@ class TableWorker:
         self.told[key] = heard
         try:
             await self._drive(ask, lambda: newest, arrived)
+        except asyncio.CancelledError:  # the worker stops (or lost the lease): let go with the others, at once
+            self._stopped.append(lease)
+            raise
         except Exception:  # one table's failure lets go of its lease (another worker takes it), not of the others
             logger.exception("table %s/%s stopped", tournament, table)
+            await self.bus.release(lease)
+        else:
+            await self.bus.release(lease)
         finally:
             self.held.pop(key, None)
             self.told.pop(key, None)
             self.metrics.leases.set(len(self.held))
-            await self.bus.release(lease)
 
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],
                      arrived: asyncio.Event) -> None:

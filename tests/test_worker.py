@@ -1,0 +1,73 @@
+"""A table worker against a bus of the test's own (server/worker.py): what it does with its leases when it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import msgspec
+import pytest
+
+from server.bus import COMMANDS, TABLES, Lease, Process, TableCommand, TableState
+from server.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
+
+TABLES_HELD = 2_000
+
+
+class DirectorsBus:
+    """Stands in for ``server.bus.Bus``: a director with ``TABLES_HELD`` tables that all wait, and leases that any
+    worker gets; it counts the leases let go and how many were in flight at once."""
+
+    def __init__(self) -> None:
+        self.released: set[str] = set()
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.acquired = 0
+
+    async def listen(self, subject: str, heard: object) -> None:
+        return None
+
+    async def register(self, process: Process) -> None:
+        return None
+
+    async def cluster(self) -> list[Process]:
+        return [Process.here("tables")]
+
+    async def request(self, subject: str, payload: bytes) -> bytes:
+        if subject == TABLES:
+            return msgspec.msgpack.encode([("t", table) for table in range(1, TABLES_HELD + 1)])
+        assert subject == COMMANDS
+        commands = msgspec.msgpack.decode(payload, type=list[TableCommand])
+        return msgspec.msgpack.encode([TableState("wait", 1) for _ in commands])
+
+    async def acquire(self, key: str, holder: str) -> Lease:
+        self.acquired += 1
+        return Lease(key, self.acquired)
+
+    async def renew(self, lease: Lease, holder: str) -> bool:
+        return True
+
+    async def release(self, lease: Lease) -> None:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        await asyncio.sleep(0)  # a round trip: the others in flight meanwhile
+        self.in_flight -= 1
+        self.released.add(lease.key)
+
+
+@pytest.mark.asyncio
+async def test_a_stopping_worker_lets_go_of_every_lease_together_a_few_hundred_at_a_time() -> None:
+    bus = DirectorsBus()
+    worker = TableWorker(bus, WorkerMetrics())  # type: ignore[arg-type]
+    running = asyncio.create_task(worker.run())
+    for _ in range(10_000):  # every table taken, and each table's task waiting on the director's word
+        await asyncio.sleep(0.001)
+        if len(worker.held) == TABLES_HELD:
+            break
+    assert len(worker.held) == TABLES_HELD
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running
+    assert bus.released == {f"t.{table}" for table in range(1, TABLES_HELD + 1)}
+    assert 1 < bus.most_in_flight <= RELEASES_AT_ONCE  # together, but never enough to overflow the client's buffer
+    assert not worker.held
