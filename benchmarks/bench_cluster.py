@@ -17,7 +17,7 @@ NATS: the cluster's figures show what the bus costs, not what more machines
 would give.
 
 Run: .venv/bin/python benchmarks/bench_cluster.py [--players 1800] [--window 10] [--sizes 2000,6000,10000]
-     [--tables 2000] [--rounds-for 20]
+     [--tables 2000] [--rounds-for 20] [--runs 1]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -117,7 +118,8 @@ async def swarm(port: int, pids: dict[str, list[int]], players: int, window: flo
     report = await run_swarm(options)
     per_1000 = {role: 1000 * (used - before[role]) / max(1, report["actions"]) for role, used in cpu(pids).items()}
     return {"actions_per_s": report["actions_per_s"], "p99_ms": report["latency_ms"]["p99"],
-            "cpu_per_1000": sum(per_1000.values()), "by_role": per_1000, "errors": report["errors"]}
+            "cpu_per_1000": sum(per_1000.values()), "by_role": per_1000, "errors": report["errors"],
+            "error_codes": report["error_codes"]}
 
 
 def barrier_p99(port: int) -> tuple[int, float]:
@@ -155,6 +157,7 @@ async def main() -> None:
     parser.add_argument("--sizes-window", type=float, default=20.0, help="(b): seconds measured after the warm-up")
     parser.add_argument("--tables", type=int, default=2000, help="(c): tables playing hand-for-hand (0 skips)")
     parser.add_argument("--rounds-for", type=float, default=20.0, help="(c): seconds of hand-for-hand")
+    parser.add_argument("--runs", type=int, default=1, help="(c): runs of each setup, and their median")
     args = parser.parse_args()
 
     if args.players:
@@ -191,7 +194,7 @@ async def largest_field(args: argparse.Namespace) -> None:
             roles = ", ".join(f"{role} {seconds:.2f}" for role, seconds in report["by_role"].items())
             print(f"  {players:>6} players, {name:>11}: {report['actions_per_s']:7,.0f} actions/s, "
                   f"p99 {report['p99_ms']:6.1f} ms, CPU {report['cpu_per_1000']:.2f} s per 1,000 actions ({roles}), "
-                  f"errors {report['errors']}", flush=True)
+                  f"errors {report['errors']} {report['error_codes'] or ''}", flush=True)
             if report["p99_ms"] < 100:
                 largest[name] = players
             else:
@@ -206,9 +209,14 @@ def barrier(args: argparse.Namespace) -> None:
     print(f"(c) hand-for-hand at {args.tables} tables for {args.rounds_for:.0f} s: last hand settled -> next "
           "round's first deal", flush=True)
     for name, setup in (("one process", single), ("cluster", lambda pause: cluster(pause, args.workers))):
-        with setup(0.0) as (_, director_port, _):
-            rounds, p99 = hand_for_hand(director_port, args.tables, args.rounds_for)
-            print(f"  {name:>11}: {rounds} rounds, p99 under {1000 * p99:.1f} ms", flush=True)
+        runs = []
+        for _ in range(args.runs):
+            with setup(0.0) as (_, director_port, _):
+                runs.append(hand_for_hand(director_port, args.tables, args.rounds_for))
+            print(f"  {name:>11}: {runs[-1][0]} rounds, p99 under {1000 * runs[-1][1]:.1f} ms", flush=True)
+        if args.runs > 1:
+            print(f"  {name:>11}, median of {args.runs}: {statistics.median(r for r, _ in runs):.0f} rounds, p99 under "
+                  f"{1000 * statistics.median(p99 for _, p99 in runs):.1f} ms", flush=True)
 
 
 if __name__ == "__main__":

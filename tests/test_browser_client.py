@@ -114,6 +114,29 @@ async def test_the_lobby_is_live_with_badges_filters_and_sorting_and_no_page_pol
         await browser.close()
 
 
+async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_redraw_it():
+    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        tournament, _ = await create(live, {**definition(9, 9), "name": "Typed into"}, 0)
+        admin = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        errors = watch_errors(admin)
+        row = admin.locator(f"tr[data-id='{tournament}']")
+        await admin.fill(f"tr[data-id='{tournament}'] .bot-count", "7")
+        await admin.fill(f"tr[data-id='{tournament}'] .bot-mix", "station=1")  # the cursor stays in it
+        async with httpx.AsyncClient(base_url=live.http) as client:  # someone registers: the row is drawn again
+            await client.post(f"/api/tournaments/{tournament}/register", json={"name": "Zoe"})
+        await expect(row).to_contain_text("1 / 1", timeout=5_000)
+        await expect(row.locator(".bot-count")).to_have_value("7")
+        await expect(row.locator(".bot-mix")).to_have_value("station=1")
+        await expect(row.locator(".bot-mix")).to_be_focused()
+        await admin.keyboard.type(",tag=1")  # typing goes on where it was
+        await expect(row.locator(".bot-mix")).to_have_value("station=1,tag=1")
+        await row.locator(".add-bots").click()
+        await expect(row).to_contain_text("8 / 8", timeout=5_000)
+        assert errors == []
+        await browser.close()
+
+
 async def test_the_tournament_tabs_and_the_directors_console():
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 10}, {"small_blind": 20, "big_blind": 40, "minutes": 10},
               {"small_blind": 30, "big_blind": 60, "ante": 60, "bb_ante": True, "minutes": 15}]

@@ -246,9 +246,35 @@ export class Lobby {
           (!format || (format === "freezeout" ? !t.rebuys : badges(t).includes(format))),
       ),
     );
+    const typing = this.typing();
     this.body.replaceChildren(...shown.map((t) => this.row(t)));
+    this.typing(typing);
     const filtered = shown.length !== all.length ? `, ${shown.length} shown` : "";
     this.statusLine.textContent = `${all.length} tournament${all.length === 1 ? "" : "s"}${filtered} · live`;
+  }
+
+  // Every update redraws the rows: what a person was typing in one (a name, a number of bots) and where their
+  // cursor was stay as they were. Called with nothing, it reads them; with what it read, it puts them back.
+  typing(kept) {
+    const key = (input) => `${input.closest("tr[data-id]")?.dataset.id} ${input.className}`;
+    const inputs = this.body.querySelectorAll("tr[data-id] input");
+    if (!kept) {
+      const focused = document.activeElement;
+      return {
+        values: new Map([...inputs].map((input) => [key(input), input.value])),
+        focused: focused instanceof HTMLInputElement && this.body.contains(focused) ? key(focused) : null,
+        cursor: focused instanceof HTMLInputElement && focused.type === "text"
+          ? [focused.selectionStart, focused.selectionEnd] : null,
+      };
+    }
+    for (const input of inputs) {
+      const name = key(input);
+      if (kept.values.has(name)) input.value = kept.values.get(name);
+      if (name !== kept.focused) continue;
+      input.focus();
+      if (kept.cursor && input.type === "text") input.setSelectionRange(...kept.cursor);
+    }
+    return null;
   }
 
   drawTimes() {
