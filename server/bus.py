@@ -271,10 +271,17 @@ class Bus:
         return True
 
     async def release(self, lease: Lease) -> None:
+        """Let go of ``lease`` now rather than when it expires; a lease that cannot be let go expires all the same.
+
+        A deletion under a stale revision (a renewal in flight) is refused
+        with a bare ``BadRequestError`` (code 10071): nats-py names it
+        ``KeyWrongLastSequenceError`` for an update, not for a delete. Left to
+        rise, it stopped the worker and every table it held.
+        """
         try:
             await self.leases.delete(lease.key, last=lease.revision)
-        except (KeyWrongLastSequenceError, KeyNotFoundError):
-            pass  # expired or taken already
+        except nats.errors.Error:  # expired, taken already, renewed meanwhile, or the bus is reconnecting
+            pass
 
     # ------------------------------------------------------------ the registry of processes
 

@@ -164,12 +164,9 @@ class Tables:
                 if table in self._to_deal:  # due already: every hand's end wakes the tables still to deal
                     continue
                 if self._dealt_here(table):
-                    self._to_deal[table] = None
+                    self._deal_soon(table)
                 else:
                     self.tell_worker(table)
-            if self._to_deal and not self._dealing:  # the next turn: never a deal inside the submit that woke them
-                self._dealing = True
-                asyncio.get_running_loop().call_soon(self._deal_here)
             return
         for table in tables[start:end]:
             waker = self.wakers.get(table)
@@ -182,6 +179,13 @@ class Tables:
         """A cluster's table that the director deals itself: a worker holds it, and it may deal now."""
         return (table in self.epochs and not self.gone(table) and self.session.director.hand(table) is None
                 and self.may_deal(table))
+
+    def _deal_soon(self, table: int) -> None:
+        """Deal ``table`` here in a coming turn: never inside the submit that made it ready."""
+        self._to_deal[table] = None
+        if not self._dealing:
+            self._dealing = True
+            asyncio.get_running_loop().call_soon(self._deal_here)
 
     def _deal_here(self) -> None:
         """Deal the tables waiting to in a cluster, ``TABLES_STARTED_PER_TURN`` per turn of the event loop, as
@@ -338,6 +342,9 @@ class Tables:
         clock.version += 1
         hand = self.session.director.hand(table)
         if hand is None:
+            if self._dealt_here(table):  # the director deals it: its worker waits for the notice, asking nothing
+                self._deal_soon(table)
+                return TableState("wait", clock.version)
             return TableState("ready" if self.may_deal(table) else "wait", clock.version)
         if hand.finished:
             return TableState("over", clock.version, seconds=self.hand_pause)

@@ -1,4 +1,4 @@
-"""A table worker against a bus of the test's own (server/worker.py): what it does with its leases when it stops."""
+"""A table worker against a bus of the test's own (server/worker.py), and the bus's leases: how they are let go."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import contextlib
 
 import msgspec
 import pytest
+from nats.js.errors import BadRequestError
 
-from server.bus import COMMANDS, TABLES, Lease, Process, TableCommand, TableState
+from server.bus import COMMANDS, TABLES, Bus, Lease, Process, TableCommand, TableState
 from server.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
 
 TABLES_HELD = 2_000
@@ -71,3 +72,16 @@ async def test_a_stopping_worker_lets_go_of_every_lease_together_a_few_hundred_a
     assert bus.released == {f"t.{table}" for table in range(1, TABLES_HELD + 1)}
     assert 1 < bus.most_in_flight <= RELEASES_AT_ONCE  # together, but never enough to overflow the client's buffer
     assert not worker.held
+
+
+class RenewedMeanwhile:
+    """A key-value bucket whose keys were renewed since the revision a deletion names, as NATS answers it."""
+
+    async def delete(self, key: str, last: int | None = None) -> None:
+        raise BadRequestError(code=400, err_code=10071, description="wrong last sequence: 1792")
+
+
+@pytest.mark.asyncio
+async def test_letting_go_of_a_lease_renewed_meanwhile_leaves_it_to_expire_and_stops_nothing() -> None:
+    bus = Bus(None, RenewedMeanwhile(), None)  # type: ignore[arg-type]
+    await bus.release(Lease("t.1", 1))  # raised, and stopped the worker with every table it held
