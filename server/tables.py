@@ -196,10 +196,10 @@ class Tables:
             try:
                 if self._dealt_here(table):  # still: what was dealt since may have changed the answer
                     self.deal(table)
-                    continue
-            except Exception:  # as a worker's refused command: logged, and its worker is told the state
+                else:
+                    self.tell_worker(table)
+            except Exception:  # a bug must not stop the other tables' deals: its worker asks again in a while
                 logger.exception("table %s could not be dealt", table)
-            self.tell_worker(table)
         self._dealing = bool(self._to_deal)
         if self._dealing:
             asyncio.get_running_loop().call_soon(self._deal_here)
