@@ -188,8 +188,8 @@ class Tables:
             asyncio.get_running_loop().call_soon(self._deal_here)
 
     def _deal_here(self) -> None:
-        """Deal the tables waiting to in a cluster, ``TABLES_STARTED_PER_TURN`` per turn of the event loop, as
-        local tables' tasks do."""
+        """Deal the tables ``_deal_soon`` queued, ``TABLES_STARTED_PER_TURN`` per turn of the event loop, as local
+        tables' tasks deal."""
         for _ in range(min(TABLES_STARTED_PER_TURN, len(self._to_deal))):
             table = next(iter(self._to_deal))
             del self._to_deal[table]

@@ -71,6 +71,7 @@ class TableWorker:
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
         self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
         self._stopped: list[Lease] = []  # the leases of tables whose task was cancelled, let go together
+        self._lost: set[Lease] = set()  # leases found expired or taken: their tasks end, with nothing to let go
         self._requests: set[asyncio.Task[None]] = set()  # held, so that none is collected before it is answered
 
     async def run(self) -> None:
@@ -170,11 +171,12 @@ class TableWorker:
             held = list(self.held.items())
             kept = await asyncio.gather(*(self.bus.renew(lease, self.me.id) for _, (lease, _) in held),
                                         return_exceptions=True)
-            for (key, (_, task)), renewed in zip(held, kept):
+            for (key, (lease, task)), renewed in zip(held, kept):
                 if isinstance(renewed, BaseException):  # the bus is reconnecting: the next round, while it lasts
                     logger.warning("could not renew %s: %s", key, renewed)
                 elif not renewed:
                     logger.warning("lost the lease on %s", key)
+                    self._lost.add(lease)
                     task.cancel()
 
     async def _play(self, tournament: str, table: int, lease: Lease) -> None:
@@ -201,8 +203,10 @@ class TableWorker:
         self.told[key] = heard
         try:
             await self._drive(ask, lambda: newest, arrived)
-        except asyncio.CancelledError:  # the worker stops (or lost the lease): let go with the others, at once
-            self._stopped.append(lease)
+        except asyncio.CancelledError:  # the worker stops: let go with the others, at once (a lost lease is gone)
+            if lease not in self._lost:
+                self._stopped.append(lease)
+            self._lost.discard(lease)
             raise
         except Exception:  # one table's failure lets go of its lease (another worker takes it), not of the others
             logger.exception("table %s/%s stopped", tournament, table)
