@@ -216,7 +216,7 @@ def barrier(args: argparse.Namespace) -> None:
             print(f"  {name:>11}: {runs[-1][0]} rounds, p99 under {1000 * runs[-1][1]:.1f} ms", flush=True)
         if args.runs > 1:
             print(f"  {name:>11}, median of {args.runs}: {statistics.median(r for r, _ in runs):.0f} rounds, p99 under "
-                  f"{1000 * statistics.median(p99 for _, p99 in runs):.1f} ms", flush=True)
+                  f"{1000 * statistics.median_high(p99 for _, p99 in runs):.1f} ms", flush=True)  # a bucket's bound
 
 
 if __name__ == "__main__":

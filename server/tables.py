@@ -158,16 +158,16 @@ class Tables:
         bus round trip, and its loop's turn, between a hand-for-hand round's
         opening and its first deal. The other tables' workers are told at once.
         """
-        end = start + TABLES_STARTED_PER_TURN
         if self.remote is not None:
             for table in tables[start:]:
                 if table in self._to_deal:  # due already: every hand's end wakes the tables still to deal
                     continue
-                if self._dealt_here(table):
+                if self._deals_here(table):
                     self._deal_soon(table)
                 else:
                     self.tell_worker(table)
             return
+        end = start + TABLES_STARTED_PER_TURN
         for table in tables[start:end]:
             waker = self.wakers.get(table)
             if waker is not None:
@@ -175,7 +175,7 @@ class Tables:
         if end < len(tables) and self.wakers:  # table tasks, and so a running loop
             asyncio.get_running_loop().call_soon(self.wake, tables, end)
 
-    def _dealt_here(self, table: int) -> bool:
+    def _deals_here(self, table: int) -> bool:
         """A cluster's table that the director deals itself: a worker holds it, and it may deal now."""
         return (table in self.epochs and not self.gone(table) and self.session.director.hand(table) is None
                 and self.may_deal(table))
@@ -194,7 +194,7 @@ class Tables:
             table = next(iter(self._to_deal))
             del self._to_deal[table]
             try:
-                if self._dealt_here(table):  # still: what was dealt since may have changed the answer
+                if self._deals_here(table):  # still: what was dealt since may have changed the answer
                     self.deal(table)
                 else:
                     self.tell_worker(table)
@@ -342,7 +342,7 @@ class Tables:
         clock.version += 1
         hand = self.session.director.hand(table)
         if hand is None:
-            if self._dealt_here(table):  # the director deals it: its worker waits for the notice, asking nothing
+            if self._deals_here(table):  # the director deals it: its worker waits for the notice, asking nothing
                 self._deal_soon(table)
                 return TableState("wait", clock.version)
             return TableState("ready" if self.may_deal(table) else "wait", clock.version)

@@ -109,6 +109,9 @@ export function lateRegistration(t, now = Date.now() / 1000) {
   return `late registration: ${time}until level ${t.late_registration.until_level}`;
 }
 
+// An input of a lobby row, as the same input of the row drawn again: its tournament and its class.
+const inputKey = (input) => `${input.closest("tr[data-id]")?.dataset.id} ${input.className}`;
+
 export class Lobby {
   constructor(view, statusLine) {
     Object.assign(this, { view, statusLine });
@@ -246,35 +249,34 @@ export class Lobby {
           (!format || (format === "freezeout" ? !t.rebuys : badges(t).includes(format))),
       ),
     );
-    const typing = this.typing();
+    const typed = this.typed();
     this.body.replaceChildren(...shown.map((t) => this.row(t)));
-    this.typing(typing);
+    this.retype(typed);
     const filtered = shown.length !== all.length ? `, ${shown.length} shown` : "";
     this.statusLine.textContent = `${all.length} tournament${all.length === 1 ? "" : "s"}${filtered} · live`;
   }
 
   // Every update redraws the rows: what a person was typing in one (a name, a number of bots) and where their
-  // cursor was stay as they were. Called with nothing, it reads them; with what it read, it puts them back.
-  typing(kept) {
-    const key = (input) => `${input.closest("tr[data-id]")?.dataset.id} ${input.className}`;
-    const inputs = this.body.querySelectorAll("tr[data-id] input");
-    if (!kept) {
-      const focused = document.activeElement;
-      return {
-        values: new Map([...inputs].map((input) => [key(input), input.value])),
-        focused: focused instanceof HTMLInputElement && this.body.contains(focused) ? key(focused) : null,
-        cursor: focused instanceof HTMLInputElement && focused.type === "text"
-          ? [focused.selectionStart, focused.selectionEnd] : null,
-      };
-    }
-    for (const input of inputs) {
-      const name = key(input);
-      if (kept.values.has(name)) input.value = kept.values.get(name);
-      if (name !== kept.focused) continue;
+  // cursor was are read before and put back after.
+  typed() {
+    const focused = document.activeElement;
+    const inRow = focused instanceof HTMLInputElement && this.body.contains(focused);
+    const inputs = [...this.body.querySelectorAll("tr[data-id] input")];
+    return {
+      values: new Map(inputs.map((input) => [inputKey(input), input.value])),
+      focused: inRow ? inputKey(focused) : null,
+      cursor: inRow && focused.type === "text" ? [focused.selectionStart, focused.selectionEnd] : null,
+    };
+  }
+
+  retype(typed) {
+    for (const input of this.body.querySelectorAll("tr[data-id] input")) {
+      const key = inputKey(input);
+      if (typed.values.has(key)) input.value = typed.values.get(key);
+      if (key !== typed.focused) continue;
       input.focus();
-      if (kept.cursor && input.type === "text") input.setSelectionRange(...kept.cursor);
+      if (typed.cursor && input.type === "text") input.setSelectionRange(...typed.cursor);
     }
-    return null;
   }
 
   drawTimes() {
