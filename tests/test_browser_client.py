@@ -379,9 +379,11 @@ async def test_the_dealer_button_stays_in_sight_beside_a_long_name():
         for size in SIZES:
             page = await (await browser.new_context(viewport=SIZES[size])).new_page()
             await page.goto(f"{live.http}/#/t/{tournament}/table/1")
-            button = page.locator(".seat .dealer")
-            await expect(button).to_be_visible(timeout=20_000)
-            on_top = await button.evaluate("""node => { const box = node.getBoundingClientRect();
+            await expect(page.locator(".seat .dealer")).to_be_visible(timeout=20_000)
+            # Found and measured in one task of the page: a locator's node can be replaced by a redraw of the
+            # table between Playwright finding it and measuring it, and a detached node measures 0 x 0 at 0, 0.
+            on_top = await page.evaluate("""() => { const node = document.querySelector(".seat .dealer");
+                const box = node.getBoundingClientRect();
                 return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; }""")
             assert on_top, f"the button is covered or clipped at {size}"
         await browser.close()
