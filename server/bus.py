@@ -96,10 +96,13 @@ class ToDirector(msgspec.Struct, array_like=True):
 
 
 class ToGateway(msgspec.Struct, array_like=True):
-    """To a gateway: messages for one of its clients, one a line, and maybe the close of its socket."""
+    """To a gateway: messages, one a line, at once to its clients ``now`` and with the broadcast tick to those
+    ``later``: one client's own, or a table's for every client of the gateway watching it. ``close`` closes the
+    socket of the one client ``now`` after its lines."""
 
-    conn: int
+    now: list[int]
     lines: list[bytes] = []
+    later: list[int] = []
     close: int = 0
     reason: str = ""
 

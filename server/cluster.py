@@ -159,7 +159,8 @@ class DirectorService:
         for item in batch:
             link = self.gateways.get(item.gateway)
             if link is None:
-                link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left)
+                link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left,
+                                                                 self.server.outbound.before)
             if item.kind == "open":
                 self._open(link, item)
                 continue
@@ -186,17 +187,18 @@ class DirectorService:
             leave(runtime, connection)
 
     def _open(self, link: GatewayLink, item: ToDirector) -> None:
-        server, settings = self.server, self.server.settings
-        wire = GatewayClient(link, item.conn)
+        server, settings, conn = self.server, self.server.settings, item.conn
+        close = partial(link.close, conn)
         if not item.tournament:
-            link.sessions[item.conn] = (lobby_connection(server, wire.close, wire), None)
+            link.sessions[conn] = (lobby_connection(server, close, None, link, conn), None)
             return
         admitted = admit(server, item.tournament, item.query)
         if isinstance(admitted, Turned):
-            link.frame(ToGateway(item.conn, [admitted.message], admitted.code, admitted.reason))
+            link.frame(ToGateway([conn], [admitted.message], close=admitted.code, reason=admitted.reason))
             return
-        connection = Connection(wire.close, wire, player=admitted.player, outbound=server.outbound,
-                                max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+        connection = Connection(close, None, player=admitted.player, outbound=server.outbound,
+                                max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst, relay=link,
+                                number=conn)
         link.sessions[item.conn] = (connection, admitted.runtime)
         admitted.runtime.connect(connection, admitted.table)
 
@@ -239,29 +241,59 @@ class DirectorService:
 
 
 class GatewayLink:
-    """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it."""
+    """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it.
 
-    def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None]) -> None:
+    It is those clients' ``Relay`` (server/hub.py): what they are sent is
+    queued here in order, a table's message once for all of them, and what
+    one turn of the event loop queued leaves in one bus message (or a few).
+    """
+
+    def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None],
+                 before: Callable[[], None]) -> None:
         self.bus = bus
         self.left = left  # what a session's end leaves behind
+        self.before = before  # the journal's commit: nothing leaves that a crash could take back
         self.subject = frames_for(gateway)
         self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
         self.pending: list[ToGateway] = []
         self.pending_bytes = 0
 
+    def send(self, number: int, message: bytes, urgent: bool) -> None:
+        if urgent:
+            self.broadcast(message, [number], [])
+        else:
+            self.broadcast(message, [], [number])
+
+    def broadcast(self, message: bytes, now: list[int], later: list[int]) -> None:
+        """``message`` to the clients ``now`` and ``later``; the messages in a row to the same clients share a
+        frame (a player's turn follows the last action at their table)."""
+        last = self.pending[-1] if self.pending else None
+        if last is not None and not last.close and last.now == now and last.later == later:
+            last.lines.append(message)
+            self._count(len(message))
+        else:
+            self.frame(ToGateway(now, [message], later))
+
     def frame(self, frame: ToGateway) -> None:
-        """Queue ``frame``; what one turn of the event loop queued leaves in one bus message (or a few)."""
         if not self.pending:
             asyncio.get_running_loop().call_soon(self.flush)
         self.pending.append(frame)
-        self.pending_bytes += sum(len(line) for line in frame.lines) + 16
+        self._count(sum(len(line) for line in frame.lines) + 8 * (len(frame.now) + len(frame.later)))
+
+    def _count(self, size: int) -> None:
+        self.pending_bytes += size + 8
         if self.pending_bytes > CHUNK_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self.pending:
+            self.before()
             self.bus.publish(self.subject, encode(self.pending))
             self.pending, self.pending_bytes = [], 0
+
+    async def close(self, number: int, code: int, reason: str) -> None:
+        """Close the client's socket, after what it was sent."""
+        self.frame(ToGateway([number], close=code, reason=reason))
 
     def end(self, conn: int) -> None:
         """The client's socket is gone."""
@@ -272,22 +304,3 @@ class GatewayLink:
     def end_all(self) -> None:
         for conn in list(self.sessions):
             self.end(conn)
-
-
-class GatewayClient:
-    """A gateway's client as its director-side connection writes to it (server/hub.py's ``Wire``)."""
-
-    __slots__ = ("link", "conn")
-    paused = False  # the gateway keeps what its client is slow to read, and drops it when too slow
-
-    def __init__(self, link: GatewayLink, conn: int) -> None:
-        self.link = link
-        self.conn = conn
-
-    def write_lines(self, messages: list[bytes]) -> bool:
-        self.link.frame(ToGateway(self.conn, messages))
-        return True
-
-    async def close(self, code: int, reason: str) -> None:
-        self.link.frame(ToGateway(self.conn, [], code, reason))
-

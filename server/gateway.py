@@ -102,17 +102,21 @@ class Gateway:
             self.bus.publish(SOCKETS, msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
+        """Frames for this gateway's clients: each client's outbox keeps its lines for the broadcast tick or,
+        to those ``now``, until the end of this turn of the event loop, as one server's do."""
+        clients, sent = self.clients, 0
         for frame in _frames.decode(data):
-            client = self.clients.get(frame.conn)
-            if client is None:
-                continue
-            if frame.lines:
-                self.metrics.messages_out.inc(len(frame.lines))
-                for line in frame.lines:
-                    client.send(line)
-            if frame.close:
-                client.flush()
-                client.drop(frame.close, frame.reason)
+            for numbers, urgent in ((frame.now, True), (frame.later, False)):
+                for number in numbers:
+                    client = clients.get(number)
+                    if client is not None:
+                        sent += len(frame.lines)
+                        for line in frame.lines:
+                            client.send(line, urgent=urgent)
+            if frame.close and (closed := clients.get(frame.now[0])) is not None:
+                closed.flush()
+                closed.drop(frame.close, frame.reason)
+        self.metrics.messages_out.inc(sent)
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:
         """A client's socket, its session in the director's process until either side closes it."""

@@ -227,13 +227,32 @@ class Wire(Protocol):
     def write_lines(self, messages: list[bytes]) -> bool: ...
 
 
+class Relay(Protocol):
+    """A cluster's gateway, where some clients' sockets are (server/cluster.py).
+
+    What such a client is sent goes to its gateway at once and in order,
+    with no outbox here: the client's outbox, the broadcast tick and the drop
+    of a slow reader are the gateway's. A table's message goes there once,
+    with the numbers of the gateway's clients watching the table, rather
+    than once a client.
+    """
+
+    def send(self, number: int, message: bytes, urgent: bool) -> None: ...
+
+    def broadcast(self, message: bytes, now: list[int], later: list[int]) -> None: ...
+
+
 class Connection:
     """One client: who it is, which table it watches, and what waits to be sent to it."""
 
-    def __init__(self, close: Callable[[int, str], Awaitable[None]], wire: Wire, *, player: str | None,
-                 outbound: Outbound, max_queue: int, rate: float, burst: int) -> None:
+    def __init__(self, close: Callable[[int, str], Awaitable[None]], wire: Wire | None, *, player: str | None,
+                 outbound: Outbound, max_queue: int, rate: float, burst: int, relay: Relay | None = None,
+                 number: int = 0) -> None:
+        """A client's socket is here (``wire``) or on a cluster's gateway (``relay``, where it is ``number``)."""
         self.close = close  # closes the socket with a code and a reason
         self.wire = wire
+        self.relay = relay
+        self.number = number
         self.player = player
         self.table: int | None = None
         self.outbound = outbound
@@ -252,6 +271,9 @@ class Connection:
         """
         if self.closed:
             return
+        if self.relay is not None:
+            self.relay.send(self.number, message, urgent)
+            return
         if len(self.outbox) >= self.max_queue:
             self.drop(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
             return
@@ -263,7 +285,7 @@ class Connection:
 
     def flush(self) -> None:
         """Write what waits; a peer that is not reading keeps it waiting."""
-        if self.closed or not self.outbox or self.wire.paused:
+        if self.closed or not self.outbox or self.wire is None or self.wire.paused:
             return
         outbox, self.outbox = self.outbox, []
         if not self.wire.write_lines(outbox):

@@ -18,7 +18,7 @@ from engine.wire import (
     incoming_decoder,
 )
 from server.errors import Refused
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Wire
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Relay, Wire
 from server.metrics import Metrics
 from server.rest import Server
 from server.runtime import TournamentRuntime
@@ -66,10 +66,11 @@ def leave(runtime: TournamentRuntime, connection: Connection) -> None:
     runtime.board.subscribers.discard(connection)
 
 
-def lobby_connection(server: Server, close: Callable[[int, str], Awaitable[None]], wire: Wire) -> Connection:
+def lobby_connection(server: Server, close: Callable[[int, str], Awaitable[None]], wire: Wire | None,
+                     relay: Relay | None = None, number: int = 0) -> Connection:
     """A lobby session, subscribed to the feed: any message it sends asks for the snapshot again."""
     connection = Connection(close, wire, player=None, outbound=server.outbound, max_queue=server.settings.max_queue,
-                            rate=1.0, burst=5)
+                            rate=1.0, burst=5, relay=relay, number=number)
     server.lobby.subscribe(connection)
     return connection
 

@@ -27,7 +27,7 @@ from engine.wire import (
     Announcement, Chat, Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
 )
 from server.errors import Refused
-from server.hub import Connection, RateLimit
+from server.hub import Connection, RateLimit, Relay
 from server.records import Session
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
@@ -66,6 +66,10 @@ class Streams:
     def publish(self, table: int, event: TableMessage) -> None:
         """Number, encode once, and queue to everyone watching ``table``: at once to the player it
         concerns, with the next broadcast tick to the others (server/hub.py).
+
+        A cluster gateway's clients get it through their gateway, once for all
+        of them there: sent once a client, the copies were most of what the
+        director wrote to the bus (docs/performance.md).
         """
         seq = self.seq.get(table, 0) + 1
         self.seq[table] = seq
@@ -74,8 +78,20 @@ class Streams:
             return
         message = encoder.encode(Envelope(seq, table, event, time.time()))
         concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
+        relayed: dict[Relay, tuple[list[int], list[int]]] | None = None
         for connection in list(watchers):
-            connection.send(message, urgent=concerned is not None and connection.player == concerned)
+            urgent = concerned is not None and connection.player == concerned
+            relay = connection.relay
+            if relay is None:
+                connection.send(message, urgent=urgent)
+                continue
+            if relayed is None:
+                relayed = {}
+            now, later = relayed.setdefault(relay, ([], []))
+            (now if urgent else later).append(connection.number)
+        if relayed is not None:
+            for relay, (now, later) in relayed.items():
+                relay.broadcast(message, now, later)
 
     def publish_everywhere(self, event: TableMessage) -> None:
         """To every table stream, including one whose table the same command has just closed."""

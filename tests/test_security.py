@@ -209,6 +209,7 @@ class Watcher:
         self.player = player
         self.table: int | None = None
         self.messages: list[dict] = []
+        self.relay = None  # a socket of this process, not a gateway's
 
     def send(self, message: bytes, *, urgent: bool = True) -> None:
         self.messages += [json.loads(line) for line in message.split(b"\n") if line]

@@ -1,0 +1,129 @@
+"""A cluster gateway's clients as the director sends to them (server/cluster.py's ``GatewayLink``) and as the
+gateway hands them out (server/gateway.py), against a bus of the test's own: a table's message crosses once per
+gateway, whoever watches, and a client's messages keep their order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import msgspec
+import pytest
+
+from engine.wire import Presence
+from server.bus import ToGateway
+from server.cluster import GatewayLink
+from server.gateway import Gateway
+from server.hub import Connection, Outbound
+from server.journal import MemoryStorage
+from server.rest import Settings
+from server.runtime import TournamentRuntime
+from server.streams import PRESENCE_TICK
+from tests.test_security import Watcher
+from tests.tournaments import definition as rules
+
+frames = msgspec.msgpack.Decoder(list[ToGateway])
+
+
+class GatewaysBus:
+    """Stands in for ``server.bus.Bus``: keeps what is published, noting whether the journal had committed."""
+
+    def __init__(self, journal: list[str]) -> None:
+        self.journal = journal
+        self.published: list[tuple[str, list[ToGateway]]] = []
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        self.journal.append("published")
+        self.published.append((subject, frames.decode(payload)))
+
+
+class Socket:
+    """Stands in for a client's websocket on the gateway: keeps the lines written to it."""
+
+    paused = False
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+
+    def write_lines(self, messages: list[bytes]) -> bool:
+        self.lines += messages
+        return True
+
+
+async def ignore_close(code: int, reason: str) -> None:
+    return None
+
+
+@pytest.fixture
+def drawn() -> TournamentRuntime:
+    """Nine players drawn to one table outside the event loop, so that no table deals."""
+    runtime = TournamentRuntime.create("t", rules(9, action_seconds=60), MemoryStorage(), hand_pause=0)
+    for number in range(9):
+        runtime.register(f"player {number}")
+    runtime.start()
+    return runtime
+
+
+@pytest.mark.asyncio
+async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_keep_their_order(
+        drawn: TournamentRuntime) -> None:
+    runtime = drawn
+    journal: list[str] = []
+    bus = GatewaysBus(journal)
+    link = GatewayLink(bus, "gateway-a", lambda connection, runtime: None,  # type: ignore[arg-type]
+                       lambda: journal.append("committed"))
+    outbound = Outbound(0.05, before=lambda: None)
+    players = runtime.director.tables[1].table.players
+    relayed = [Connection(ignore_close, None, player=player, outbound=outbound, max_queue=10, rate=1, burst=1,
+                          relay=link, number=number) for number, player in enumerate(players[:3], start=1)]
+    observer = Connection(ignore_close, None, player=None, outbound=outbound, max_queue=10, rate=1, burst=1,
+                          relay=link, number=4)
+    local = Watcher()  # a socket of the director's own process
+    for connection in [*relayed, observer]:
+        runtime.connect(connection, 1)
+    runtime.connect(local, 1)  # type: ignore[arg-type]
+    await asyncio.sleep(2 * PRESENCE_TICK)  # what the connections cost their table has gone
+    bus.published.clear()
+    journal.clear()
+
+    runtime.streams.tell(players[0], Presence(players[0], True))  # a private message first
+    runtime.streams.publish(1, Presence(players[0], False))  # then the table's: it concerns players[0]
+    runtime.streams.publish(1, Presence(players[1], False))
+    await asyncio.sleep(0)
+
+    assert journal == ["committed", "published"]
+    ((subject, sent),) = bus.published
+    assert subject == "mttsim.gateway.gateway-a"
+    assert [(frame.now, sorted(frame.later), len(frame.lines)) for frame in sent] == [
+        ([1], [], 1),  # the private message, to its player only
+        ([1], [2, 3, 4], 1),  # the table's message once: at once to whom it concerns, with the tick to the others
+        ([2], [1, 3, 4], 1),
+    ]
+    told, concerning_first, concerning_second = (json.loads(frame.lines[0]) for frame in sent)
+    assert told["type"] == "private" and concerning_first["event"]["player"] == players[0]
+    assert concerning_second["event"]["player"] == players[1]
+    assert [message["event"]["player"] for message in local.messages[-2:]] == [players[0], players[1]]
+
+    runtime.streams.tell(players[2], Presence(players[2], True))
+    runtime.streams.tell(players[2], Presence(players[2], False))
+    await asyncio.sleep(0)
+    assert [(frame.now, len(frame.lines)) for frame in bus.published[-1][1]] == [([3], 2)]  # in a row: one frame
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_and_closes_after_them() -> None:
+    gateway = Gateway(Settings(admin_token="x", broadcast_tick=60.0), "http://127.0.0.1:1")
+    sockets = {number: Socket() for number in (1, 2, 3)}
+    for number, socket in sockets.items():
+        gateway.clients[number] = Connection(ignore_close, socket, player=None, outbound=gateway.outbound,
+                                             max_queue=10, rate=1, burst=1)
+    gateway.from_director(msgspec.msgpack.encode([
+        ToGateway([1], [b"turn"], [2]),
+        ToGateway([3], [b"bye"], close=4001, reason="gone"),
+        ToGateway([9], [b"to a client gone already"]),
+    ]))
+    await asyncio.sleep(0.01)
+    assert sockets[1].lines == [b"turn"] and sockets[2].lines == []  # the others wait for the broadcast tick
+    assert sockets[3].lines == [b"bye"] and gateway.clients[3].close_code == 4001
+    gateway.outbound.tick_now()
+    assert sockets[2].lines == [b"turn"]
