@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from bots.strategies import parse_mix
 from engine.structure import (
     Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition,
 )
+from server.localcluster import NATS_ENV, shown
 from server.simulator import Progress, Report, simulate
 
 
@@ -137,7 +139,7 @@ def serve(args: argparse.Namespace) -> int:
         from prometheus_client import start_http_server
 
         start_http_server(args.metrics_port, addr="127.0.0.1", registry=app.state.server.metrics.registry)
-    role = f"the director of the cluster at {args.nats}" if args.nats else "mttsim"
+    role = f"the director of the cluster at {shown(args.nats)}" if args.nats else "mttsim"
     print(f"{role} serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
@@ -158,7 +160,7 @@ def gateway(args: argparse.Namespace) -> int:
         return 2
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     app = create_gateway(Settings(admin_token=args.admin_token, nats=args.nats), f"http://{reachable}:{args.port}")
-    print(f"gateway of the cluster at {args.nats} serving on http://{args.host}:{args.port}/", flush=True)
+    print(f"gateway of the cluster at {shown(args.nats)} serving on http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
     return 0
 
@@ -187,7 +189,7 @@ def table_worker(args: argparse.Namespace) -> int:
         task = asyncio.current_task()
         assert task is not None
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-        print(f"table worker on the cluster at {args.nats}", flush=True)
+        print(f"table worker on the cluster at {shown(args.nats)}", flush=True)
         try:
             await work(args.nats, args.metrics_port)
         except asyncio.CancelledError:
@@ -341,7 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--db", default="mttsim.db",
                               help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
     serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
-    serve_parser.add_argument("--nats", metavar="URL", help="join a cluster over this NATS server (docs/deployment.md)")
+    serve_parser.add_argument("--nats", metavar="URL", default=os.environ.get(NATS_ENV),
+                              help=f"join a cluster over this NATS server, nats://TOKEN@HOST:PORT where it wants a "
+                                   f"token (default: ${NATS_ENV}, which keeps the token off the command line; "
+                                   "docs/deployment.md)")
     serve_parser.add_argument("--role", choices=["director", "tables", "gateway"], default="director",
                               help="with --nats: the director (its journal, REST and websockets), a table worker, "
                                    "or a gateway (REST, websockets and the web client, in front of the director)")

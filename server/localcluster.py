@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import secrets
 import shutil
 import signal
@@ -23,6 +24,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 STARTUP_SECONDS = 30.0
+NATS_ENV = "MTTSIM_NATS"  # ``mttsim serve`` reads ``--nats`` here when not given: a token stays off command lines
+
+
+def shown(url: str) -> str:
+    """``url`` without the user, password or token in it, to print or log."""
+    scheme, separator, rest = url.rpartition("://")
+    return f"{scheme}{separator}{rest.rpartition('@')[2]}"
 
 
 def nats_binary() -> str | None:
@@ -32,30 +40,42 @@ def nats_binary() -> str | None:
 
 @contextlib.contextmanager
 def nats_server() -> Iterator[str]:
-    """A NATS server with JetStream in a directory of its own; yields its URL."""
+    """A NATS server with JetStream in a directory of its own, which admits only clients with a token of its own;
+    yields its URL, the token in it (``nats://TOKEN@127.0.0.1:PORT``).
+
+    Without a token anyone who reaches the port could play any table, or
+    take its lease. The token is in a file only this user reads, not on a
+    command line that ``ps`` shows to every user of the machine.
+    """
     binary = nats_binary()
     if binary is None:
         raise SystemExit("nats-server is not installed: apt-get install nats-server, or give --nats URL")
     with tempfile.TemporaryDirectory(prefix="mttsim-nats-") as directory:
         ports = Path(directory) / "ports"
         ports.mkdir()
-        process = subprocess.Popen([binary, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(Path(directory) / "js"),
-                                    "--ports_file_dir", str(ports)], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+        token = secrets.token_hex(24)  # hex: nothing in it to escape, in the configuration or the URL
+        configuration = Path(directory) / "nats.conf"
+        configuration.touch(mode=0o600)
+        configuration.write_text(f'authorization {{ token: "{token}" }}\n')
+        process = subprocess.Popen([binary, "-c", str(configuration), "-a", "127.0.0.1", "-p", "-1", "-js",
+                                    "-sd", str(Path(directory) / "js"), "--ports_file_dir", str(ports)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + STARTUP_SECONDS
             while not (found := list(ports.glob("*.ports"))) or not found[0].read_text().strip():
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit("nats-server did not start")
                 time.sleep(0.05)
-            yield str(json.loads(found[0].read_text())["nats"][0])
+            address = str(json.loads(found[0].read_text())["nats"][0])
+            yield address.replace("nats://", f"nats://{token}@", 1)
         finally:
             process.terminate()
             process.wait(10)
 
 
-def _serve(*options: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "server.cli", "serve", *options])
+def _serve(url: str, *options: str) -> subprocess.Popen[bytes]:
+    """A ``mttsim serve`` of the cluster at ``url``, given in its environment: the URL may hold a secret."""
+    return subprocess.Popen([sys.executable, "-m", "server.cli", "serve", *options], env={**os.environ, NATS_ENV: url})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,10 +92,10 @@ def run(args: argparse.Namespace) -> int:
         url = args.nats or stack.enter_context(nats_server())
         storage = ["--memory"] if args.memory else ["--db", args.db]
         director_port = args.port + args.gateways
-        processes = [_serve("--nats", url, "--role", "director", "--host", args.host, "--port", str(director_port),
+        processes = [_serve(url, "--role", "director", "--host", args.host, "--port", str(director_port),
                             "--admin-token", token, "--hand-pause", str(args.hand_pause), *storage)]
-        processes += [_serve("--nats", url, "--role", "tables") for _ in range(args.table_workers)]
-        processes += [_serve("--nats", url, "--role", "gateway", "--host", args.host, "--port", str(args.port + i),
+        processes += [_serve(url, "--role", "tables") for _ in range(args.table_workers)]
+        processes += [_serve(url, "--role", "gateway", "--host", args.host, "--port", str(args.port + i),
                              "--admin-token", token) for i in range(args.gateways)]
         print(f"NATS: {url}", flush=True)
         print(f"admin token: {token}", flush=True)

@@ -19,10 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import nats
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from server.localcluster import shown
 from tests.cluster import (
     ADMIN, TOKEN, Unavailable, cluster, director, free_ports_in_a_row, gateway, log_of, mttsim, nats_server, stop,
     wait_for, worker,
@@ -330,6 +332,9 @@ def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
         processes = cluster(port)
         gateways = sorted(str(process["url"]) for process in processes if process["role"] == "gateway")
         assert gateways == [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"]
+        for process in processes:  # the bus's URL and its token reach them in their environment, not in argv
+            with open(f"/proc/{process['pid']}/cmdline", "rb") as command_line:
+                assert b"nats://" not in command_line.read()
         assert httpx.get(f"http://127.0.0.1:{port + 1}/api/tournaments").json() == []
         command.send_signal(signal.SIGTERM)
         assert command.wait(60) == 0
@@ -352,3 +357,21 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.asyncio
+async def test_the_nats_server_of_a_local_cluster_admits_only_clients_with_its_token():
+    with nats_server() as url:
+        token, address = url.removeprefix("nats://").split("@")
+        assert len(token) == 48
+        client = await nats.connect(url, allow_reconnect=False, connect_timeout=10)
+        await client.close()
+        for wrong in (f"nats://{address}", f"nats://{'0' * 48}@{address}"):
+            with pytest.raises(nats.errors.Error, match="[Aa]uthorization"):
+                await nats.connect(wrong, allow_reconnect=False, max_reconnect_attempts=0, connect_timeout=10)
+
+
+def test_a_nats_url_is_shown_without_its_token():
+    assert shown("nats://abc123@10.0.0.7:4222") == "nats://10.0.0.7:4222"
+    assert shown("nats://user:secret@host:4222") == "nats://host:4222"
+    assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
