@@ -219,8 +219,11 @@ class Tables:
         return table not in director.tables or director.status is not Status.RUNNING
 
     def may_deal(self, table: int) -> bool:
-        """The director's answer (the hand-for-hand barrier, breaks, balancing), and not paused."""
-        return not self.session.paused and self.session.director.is_ready(table)
+        """The director's answer (the hand-for-hand barrier, breaks, balancing), not paused, and the tables
+        running: after the start, only once the draw has told every player where they sit. A cluster's worker
+        asking earlier would have its table dealt before some of its players had the draw's snapshot, showing a
+        turn they had been told of already."""
+        return self._group is not None and not self.session.paused and self.session.director.is_ready(table)
 
     def deal(self, table: int) -> None:
         """The table's next hand, and its first decision's clock."""
