@@ -139,8 +139,7 @@ class SeatBot(WSListener):
                     await transport.wait_disconnected()
                 finally:
                     transport.disconnect(graceful=False)
-                    if self._thinking is not None:
-                        self._thinking.cancel()
+                    self._stop_thinking()
             if not self._done:  # a flaky bot hung up, or the connection dropped: come back with the token
                 self.report.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
@@ -227,6 +226,7 @@ class SeatBot(WSListener):
             report.latencies.append(time.monotonic() - self._sent_at)
             self._sent_at = None
         elif kind == "timed_out" and mine:
+            self._stop_thinking()  # the clock decided: a late answer would be out of turn
             report.timed_out += 1
             if not self._ignored_turn:
                 report.missed_deadlines += 1
@@ -263,6 +263,9 @@ class SeatBot(WSListener):
             self._send(_write(reply))
 
     def _decide(self, turn: dict[str, Any]) -> None:
+        """Answer ``turn``, now or after thinking; a turn told again (a snapshot showing the one a ``your_turn``
+        told of) replaces the one being thought over, so that a decision is answered once."""
+        self._stop_thinking()
         if self.fault == "slow" and self.rng.random() < 0.5:
             self._ignored_turn = True  # let the clock run out
             return
@@ -276,7 +279,13 @@ class SeatBot(WSListener):
         else:
             self._act(turn)
 
+    def _stop_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.cancel()
+            self._thinking = None
+
     def _act(self, turn: dict[str, Any]) -> None:
+        self._thinking = None
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
         if not self._send(_write(wire.Act(action, amount))):

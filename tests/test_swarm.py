@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import random
 import sys
 
 import pytest
 
+from bots.client import SeatBot
 from bots.histogram import merged_report
+from bots.strategies import STRATEGIES
 from bots.swarm import SwarmOptions, run_swarm
+from engine.wire import Private, YourTurn, encoder
 from tests.live_server import definition, live_server
 
 pytestmark = pytest.mark.asyncio
@@ -149,3 +153,36 @@ async def test_a_swarm_registers_late_and_reenters_and_the_tournament_accounts_f
         assert len(director.entries) == entries and report["reentries"] == sum(director.reentries.values())
         assert sorted(r.place for r in director.standings()) == list(range(1, entries + 1))
         assert director.ledger.summary()["held"] == 0 and director.chips_in_play() == director.chips_issued
+
+
+async def test_a_bot_answers_a_turn_once_when_a_snapshot_shows_the_turn_it_is_thinking_over():
+    """A ``your_turn``, then a snapshot showing the same turn (a move, a reconnect, the draw): one answer, not two;
+    and a turn the clock took while the bot thought gets no late answer."""
+    class Transport:
+        is_close_frame_sent = False
+
+        def __init__(self) -> None:
+            self.sent: list[bytes] = []
+
+        def send(self, kind: object, data: bytes) -> None:
+            self.sent.append(data)
+
+    turn = YourTurn(1, True, False, 20, 40, 1000, 15.0, (1, 2), (), 30, 1000, 20)
+    legal = {"can_fold": True, "can_check": False, "call": 20, "min_raise_to": 40, "max_raise_to": 1000}
+    snapshot = json.dumps({"type": "snapshot", "seq": 3, "tournament": {"starting_stack": 1000, "status": "running",
+                                                                         "big_blind": 20},
+                           "table": {"board": [], "pot": 30}, "you": {"stack": 1000, "result": None, "legal": legal,
+                                                                      "hole": [1, 2]}}).encode()
+    bot = SeatBot("ws://127.0.0.1:1", "t", "p1", "token", STRATEGIES["station"], random.Random(1), think=(0.05, 0.05))
+    bot._transport = transport = Transport()
+    bot._handle(encoder.encode(Private(turn, 0.0)), 0.0)
+    bot._handle(snapshot, 0.0)
+    await asyncio.sleep(0.3)
+    assert [json.loads(data)["type"] for data in transport.sent] == ["act"]
+
+    bot._handle(encoder.encode(Private(turn, 0.0)), 0.0)
+    timed_out = {"type": "event", "seq": 4, "table": 1,
+                 "event": {"type": "timed_out", "player": "p1", "action": "fold"}}
+    bot._handle(json.dumps(timed_out).encode(), 0.0)
+    await asyncio.sleep(0.3)
+    assert [json.loads(data)["type"] for data in transport.sent] == ["act", "back"]
