@@ -119,7 +119,7 @@ async def swarm(port: int, pids: dict[str, list[int]], players: int, window: flo
     per_1000 = {role: 1000 * (used - before[role]) / max(1, report["actions"]) for role, used in cpu(pids).items()}
     return {"actions_per_s": report["actions_per_s"], "p99_ms": report["latency_ms"]["p99"],
             "cpu_per_1000": sum(per_1000.values()), "by_role": per_1000, "errors": report["errors"],
-            "error_codes": report["error_codes"]}
+            "error_codes": report["error_codes"], "timeouts": report["timeouts"]}
 
 
 def barrier_p99(port: int) -> tuple[int, float]:
@@ -194,7 +194,8 @@ async def largest_field(args: argparse.Namespace) -> None:
             roles = ", ".join(f"{role} {seconds:.2f}" for role, seconds in report["by_role"].items())
             print(f"  {players:>6} players, {name:>11}: {report['actions_per_s']:7,.0f} actions/s, "
                   f"p99 {report['p99_ms']:6.1f} ms, CPU {report['cpu_per_1000']:.2f} s per 1,000 actions ({roles}), "
-                  f"errors {report['errors']} {report['error_codes'] or ''}", flush=True)
+                  f"errors {report['errors']} {report['error_codes'] or ''}, clocks run out {report['timeouts']}",
+                  flush=True)
             if report["p99_ms"] < 100:
                 largest[name] = players
             else:
