@@ -60,6 +60,10 @@ class GatewayMetrics:
                                     registry=self.registry)
         self.round_trip = Histogram("mttsim_bus_round_trip_seconds", "A REST request to the director and its "
                                     "answer's first piece", buckets=SECONDS, registry=self.registry)
+        # The director keeps no outbox for a gateway's clients: how long their messages wait is measured here.
+        self.event_lag_seconds = Histogram("mttsim_event_lag_seconds",
+                                           "How long the oldest message of a send pass waited in the gateway",
+                                           buckets=SECONDS, registry=self.registry)
 
 
 class Gateway:
@@ -71,7 +75,8 @@ class Gateway:
         self.clients: dict[int, Connection] = {}
         self.metrics = GatewayMetrics(self.clients)
         # What the director sends leaves at the end of the loop's turn (or within the gathering window under load).
-        self.outbound = Outbound(settings.broadcast_tick, before=lambda: None)
+        self.outbound = Outbound(settings.broadcast_tick, before=lambda: None,
+                                 waited=self.metrics.event_lag_seconds.observe)
         self.bus: Bus | None = None
         self._next = 0
         self._pending: list[ToDirector] = []

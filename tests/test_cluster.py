@@ -24,6 +24,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from bots.swarm import SwarmOptions, run_swarm
 from server.localcluster import shown
 from tests.cluster import (
     ADMIN, TOKEN, Unavailable, cluster, director, free_ports_in_a_row, gateway, log_of, mttsim, nats_server, stop,
@@ -104,29 +105,48 @@ def assert_settled(shown: dict[str, Any]) -> None:
     assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == PLAYERS * 1100
 
 
-def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_between_them_and_finishes():
-    port = free_port()
+@pytest.mark.asyncio
+async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_for_hand_moves_players_and_finishes():
+    """Websocket bots in two shards, each through its own gateway, play a tournament whose tables two workers
+    share: hand-for-hand across both workers, players moved between their tables, tables broken, a winner."""
+    port, first, second = free_port(), free_port(), free_port()
     with nats_server() as url:
-        processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url)]
+        processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url), gateway(url, first),
+                     gateway(url, second)]
         try:
-            wait_for("two workers registered", lambda: sum(p["role"] == "tables" for p in cluster(port)) == 2)
-            tournament = start_tournament(port)
+            await asyncio.to_thread(wait_for, "two workers and two gateways registered",
+                                    lambda: [p["role"] for p in cluster(port)].count("tables") == 2
+                                    and [p["role"] for p in cluster(port)].count("gateway") == 2)
+            body = definition(PLAYERS, 6, action_seconds=10.0, paid=12, levels=LEVELS)  # the bubble at 3 tables
+            shards = [SwarmOptions(url=f"http://127.0.0.1:{through}", players=PLAYERS, seed=shard, shard=(shard, 2),
+                                   mix={"pushfold": 2, "station": 1, "tag": 1}, think=(0.0, 0.02))
+                      for shard, through in enumerate((first, second))]
+            shards[0].admin_token, shards[0].definition = TOKEN, body  # the first shard creates and starts it
+            creating = asyncio.create_task(run_swarm(shards[0]))
+            tournament = await created(port)
+            shards[1].tournament = tournament
+            playing = [creating, asyncio.create_task(run_swarm(shards[1]))]
             held_by: dict[int, str] = {}
 
             def every_table_held_by_both() -> bool:
                 """A lease lasts while its table does (no worker dies here): who holds each table, for good."""
                 held_by.update(owners(port))
-                open_tables = {table["id"] for table in show(port, tournament)["table_list"]}
-                return open_tables <= held_by.keys() and len(set(held_by.values())) == 2
+                shown = show(port, tournament)
+                open_tables = {table["id"] for table in shown["table_list"]}
+                return (shown["status"] == "running" and open_tables <= held_by.keys()
+                        and len(set(held_by.values())) == 2)
 
-            wait_for("every table held, by both workers", every_table_held_by_both)
-            base = f"http://127.0.0.1:{port}/api/tournaments/{tournament}"
+            await asyncio.to_thread(wait_for, "every table held, by both workers", every_table_held_by_both)
+            base = f"http://127.0.0.1:{first}/api/tournaments/{tournament}"
             # Hand-for-hand across both workers' tables, on the director's word: its rounds are timed.
-            assert httpx.post(f"{base}/hand-for-hand", json={"on": True}, headers=ADMIN).status_code == 200
-            wait_for("two hand-for-hand rounds", lambda: barrier_rounds(port) >= 2)
-            assert httpx.post(f"{base}/hand-for-hand", json={"on": False}, headers=ADMIN).status_code == 200
-            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
-                     describe=lambda: describe(port, tournament, processes))
+            async with httpx.AsyncClient(headers=ADMIN, timeout=30) as admin:
+                assert (await admin.post(f"{base}/hand-for-hand", json={"on": True})).status_code == 200
+                await asyncio.to_thread(wait_for, "two hand-for-hand rounds", lambda: barrier_rounds(port) >= 2)
+                assert (await admin.post(f"{base}/hand-for-hand", json={"on": False})).status_code == 200
+            reports = await asyncio.wait_for(asyncio.gather(*playing), 300)
+            assert [report["players"] for report in reports] == [PLAYERS // 2] * 2
+            for report in reports:  # every bot was told its every turn through its gateway, and answered it in time
+                assert report["finished"] and report["errors"] == 0 and report["timeouts"] == 0, report
             trail = events(port, tournament)
             kinds = {event["type"] for event in trail}
             assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
@@ -136,8 +156,21 @@ def test_a_tournament_across_two_workers_plays_hand_for_hand_moves_players_betwe
             assert any(source and target and source != target for source, target in holders), \
                 "no player moved between tables of different workers"
             assert_settled(show(port, tournament))
+            for through in (first, second):  # what waited in each gateway's outboxes is measured there
+                assert metric(through, "mttsim_event_lag_seconds_count") > 0
         finally:
             stop(*processes)
+
+
+async def created(port: int) -> str:
+    """The tournament the first shard creates, once the director lists it."""
+    async with httpx.AsyncClient(timeout=10) as client:
+        for _ in range(600):
+            listed = (await client.get(f"http://127.0.0.1:{port}/api/tournaments")).json()
+            if listed:
+                return str(listed[0]["id"])
+            await asyncio.sleep(0.1)
+    raise AssertionError("the first shard created no tournament")
 
 
 @pytest.mark.asyncio
