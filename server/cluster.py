@@ -53,6 +53,10 @@ _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
 GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 HEARTBEAT_SECONDS = 1.0
+# A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
+# storm of 15,000 handshakes) misses its registrations, but not for this long without a client's message.
+GATEWAY_SILENCE_SECONDS = 10.0
+CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": the client reconnects, and has a session again
 
 
 class DirectorService:
@@ -140,13 +144,18 @@ class DirectorService:
         while True:
             try:
                 await self.bus.register(self.me)
-                alive = {process.id for process in await self.bus.cluster()}
-                for gateway in [gateway for gateway in self.gateways if gateway not in alive]:
+                for gateway in self.lost_gateways({process.id for process in await self.bus.cluster()}):
                     logger.warning("gateway %s is gone: its clients' sessions end", gateway)
                     self.gateways.pop(gateway).end_all()
             except Exception:  # the bus is down or reconnecting: the next beat tries again
                 logger.warning("the director could not register with the cluster", exc_info=True)
             await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    def lost_gateways(self, registered: set[str]) -> list[str]:
+        """The gateways gone from the registry that have also been silent for ``GATEWAY_SILENCE_SECONDS``."""
+        now = asyncio.get_running_loop().time()
+        return [gateway for gateway, link in self.gateways.items()
+                if gateway not in registered and now - link.heard > GATEWAY_SILENCE_SECONDS]
 
     # ------------------------------------------------------------ the gateways' clients
 
@@ -156,16 +165,20 @@ class DirectorService:
         except msgspec.DecodeError:
             logger.warning("a malformed batch from a gateway was ignored")
             return
+        now = asyncio.get_running_loop().time()
         for item in batch:
             link = self.gateways.get(item.gateway)
             if link is None:
                 link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left,
                                                                  self.server.outbound.before)
+            link.heard = now
             if item.kind == "open":
                 self._open(link, item)
                 continue
             session = link.sessions.get(item.conn)
-            if session is None:
+            if session is None:  # ended here (its gateway was taken for gone, or this director restarted)
+                if item.kind == "in":  # the client reconnects, and is given a session again
+                    link.frame(ToGateway([item.conn], close=CLOSE_SESSION_LOST, reason="session lost: reconnect"))
                 continue
             connection, runtime = session
             if item.kind == "gone":
@@ -257,6 +270,7 @@ class GatewayLink:
         self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
         self.pending: list[ToGateway] = []
         self.pending_bytes = 0
+        self.heard = 0.0  # the loop's time when the gateway last sent anything
 
     def send(self, number: int, message: bytes, urgent: bool) -> None:
         if urgent:

@@ -11,12 +11,12 @@ import msgspec
 import pytest
 
 from engine.wire import Presence
-from server.bus import ToGateway
-from server.cluster import GatewayLink
+from server.bus import ToDirector, ToGateway
+from server.cluster import CLOSE_SESSION_LOST, GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.gateway import Gateway
 from server.hub import Connection, Outbound
 from server.journal import MemoryStorage
-from server.rest import Settings
+from server.rest import Server, Settings
 from server.runtime import TournamentRuntime
 from server.streams import PRESENCE_TICK
 from tests.test_security import Watcher
@@ -127,3 +127,35 @@ async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_an
     assert sockets[3].lines == [b"bye"] and gateway.clients[3].close_code == 4001
     gateway.outbound.tick_now()
     assert sockets[2].lines == [b"turn"]
+
+
+class DirectorsOwnBus(GatewaysBus):
+    """``GatewaysBus`` with what ``DirectorService`` asks of a bus besides publishing."""
+
+    async def close(self) -> None:
+        return None
+
+
+@pytest.mark.asyncio
+async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_asks_its_client_to_reconnect() -> None:
+    """A gateway missing from the registry but heard from lately is busy, not gone (a storm of handshakes made
+    one miss its registrations and lose every session); a message for a session the director no longer has
+    (its gateway taken for gone, or the director restarted) closes that client's socket with 1012, and the
+    client comes back with a session."""
+    server = Server(Settings(admin_token="x"))
+    bus = DirectorsOwnBus([])
+    service = DirectorService(bus, server, app=None)  # type: ignore[arg-type]
+    service.sockets(msgspec.msgpack.encode([ToDirector("open", "gateway-a", 1)]))  # a lobby session
+    assert service.lost_gateways(registered=set()) == []  # heard from just now: busy at worst
+    service.gateways["gateway-a"].heard -= GATEWAY_SILENCE_SECONDS + 1
+    assert service.lost_gateways(registered={"gateway-a"}) == []  # registered
+    assert service.lost_gateways(registered=set()) == ["gateway-a"]
+
+    service.gateways.pop("gateway-a").end_all()
+    await asyncio.sleep(0)
+    bus.published.clear()
+    service.sockets(msgspec.msgpack.encode([ToDirector("in", "gateway-a", 1, b'{"type":"sync"}')]))
+    await asyncio.sleep(0)
+    ((subject, (frame,)),) = bus.published
+    assert subject == "mttsim.gateway.gateway-a"
+    assert frame.now == [1] and frame.close == CLOSE_SESSION_LOST
