@@ -88,7 +88,8 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
     admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
     ws_url = "ws" + options.url.removeprefix("http")
     shard, shards = options.shard
-    async with httpx.AsyncClient(base_url=options.url, timeout=30) as http:
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
+    async with httpx.AsyncClient(base_url=options.url, timeout=30, limits=limits) as http:
         tournament = options.tournament
         if tournament is None:
             definition = options.definition or default_swarm_definition(options.players)
@@ -191,6 +192,10 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
     return report
 
 
+# An idle connection is let go before the server's keep-alive (uvicorn's 5 s) can close it: at the same 5 s
+# (httpx's default), a server whose loop was busy closed a connection as a request was sent on it, and the
+# swarm's POST /start failed with a ReadError (15,000 bots through a gateway).
+KEEPALIVE_SECONDS = 2.0
 SERVER_AWAY_SECONDS = 120  # how long the swarm waits for a server that went away (a restart) before it gives up
 
 

@@ -9,11 +9,12 @@ import random
 import sys
 
 import pytest
+import uvicorn
 
 from bots.client import SeatBot
 from bots.histogram import merged_report
 from bots.strategies import STRATEGIES
-from bots.swarm import SwarmOptions, run_swarm
+from bots.swarm import KEEPALIVE_SECONDS, SwarmOptions, run_swarm
 from engine.wire import Private, YourTurn, encoder
 from tests.live_server import definition, live_server
 
@@ -186,3 +187,8 @@ async def test_a_bot_answers_a_turn_once_when_a_snapshot_shows_the_turn_it_is_th
     bot._handle(json.dumps(timed_out).encode(), 0.0)
     await asyncio.sleep(0.3)
     assert [json.loads(data)["type"] for data in transport.sent] == ["act", "back"]
+
+
+async def test_the_swarm_lets_an_idle_connection_go_before_the_server_would():
+    """A connection the server may close as the swarm sends on it fails a request that cannot be retried."""
+    assert KEEPALIVE_SECONDS < uvicorn.Config(app=None).timeout_keep_alive
