@@ -41,6 +41,7 @@ CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
 LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
 PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
 REQUEST_SECONDS = 5.0
+CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": a gateway's client whose session is gone reconnects
 NO_RESPONDERS = "503"  # the status of the NATS server's own answer to a request nobody listens for
 
 

@@ -35,8 +35,8 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
-    CHUNK_BYTES, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Bus, HttpHead, HttpRequest, Notice,
-    TableCommand, TableState, ToDirector, ToGateway, frames_for,
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Bus, HttpHead,
+    HttpRequest, Notice, TableCommand, TableState, ToDirector, ToGateway, frames_for,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -56,7 +56,6 @@ HEARTBEAT_SECONDS = 1.0
 # A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
 # storm of 15,000 handshakes) misses its registrations, but not for this long without a client's message.
 GATEWAY_SILENCE_SECONDS = 10.0
-CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": the client reconnects, and has a session again
 
 
 class DirectorService:

@@ -35,7 +35,9 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from server.bus import HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, frames_for
+from server.bus import (
+    CLOSE_SESSION_LOST, HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, frames_for,
+)
 from server.hub import WIRE, Connection, Outbound, WebSocketProtocol
 from server.metrics import CONTENT_TYPE, SECONDS
 from server.openapi import Problem
@@ -80,6 +82,7 @@ class Gateway:
         self.bus: Bus | None = None
         self._next = 0
         self._pending: list[ToDirector] = []
+        self._director: str | None = None  # the director process whose sessions this gateway's clients have
 
     async def start(self) -> None:
         assert self.settings.nats is not None
@@ -93,8 +96,21 @@ class Gateway:
             try:
                 assert self.bus is not None
                 await self.bus.register(self.me)
+                self.directors_seen({process.id for process in await self.bus.cluster() if process.role == "director"})
             except Exception:
                 logger.warning("the gateway could not register with the cluster", exc_info=True)
+
+    def directors_seen(self, directors: set[str]) -> None:
+        """A director that replaced the one this gateway knew (a restart) has none of its clients' sessions:
+        every client is closed with 1012, and reconnects to a session. Its clients would otherwise hear nothing
+        more, and an observer, who sends nothing, would never learn why."""
+        if not directors or self._director in directors:
+            return  # the same one, or none yet (the new one is not up: reconnecting now would find nobody)
+        if self._director is not None:
+            logger.warning("the director %s replaced %s: every client reconnects", min(directors), self._director)
+            for client in list(self.clients.values()):
+                client.drop(CLOSE_SESSION_LOST, "the director restarted: reconnect")
+        self._director = min(directors)
 
     def to_director(self, item: ToDirector) -> None:
         if not self._pending:

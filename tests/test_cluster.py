@@ -251,22 +251,36 @@ async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
             await websocket.send(json.dumps({"type": "act", "action": action}))
 
 
-def test_a_director_killed_and_restarted_restores_from_its_journal_and_the_workers_play_on(tmp_path):
-    port = free_port()
+@pytest.mark.asyncio
+async def test_a_director_killed_and_restarted_restores_from_its_journal_and_the_workers_play_on(tmp_path):
+    """The workers play on under the restored director; a gateway's observer, whose session the new director
+    does not have, is told to reconnect (1012) and is given one."""
+    port, through = free_port(), free_port()
     db = str(tmp_path / "journal.db")
     with nats_server() as url:
         first = director(url, port, "--hand-pause", "0.02", db=db)
-        processes = [first, worker(url)]
+        processes = [first, worker(url), gateway(url, through)]
         try:
-            wait_for("a worker registered", lambda: any(p["role"] == "tables" for p in cluster(port)))
+            await asyncio.to_thread(wait_for, "a worker and a gateway registered",
+                                    lambda: {"tables", "gateway"} <= {p["role"] for p in cluster(port)})
             tournament = start_tournament(port)
-            wait_for("five players out", lambda: show(port, tournament)["players_left"] <= PLAYERS - 5)
+            observer = await connect(f"ws://127.0.0.1:{through}/ws/tournaments/{tournament}")
+            assert (await receive_json(observer))["type"] == "snapshot"
+            await asyncio.to_thread(wait_for, "five players out",
+                                    lambda: show(port, tournament)["players_left"] <= PLAYERS - 5)
             first.send_signal(signal.SIGKILL)
             first.wait(10)
-            processes.append(director(url, port, "--hand-pause", "0.02", db=db))
+            processes.append(await asyncio.to_thread(director, url, port, "--hand-pause", "0.02", db=db))
             assert show(port, tournament)["restored_at"] is not None
-            wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
-                     describe=lambda: describe(port, tournament, processes))
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:  # what was queued before the kill, then the close
+                    await asyncio.wait_for(observer.recv(), 60)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+            async with connect(f"ws://127.0.0.1:{through}/ws/tournaments/{tournament}") as again:
+                assert (await receive_json(again))["type"] == "snapshot"
+            await asyncio.to_thread(wait_for, "the tournament to finish",
+                                    lambda: show(port, tournament)["status"] == "finished", timeout=300,
+                                    describe=lambda: describe(port, tournament, processes))
             assert_settled(show(port, tournament))
         finally:
             stop(*processes)

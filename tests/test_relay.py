@@ -11,8 +11,8 @@ import msgspec
 import pytest
 
 from engine.wire import Presence
-from server.bus import ToDirector, ToGateway
-from server.cluster import CLOSE_SESSION_LOST, GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
+from server.bus import CLOSE_SESSION_LOST, ToDirector, ToGateway
+from server.cluster import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.gateway import Gateway
 from server.hub import Connection, Outbound
 from server.journal import MemoryStorage
@@ -159,3 +159,17 @@ async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_a
     ((subject, (frame,)),) = bus.published
     assert subject == "mttsim.gateway.gateway-a"
     assert frame.now == [1] and frame.close == CLOSE_SESSION_LOST
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_closes_its_clients_with_1012_when_a_new_director_replaces_the_one_it_knew() -> None:
+    """A restarted director has none of the gateway's sessions: the clients must reconnect to get one."""
+    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    for number in (1, 2):
+        gateway.clients[number] = Connection(ignore_close, Socket(), player=None, outbound=gateway.outbound,
+                                             max_queue=10, rate=1, burst=1)
+    for seen in ({"director-a"}, {"director-a", "director-b"}, set()):  # the first; its successor starting; none
+        gateway.directors_seen(seen)
+        assert not any(client.closed for client in gateway.clients.values()), seen
+    gateway.directors_seen({"director-b"})  # the one it knew is gone, and another serves
+    assert [client.close_code for client in gateway.clients.values()] == [CLOSE_SESSION_LOST] * 2
