@@ -27,6 +27,7 @@ def demo(args: argparse.Namespace) -> int:
 
     from server.demo import run_demo
 
+    allow_many_sockets()
     try:
         asyncio.run(run_demo(args.host, args.port, args.players, args.seats, (args.think_min, args.think_max),
                              args.hand_pause, args.seed))
@@ -124,6 +125,7 @@ def serve(args: argparse.Namespace) -> int:
     from server.rest import Settings
 
     quiet_garbage_collector()
+    allow_many_sockets()
     if args.role == "tables":
         return table_worker(args)
     if args.role == "gateway":
@@ -199,6 +201,20 @@ def table_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def allow_many_sockets() -> None:
+    """Raise the soft limit on open files to the hard one: a server holds a socket per client and a swarm one per
+    bot, and many systems start a process at 1,024 of a hard limit far above it. (A limit of 20,000, soft and
+    hard, is what kept this machine's benchmarks from fields of 20,000, docs/performance.md.)"""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):  # a hard limit the kernel will not give as a soft one (unlimited, on macOS)
+            pass
+
+
 def quiet_garbage_collector() -> None:
     """Fewer, later collections. With thousands of connections the default thresholds trigger full
     collections that stall the event loop for tens of milliseconds; a live server's objects are
@@ -248,6 +264,7 @@ def swarm(args: argparse.Namespace) -> int:
         sys.stderr.flush()
 
     quiet_garbage_collector()
+    allow_many_sockets()
     report = uvloop.run(run_swarm(options, line if show else None))
     if show:
         sys.stderr.write("\n")

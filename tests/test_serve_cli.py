@@ -41,3 +41,17 @@ def test_serve_prints_a_token_that_works_and_answers_rest():
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_server_raises_its_limit_of_open_files_to_the_hard_limit():
+    """Started at 256 open files, the limit many systems give a process, it could hold about 250 clients."""
+    program = """
+import resource
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+from server.cli import allow_many_sockets
+allow_many_sockets()
+print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard > 256)
+"""
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "True", shown.stderr
