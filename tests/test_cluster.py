@@ -217,7 +217,9 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
                 open_tables = {table["id"] for table in show(port, tournament)["table_list"]}
                 return all(held.get(table) == survivor_id for table in doomed_tables if table in open_tables)
 
-            wait_for("the survivor holding the dead worker's tables", taken_over)
+            wait_for("the survivor holding the dead worker's tables", taken_over,
+                     describe=lambda: f"the dead worker's tables {doomed_tables}; the survivor is {survivor_id}; "
+                                      f"{describe(port, tournament, processes)}")
             wait_for("the tournament to finish", lambda: show(port, tournament)["status"] == "finished", timeout=300,
                      describe=lambda: describe(port, tournament, processes))
             assert_settled(show(port, tournament))
