@@ -78,7 +78,7 @@ STATUS_OF = {
     "not_your_turn": 409, "illegal_action": 409,
     "too_large": 413,
     "too_many_connections": 429, "chat_limit": 429,
-    "damaged": 503,
+    "damaged": 503, "unavailable": 503,
 }
 
 
@@ -261,7 +261,10 @@ async def cluster(request: Request) -> Response:
     server = server_of(request)
     if server.cluster is None:
         return reply(Cluster([server.process]))
-    return reply(Cluster(await server.cluster.bus.cluster()))
+    try:
+        return reply(Cluster(await server.cluster.bus.cluster()))
+    except TimeoutError:
+        raise Refused("unavailable", "the cluster's registry did not answer in time: try again") from None
 
 
 async def health(request: Request) -> Response:

@@ -292,17 +292,23 @@ class Bus:
     async def register(self, process: Process) -> None:
         await self.processes.put(process.id, msgspec.json.encode(process))
 
-    async def cluster(self) -> list[Process]:
-        try:
-            keys = await self.processes.keys()
-        except nats.js.errors.NoKeysError:
-            return []
+    async def cluster(self, timeout: float = REQUEST_SECONDS) -> list[Process]:
+        """Every process registered now, read in one watch of the registry, within ``timeout`` (TimeoutError).
+
+        nats-py's ``keys()`` and a watch wait, without a time limit, for the
+        watch's last entry to be delivered; an entry that lapses meanwhile, or
+        a delivery dropped on a busy machine, would keep the caller waiting for
+        ever: a worker would then take no table again, and stop registering.
+        """
+        watcher = await self.processes.watchall(ignore_deletes=True)
         found = []
-        for key in keys:
-            try:
-                entry = await self.processes.get(key)
-            except KeyNotFoundError:
-                continue  # gone since the listing
-            if entry.value:
-                found.append(msgspec.json.decode(entry.value, type=Process))
+        try:
+            async with asyncio.timeout(timeout):
+                async for entry in watcher:
+                    if entry is None:  # what the bucket held when the watch began has all come
+                        break
+                    if entry.value:
+                        found.append(msgspec.json.decode(entry.value, type=Process))
+        finally:
+            await watcher.stop()  # type: ignore[no-untyped-call]  # nats-py leaves it untyped
         return sorted(found, key=lambda process: (process.role, process.id))

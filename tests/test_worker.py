@@ -85,3 +85,39 @@ class RenewedMeanwhile:
 async def test_letting_go_of_a_lease_renewed_meanwhile_leaves_it_to_expire_and_stops_nothing() -> None:
     bus = Bus(None, RenewedMeanwhile(), None)  # type: ignore[arg-type]
     await bus.release(Lease("t.1", 1))  # raised, and stopped the worker with every table it held
+
+
+class SilentWatcher:
+    """A watch of the registry whose last entry never comes, as nats-py's can wait for one that lapsed."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def __aiter__(self) -> SilentWatcher:
+        return self
+
+    async def __anext__(self) -> object:
+        await asyncio.Event().wait()
+        raise StopAsyncIteration
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+class SilentRegistry:
+    def __init__(self) -> None:
+        self.watcher = SilentWatcher()
+
+    async def watchall(self, **options: object) -> SilentWatcher:
+        return self.watcher
+
+
+@pytest.mark.asyncio
+async def test_reading_the_registry_gives_up_in_time_and_stops_its_watch() -> None:
+    """A worker reads the registry on each look for tables: a read that waited for ever would stop it taking any
+    table again, and registering (the callers log the time-out and look again)."""
+    registry = SilentRegistry()
+    bus = Bus(None, None, registry)  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError):
+        await bus.cluster(timeout=0.05)
+    assert registry.watcher.stopped
