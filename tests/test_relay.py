@@ -54,6 +54,15 @@ async def ignore_close(code: int, reason: str) -> None:
     return None
 
 
+def clients_on(gateway: Gateway, *numbers: int) -> dict[int, Socket]:
+    """Clients of ``gateway`` with those numbers; their sockets, which keep what is written to them."""
+    sockets = {number: Socket() for number in numbers}
+    for number, socket in sockets.items():
+        gateway.clients[number] = Connection(ignore_close, socket, player=None, outbound=gateway.outbound,
+                                             max_queue=10, rate=1, burst=1)
+    return sockets
+
+
 @pytest.fixture
 def drawn() -> TournamentRuntime:
     """Nine players drawn to one table outside the event loop, so that no table deals."""
@@ -113,10 +122,7 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
 @pytest.mark.asyncio
 async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_and_closes_after_them() -> None:
     gateway = Gateway(Settings(admin_token="x", broadcast_tick=60.0), "http://127.0.0.1:1")
-    sockets = {number: Socket() for number in (1, 2, 3)}
-    for number, socket in sockets.items():
-        gateway.clients[number] = Connection(ignore_close, socket, player=None, outbound=gateway.outbound,
-                                             max_queue=10, rate=1, burst=1)
+    sockets = clients_on(gateway, 1, 2, 3)
     gateway.from_director(msgspec.msgpack.encode([
         ToGateway([1], [b"turn"], [2]),
         ToGateway([3], [b"bye"], close=4001, reason="gone"),
@@ -129,13 +135,6 @@ async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_an
     assert sockets[2].lines == [b"turn"]
 
 
-class DirectorsOwnBus(GatewaysBus):
-    """``GatewaysBus`` with what ``DirectorService`` asks of a bus besides publishing."""
-
-    async def close(self) -> None:
-        return None
-
-
 @pytest.mark.asyncio
 async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_asks_its_client_to_reconnect() -> None:
     """A gateway missing from the registry but heard from lately is busy, not gone (a storm of handshakes made
@@ -143,7 +142,7 @@ async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_a
     (its gateway taken for gone, or the director restarted) closes that client's socket with 1012, and the
     client comes back with a session."""
     server = Server(Settings(admin_token="x"))
-    bus = DirectorsOwnBus([])
+    bus = GatewaysBus([])
     service = DirectorService(bus, server, app=None)  # type: ignore[arg-type]
     service.sockets(msgspec.msgpack.encode([ToDirector("open", "gateway-a", 1)]))  # a lobby session
     assert service.lost_gateways(registered=set()) == []  # heard from just now: busy at worst
@@ -165,9 +164,7 @@ async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_a
 async def test_a_gateway_closes_its_clients_with_1012_when_a_new_director_replaces_the_one_it_knew() -> None:
     """A restarted director has none of the gateway's sessions: the clients must reconnect to get one."""
     gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
-    for number in (1, 2):
-        gateway.clients[number] = Connection(ignore_close, Socket(), player=None, outbound=gateway.outbound,
-                                             max_queue=10, rate=1, burst=1)
+    clients_on(gateway, 1, 2)
     for seen in ({"director-a"}, {"director-a", "director-b"}, set()):  # the first; its successor starting; none
         gateway.directors_seen(seen)
         assert not any(client.closed for client in gateway.clients.values()), seen
