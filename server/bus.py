@@ -21,12 +21,12 @@ import asyncio
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from typing import Any, Protocol
 
 import msgspec
 import nats
-from nats.aio.client import Client
+from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 from nats.js.api import Header, KeyValueConfig
@@ -56,16 +56,14 @@ def frames_for(gateway: str) -> str:
 class TableState(msgspec.Struct, array_like=True):
     """What the worker holding a table does now.
 
-    ``kind``: ``ready`` (deal), ``wait`` (the director says not yet), ``turn`` (run the clock of ``decision``
-    for ``seconds``), ``over`` (the hand is finished: show it ``seconds``, then end it), ``gone`` (the table
-    is closed: let it go) or ``fenced`` (a newer lease holds it). ``version`` orders the director's answers
-    and notices: an older one than the worker has seen is stale.
+    ``kind``: ``ready`` (ask to deal), ``wait`` (the director says not yet), ``out`` (a hand is dealt to this
+    worker: it comes on the table's subject, to be played and handed back with ``end``), ``gone`` (the table is
+    closed: let it go) or ``fenced`` (a newer lease holds it). ``version`` orders the director's answers and
+    notices: an older one than the worker has seen is stale.
     """
 
     kind: str
     version: int
-    decision: int = 0
-    seconds: float = 0.0
 
 
 class Notice(msgspec.Struct, array_like=True):
@@ -75,13 +73,100 @@ class Notice(msgspec.Struct, array_like=True):
 
 
 class TableCommand(msgspec.Struct, array_like=True):
-    """``take`` (a new lease), ``deal``, ``expire`` (``decision``'s clock ran out) or ``end``, under ``epoch``."""
+    """``take`` (a new lease), ``deal``, or ``end`` (``hand``: the played hand, a ``HandBack``), under ``epoch``."""
 
     verb: str
     tournament: str
     table: int
     epoch: int
-    decision: int = 0
+    hand: bytes = b""
+
+
+def table_subject(tournament: str, table: int) -> str:
+    """Where a table's commands go, to the worker holding its lease."""
+    return f"mttsim.table.{tournament}.{table}"
+
+
+class Route(msgspec.Struct, array_like=True):
+    """A client watching a table: the subject of its frames (its gateway's, or the director's for a client of
+    the director's own), its number there, and its player (empty for an observer)."""
+
+    subject: str
+    number: int
+    player: str = ""
+
+
+class HandOut(msgspec.Struct, tag="deal", array_like=True):
+    """A hand the director dealt, for the table's worker to play: the ``Hand`` as dealt (pickled), the events the
+    deal opened with (encoded), and what the decisions' clocks need of the players."""
+
+    hand: bytes
+    number: int
+    opening: list[bytes]
+    banks: dict[str, float]  # what is left of each player's time bank
+    sitting_out: list[str]
+    grace: list[str]  # the players whose disconnect grace is due again
+    names: dict[str, str]
+    action_seconds: float
+    grace_seconds: float
+    pause: float  # how long the finished hand shows before it is handed back
+
+
+class Adopt(msgspec.Struct, tag="adopt", array_like=True):
+    """The table's clients, for a worker that has just taken its lease; their snapshots follow."""
+
+    routes: list[Route]
+
+
+class Publish(msgspec.Struct, tag="publish", array_like=True):
+    """A message of the table's stream (encoded), for the worker to number; ``concerned`` hears it at once."""
+
+    message: bytes
+    concerned: str = ""
+
+
+class Watching(msgspec.Struct, tag="watch", array_like=True):
+    route: Route
+    on: bool
+
+
+class SnapshotFor(msgspec.Struct, tag="snapshot", array_like=True):
+    """The director's snapshot for one client, for the worker to number and to complete with the hand."""
+
+    route: Route
+    snapshot: bytes
+
+
+class Acted(msgspec.Struct, tag="act", array_like=True):
+    """A player's decision, from the client at ``route``, which hears of a refusal."""
+
+    route: Route
+    action: str
+    amount: int | None
+
+
+class Back(msgspec.Struct, tag="back", array_like=True):
+    player: str
+
+
+ToTable = HandOut | Adopt | Publish | Watching | SnapshotFor | Acted | Back
+
+
+class TableBatch(msgspec.Struct, array_like=True):
+    """What one turn of the director's event loop sends a table, under the epoch of the lease it knows."""
+
+    epoch: int
+    items: list[ToTable]
+
+
+class HandBack(msgspec.Struct, array_like=True):
+    """A hand a worker played, for the director to journal and settle: its decisions as they were taken
+    (player, action, amount, time bank left), who sits out now, and who was given disconnect grace."""
+
+    number: int
+    decisions: list[tuple[str, str, int | None, float]]
+    sitting_out: dict[str, bool]
+    graced: list[str]
 
 
 class ToDirector(msgspec.Struct, array_like=True):
@@ -106,6 +191,82 @@ class ToGateway(msgspec.Struct, array_like=True):
     later: list[int] = []
     close: int = 0
     reason: str = ""
+
+
+class Frames:
+    """What waits to go to one gateway's clients (or the director's own), in order: a table's message once for
+    all of them, and what one turn of the event loop queued in one bus message (or a few).
+
+    The director's sends pass ``before``, its journal's commit: nothing leaves that a crash could take back.
+    """
+
+    def __init__(self, bus: Bus, subject: str, before: Callable[[], None] = lambda: None) -> None:
+        self.bus = bus
+        self.subject = subject
+        self.before = before
+        self.pending: list[ToGateway] = []
+        self.pending_bytes = 0
+
+    def send(self, number: int, message: bytes, urgent: bool) -> None:
+        if urgent:
+            self.broadcast(message, [number], [])
+        else:
+            self.broadcast(message, [], [number])
+
+    def broadcast(self, message: bytes, now: list[int], later: list[int]) -> None:
+        """``message`` to the clients ``now`` and ``later``; the messages in a row to the same clients share a
+        frame (a player's turn follows the last action at their table)."""
+        last = self.pending[-1] if self.pending else None
+        if last is not None and not last.close and last.now == now and last.later == later:
+            last.lines.append(message)
+            self._count(len(message))
+        else:
+            self.frame(ToGateway(now, [message], later))
+
+    def frame(self, frame: ToGateway) -> None:
+        if not self.pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.pending.append(frame)
+        self._count(sum(len(line) for line in frame.lines) + 8 * (len(frame.now) + len(frame.later)))
+
+    def _count(self, size: int) -> None:
+        self.pending_bytes += size + 8
+        if self.pending_bytes > CHUNK_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.before()
+            self.bus.publish(self.subject, msgspec.msgpack.encode(self.pending))
+            self.pending, self.pending_bytes = [], 0
+
+
+class Client(Protocol):
+    """A client's outbox (server/hub.py's ``Connection``)."""
+
+    def send(self, message: bytes, *, urgent: bool = True) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def drop(self, code: int, reason: str) -> None: ...
+
+
+def deliver(frames: list[ToGateway], clients: Mapping[int, Client]) -> int:
+    """Frames to the clients they name: into each one's outbox, for the broadcast tick or, to those ``now``,
+    the end of this turn of the event loop. Returns the lines handed out."""
+    sent = 0
+    for frame in frames:
+        for numbers, urgent in ((frame.now, True), (frame.later, False)):
+            for number in numbers:
+                client = clients.get(number)
+                if client is not None:
+                    sent += len(frame.lines)
+                    for line in frame.lines:
+                        client.send(line, urgent=urgent)
+        if frame.close and (closed := clients.get(frame.now[0])) is not None:
+            closed.flush()
+            closed.drop(frame.close, frame.reason)
+    return sent
 
 
 class HttpRequest(msgspec.Struct, array_like=True):
@@ -154,7 +315,7 @@ class Lease:
 class Bus:
     """A NATS connection with what the roles need: requests timed, notices batched, leases and the registry."""
 
-    def __init__(self, client: Client, leases: KeyValue, processes: KeyValue,
+    def __init__(self, client: NatsClient, leases: KeyValue, processes: KeyValue,
                  round_trip: Callable[[float], None] | None = None) -> None:
         self.client = client
         self.leases = leases

@@ -35,8 +35,9 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
-    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Bus, HttpHead,
-    HttpRequest, Notice, TableCommand, TableState, ToDirector, ToGateway, frames_for,
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Acted, Adopt,
+    Back, Bus, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch,
+    TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, table_subject,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -51,6 +52,8 @@ encode = msgspec.msgpack.encode
 _commands = msgspec.msgpack.Decoder(list[TableCommand])
 _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
+_hand_back = msgspec.msgpack.Decoder(HandBack)
+_frames = msgspec.msgpack.Decoder(list[ToGateway])
 GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 HEARTBEAT_SECONDS = 1.0
 # A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
@@ -68,6 +71,11 @@ class DirectorService:
         self.app = app  # this process's own application, which runs the REST requests gateways pass on
         self.me = server.process
         self.gateways: dict[str, GatewayLink] = {}
+        # The clients of this process's own sockets (its hosted bots among them), by number, hear their tables'
+        # streams from the tables' workers, as a gateway's clients do.
+        self.local_subject = frames_for(self.me.id)
+        self.local: dict[int, Connection] = {}
+        self._next_local = 0
         self._notices: list[Notice] = []
         self._heartbeat: asyncio.Task[None] | None = None
 
@@ -76,6 +84,7 @@ class DirectorService:
         await self.bus.serve(TABLES, self.tables)
         await self.bus.listen(SOCKETS, self.sockets)
         await self.bus.serve_tasks(HTTP, self.http)
+        await self.bus.listen(self.local_subject, self._local_frames)
         self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
 
     async def stop(self) -> None:
@@ -85,10 +94,30 @@ class DirectorService:
         await self.bus.close()
 
     def attach(self, runtime: TournamentRuntime) -> None:
-        """``runtime``'s tables are played by workers: their notices go on the bus."""
-        runtime.tables.remote = partial(self._notify, runtime.id)
+        """``runtime``'s tables are played by workers, which write their streams."""
+        links = TableLinks(self, runtime)
+        runtime.tables.workers = links
+        runtime.streams.remote = links
 
-    def _notify(self, tournament: str, table: int, state: TableState) -> None:
+    def route(self, connection: Connection) -> Route:
+        """Where a client's frames go: its gateway, or this process for a socket of its own."""
+        relay = connection.relay
+        if isinstance(relay, GatewayLink):
+            return Route(relay.subject, connection.number, connection.player or "")
+        if not connection.number:
+            self._next_local += 1
+            connection.number = self._next_local
+            self.local[connection.number] = connection
+        return Route(self.local_subject, connection.number, connection.player or "")
+
+    def forget(self, connection: Connection) -> None:
+        if connection.relay is None:
+            self.local.pop(connection.number, None)
+
+    def _local_frames(self, data: bytes) -> None:
+        deliver(_frames.decode(data), self.local)
+
+    def notify(self, tournament: str, table: int, state: TableState) -> None:
         """Queue a notice; those of one turn of the event loop leave together."""
         if not self._notices:
             asyncio.get_running_loop().call_soon(self._send_notices)
@@ -125,15 +154,14 @@ class DirectorService:
             elif tables.fenced(table, command.epoch):
                 return FENCED
             elif command.verb == "deal":
-                if runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
+                started = tables.started.get(table)
+                if runtime.director.hand(table) is not None and started is not None:  # its hand was lost: again
+                    tables.hand_out(table, [started])
+                elif runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
                     tables.deal(table)
-            elif command.verb == "expire":
-                tables.expire(table, command.decision)
             elif command.verb == "end":
-                hand = runtime.director.hand(table)
-                if hand is not None and hand.finished:
-                    tables.end(table)
-        except (TournamentError, Refused):  # the state moved on since the worker's last look
+                tables.hand_back(table, _hand_back.decode(command.hand))
+        except (TournamentError, Refused, msgspec.DecodeError):  # the state moved on since the worker's last look
             logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
         except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state
             logger.exception("table %s/%s: %s failed", command.tournament, table, command.verb)
@@ -252,7 +280,7 @@ class DirectorService:
         await self.app(scope, receive_body, send_answer)
 
 
-class GatewayLink:
+class GatewayLink(Frames):
     """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it.
 
     It is those clients' ``Relay`` (server/hub.py): what they are sent is
@@ -262,47 +290,10 @@ class GatewayLink:
 
     def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None],
                  before: Callable[[], None]) -> None:
-        self.bus = bus
+        super().__init__(bus, frames_for(gateway), before)
         self.left = left  # what a session's end leaves behind
-        self.before = before  # the journal's commit: nothing leaves that a crash could take back
-        self.subject = frames_for(gateway)
         self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
-        self.pending: list[ToGateway] = []
-        self.pending_bytes = 0
         self.heard = 0.0  # the loop's time when the gateway last sent anything
-
-    def send(self, number: int, message: bytes, urgent: bool) -> None:
-        if urgent:
-            self.broadcast(message, [number], [])
-        else:
-            self.broadcast(message, [], [number])
-
-    def broadcast(self, message: bytes, now: list[int], later: list[int]) -> None:
-        """``message`` to the clients ``now`` and ``later``; the messages in a row to the same clients share a
-        frame (a player's turn follows the last action at their table)."""
-        last = self.pending[-1] if self.pending else None
-        if last is not None and not last.close and last.now == now and last.later == later:
-            last.lines.append(message)
-            self._count(len(message))
-        else:
-            self.frame(ToGateway(now, [message], later))
-
-    def frame(self, frame: ToGateway) -> None:
-        if not self.pending:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self.pending.append(frame)
-        self._count(sum(len(line) for line in frame.lines) + 8 * (len(frame.now) + len(frame.later)))
-
-    def _count(self, size: int) -> None:
-        self.pending_bytes += size + 8
-        if self.pending_bytes > CHUNK_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pending:
-            self.before()
-            self.bus.publish(self.subject, encode(self.pending))
-            self.pending, self.pending_bytes = [], 0
 
     async def close(self, number: int, code: int, reason: str) -> None:
         """Close the client's socket, after what it was sent."""
@@ -317,3 +308,73 @@ class GatewayLink:
     def end_all(self) -> None:
         for conn in list(self.sessions):
             self.end(conn)
+
+
+class TableLinks:
+    """The director's side of one tournament's tables in a cluster: what it says to each table goes to the worker
+    holding its lease, under the lease's epoch, in one message per table and turn of the event loop.
+
+    It is the tournament's ``Workers`` (server/tables.py) and the ``Remote``
+    of its streams (server/streams.py). What is said to a table nobody holds
+    is dropped: the worker that takes it is sent the table's clients, and
+    each of them a snapshot.
+    """
+
+    def __init__(self, service: DirectorService, runtime: TournamentRuntime) -> None:
+        self.service = service
+        self.runtime = runtime
+        self.pending: dict[int, list[ToTable]] = {}
+        self.pending_bytes: dict[int, int] = {}
+
+    def _queue(self, table: int, item: ToTable, size: int = 64) -> None:
+        if table not in self.runtime.tables.epochs:
+            return
+        if not self.pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.pending.setdefault(table, []).append(item)
+        self.pending_bytes[table] = self.pending_bytes.get(table, 0) + size
+        if self.pending_bytes[table] > CHUNK_BYTES:  # a thousand observers' snapshots: under NATS's limit
+            self._send(table, self.pending.pop(table))
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, {}
+        for table, items in pending.items():
+            self._send(table, items)
+
+    def _send(self, table: int, items: list[ToTable]) -> None:
+        self.pending_bytes.pop(table, None)
+        self.service.server.outbound.before()  # the journal's commit: nothing leaves that a crash could take back
+        batch = TableBatch(self.runtime.tables.epochs[table], items)
+        self.service.bus.publish(table_subject(self.runtime.id, table), encode(batch))
+
+    # ------------------------------------------------------------ as the streams' Remote
+
+    def publish(self, table: int, message: bytes, concerned: str | None) -> None:
+        self._queue(table, Publish(message, concerned or ""), len(message))
+
+    def watch(self, table: int, connection: Connection, watching: bool) -> None:
+        self._queue(table, Watching(self.service.route(connection), watching))
+
+    def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None:
+        self._queue(table, SnapshotFor(self.service.route(connection), snapshot), len(snapshot))
+
+    def forget(self, connection: Connection) -> None:
+        self.service.forget(connection)
+
+    # ------------------------------------------------------------ as the tables' Workers
+
+    def notify(self, table: int, state: TableState) -> None:
+        self.service.notify(self.runtime.id, table, state)
+
+    def deal(self, table: int, out: HandOut) -> None:
+        self._queue(table, out, len(out.hand) + sum(len(event) for event in out.opening))
+
+    def adopt(self, table: int) -> None:
+        routes = [self.service.route(connection) for connection in self.runtime.streams.watchers.get(table, ())]
+        self._queue(table, Adopt(routes), 32 * len(routes))
+
+    def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:
+        self._queue(table, Acted(self.service.route(connection), action, amount))
+
+    def back(self, table: int, player: str) -> None:
+        self._queue(table, Back(player))

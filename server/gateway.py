@@ -36,7 +36,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from server.bus import (
-    CLOSE_SESSION_LOST, HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, frames_for,
+    CLOSE_SESSION_LOST, HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, deliver,
+    frames_for,
 )
 from server.hub import WIRE, Connection, Outbound, WebSocketProtocol
 from server.metrics import CONTENT_TYPE, SECONDS
@@ -125,18 +126,7 @@ class Gateway:
     def from_director(self, data: bytes) -> None:
         """Frames for this gateway's clients: each client's outbox keeps its lines for the broadcast tick or,
         to those ``now``, until the end of this turn of the event loop, as one server's do."""
-        clients, sent = self.clients, 0
-        for frame in _frames.decode(data):
-            for numbers, urgent in ((frame.now, True), (frame.later, False)):
-                for number in numbers:
-                    client = clients.get(number)
-                    if client is not None:
-                        sent += len(frame.lines)
-                        for line in frame.lines:
-                            client.send(line, urgent=urgent)
-            if frame.close and (closed := clients.get(frame.now[0])) is not None:
-                closed.flush()
-                closed.drop(frame.close, frame.reason)
+        sent = deliver(_frames.decode(data), self.clients)
         self.metrics.messages_out.inc(sent)
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:

@@ -158,12 +158,18 @@ class TournamentRuntime:
         if isinstance(record, r.Start):
             self._begin(events)
         elif isinstance(record, r.Act):
-            self.streams.route_hand(record.table, events)
+            if self.tables.workers is None:
+                self.streams.route_hand(record.table, events)
+            else:  # played by the table's worker, which routed them as it played
+                self.streams.record(events)
         elif isinstance(record, r.StartHand):
             hand = director.hand(record.table)
             assert hand is not None
-            self.streams.route(events)
-            self.streams.route_hand(record.table, hand.events)
+            if self.tables.workers is None:
+                self.streams.route(events)
+                self.streams.route_hand(record.table, hand.events)
+            else:  # the table's worker routes the deal with the hand it is sent
+                self.streams.record([*events, *hand.events])
         elif events:
             self.streams.route(events)
         if closed:
@@ -349,9 +355,9 @@ class TournamentRuntime:
             self.crashed = True
             logger.exception("tournament %s stopped by an error", self.id)
 
-    def player_act(self, player: str, message: Act) -> None:
+    def player_act(self, player: str, message: Act, connection: Connection | None = None) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
-        self.tables.player_act(player, message.action, message.amount)
+        self.tables.player_act(player, message.action, message.amount, connection)
 
     def player_back(self, player: str) -> None:
         self.tables.set_sitting_out(player, False)

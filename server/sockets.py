@@ -111,7 +111,7 @@ def receive(runtime: TournamentRuntime, connection: Connection, data: bytes, met
 
 def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:
     if isinstance(request, Sync):
-        connection.send(runtime.snapshot_message(connection))
+        runtime.streams.send_snapshot(connection)
     elif isinstance(request, Watch):
         runtime.watch(connection, request.table)
     elif isinstance(request, Follow):
@@ -123,7 +123,7 @@ def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming
     elif isinstance(request, Say):
         runtime.streams.chat(connection.player, request.text)
     elif isinstance(request, Act):
-        runtime.player_act(connection.player, request)
+        runtime.player_act(connection.player, request, connection)
     elif isinstance(request, Back):
         runtime.player_back(connection.player)
     else:

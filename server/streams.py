@@ -14,7 +14,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from engine.director import Status
 from engine.events import (
@@ -36,6 +36,24 @@ CHAT_RATE, CHAT_BURST = 0.5, 3  # lines of chat a player may send a second on av
 ANNOUNCEMENTS_KEPT = 10  # the director's latest announcements, shown to a page that opens later
 
 
+class Remote(Protocol):
+    """In a cluster (server/cluster.py): the workers that hold the tables, each its table's stream's one writer.
+
+    What the director says to a table goes to its worker, which numbers it
+    and sends it to the table's clients; so do the snapshots of the table's
+    clients, which the worker completes with the hand it plays.
+    """
+
+    def publish(self, table: int, message: bytes, concerned: str | None) -> None: ...
+
+    def watch(self, table: int, connection: Connection, watching: bool) -> None: ...
+
+    def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None: ...
+
+    def forget(self, connection: Connection) -> None:
+        """The connection is gone."""
+
+
 class Streams:
     """The table streams of one tournament and the connections on them."""
 
@@ -53,6 +71,7 @@ class Streams:
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
         self.announcements: list[Announcement] = []
         self._chat_rates: dict[str, RateLimit] = {}
+        self.remote: Remote | None = None  # set in a cluster: the tables' streams are their workers'
 
     def connected(self, player: str) -> bool:
         return bool(self.players.get(player))
@@ -71,13 +90,16 @@ class Streams:
         of them there: sent once a client, the copies were most of what the
         director wrote to the bus (docs/performance.md).
         """
+        concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
+        if self.remote is not None:
+            self.remote.publish(table, encoder.encode(event), concerned)
+            return
         seq = self.seq.get(table, 0) + 1
         self.seq[table] = seq
         watchers = self.watchers.get(table)
         if not watchers:
             return
         message = encoder.encode(Envelope(seq, table, event, time.time()))
-        concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
         relayed: dict[Relay, tuple[list[int], list[int]]] | None = None
         for connection in list(watchers):
             urgent = concerned is not None and connection.player == concerned
@@ -179,7 +201,7 @@ class Streams:
             self.publish(event.table, event)
             for connection in list(self.players.get(event.player, ())):
                 self._watch(connection, event.table)
-                connection.send(self.snapshot(connection))
+                self.send_snapshot(connection)
         elif isinstance(event, (HandStarted, HandFinished, PlayerEliminated, PlayerRemoved, HandVoided)):
             # An elimination goes to its own table only: sent to every table, busts would cost the
             # server players x busts messages. Other tables read players left from the summary.
@@ -222,7 +244,7 @@ class Streams:
             self._watch(connection, move.to_table)
             connection.send(encoder.encode(Private(
                 Moved(move.from_table, move.to_table, move.seat, move.reason), time.time())))
-            connection.send(self.snapshot(connection))
+            self.send_snapshot(connection)
 
     def _close_table(self, table: int) -> None:
         """Observers of a closed table move to the lowest open table, and so do players who are out: a busted
@@ -231,7 +253,7 @@ class Streams:
         for connection in list(self.watchers.pop(table, ())):
             if connection.player is None or connection.player not in where:
                 self._watch(connection, min(self.session.director.tables, default=None))
-                connection.send(self.snapshot(connection))
+                self.send_snapshot(connection)
 
     # ---------------------------------------------------------------- offers
 
@@ -284,7 +306,7 @@ class Streams:
         elif table is None or table not in director.tables:
             table = min(director.tables, default=None)
         self._watch(connection, table)
-        connection.send(self.snapshot(connection))
+        self.send_snapshot(connection)
         if connection.player is not None:
             for offer in self.open_offers(connection.player):
                 connection.send(encoder.encode(Private(offer, time.time())))
@@ -295,7 +317,11 @@ class Streams:
             self._presence_changed(connection.player)
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
+            if self.remote is not None:
+                self.remote.watch(connection.table, connection, False)
         self.lobby.discard(connection)
+        if self.remote is not None:
+            self.remote.forget(connection)
 
     def _presence_changed(self, player: str) -> None:
         """A player's connections changed: their table hears of it once per ``PRESENCE_TICK``, and only if
@@ -324,16 +350,32 @@ class Streams:
     def watch(self, connection: Connection, table: int) -> None:
         """An observer switches to ``table`` (the caller has checked that it may)."""
         self._watch(connection, table)
-        connection.send(self.snapshot(connection))
+        self.send_snapshot(connection)
+
+    def send_snapshot(self, connection: Connection) -> None:
+        """The connection's snapshot: in a cluster, through the worker of its table, which numbers the table's
+        stream and has the hand."""
+        if self.remote is not None and connection.table is not None:
+            self.remote.snapshot(connection.table, connection, self.snapshot(connection))
+        else:
+            connection.send(self.snapshot(connection))
+
+    def resend_snapshots(self, table: int) -> None:
+        """A snapshot to every client of ``table``: its stream starts again (a new worker holds it)."""
+        for connection in list(self.watchers.get(table, ())):
+            self.send_snapshot(connection)
 
     def _watch(self, connection: Connection, table: int | None) -> None:
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
+            if self.remote is not None:
+                self.remote.watch(connection.table, connection, False)
         self.lobby.discard(connection)
         connection.table = table
         if table is not None:
             self.watchers.setdefault(table, set()).add(connection)
-            self.lobby.discard(connection)
+            if self.remote is not None:
+                self.remote.watch(table, connection, True)
         elif connection.player is None:
             self.lobby.add(connection)
 
@@ -344,4 +386,4 @@ class Streams:
             return
         for connection in list(self.lobby):
             self._watch(connection, first)
-            connection.send(self.snapshot(connection))
+            self.send_snapshot(connection)

@@ -1,29 +1,35 @@
-"""Table tasks and the decision clock: each table deals when the director says it may, and waits on its players.
+"""The tables of a tournament: each deals when the director says it may, and plays its hand's decisions.
 
-Each table task asks the director whether it may deal (so the hand-for-hand
+Each table asks the director whether it may deal (so the hand-for-hand
 barrier, breaks and pauses are the director's answer, not a second
-implementation), plays the hand decision by decision against the clock, and
-settles it. Every command goes through the runtime's ``submit``.
+implementation), plays the hand decision by decision against the clock
+(server/decisions.py), and settles it. Every command goes through the
+runtime's ``submit``.
 
-Clocks (rules.md E.19-E.22): a decision has ``action_seconds`` plus what is
-left of the player's time bank, used automatically. When both run out the
-clock checks if free and folds otherwise, connected or not, and the player
-sits out: from then on their decisions are taken at once, blinds are
-posted, until they act or send ``back``.
+In one ``mttsim serve`` each table has a task here. In a cluster the
+director deals here and the worker holding the table's lease plays the hand
+(server/playing.py): it is sent the hand as dealt, takes the players'
+decisions and runs their clocks, and hands the played hand back, whose
+decisions are then journaled and settled here as one process settles them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import pickle
 from collections.abc import Callable
+from typing import Protocol
 
 from engine.director import Status
 from engine.events import Event, HandStarted
 from engine.hand import Hand, IllegalAction
-from engine.wire import Countdown, SittingOut, TimedOut, Turn, YourTurn
+from engine.status import TournamentError
+from engine.wire import Countdown, PrivateMessage, SittingOut, TableMessage, encoder
+from server.bus import HandBack, HandOut, TableState
+from server.decisions import Decisions
 from server.errors import Refused
-from server.bus import TableState
+from server.hub import Connection
 from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
 from server.streams import Streams
 
@@ -32,38 +38,53 @@ CLOCK_TICK_SECONDS = 0.25
 TABLES_STARTED_PER_TURN = 15  # tables dealing together (the first deals, after a break) per turn of the event loop
 
 
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+class Workers(Protocol):
+    """A cluster's table workers (server/cluster.py), as the director's tables speak to them."""
+
+    def notify(self, table: int, state: TableState) -> None:
+        """What the table's worker does now."""
+
+    def deal(self, table: int, out: HandOut) -> None:
+        """The hand dealt, for the worker to play."""
+
+    def adopt(self, table: int) -> None:
+        """A worker took the table's lease: its clients, for it to send the table's stream to."""
+
+    def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:
+        """A player's decision, for the worker playing the hand."""
+
+    def back(self, table: int, player: str) -> None:
+        """A player sitting out is back, during a hand the worker plays."""
 
 
-class TableClock:
-    """The decision in progress at one table."""
+class Here:
+    """Where a hand played in this process speaks: the table's stream, and records through ``submit``."""
 
-    __slots__ = ("decision", "answered", "turn_started", "deadline", "seconds", "time_bank", "button", "started",
-                 "version")
+    def __init__(self, tables: Tables, table: int) -> None:
+        self.tables = tables
+        self.table = table
 
-    def __init__(self) -> None:
-        self.decision = 0  # bumped when a turn starts and when it is answered
-        self.answered: asyncio.Future[None] | None = None  # what a local table's task awaits, with a timer
-        self.turn_started = 0.0
-        self.deadline = 0.0  # the loop's time when the decision's clock runs out
-        self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
-        self.time_bank = 0.0
-        self.button = 0
-        self.started: HandStarted | None = None  # the hand in progress, from its start
-        self.version = 0  # bumped each time the table's state is told to a remote worker: the newest wins
+    def publish(self, message: TableMessage) -> None:
+        self.tables.streams.publish(self.table, message)
+
+    def tell(self, player: str, message: PrivateMessage) -> None:
+        self.tables.streams.tell(player, message)
+
+    def apply(self, player: str, action: str, amount: int | None, bank: float) -> None:
+        self.tables.submit(Act(self.table, action, amount, player, bank))
+
+    def grace(self, player: str) -> bool:
+        return not self.tables.streams.connected(player) and self.tables.grace_due(player, take=True)
+
+    def sit_out(self, player: str, sitting_out: bool) -> None:
+        self.tables.set_sitting_out(player, sitting_out)
 
 
 class Tables:
-    """The tables' decisions and clocks, and the tasks that play them here, or the notices to workers elsewhere.
+    """The tables' hands: the tasks that play them here, or what a cluster's workers are sent and hand back.
 
-    Locally (one process) each table has a task that deals, waits on the
-    decision clock and settles the hand. In a cluster (server/cluster.py) a
-    table worker holding the table's lease does that waiting: it asks to
-    ``deal``, runs the clock it is told and calls ``expire`` when it runs out,
-    then ``end``. The rules of the clock, the time banks, sitting out and
-    disconnect protection stay here either way, next to the director.
+    The rules of the clock (server/decisions.py), the time banks, sitting out
+    and disconnect grace are the same wherever a hand is played.
     """
 
     def __init__(self, session: Session, streams: Streams, submit: Callable[[AnyRecord], list[Event]],
@@ -75,15 +96,20 @@ class Tables:
         self.now = now
         self.hand_pause = hand_pause
         self.hand_ended = hand_ended  # the hand's history stored, a snapshot maybe taken
-        self.clocks: dict[int, TableClock] = {}
+        self.desks: dict[int, Decisions] = {}  # the hands played here, by table
+        self.started: dict[int, HandStarted] = {}  # the hands in progress, from their start
+        self.buttons: dict[int, int] = {}
         self.wakers: dict[int, asyncio.Event] = {}  # a table task waits on its own event
         self.sitting_out: set[str] = set()
         self.grace_given: dict[str, float] = {}  # player -> when (tournament clock) they last had disconnect grace
         self._group: asyncio.TaskGroup | None = None  # the running tables' tasks, which a table opened late joins
-        # Set in a cluster: tells a table's worker its new state (server/cluster.py); no table tasks run here.
-        self.remote: Callable[[int, TableState], None] | None = None
+        self._opened: set[int] = set()
+        # Set in a cluster (server/cluster.py): the tables' hands are played by workers; no table tasks run here.
+        self.workers: Workers | None = None
         self.epochs: dict[int, int] = {}  # table -> the lease epoch of its worker; older epochs are fenced off
         self.failovers = 0  # tables a worker took from another's expired lease
+        self.versions: dict[int, int] = {}  # table -> the version of what its worker was last told
+        self.handed_banks: dict[int, dict[str, float]] = {}  # the time banks a hand out at a worker was dealt with
         self.dealt: set[int] = set()  # tables with a hand in progress
         self.barrier: Callable[[float], None] | None = None  # hears each hand-for-hand round's opening delay
         self._barrier_opened = 0.0  # the loop's time when the last table of a round settled its hand
@@ -97,7 +123,7 @@ class Tables:
             async with asyncio.TaskGroup() as tables:
                 self._group = tables
                 tables.create_task(self._clock_loop(), name="clock")
-                if self.remote is not None:
+                if self.workers is not None:
                     self.wake_all()
                     return
                 for count, table in enumerate(sorted(self.session.director.tables), start=1):
@@ -109,19 +135,13 @@ class Tables:
 
     def open(self, table: int) -> None:
         """A table's task: at the start, or for a table a late entry opened (none outside a running loop)."""
-        if self._group is None or table in self.clocks:
+        if self._group is None or table in self._opened:
             return
-        if self.remote is not None:
+        self._opened.add(table)
+        if self.workers is not None:
             self.wake([table])
             return
-        self.clocks[table] = TableClock()
         self._group.create_task(self._table_loop(table), name=f"table:{table}")
-
-    def clock(self, table: int) -> TableClock:
-        clock = self.clocks.get(table)
-        if clock is None:
-            clock = self.clocks[table] = TableClock()
-        return clock
 
     def wake_all(self) -> None:
         """Wake the table tasks that have something to do now: deal, or stop.
@@ -129,7 +149,7 @@ class Tables:
         Only those, not every table: with a thousand tables, waking all of
         them after every hand would cost more than the hands.
         """
-        if self.remote is not None:  # a worker's batch of thirty hands' ends: one look for the tables to deal
+        if self.workers is not None:  # a worker's batch of thirty hands' ends: one look for the tables to deal
             if not self._waking:
                 self._waking = True
                 asyncio.get_running_loop().call_soon(self._wake_all_now)
@@ -140,7 +160,7 @@ class Tables:
         self._waking = False
         director = self.session.director
         if director.status is not Status.RUNNING:
-            targets: list[int] = list(self.wakers if self.remote is None else self.clocks)
+            targets: list[int] = list(self.wakers if self.workers is None else self.epochs)
         else:
             targets = [] if self.session.paused else director.tables_ready()
         self.wake(targets, 0)
@@ -153,12 +173,12 @@ class Tables:
         A table woken late by a change meanwhile finds nothing to do and waits again.
 
         In a cluster a table that a worker holds and that may deal is dealt
-        here, as a local table's task would deal it, and its worker is told to
-        run the first decision's clock: a worker asking to deal would put a
-        bus round trip, and its loop's turn, between a hand-for-hand round's
-        opening and its first deal. The other tables' workers are told at once.
+        here, as a local table's task would deal it, and its worker is sent
+        the hand: a worker asking to deal would put a bus round trip, and its
+        loop's turn, between a hand-for-hand round's opening and its first
+        deal. The other tables' workers are told at once.
         """
-        if self.remote is not None:
+        if self.workers is not None:
             for table in tables[start:]:
                 if table in self._to_deal:  # due already: every hand's end wakes the tables still to deal
                     continue
@@ -176,7 +196,7 @@ class Tables:
             asyncio.get_running_loop().call_soon(self.wake, tables, end)
 
     def _deals_here(self, table: int) -> bool:
-        """A cluster's table that the director deals itself: a worker holds it, and it may deal now."""
+        """A cluster's table that the director deals now: a worker holds it, and it may deal."""
         return (table in self.epochs and not self.gone(table) and self.session.director.hand(table) is None
                 and self.may_deal(table))
 
@@ -226,77 +246,50 @@ class Tables:
         return self._group is not None and not self.session.paused and self.session.director.is_ready(table)
 
     def deal(self, table: int) -> None:
-        """The table's next hand, and its first decision's clock."""
-        (started,) = self.submit(StartHand(table))
+        """The table's next hand: its first decision's clock starts here, or its worker is sent it."""
+        opening = self.submit(StartHand(table))
+        started = opening[0]
         assert isinstance(started, HandStarted)
         self.dealt.add(table)
         if self._barrier_opened:  # the round's first deal: how long the barrier kept the tables waiting
             if self.barrier is not None:
                 self.barrier(asyncio.get_running_loop().time() - self._barrier_opened)
             self._barrier_opened = 0.0
-        clock = self.clock(table)
-        clock.button, clock.started = started.button, started
-        self.next_turn(table)
-
-    def in_play(self, table: int) -> bool:
-        hand = self.session.director.hand(table)
-        return hand is not None and not hand.finished
-
-    def next_turn(self, table: int) -> None:
-        """Start the clock of the next player to act who is not sitting out; those who are act at once."""
+        self.started[table], self.buttons[table] = started, started.button
+        if self.workers is not None:
+            self.hand_out(table, opening)
+            return
         hand = self.session.director.hand(table)
         assert hand is not None
-        clock = self.clocks[table]
-        banks = self.session.entries.time_bank
-        while not hand.finished:
-            legal = hand.legal_actions()
-            player = hand.players[legal.player]
-            if player in self.sitting_out:
-                self.decide(table, player, hand.timeout_action(), None, banks[player])
-                continue
-            bank = banks[player]
-            seconds = self.session.director.definition.action_seconds + bank
-            clock.decision += 1
-            clock.turn_started = asyncio.get_running_loop().time()
-            clock.deadline = clock.turn_started + seconds
-            clock.seconds, clock.time_bank = seconds, bank
-            self.streams.publish(table, Turn(player, seconds, bank))
-            self.streams.tell(player, YourTurn(
-                self.session.director.hand_number(table), legal.can_fold, legal.can_check, legal.call,
-                legal.min_raise_to, legal.max_raise_to, seconds, hand.hole[legal.player], tuple(hand.board),
-                sum(hand.committed) + sum(hand.bets) + hand.dead, hand.stacks[legal.player], hand.big_blind))
-            break
-        self._answered(table)
+        definition, entries = self.session.director.definition, self.session.entries
+        desk = self.desks[table] = Decisions(
+            table, started.hand, hand, Here(self, table), entries.time_bank, self.sitting_out,
+            definition.action_seconds, definition.disconnect_grace_seconds, entries.name)
+        desk.next_turn()
 
-    def expire(self, table: int, decision: int) -> None:
-        """The clock of ``decision`` ran out: disconnect protection once, else check or fold and sit out.
-
-        A decision already answered (the player acted as the clock ran out) is left alone.
-        """
-        clock = self.clocks.get(table)
-        hand = self.session.director.hand(table)
-        if clock is None or decision != clock.decision or hand is None or hand.finished or hand.actor is None:
-            return
-        player = hand.players[hand.actor]
-        if self._grace(player):  # disconnect protection: once a period, more time
-            grace = self.session.director.definition.disconnect_grace_seconds
-            clock.deadline = asyncio.get_running_loop().time() + grace
-            clock.seconds += grace
-            self.streams.publish(table, Turn(player, grace, 0.0))
-            self._answered(table)
-            return
-        action = hand.timeout_action()
-        self.decide(table, player, action, None, 0.0)
-        self.streams.publish(table, TimedOut(player, action))
-        self.set_sitting_out(player, True)
-        self.next_turn(table)
+    def hand_out(self, table: int, opening: list[Event]) -> None:
+        """The hand dealt at ``table`` as it was dealt, for its worker to play (again, should it ask again)."""
+        assert self.workers is not None
+        director, entries = self.session.director, self.session.entries
+        hand = director.hand(table)
+        assert hand is not None
+        players = list(hand.players)
+        banks = self.handed_banks[table] = {player: entries.time_bank[player] for player in players}
+        definition = director.definition
+        self.workers.deal(table, HandOut(
+            pickle.dumps(hand, pickle.HIGHEST_PROTOCOL), director.hand_number(table),
+            [encoder.encode(event) for event in opening], banks,
+            [player for player in players if player in self.sitting_out],
+            [player for player in players if self.grace_due(player, take=False)],
+            {player: entries.name(player) for player in players}, definition.action_seconds,
+            definition.disconnect_grace_seconds, self.hand_pause))
 
     def end(self, table: int) -> None:
         """Settle the finished hand: stacks, busts, breaks and moves are the director's answer."""
-        started = self.clocks[table].started
+        started = self.started.pop(table)
         hand = self.session.director.hand(table)
-        assert started is not None and hand is not None
-        self.clocks[table].started = None
+        assert hand is not None
+        self.desks.pop(table, None)
         self.dealt.discard(table)
         if self.session.director.hand_for_hand and not self.dealt:
             self._barrier_opened = asyncio.get_running_loop().time()
@@ -313,141 +306,131 @@ class Tables:
                 self.wakers.pop(table, None)
                 return
             self.deal(table)
-            await self._decisions(table)
+            await self.desks[table].play()
             await asyncio.sleep(self.hand_pause)  # the table sees the result before the next deal
             self.end(table)
-
-    async def _decisions(self, table: int) -> None:
-        """Wait on each decision's clock until the hand is over; ``expire`` when one runs out."""
-        clock = self.clocks[table]
-        loop = asyncio.get_running_loop()
-        while self.in_play(table):
-            asked = clock.decision
-            remaining = clock.deadline - loop.time()
-            if remaining <= 0:
-                self.expire(table, asked)
-                continue
-            # A bare future and a timer: the cheapest wait asyncio has, once per decision.
-            clock.answered = answered = loop.create_future()
-            timer = loop.call_later(remaining, _settle, answered)
-            try:
-                await answered
-            finally:
-                timer.cancel()
 
     # ------------------------------------------------------------ a cluster's table workers
 
     def state(self, table: int) -> TableState:
-        """What the worker holding ``table`` does now: deal, wait, run a decision's clock, settle, or let go."""
+        """What the worker holding ``table`` does now: deal, wait, play the hand it is sent, or let go."""
         if self.gone(table):  # final, whatever its version
             return TableState("gone", 0)
-        clock = self.clock(table)
-        clock.version += 1
-        hand = self.session.director.hand(table)
-        if hand is None:
-            if self._deals_here(table):  # the director deals it: its worker waits for the notice, asking nothing
-                self._deal_soon(table)
-                return TableState("wait", clock.version)
-            return TableState("ready" if self.may_deal(table) else "wait", clock.version)
-        if hand.finished:
-            return TableState("over", clock.version, seconds=self.hand_pause)
-        remaining = max(0.0, clock.deadline - asyncio.get_running_loop().time())
-        return TableState("turn", clock.version, clock.decision, remaining)
+        version = self.versions[table] = self.versions.get(table, 0) + 1
+        if self.session.director.hand(table) is not None:
+            return TableState("out", version)
+        if self._deals_here(table):  # the director deals it: its worker waits for the hand, asking nothing
+            self._deal_soon(table)
+            return TableState("wait", version)
+        return TableState("ready" if self.may_deal(table) else "wait", version)
 
     def tell_worker(self, table: int) -> None:
-        if self.remote is not None:
-            self.remote(table, self.state(table))
+        if self.workers is not None:
+            self.workers.notify(table, self.state(table))
 
     def take(self, table: int, epoch: int) -> bool:
-        """A worker took ``table``'s lease with ``epoch``: False if a newer one has it. A hand its last worker left
-        in progress is voided, as after a crash (start-of-hand stacks stand); one it finished is settled."""
+        """A worker took ``table``'s lease with ``epoch``: False if a newer one has it.
+
+        The new worker is sent the table's clients, and each of them a
+        snapshot: the table's stream starts again with it. A hand the last
+        worker left in progress is voided, as after a crash (start-of-hand
+        stacks stand).
+        """
         known = self.epochs.get(table, 0)
         if epoch < known:
             return False
         if epoch > known:
+            assert self.workers is not None
             self.epochs[table] = epoch
             self.failovers += known > 0
-            hand = self.session.director.hand(table)
-            if hand is not None and hand.finished and self.clock(table).started is not None:
-                self.end(table)
-            elif hand is not None:
+            self.workers.adopt(table)
+            if self.session.director.hand(table) is not None:
                 self.submit(VoidHand(table))
-                self.clock(table).started = None
+                self.started.pop(table, None)
                 self.dealt.discard(table)
+            self.streams.resend_snapshots(table)
         return True
 
     def fenced(self, table: int, epoch: int) -> bool:
         return epoch != self.epochs.get(table)
 
-    def _grace(self, player: str) -> bool:
-        """Whether ``player``, disconnected at their deadline, gets ``disconnect_grace_seconds`` more now: once
-        per ``disconnect_grace_every_minutes`` of the tournament clock (kept in memory: a restart forgets it)."""
+    def hand_back(self, table: int, back: HandBack) -> None:
+        """A hand its worker played: its decisions journaled as they were taken, then settled. A decision the
+        director would refuse (never, unless the two disagree on the rules) voids the hand instead."""
+        director, entries = self.session.director, self.session.entries
+        if director.hand(table) is None or back.number != director.hand_number(table):
+            raise TournamentError(f"table {table} has no hand {back.number} out")
+        # A level's top-up given meanwhile (rules.md E.20) stays: the worker counted from the bank it was dealt.
+        topped_up = {player: max(0.0, entries.time_bank.get(player, bank) - bank)
+                     for player, bank in self.handed_banks.pop(table, {}).items()}
+        try:
+            for player, action, amount, bank in back.decisions:
+                self.submit(Act(table, action, amount, player, bank + topped_up.get(player, 0.0)))
+        except (IllegalAction, TournamentError):
+            logger.exception("table %s: the hand its worker played was refused here; it is void", table)
+            self.submit(VoidHand(table))
+            self.started.pop(table, None)
+            self.dealt.discard(table)
+            return
+        now = self.now()
+        for player in back.graced:
+            self.grace_given[player] = now
+        for player, sitting_out in back.sitting_out.items():
+            (self.sitting_out.add if sitting_out else self.sitting_out.discard)(player)
+        hand = director.hand(table)
+        if hand is not None and hand.finished:
+            self.end(table)
+
+    # ------------------------------------------------------------ the players
+
+    def grace_due(self, player: str, take: bool) -> bool:
+        """Whether disconnect grace is due to ``player`` again: once per ``disconnect_grace_every_minutes`` of
+        the tournament clock (kept in memory: a restart forgets it); ``take`` counts it as given now."""
         definition = self.session.director.definition
-        if not definition.disconnect_grace_seconds or self.streams.connected(player):
+        if not definition.disconnect_grace_seconds:
             return False
         now = self.now()
         last = self.grace_given.get(player)
         if last is not None and now - last < definition.disconnect_grace_every_minutes * 60:
             return False
-        self.grace_given[player] = now
+        if take:
+            self.grace_given[player] = now
         return True
 
-    def player_act(self, player: str, action: str, amount: int | None) -> None:
+    def player_act(self, player: str, action: str, amount: int | None, connection: Connection | None) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
-        self.set_sitting_out(player, False)
         director = self.session.director
         where = director.where.get(player)
-        hand = director.hand(where[0]) if where else None
-        if where is None or hand is None or hand.finished:
+        table = where[0] if where else None
+        if self.workers is not None and table is not None and connection is not None \
+                and director.hand(table) is not None:
+            self.workers.act(table, connection, action, amount)
+            return
+        desk = self.desks.get(table) if table is not None else None
+        if desk is None:
+            self.set_sitting_out(player, False)
             raise Refused("no_hand", "you have no hand in progress")
-        if hand.actor is None or hand.players[hand.actor] != player:
-            actor = hand.players[hand.actor] if hand.actor is not None else "nobody"
-            raise Refused("not_your_turn", f"it is not your turn: {self.session.entries.name(actor)} is to act")
-        try:
-            self.decide(where[0], player, action, amount, self.bank_after(where[0], player))
-        except IllegalAction as error:
-            raise Refused("illegal_action", str(error)) from None
-        self.next_turn(where[0])
-
-    def bank_after(self, table: int, player: str) -> float:
-        """What is left of ``player``'s time bank if they decide now: the action clock is spent first."""
-        bank = self.session.entries.time_bank[player]
-        overtime = asyncio.get_running_loop().time() - self.clocks[table].turn_started
-        overtime -= self.session.director.definition.action_seconds
-        return max(0.0, bank - overtime) if overtime > 0 else bank
-
-    def decide(self, table: int, player: str, action: str, amount: int | None, bank: float) -> None:
-        """A decision at ``table``; the next one's clock is for ``next_turn`` to start."""
-        self.submit(Act(table, action, amount, player, bank))
-        self.clocks[table].decision += 1
-
-    def _answered(self, table: int) -> None:
-        """The table's clock changed: its task (or its worker) stops waiting on the old one."""
-        clock = self.clocks[table]
-        if self.remote is not None:
-            self.tell_worker(table)
-        elif clock.answered is not None:
-            _settle(clock.answered)
+        desk.act(player, action, amount)
 
     def set_sitting_out(self, player: str, sitting_out: bool) -> None:
+        where = self.session.director.where.get(player)
+        if self.workers is not None and where is not None and self.session.director.hand(where[0]) is not None:
+            if not sitting_out:  # the worker playing the hand has the say: it may have sat them out meanwhile
+                self.workers.back(where[0], player)
+            return
         if (player in self.sitting_out) == sitting_out:
             return
         if sitting_out:
             self.sitting_out.add(player)
         else:
             self.sitting_out.discard(player)
-        where = self.session.director.where.get(player)
         if where is not None:
             self.streams.publish(where[0], SittingOut(player, sitting_out))
 
-    def countdown(self, table: int, actor: str | None) -> Countdown | None:
-        """The clock of ``actor``'s decision at ``table``, as the table view shows it."""
-        clock = self.clocks.get(table)
-        if actor is None or clock is None or not clock.turn_started:
-            return None
-        elapsed = asyncio.get_running_loop().time() - clock.turn_started
-        return Countdown(actor, max(0.0, clock.seconds - elapsed), clock.time_bank)
+    def countdown(self, table: int) -> Countdown | None:
+        """The clock of the decision in progress at ``table``, as the table view shows it."""
+        desk = self.desks.get(table)
+        return desk.countdown() if desk is not None else None
 
     def button(self, table: int) -> int:
-        clock = self.clocks.get(table)
-        return clock.button if clock is not None else 0
+        return self.buttons.get(table, 0)

@@ -6,11 +6,12 @@ Nothing here changes the tournament. The runtime hands in what only it knows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Generic, TypeVar
 
 from engine.director import Status, Tournament
 from engine.events import Result, Shown
+from engine.hand import Hand
 from engine.refunds import Refund
 from engine.wire import (
     Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, VoidedHand, You,
@@ -47,7 +48,7 @@ class Facts:
 
     def __init__(self, tournament_id: str, *, now: float, paused: bool, started_wall: float | None,
                  restored_at: float | None, voided: list[VoidedHand], entries: Entries, sitting_out: set[str],
-                 connected: Callable[[str], bool], countdown: Callable[[int, str | None], Countdown | None],
+                 connected: Callable[[str], bool], countdown: Callable[[int], Countdown | None],
                  button: Callable[[int], int], stack_figures: tuple[int | None, int | None]) -> None:
         self.id = tournament_id
         self.now = now
@@ -113,28 +114,33 @@ def deal_view(director: Tournament, now: float) -> DealView | None:
 def table_view(director: Tournament, table: int, facts: Facts) -> TableView:
     """What anyone at or watching the table may see: no hole cards unless shown."""
     state = director.tables[table]
-    hand = state.hand
-    in_hand = {p: i for i, p in enumerate(hand.players)} if hand else {}
-    shown = {e.player: e.cards for e in hand.events if isinstance(e, Shown)} if hand else {}
-    seats = []
-    for seat, player in enumerate(state.table.seats):
-        if player is None:
+    seats = [SeatView(seat=seat, player=player, name=facts.entries.name(player),
+                      stack=director.stacks.get(player, 0), bet=0, in_hand=False, folded=False, shown=[],
+                      sitting_out=player in facts.sitting_out, bounty_cents=director.bounties.get(player),
+                      connected=facts.connected(player))
+             for seat, player in enumerate(state.table.seats) if player is not None]
+    view = TableView(clock=None, id=table, seats=seats, size=state.table.size, button=facts.button(table), hand=None,
+                     board=[], pot=0, actor=None)
+    if state.hand is not None:
+        playing(view, state.hand, state.number, facts.countdown(table), facts.sitting_out)
+    return view
+
+
+def playing(view: TableView, hand: Hand, number: int, countdown: Countdown | None,
+            sitting_out: Collection[str]) -> None:
+    """``view`` with ``hand`` in progress at its table: where the hand is played, in a cluster a table worker
+    (server/playing.py), which has the hand that the director's view was built without."""
+    in_hand = {player: i for i, player in enumerate(hand.players)}
+    shown = {event.player: event.cards for event in hand.events if isinstance(event, Shown)}
+    for seat in view.seats:
+        i = in_hand.get(seat.player)
+        if i is None:
             continue
-        i = in_hand.get(player)
-        seats.append(SeatView(
-            seat=seat, player=player, name=facts.entries.name(player),
-            stack=hand.stacks[i] if i is not None and hand else director.stacks.get(player, 0),
-            bet=hand.bets[i] if i is not None and hand else 0,
-            in_hand=i is not None, folded=bool(hand.folded[i]) if i is not None and hand else False,
-            shown=list(shown.get(player, ())), sitting_out=player in facts.sitting_out,
-            bounty_cents=director.bounties.get(player), connected=facts.connected(player),
-        ))
-    actor = hand.players[hand.actor] if hand and hand.actor is not None else None
-    return TableView(
-        clock=facts.countdown(table, actor), id=table, seats=seats, size=state.table.size,
-        button=facts.button(table), hand=state.number if hand else None, board=list(hand.board) if hand else [],
-        pot=(sum(hand.committed) + sum(hand.bets) + hand.dead) if hand else 0, actor=actor,
-    )
+        seat.stack, seat.bet, seat.in_hand, seat.folded = hand.stacks[i], hand.bets[i], True, bool(hand.folded[i])
+        seat.shown, seat.sitting_out = list(shown.get(seat.player, ())), seat.player in sitting_out
+    view.actor = hand.players[hand.actor] if hand.actor is not None else None
+    view.clock, view.hand, view.board = countdown, number, list(hand.board)
+    view.pot = sum(hand.committed) + sum(hand.bets) + hand.dead
 
 
 def you(director: Tournament, player: str, facts: Facts) -> You:
@@ -150,13 +156,21 @@ def you(director: Tournament, player: str, facts: Facts) -> You:
         deal_pressed=player in director.deal_pressed,
     )
     hand = director.hand(where[0]) if where else None
-    if hand is not None and player in hand.players:
-        i = hand.players.index(player)
-        mine.hole = list(hand.hole[i])
-        if not hand.finished and hand.actor == i:
-            legal = hand.legal_actions()
-            mine.legal = Legal(legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to)
+    if hand is not None:
+        your_hand(mine, hand)
     return mine
+
+
+def your_hand(mine: You, hand: Hand) -> None:
+    """``mine`` with the player's cards in ``hand``, and their legal actions if they are to act."""
+    if mine.player not in hand.players:
+        return
+    i = hand.players.index(mine.player)
+    mine.hole = list(hand.hole[i])
+    mine.legal = None
+    if not hand.finished and hand.actor == i:
+        legal = hand.legal_actions()
+        mine.legal = Legal(legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to)
 
 
 def standing(result: Result, entries: Entries) -> Standing:

@@ -1,11 +1,12 @@
 """A table worker (``mttsim serve --nats URL --role tables``): it holds tables' leases and plays them.
 
-Playing a table means driving it against the clocks: ask the director to
-deal, wait out each decision's clock unless a notice says it was answered,
-say when it ran out, show the finished hand, settle it, again. The rules of
-all of it stay with the director (server/tables.py); the worker holds the
-time, so that thousands of tables' timers and their traffic leave the
-director's process.
+Playing a table means writing its stream and playing its hands
+(server/playing.py): the director deals a hand and sends it here; the worker
+takes the players' decisions and runs their clocks, shows the finished hand,
+and hands it back to be journaled and settled; again. So the hands, their
+decisions, their timers and their messages to the players leave the
+director's process, which keeps the tournament: seats, stacks, levels,
+breaking, balancing, hand-for-hand and money.
 
 The tables are shared out by leases (server/bus.py): each worker takes
 tables nobody holds up to its fair share, the tables divided by the workers
@@ -28,8 +29,12 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from server.bus import COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Lease, Notice, Process, TableCommand, TableState
+from server.bus import (
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState,
+    table_subject,
+)
 from server.metrics import SECONDS
+from server.playing import PlayedTable
 
 logger = logging.getLogger("mttsim.worker")
 encode = msgspec.msgpack.encode
@@ -38,7 +43,7 @@ _notices = msgspec.msgpack.Decoder(list[Notice])
 _tables = msgspec.msgpack.Decoder(list[tuple[str, int]])
 LOOK_SECONDS = 0.5  # how often a worker looks for tables nobody holds
 COMMANDS_PER_REQUEST = 100  # a request leaves once this many commands wait, not only at the end of the loop's turn
-WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice have been lost
+WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice or a hand have been lost
 LET_GO_SECONDS = 3.0  # how long a stopping worker tries to let go of its leases
 RELEASES_AT_ONCE = 200  # lease deletions in flight together: two thousand at once overflow the client's buffer
 FINAL = ("gone", "fenced")
@@ -53,6 +58,9 @@ class WorkerMetrics:
         self.taken = Counter("mttsim_tables_taken", "Table leases this worker took", registry=self.registry)
         self.expired = Counter("mttsim_clocks_expired", "Decision clocks this worker ran out",
                                registry=self.registry)
+        self.hands = Counter("mttsim_hands_played", "Hands this worker played and handed back", registry=self.registry)
+        self.action_seconds = Histogram("mttsim_action_seconds", "A decision applied here and sent to the table",
+                                        buckets=SECONDS, registry=self.registry)
         self.round_trip = Histogram("mttsim_bus_round_trip_seconds", "A command to the director and its answer",
                                     buckets=SECONDS, registry=self.registry)
 
@@ -69,6 +77,7 @@ class TableWorker:
         self.me = Process.here("tables")
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
+        self.frames: dict[str, Frames] = {}  # to each gateway (and the director's own clients), shared by the tables
         self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
         self._stopped: list[Lease] = []  # the leases of tables whose task was cancelled, let go together
         self._lost: set[Lease] = set()  # leases found expired or taken: their tasks end, with nothing to let go
@@ -179,19 +188,28 @@ class TableWorker:
                     self._lost.add(lease)
                     task.cancel()
 
+    def frames_to(self, subject: str) -> Frames:
+        frames = self.frames.get(subject)
+        if frames is None:
+            frames = self.frames[subject] = Frames(self.bus, subject)
+        return frames
+
     async def _play(self, tournament: str, table: int, lease: Lease) -> None:
         """Drive one table while its lease lasts."""
         newest = TableState("wait", 0)
-        arrived = asyncio.Event()
+        arrived = asyncio.Event()  # a notice, or a hand to play
+        stopped = asyncio.Event()  # the table is gone or fenced off
 
         def heard(state: TableState) -> None:
             nonlocal newest
             if state.version > newest.version or state.kind in FINAL:
                 newest = state
                 arrived.set()
+                if state.kind in FINAL:
+                    stopped.set()
 
-        async def ask(verb: str, decision: int = 0) -> TableState:
-            command = TableCommand(verb, tournament, table, lease.epoch, decision)
+        async def ask(verb: str, hand: bytes = b"") -> TableState:
+            command = TableCommand(verb, tournament, table, lease.epoch, hand)
             while True:
                 try:
                     heard(await self.ask(command))
@@ -201,8 +219,11 @@ class TableWorker:
 
         key = f"{tournament}.{table}"
         self.told[key] = heard
+        played = PlayedTable(table, lease.epoch, self.frames_to, arrived.set, self.metrics.action_seconds.observe,
+                             self.metrics.expired.inc)
+        unsubscribe = await self.bus.listen(table_subject(tournament, table), played.heard)
         try:
-            await self._drive(ask, lambda: newest, arrived)
+            await self._drive(ask, lambda: newest, arrived, stopped, played)
         except asyncio.CancelledError:  # the worker stops: let go with the others, at once (a lost lease is gone)
             if lease not in self._lost:
                 self._stopped.append(lease)
@@ -217,12 +238,23 @@ class TableWorker:
             self.held.pop(key, None)
             self.told.pop(key, None)
             self.metrics.leases.set(len(self.held))
+            with contextlib.suppress(Exception):
+                await unsubscribe()
 
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],
-                     arrived: asyncio.Event) -> None:
-        """Deal, run the clocks, settle, until the table is gone or fenced off."""
+                     arrived: asyncio.Event, stopped: asyncio.Event, played: PlayedTable) -> None:
+        """Play each hand sent, ask to deal when the director says the table may, until it is gone or fenced off."""
         state = await ask("take")
         while state.kind not in FINAL:
+            if played.out is not None:
+                back = await played.play(stopped)
+                if back is None:
+                    state = newest()
+                    continue
+                state = await ask("end", encode(back))
+                played.settled()
+                self.metrics.hands.inc()
+                continue
             if state.kind == "ready":
                 state = await ask("deal")
                 continue
@@ -231,16 +263,10 @@ class TableWorker:
                 continue
             arrived.clear()
             try:
-                await asyncio.wait_for(arrived.wait(), WAIT_SECONDS if state.kind == "wait" else state.seconds)
+                await asyncio.wait_for(arrived.wait(), WAIT_SECONDS)
                 state = newest()
-            except TimeoutError:
-                if state.kind == "turn":
-                    self.metrics.expired.inc()
-                    state = await ask("expire", state.decision)
-                elif state.kind == "over":
-                    state = await ask("end")
-                else:
-                    state = await ask("deal")
+            except TimeoutError:  # a lost notice, or a hand told ``out`` that has not come: ask again
+                state = await ask("deal")
 
 
 async def work(url: str, metrics_port: int | None) -> None:

@@ -110,8 +110,10 @@ async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_f
     """Websocket bots in two shards, each through its own gateway, play a tournament whose tables two workers
     share: hand-for-hand across both workers, players moved between their tables, tables broken, a winner."""
     port, first, second = free_port(), free_port(), free_port()
+    watched = [free_port(), free_port()]  # the workers' metrics
     with nats_server() as url:
-        processes = [director(url, port, "--hand-pause", "0.02"), worker(url), worker(url), gateway(url, first),
+        processes = [director(url, port, "--hand-pause", "0.02"),
+                     *(worker(url, "--metrics-port", str(metrics)) for metrics in watched), gateway(url, first),
                      gateway(url, second)]
         try:
             await asyncio.to_thread(wait_for, "two workers and two gateways registered",
@@ -158,6 +160,10 @@ async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_f
             assert_settled(show(port, tournament))
             for through in (first, second):  # what waited in each gateway's outboxes is measured there
                 assert metric(through, "mttsim_event_lag_seconds_count") > 0
+            # Every hand was played by a worker, both of them playing, and handed back: the director holds none.
+            played = [metric(metrics, "mttsim_hands_played_total") for metrics in watched]
+            assert all(played) and sum(played) == sum(event["type"] == "hand_finished" for event in trail), played
+            assert all(metric(metrics, "mttsim_action_seconds_count") for metrics in watched)
         finally:
             stop(*processes)
 
@@ -224,7 +230,11 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
                      describe=lambda: describe(port, tournament, processes))
             assert_settled(show(port, tournament))
             trail = events(port, tournament)
-            assert [event["table"] for event in trail if event["type"] == "hand_voided"] == [doomed_table]
+            # The hands the dead worker was playing are void, the held one among them, and no other: the survivor's
+            # played on.
+            voided = [event["table"] for event in trail if event["type"] == "hand_voided"]
+            assert doomed_table in voided and set(voided) <= set(doomed_tables), (voided, doomed_tables)
+            assert len(voided) == len(set(voided)), voided
             assert metric(port, "mttsim_failovers") > 0
         finally:
             stop(*processes)

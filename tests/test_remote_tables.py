@@ -1,11 +1,19 @@
-"""The director's side of tables that a cluster's workers hold (server/tables.py with ``remote`` set), without a
-bus: what a worker's commands find there."""
+"""A cluster's tables without a bus: the director's side (server/tables.py with ``workers`` set) deals and settles,
+a worker's side (server/playing.py) plays the hand it is sent; the test carries what passes between them."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import pickle
+
+import msgspec
 import pytest
 
+from engine.status import TournamentError
+from server.bus import Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway
 from server.journal import MemoryStorage
+from server.playing import PlayedTable
 from server.runtime import TournamentRuntime
 from server.streams import DRAW_SNAPSHOTS_PER_TURN
 from tests.test_security import Watcher
@@ -13,6 +21,41 @@ from tests.test_server_play import until
 from tests.tournaments import definition as rules
 
 PLAYERS = 3 * DRAW_SNAPSHOTS_PER_TURN  # a draw routed over several turns of the event loop
+GATEWAY = "mttsim.gateway.test"
+
+
+class Dealt:
+    """The tables' workers, as the director's tables speak to them: the hands dealt are kept, the rest dropped."""
+
+    def __init__(self) -> None:
+        self.hands: dict[int, HandOut] = {}
+
+    def notify(self, table: int, state: TableState) -> None:
+        pass
+
+    def deal(self, table: int, out: HandOut) -> None:
+        self.hands[table] = out
+
+    def adopt(self, table: int) -> None:
+        pass
+
+    def act(self, table: int, connection: object, action: str, amount: int | None) -> None:
+        pass
+
+    def back(self, table: int, player: str) -> None:
+        pass
+
+
+class Bus:
+    """What a worker's frames publish: each client's lines, by number."""
+
+    def __init__(self) -> None:
+        self.lines: dict[int, list[dict]] = {}
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        for frame in msgspec.msgpack.decode(payload, type=list[ToGateway]):
+            for number in [*frame.now, *frame.later]:
+                self.lines.setdefault(number, []).extend(json.loads(line) for line in frame.lines)
 
 
 @pytest.mark.asyncio
@@ -21,19 +64,87 @@ async def test_no_table_deals_before_the_draw_has_told_every_player_where_they_s
     still going out: a player was told their turn, then sent the draw's snapshot, which showed the same turn,
     and a bot answered both (the cluster's ``not_your_turn`` errors). One server's tables start after the draw."""
     runtime = TournamentRuntime.create("t", rules(9, action_seconds=60), MemoryStorage(), hand_pause=0)
-    runtime.tables.remote = lambda table, state: None  # a cluster's director: its tables are told, not run here
+    workers = runtime.tables.workers = Dealt()
     players = [runtime.register(f"player {number}")[0] for number in range(PLAYERS)]
     connections = {player: Watcher(player) for player in players}
     for connection in connections.values():
         runtime.connect(connection, None)  # type: ignore[arg-type]
+    snapshots_when_dealt: list[int] = []
+    deal = workers.deal
+    workers.deal = lambda table, out: (snapshots_when_dealt.append(min(  # type: ignore[method-assign]
+        sum(message["type"] == "snapshot" for message in connection.messages)
+        for connection in connections.values())), deal(table, out))
     runtime.start()
     for table in runtime.director.tables:  # the workers take their tables at once, as DirectorService answers them
         assert runtime.tables.take(table, 1)
         runtime.tables.state(table)
     director = runtime.director
     await until(lambda: all(director.hand(table) is not None for table in director.tables))
-    for player, connection in connections.items():
-        kinds = [message["type"] if message["type"] != "private" else message["event"]["type"]
-                 for message in connection.messages]
-        drawn = kinds.index("snapshot", 1)  # the first snapshot is the connection's own, before the start
-        assert "hole_dealt" not in kinds[:drawn] and "your_turn" not in kinds[:drawn], (player, kinds)
+    assert snapshots_when_dealt and min(snapshots_when_dealt) >= 2  # the connection's own, then the draw's
+
+
+@pytest.mark.asyncio
+async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one_server_settles_it() -> None:
+    runtime = TournamentRuntime.create("t", rules(6, action_seconds=60), MemoryStorage(), hand_pause=0)
+    workers = runtime.tables.workers = Dealt()
+    for number in range(6):
+        runtime.register(f"player {number}")
+    runtime.start()
+    (table,) = runtime.director.tables
+    await until(lambda: runtime.tables.may_deal(table))
+    assert runtime.tables.take(table, 7)
+    assert runtime.tables.state(table).kind == "wait"  # as DirectorService answers the take: the director deals
+    await until(lambda: table in workers.hands)  # dealt by the director itself, as soon as a worker holds it
+    out = workers.hands[table]
+    players = list(pickle.loads(out.hand).players)
+    route = {player: Route(GATEWAY, number, player) for number, player in enumerate(players, start=1)}
+    bus = Bus()
+    played = PlayedTable(table, 7, lambda subject: Frames(bus, subject), lambda: None,  # type: ignore[arg-type]
+                         lambda seconds: None, lambda: None)
+    played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(route.values())), out])))
+    played.heard(msgspec.msgpack.encode(TableBatch(6, [Acted(route[players[0]], "fold", None)])))  # an older lease's
+    playing = asyncio.get_running_loop().create_task(played.play(asyncio.Event()))
+    await until(lambda: played.desk is not None)
+    topped_up = players[0]
+    runtime.entries.time_bank[topped_up] += 5.0  # a level's top-up while the hand is out
+    desk = played.desk
+    assert desk is not None and runtime.director.hand(table) is not None
+    while not desk.hand.finished:
+        actor = desk.hand.players[desk.hand.actor]  # type: ignore[index]
+        other = next(player for player in players if player != actor)
+        played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[other], "call", None)])))  # not their turn
+        legal = desk.hand.legal_actions()
+        played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[actor], "check" if legal.can_check
+                                                                   else "call", None)])))
+    assert runtime.director.hand(table).actor is not None  # type: ignore[union-attr]  # the director's is as dealt
+    back = await playing
+    assert back is not None and back.number == out.number
+    dealt_bank = out.banks[topped_up]
+    with pytest.raises(TournamentError):
+        runtime.tables.hand_back(table, msgspec.structs.replace(back, number=back.number + 1))
+    runtime.tables.hand_back(table, back)
+    played.settled()
+
+    director = runtime.director
+    assert director.hand(table) is None
+    assert {player: director.stacks[player] for player in players} == dict(zip(players, desk.hand.stacks))
+    assert director.chips_in_play() == 6 * 1000
+    # Journaled as one server journals a hand: a restore from the journal replays it to the same stacks.
+    (stored,) = runtime.storage.tournaments()
+    restored = TournamentRuntime.restore(stored, runtime.storage)
+    assert restored.director.stacks == director.stacks and restored.director.hand(table) is None
+    assert [hand.hand for hand in runtime.storage.hands("t")] == [out.number]  # its history stored
+    last_bank = [bank for player, _, _, bank in back.decisions if player == topped_up]
+    assert runtime.entries.time_bank[topped_up] == (last_bank[-1] if last_bank else dealt_bank) + 5.0
+    # The stream the worker wrote: numbered from 1 without a gap, the same for every client; each player's cards
+    # to them alone; a decision out of turn refused to whoever sent it, and an older lease's ignored.
+    for number, player in enumerate(players, start=1):
+        lines = bus.lines[number]
+        numbered = [line["seq"] for line in lines if line["type"] == "event"]
+        assert numbered == list(range(1, len(numbered) + 1))
+        holes = [line["event"]["player"] for line in lines
+                 if line["type"] == "private" and line["event"]["type"] == "hole_dealt"]
+        assert holes == [player]
+    errors = [line["code"] for lines in bus.lines.values() for line in lines if line["type"] == "error"]
+    assert errors and set(errors) == {"not_your_turn"}
+    assert "fold" not in [action for _, action, _, _ in back.decisions]  # the older lease's fold changed nothing

@@ -1,0 +1,228 @@
+"""A table as the worker holding its lease plays it (server/worker.py): the one writer of its stream, and the hand.
+
+Everything the director says to the table arrives on the table's subject
+(server/bus.py's ``TableBatch``): its clients, the messages of its stream,
+the clients' snapshots and decisions, and each hand as it was dealt. The
+worker numbers the stream and sends it to the clients' gateways, a message
+once per gateway; it plays the hand with the engine, by the rules of the
+clock the director's process uses for one server (server/decisions.py), and
+hands the played hand back at its end, to be journaled and settled.
+
+Its decisions are not journaled until then: should the worker die, the
+director voids the hand as a restart voids the hands a crash interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import pickle
+import time
+from collections.abc import Callable
+
+import msgspec
+
+from engine.events import Event, HoleDealt
+from engine.hand import Hand
+from engine.wire import (
+    Private, PrivateMessage, SittingOut, Snapshot, TableMessage, TimedOut, encoder, error_message,
+)
+from server import views
+from server.bus import (
+    Acted, Adopt, Back, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
+)
+from server.decisions import Decisions
+from server.errors import Refused
+
+logger = logging.getLogger("mttsim.worker")
+_snapshots = msgspec.json.Decoder(Snapshot)
+_batch = msgspec.msgpack.Decoder(TableBatch)
+
+
+class Numbered(msgspec.Struct, tag="event", tag_field="type"):
+    """engine.wire's ``Envelope`` around an event encoded already: the director encodes what it says, the worker
+    numbers it."""
+
+    seq: int
+    table: int
+    event: msgspec.Raw
+    at: float
+
+
+class PlayedTable:
+    """One table held by this worker: its stream's number, its clients, and the hand in play."""
+
+    def __init__(self, table: int, epoch: int, frames: Callable[[str], Frames], woken: Callable[[], None],
+                 acted: Callable[[float], None], expired: Callable[[], None]) -> None:
+        self.table = table
+        self.epoch = epoch
+        self.frames = frames  # the frames to a gateway (or the director), by subject: shared by the worker's tables
+        self.woken = woken  # a hand arrived to be played
+        self.acted = acted  # observes the seconds a decision took to apply and send
+        self.expired = expired
+        self.seq = 0
+        self.routes: dict[tuple[str, int], str] = {}  # (subject, number) -> player, or "" for an observer
+        self.out: HandOut | None = None  # a hand sent to be played, not begun
+        self.desk: Decisions | None = None  # the hand in play, until the director has it back
+        self.last = 0  # the number of the last hand begun: a hand sent again (its answer was lost) is not replayed
+        self.banks: dict[str, float] = {}
+        self.sitting: set[str] = set()
+        self.changed: dict[str, bool] = {}  # who sat out or came back during the hand
+        self.grace_due: set[str] = set()
+        self.graced: list[str] = []
+        self.decisions: list[tuple[str, str, int | None, float]] = []
+        self.names: dict[str, str] = {}
+
+    # ------------------------------------------------------------ what the director says
+
+    def heard(self, data: bytes) -> None:
+        try:
+            batch = _batch.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("table %s: a malformed batch was ignored", self.table)
+            return
+        if batch.epoch != self.epoch:  # for another holder of the lease
+            return
+        for item in batch.items:
+            if isinstance(item, Publish):
+                self._publish(item.message, item.concerned)
+            elif isinstance(item, Acted):
+                self._act(item)
+            elif isinstance(item, SnapshotFor):
+                self._snapshot(item)
+            elif isinstance(item, Watching):
+                key = (item.route.subject, item.route.number)
+                if item.on:
+                    self.routes[key] = item.route.player
+                else:
+                    self.routes.pop(key, None)
+            elif isinstance(item, HandOut):
+                if item.number > self.last:
+                    self.out = item
+                    self.woken()
+            elif isinstance(item, Adopt):
+                self.routes = {(route.subject, route.number): route.player for route in item.routes}
+            elif isinstance(item, Back):
+                if self.desk is not None and item.player in self.sitting:
+                    self.sit_out(item.player, False)
+
+    def _act(self, acted: Acted) -> None:
+        started = time.perf_counter()
+        try:
+            if self.desk is None:
+                raise Refused("no_hand", "you have no hand in progress")
+            self.desk.act(acted.route.player, acted.action, acted.amount)
+        except Refused as refusal:
+            self._to(acted.route, error_message(refusal.code, refusal.message))
+            return
+        self.acted(time.perf_counter() - started)
+
+    def _snapshot(self, asked: SnapshotFor) -> None:
+        """The director's snapshot, numbered in the stream and completed with the hand in play."""
+        snapshot = _snapshots.decode(asked.snapshot)
+        snapshot.seq = self.seq
+        desk = self.desk
+        if desk is not None:
+            if snapshot.table is not None:
+                views.playing(snapshot.table, desk.hand, desk.number, desk.countdown(), self.sitting)
+            if snapshot.you is not None:
+                views.your_hand(snapshot.you, desk.hand)
+        self._to(asked.route, encoder.encode(snapshot))
+
+    def _to(self, route: Route, message: bytes) -> None:
+        self.frames(route.subject).send(route.number, message, urgent=True)
+
+    # ------------------------------------------------------------ the stream, and the hand's Outlet
+
+    def _publish(self, message: bytes, concerned: str) -> None:
+        """Number ``message`` in the table's stream and send it to the table's clients, once per gateway."""
+        self.seq += 1
+        line = encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time()))
+        grouped: dict[str, tuple[list[int], list[int]]] = {}
+        for (subject, number), player in self.routes.items():
+            now, later = grouped.setdefault(subject, ([], []))
+            (now if concerned and player == concerned else later).append(number)
+        for subject, (now, later) in grouped.items():
+            self.frames(subject).broadcast(line, now, later)
+
+    def publish(self, message: TableMessage) -> None:
+        if isinstance(message, TimedOut):
+            self.expired()
+        self._publish(encoder.encode(message), getattr(message, "player", None) or "")
+
+    def tell(self, player: str, message: PrivateMessage) -> None:
+        line = encoder.encode(Private(message, time.time()))
+        for (subject, number), owner in self.routes.items():
+            if owner == player:
+                self.frames(subject).send(number, line, urgent=True)
+
+    def apply(self, player: str, action: str, amount: int | None, bank: float) -> None:
+        assert self.desk is not None
+        events = self.desk.hand.act(action, amount, player)
+        self.banks[player] = bank
+        self.decisions.append((player, action, amount, bank))
+        self._route(events)
+
+    def grace(self, player: str) -> bool:
+        if player not in self.grace_due or player in self.routes.values():  # due, and disconnected
+            return False
+        self.grace_due.discard(player)
+        self.graced.append(player)
+        return True
+
+    def sit_out(self, player: str, sitting_out: bool) -> None:
+        if (player in self.sitting) == sitting_out:
+            return
+        if sitting_out:
+            self.sitting.add(player)
+        else:
+            self.sitting.discard(player)
+        self.changed[player] = sitting_out
+        self.publish(SittingOut(player, sitting_out))
+
+    def _route(self, events: list[Event]) -> None:
+        """A hand's events: hole cards to their owner only."""
+        for event in events:
+            if isinstance(event, HoleDealt):
+                self.tell(event.player, event)
+            else:
+                self.publish(event)
+
+    # ------------------------------------------------------------ the hand
+
+    async def play(self, stopped: asyncio.Event) -> HandBack | None:
+        """The hand sent, played to its end and shown for its pause; None if the table is let go meanwhile."""
+        out, self.out = self.out, None
+        assert out is not None
+        self.last = out.number
+        hand: Hand = pickle.loads(out.hand)
+        self.banks, self.sitting, self.changed = dict(out.banks), set(out.sitting_out), {}
+        self.grace_due, self.graced, self.decisions, self.names = set(out.grace), [], [], out.names
+        desk = self.desk = Decisions(self.table, out.number, hand, self, self.banks, self.sitting, out.action_seconds,
+                                     out.grace_seconds, lambda player: self.names.get(player, player))
+        for event in out.opening:
+            self._publish(event, "")
+        self._route(list(hand.events))
+        desk.next_turn()
+
+        async def played() -> None:
+            await desk.play()
+            await asyncio.sleep(out.pause)  # the table sees the result before the director settles it
+
+        playing = asyncio.get_running_loop().create_task(played())
+        stop = asyncio.get_running_loop().create_task(stopped.wait())
+        try:
+            await asyncio.wait({playing, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (playing, stop):
+                task.cancel()
+            await asyncio.gather(playing, stop, return_exceptions=True)
+        if not playing.done() or playing.cancelled() or stopped.is_set():
+            self.desk = None
+            return None
+        playing.result()  # a bug in the hand stops the table
+        return HandBack(out.number, self.decisions, self.changed, self.graced)
+
+    def settled(self) -> None:
+        """The director has the hand back: snapshots and decisions are its again."""
+        self.desk = None
