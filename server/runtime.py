@@ -21,6 +21,7 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import Iterable
 
 import msgspec
 
@@ -93,7 +94,8 @@ class TournamentRuntime:
         return self.session.director
 
     @property
-    def log(self) -> list[tuple[float, object]]:
+    def log(self) -> Iterable[tuple[float, object]]:
+        """The latest events (``Streams.log``); the whole audit trail is the journal's."""
         return self.streams.log
 
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -34,6 +35,7 @@ DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
 CHAT_RATE, CHAT_BURST = 0.5, 3  # lines of chat a player may send a second on average, and in a burst
 ANNOUNCEMENTS_KEPT = 10  # the director's latest announcements, shown to a page that opens later
+EVENTS_KEPT = 100_000  # the latest events in memory (``Streams.log``): about 16 MB
 
 
 class Remote(Protocol):
@@ -61,7 +63,10 @@ class Streams:
         self.session = session
         self.now = now
         self.snapshot: Callable[[Connection], bytes] = lambda connection: b""  # set by the runtime
-        self.log: list[tuple[float, Any]] = []  # every director and hand event, in order (tests, audits)
+        # The latest director and hand events, in order, for tests and a debugger. The audit trail is the
+        # journal's (``GET /api/tournaments/{id}/events`` reads it): kept whole here, a 250,000-entry field's
+        # events took about 4 GB.
+        self.log: deque[tuple[float, Any]] = deque(maxlen=EVENTS_KEPT)
         self.seq: dict[int, int] = {}
         self.watchers: dict[int, set[Connection]] = {}
         self.players: dict[str, set[Connection]] = {}
