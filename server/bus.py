@@ -29,8 +29,8 @@ import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
-from nats.js.api import Header, KeyValueConfig
-from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.api import DiscardPolicy, Header, KeyValueConfig, StorageType, StreamConfig
+from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
 
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
@@ -45,6 +45,10 @@ CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": a gateway's client wh
 NO_RESPONDERS = "503"  # the status of the NATS server's own answer to a request nobody listens for
 
 
+STREAMS = "MTTSIM_TABLES"  # the JetStream stream of every table's stream
+STREAM_PREFIX = "mttsim.stream"
+STREAM_KEPT = 1_000  # messages kept a table: each the lines of one turn of its worker's event loop
+STREAM_SECONDS = 3600.0
 NOTICES = "mttsim.notices"  # what changed at the tables, for the workers holding them
 NOTICES_PER_MESSAGE = 5_000  # about 150 kB
 
@@ -85,6 +89,21 @@ class TableCommand(msgspec.Struct, array_like=True):
 def table_subject(tournament: str, table: int) -> str:
     """Where a table's commands go, to the worker holding its lease."""
     return f"mttsim.table.{tournament}.{table}"
+
+
+def stream_subject(tournament: str, table: int | str) -> str:
+    """A table's stream, as its workers wrote it: JetStream keeps it (``STREAMS``), and a worker that takes the
+    table over numbers on from it."""
+    return f"{STREAM_PREFIX}.{tournament}.{table}"
+
+
+class Seq(msgspec.Struct):
+    """The number of a message of a table's stream (engine.wire's ``Envelope``, read for its ``seq`` alone)."""
+
+    seq: int
+
+
+_numbered = msgspec.json.Decoder(Seq)
 
 
 class Route(msgspec.Struct, array_like=True):
@@ -331,6 +350,13 @@ class Bus:
         leases = await js.create_key_value(KeyValueConfig(bucket="mttsim_leases", ttl=LEASE_SECONDS, history=1))
         processes = await js.create_key_value(KeyValueConfig(bucket="mttsim_processes", ttl=PROCESS_SECONDS,
                                                              history=1))
+        streams = StreamConfig(name=STREAMS, subjects=[f"{STREAM_PREFIX}.>"],
+                               storage=StorageType.FILE, discard=DiscardPolicy.OLD, max_age=STREAM_SECONDS,
+                               max_msgs_per_subject=STREAM_KEPT)
+        try:
+            await js.add_stream(streams)
+        except BadRequestError:  # there already, made by an older version with other limits
+            await js.update_stream(streams)
         return cls(client, leases, processes, round_trip)
 
     async def close(self) -> None:
@@ -340,6 +366,15 @@ class Bus:
             await self.client.drain()
         except nats.errors.Error:  # the NATS server is gone or reconnecting: nothing left to deliver
             await self.client.close()
+
+    async def last_seq(self, tournament: str, table: int) -> int:
+        """The number of the last message of the table's stream that JetStream kept, 0 if none."""
+        try:
+            kept = await self.client.jetstream().get_last_msg(STREAMS, stream_subject(tournament, table))
+        except NotFoundError:
+            return 0
+        last = (kept.data or b"").rsplit(b"\n", 1)[-1]
+        return _numbered.decode(last).seq if last else 0
 
     async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
         started = time.perf_counter()

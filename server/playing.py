@@ -52,15 +52,18 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
 class PlayedTable:
     """One table held by this worker: its stream's number, its clients, and the hand in play."""
 
-    def __init__(self, table: int, epoch: int, frames: Callable[[str], Frames], woken: Callable[[], None],
-                 acted: Callable[[float], None], expired: Callable[[], None]) -> None:
+    def __init__(self, table: int, epoch: int, frames: Callable[[str], Frames], kept: Callable[[bytes], None],
+                 woken: Callable[[], None], acted: Callable[[float], None], expired: Callable[[], None],
+                 seq: int = 0) -> None:
         self.table = table
         self.epoch = epoch
         self.frames = frames  # the frames to a gateway (or the director), by subject: shared by the worker's tables
+        self.kept = kept  # the lines of one turn of the loop, to the table's stream in JetStream
         self.woken = woken  # a hand arrived to be played
         self.acted = acted  # observes the seconds a decision took to apply and send
         self.expired = expired
-        self.seq = 0
+        self.seq = seq  # the last number of the table's stream: JetStream's, for a table taken over
+        self.keeping: list[bytes] = []
         self.routes: dict[tuple[str, int], str] = {}  # (subject, number) -> player, or "" for an observer
         self.out: HandOut | None = None  # a hand sent to be played, not begun
         self.desk: Decisions | None = None  # the hand in play, until the director has it back
@@ -138,12 +141,21 @@ class PlayedTable:
         """Number ``message`` in the table's stream and send it to the table's clients, once per gateway."""
         self.seq += 1
         line = encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time()))
+        if not self.keeping:
+            asyncio.get_running_loop().call_soon(self._keep)
+        self.keeping.append(line)
         grouped: dict[str, tuple[list[int], list[int]]] = {}
         for (subject, number), player in self.routes.items():
             now, later = grouped.setdefault(subject, ([], []))
             (now if concerned and player == concerned else later).append(number)
         for subject, (now, later) in grouped.items():
             self.frames(subject).broadcast(line, now, later)
+
+    def _keep(self) -> None:
+        """The turn's lines, in one message to the table's stream in JetStream: never awaited (a decision does not
+        wait on a disk), read by the worker that takes the table over, to number on from its last."""
+        lines, self.keeping = self.keeping, []
+        self.kept(b"\n".join(lines))
 
     def publish(self, message: TableMessage) -> None:
         if isinstance(message, TimedOut):

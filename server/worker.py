@@ -23,6 +23,7 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import msgspec
 from nats.errors import NoRespondersError
@@ -31,7 +32,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from server.bus import (
     COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState,
-    table_subject,
+    stream_subject, table_subject,
 )
 from server.metrics import SECONDS
 from server.playing import PlayedTable
@@ -219,10 +220,12 @@ class TableWorker:
 
         key = f"{tournament}.{table}"
         self.told[key] = heard
-        played = PlayedTable(table, lease.epoch, self.frames_to, arrived.set, self.metrics.action_seconds.observe,
-                             self.metrics.expired.inc)
-        unsubscribe = await self.bus.listen(table_subject(tournament, table), played.heard)
+        unsubscribe: Callable[[], Awaitable[None]] | None = None
         try:
+            played = PlayedTable(table, lease.epoch, self.frames_to, partial(self.bus.publish, stream_subject(
+                tournament, table)), arrived.set, self.metrics.action_seconds.observe, self.metrics.expired.inc,
+                await self._last_seq(tournament, table))
+            unsubscribe = await self.bus.listen(table_subject(tournament, table), played.heard)
             await self._drive(ask, lambda: newest, arrived, stopped, played)
         except asyncio.CancelledError:  # the worker stops: let go with the others, at once (a lost lease is gone)
             if lease not in self._lost:
@@ -238,8 +241,17 @@ class TableWorker:
             self.held.pop(key, None)
             self.told.pop(key, None)
             self.metrics.leases.set(len(self.held))
-            with contextlib.suppress(Exception):
-                await unsubscribe()
+            if unsubscribe is not None:
+                with contextlib.suppress(Exception):
+                    await unsubscribe()
+
+    async def _last_seq(self, tournament: str, table: int) -> int:
+        """Where the table's stream numbers on from: where its last worker left it, as JetStream kept it."""
+        try:
+            return await self.bus.last_seq(tournament, table)
+        except Exception:  # nats-py's errors and time-outs alike: the snapshots the clients are sent start it again
+            logger.warning("the stream of %s/%s was not read; it starts again", tournament, table, exc_info=True)
+            return 0
 
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],
                      arrived: asyncio.Event, stopped: asyncio.Event, played: PlayedTable) -> None:

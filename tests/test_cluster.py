@@ -202,7 +202,7 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
             held_player, token = registered["player_id"], registered["token"]
             start(port, tournament, PLAYERS - 1)
             async with connect(f"ws://127.0.0.1:{port}/ws/tournaments/{tournament}?token={token}") as websocket:
-                doomed_table, holder = await held_turn_at_a_worker(
+                doomed_table, holder, seen = await held_turn_at_a_worker(
                     websocket, held_player, port, lambda: describe(port, tournament, processes))
                 doomed_tables = [table for table, by in owners(port).items() if by == holder]
                 doomed, survivor = ((workers[0], workers[1]) if by_pid[workers[0].pid] == holder
@@ -215,6 +215,8 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
                     assert message["type"] != "error", message
                     if message.get("event", {}).get("type") == "hand_voided":
                         assert message["table"] == doomed_table
+                        # The table's stream numbers on from the dead worker's last, which JetStream kept.
+                        assert message["seq"] > seen, (message["seq"], seen)
                         break
             survivor_id = by_pid[survivor.pid]
 
@@ -241,9 +243,9 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
 
 
 async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
-                                describe: Callable[[], str]) -> tuple[int, str]:
+                                describe: Callable[[], str]) -> tuple[int, str, int]:
     """Wait, checking or folding meanwhile, for a turn of the held ``player`` while both workers hold tables; leave
-    it unanswered. Returns the table and the worker holding it.
+    it unanswered. Returns the table, the worker holding it, and the number of the turn in the table's stream.
 
     A turn's public event reaches its player before their ``your_turn`` (server/streams.py: at once, to them).
     """
@@ -257,7 +259,7 @@ async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
         if message["type"] == "event" and event["type"] == "turn" and event["player"] == player:
             held = await asyncio.to_thread(owners, port)
             if len(set(held.values())) == 2 and message["table"] in held:
-                return message["table"], held[message["table"]]
+                return message["table"], held[message["table"]], message["seq"]
         elif message["type"] == "private" and event["type"] == "your_turn":  # its turn event came first
             action = "check" if event["can_check"] else "fold"
             await websocket.send(json.dumps({"type": "act", "action": action}))

@@ -99,8 +99,9 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     players = list(pickle.loads(out.hand).players)
     route = {player: Route(GATEWAY, number, player) for number, player in enumerate(players, start=1)}
     bus = Bus()
-    played = PlayedTable(table, 7, lambda subject: Frames(bus, subject), lambda: None,  # type: ignore[arg-type]
-                         lambda seconds: None, lambda: None)
+    kept: list[bytes] = []
+    played = PlayedTable(table, 7, lambda subject: Frames(bus, subject), kept.append,  # type: ignore[arg-type]
+                         lambda: None, lambda seconds: None, lambda: None, seq=41)
     played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(route.values())), out])))
     played.heard(msgspec.msgpack.encode(TableBatch(6, [Acted(route[players[0]], "fold", None)])))  # an older lease's
     playing = asyncio.get_running_loop().create_task(played.play(asyncio.Event()))
@@ -141,10 +142,13 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     for number, player in enumerate(players, start=1):
         lines = bus.lines[number]
         numbered = [line["seq"] for line in lines if line["type"] == "event"]
-        assert numbered == list(range(1, len(numbered) + 1))
+        assert numbered == list(range(42, 42 + len(numbered)))  # on from the stream's last number
         holes = [line["event"]["player"] for line in lines
                  if line["type"] == "private" and line["event"]["type"] == "hole_dealt"]
         assert holes == [player]
+    # The stream as JetStream keeps it: every numbered message, once, in order, a loop turn's in one message.
+    assert [json.loads(line)["seq"] for message in kept for line in message.split(b"\n")] == \
+        [line["seq"] for line in bus.lines[1] if line["type"] == "event"]
     errors = [line["code"] for lines in bus.lines.values() for line in lines if line["type"] == "error"]
     assert errors and set(errors) == {"not_your_turn"}
     assert "fold" not in [action for _, action, _, _ in back.decisions]  # the older lease's fold changed nothing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 import contextlib
 
 import msgspec
@@ -25,8 +26,17 @@ class DirectorsBus:
         self.most_in_flight = 0
         self.acquired = 0
 
-    async def listen(self, subject: str, heard: object) -> None:
-        return None
+    async def listen(self, subject: str, heard: object) -> Callable[[], Awaitable[None]]:
+        async def stop() -> None:
+            return None
+
+        return stop
+
+    async def last_seq(self, tournament: str, table: int) -> int:
+        return 0
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        pass
 
     async def register(self, process: Process) -> None:
         return None
