@@ -1,16 +1,20 @@
-"""The cluster's bus: NATS between the director process and its table workers (docs/deployment.md).
+"""The cluster's bus: NATS between the director process, its table workers and its gateways (docs/deployment.md).
 
 Everything crosses as small msgspec Structs encoded with MessagePack:
 - a worker's commands for a table (``TableCommand``), by request and reply to the director;
 - the director's notices to the workers (``TableState``), every table's of one turn of its event loop in one
   message: when a hand-for-hand round opens, two thousand tables are told at once;
+- what the director says to a table (``TableBatch``: a hand dealt, its clients, its stream's messages, their
+  snapshots and decisions), on the table's own subject, which the worker holding its lease listens to;
+- the frames for a gateway's clients (``ToGateway``), from the director and from the workers;
 - the tables to play, by request and reply.
 
-What must outlive a process lives in JetStream's key-value store:
+What must outlive a process lives in JetStream:
 - the leases by which workers own tables: a key per table, created by one worker only, expiring unless
   renewed. The key's creation revision is the lease's epoch: the director fences off any older one,
   because a worker that stalled past its lease may still speak;
-- the processes of the cluster, each renewing its own key, for ``GET /api/cluster``.
+- the processes of the cluster, each renewing its own key, for ``GET /api/cluster``;
+- each table's stream as its workers numbered it (``STREAMS``): a worker taking a table over numbers on.
 
 One ``mttsim serve`` without ``--nats`` uses none of this.
 """
@@ -171,8 +175,12 @@ class Back(msgspec.Struct, tag="back", array_like=True):
 ToTable = HandOut | Adopt | Publish | Watching | SnapshotFor | Acted | Back
 
 
+ANY_HOLDER = 0  # a TableBatch's epoch from a gateway, which knows no lease: decisions only, for whoever holds it
+
+
 class TableBatch(msgspec.Struct, array_like=True):
-    """What one turn of the director's event loop sends a table, under the epoch of the lease it knows."""
+    """What one turn of the director's event loop sends a table, under the epoch of the lease it knows; or a
+    gateway's client's decision, under ``ANY_HOLDER``."""
 
     epoch: int
     items: list[ToTable]
@@ -203,13 +211,17 @@ class ToDirector(msgspec.Struct, array_like=True):
 class ToGateway(msgspec.Struct, array_like=True):
     """To a gateway: messages, one a line, at once to its clients ``now`` and with the broadcast tick to those
     ``later``: one client's own, or a table's for every client of the gateway watching it. ``close`` closes the
-    socket of the one client ``now`` after its lines."""
+    socket of the one client ``now`` after its lines. ``player`` (the director's word): the one client ``now``
+    plays as ``player`` at the table whose subject is ``table`` (none if empty), where the gateway sends its
+    decisions."""
 
     now: list[int]
     lines: list[bytes] = []
     later: list[int] = []
     close: int = 0
     reason: str = ""
+    table: str = ""
+    player: str = ""
 
 
 class Frames:
@@ -392,8 +404,11 @@ class Bus:
     async def _send(self) -> None:
         await asyncio.sleep(0)  # the rest of this turn's notices join
         pending, self._pending, self._flush = self._pending, [], None
-        for subject, payload in pending:
-            await self.client.publish(subject, payload)
+        try:
+            for subject, payload in pending:
+                await self.client.publish(subject, payload)
+        except (nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError):
+            pass  # the process stops: what it had still to say is lost with it, as it would be a moment later
 
     async def serve(self, subject: str, answer: Callable[[bytes], bytes]) -> None:
         """Answer requests on ``subject`` with ``answer`` (synchronous: it never interleaves with another)."""

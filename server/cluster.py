@@ -1,16 +1,19 @@
-"""The director process of a cluster: its tables are played by table workers elsewhere, over the bus.
+"""The director process of a cluster: its tables' hands are played by table workers elsewhere, over the bus.
 
-The director process keeps every tournament's director, journal, clocks and
-connections, as one ``mttsim serve`` does, and runs no table tasks. A worker
-holding a table's lease (server/worker.py) asks it to ``deal``, runs each
-decision's clock as told, says when one ran out (``expire``) and settles the
-hand (``end``). Every answer is the table's state; every change of it (a
-player acted, the barrier opened, the table broke) goes to the workers as a
-notice, those of one turn of the event loop in one message.
+The director process keeps every tournament's director, journal, level clock
+and connections, as one ``mttsim serve`` does, deals every hand and settles
+it, and runs no table tasks and holds no hand in play. A worker holding a
+table's lease (server/worker.py) asks to ``take`` it and to ``deal``, is sent
+each hand as dealt on the table's subject, plays it (server/playing.py) and
+hands it back with ``end``. Everything the director says to a table (its
+clients, the messages of its stream, their snapshots and decisions) goes on
+that subject, one message per table and turn of the event loop
+(``TableLinks``); changes of what a worker should do (the barrier opened, the
+table broke) go to the workers as notices, those of one turn in one message.
 
 Each command carries its lease's epoch: an older one than the table's newest
 is fenced off, so a worker that stalled past its lease changes nothing. A
-new epoch voids the hand the last worker left in progress, as a restart does.
+new epoch voids the hand the last worker left in play, as a restart does.
 
 Gateways (server/gateway.py) hold the clients' sockets. Their sessions live
 here as connections like any other, whose frames leave for the gateway in
@@ -354,6 +357,10 @@ class TableLinks:
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         self._queue(table, Watching(self.service.route(connection), watching))
+        relay = connection.relay
+        if isinstance(relay, GatewayLink) and connection.player is not None:  # its decisions go there straight
+            relay.frame(ToGateway([connection.number], table=table_subject(self.runtime.id, table) if watching else "",
+                                  player=connection.player))
 
     def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None:
         self._queue(table, SnapshotFor(self.service.route(connection), snapshot), len(snapshot))

@@ -31,6 +31,17 @@ def settle(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+def mark_sitting_out(sitting_out: set[str], player: str, out: bool) -> bool:
+    """``player`` sits out, or is back; False if that is no change."""
+    if (player in sitting_out) == out:
+        return False
+    if out:
+        sitting_out.add(player)
+    else:
+        sitting_out.discard(player)
+    return True
+
+
 class TableClock:
     """The decision in progress at one table."""
 

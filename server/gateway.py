@@ -5,9 +5,10 @@ A gateway holds its clients' sockets and does their writing, which was most
 of one server's time under a swarm (docs/performance.md). It keeps no state
 of its own. A client's session is a connection in the director's process
 (server/cluster.py): what the client sends goes there in one bus message per
-turn of the event loop, and what it is sent comes back the same way, so a
-player's socket stays on this gateway wherever their seat moves, whichever
-worker plays the table. REST requests go to the director whole and come back
+turn of the event loop, and what it is sent comes back the same way, from the
+director or from the worker playing the client's table, so a player's socket
+stays on this gateway wherever their seat moves, whichever worker plays the
+table. REST requests go to the director whole and come back
 in pieces. Should a gateway die, its clients reconnect through another.
 
 Each client is a ``server.hub.Connection`` here too, for its outbox: a
@@ -35,11 +36,13 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
+from server import bus
 from server.bus import (
-    CLOSE_SESSION_LOST, HTTP, SOCKETS, Bus, HttpHead, HttpRequest, Process, ToDirector, ToGateway, deliver,
-    frames_for,
+    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, SOCKETS, Acted, Bus, HttpHead, HttpRequest, Process, TableBatch, ToDirector,
+    ToGateway, deliver, frames_for,
 )
-from server.hub import WIRE, Connection, Outbound, WebSocketProtocol
+from server.hub import CLOSE_FLOOD, WIRE, Connection, Outbound, WebSocketProtocol
 from server.metrics import CONTENT_TYPE, SECONDS
 from server.openapi import Problem
 from server.rest import BodyLimit, Settings, bearer
@@ -75,6 +78,7 @@ class Gateway:
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
         self.me = Process.here("gateway", url)
+        self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
         self.clients: dict[int, Connection] = {}
         self.metrics = GatewayMetrics(self.clients)
         # What the director sends leaves at the end of the loop's turn (or within the gathering window under load).
@@ -84,12 +88,13 @@ class Gateway:
         self._next = 0
         self._pending: list[ToDirector] = []
         self._director: str | None = None  # the director process whose sessions this gateway's clients have
+        self.seats: dict[int, tuple[str, str]] = {}  # client -> its table's subject and its player, the director's word
 
     async def start(self) -> None:
         assert self.settings.nats is not None
         self.bus = await Bus.connect(self.settings.nats, "mttsim-gateway", self.metrics.round_trip.observe)
         await self.bus.register(self.me)  # before any client: the director ends the sessions of the unregistered
-        await self.bus.listen(frames_for(self.me.id), self.from_director)
+        await self.bus.listen(self.subject, self.from_director)
 
     async def beat(self) -> None:
         while True:
@@ -124,10 +129,39 @@ class Gateway:
             self.bus.publish(SOCKETS, msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
-        """Frames for this gateway's clients: each client's outbox keeps its lines for the broadcast tick or,
-        to those ``now``, until the end of this turn of the event loop, as one server's do."""
-        sent = deliver(_frames.decode(data), self.clients)
-        self.metrics.messages_out.inc(sent)
+        """Frames for this gateway's clients, from the director or a table's worker: each client's outbox keeps
+        its lines for the broadcast tick or, to those ``now``, until the end of this turn of the event loop, as one
+        server's do."""
+        frames = _frames.decode(data)
+        for frame in frames:
+            if frame.player:  # where the client plays now
+                if frame.table:
+                    self.seats[frame.now[0]] = (frame.table, frame.player)
+                else:
+                    self.seats.pop(frame.now[0], None)
+        self.metrics.messages_out.inc(deliver(frames, self.clients))
+
+    def to_table(self, client: Connection, conn: int, data: bytes) -> bool:
+        """A player's decision, straight to the worker playing their table: the director, which would only pass
+        it on, never sees it. Anything else (and what the director must refuse in its own words) goes to the
+        director. The limits on what a client sends hold here for its decisions, as the director's do for the
+        rest."""
+        seat = self.seats.get(conn)
+        if seat is None or len(data) > MAX_MESSAGE_BYTES or self.bus is None:
+            return False
+        try:
+            message = incoming_decoder.decode(data)
+        except msgspec.DecodeError:
+            return False
+        if not isinstance(message, Act):
+            return False
+        if not client.rate_limit.allow():
+            client.drop(CLOSE_FLOOD, "too many messages")
+            return True
+        subject, player = seat
+        decision = Acted(bus.Route(self.subject, conn, player), message.action, message.amount)
+        self.bus.publish(subject, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [decision])))
+        return True
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:
         """A client's socket, its session in the director's process until either side closes it."""
@@ -136,13 +170,14 @@ class Gateway:
         assert wire is not None, "run the gateway under uvicorn with server.app.uvicorn_websockets()"
         self._next += 1
         conn, name = self._next, self.me.id
-        settings = self.settings  # the director limits what clients send; the gateway, what they are slow to read
+        settings = self.settings  # what clients are slow to read, and their decisions (the rest, the director)
         client = self.clients[conn] = Connection(websocket.close, wire, player=None, outbound=self.outbound,
                                                  max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
 
         def heard(data: bytes) -> None:
             self.metrics.messages_in.inc()
-            self.to_director(ToDirector("in", name, conn, data))
+            if not self.to_table(client, conn, data):
+                self.to_director(ToDirector("in", name, conn, data))
 
         self.to_director(ToDirector("open", name, conn, tournament=tournament, query=dict(websocket.query_params)))
         wire.attach(heard, client.lost, client.flush)
@@ -150,6 +185,7 @@ class Gateway:
             await client.ended
         finally:
             del self.clients[conn]
+            self.seats.pop(conn, None)
             self.to_director(ToDirector("gone", name, conn))
             await client.stop()
 

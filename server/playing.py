@@ -29,9 +29,9 @@ from engine.wire import (
 )
 from server import views
 from server.bus import (
-    Acted, Adopt, Back, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
+    ANY_HOLDER, Acted, Adopt, Back, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
 )
-from server.decisions import Decisions
+from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
 
 logger = logging.getLogger("mttsim.worker")
@@ -84,9 +84,12 @@ class PlayedTable:
         except msgspec.DecodeError:
             logger.warning("table %s: a malformed batch was ignored", self.table)
             return
-        if batch.epoch != self.epoch:  # for another holder of the lease
+        items = batch.items
+        if batch.epoch == ANY_HOLDER:  # a gateway's: its clients' decisions, nothing else
+            items = [item for item in items if isinstance(item, Acted)]
+        elif batch.epoch != self.epoch:  # for another holder of the lease
             return
-        for item in batch.items:
+        for item in items:
             if isinstance(item, Publish):
                 self._publish(item.message, item.concerned)
             elif isinstance(item, Acted):
@@ -183,14 +186,9 @@ class PlayedTable:
         return True
 
     def sit_out(self, player: str, sitting_out: bool) -> None:
-        if (player in self.sitting) == sitting_out:
-            return
-        if sitting_out:
-            self.sitting.add(player)
-        else:
-            self.sitting.discard(player)
-        self.changed[player] = sitting_out
-        self.publish(SittingOut(player, sitting_out))
+        if mark_sitting_out(self.sitting, player, sitting_out):
+            self.changed[player] = sitting_out
+            self.publish(SittingOut(player, sitting_out))
 
     def _route(self, events: list[Event]) -> None:
         """A hand's events: hole cards to their owner only."""

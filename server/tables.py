@@ -27,7 +27,7 @@ from engine.hand import Hand, IllegalAction
 from engine.status import TournamentError
 from engine.wire import Countdown, PrivateMessage, SittingOut, TableMessage, encoder
 from server.bus import HandBack, HandOut, TableState
-from server.decisions import Decisions
+from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
 from server.hub import Connection
 from server.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
@@ -375,8 +375,8 @@ class Tables:
         now = self.now()
         for player in back.graced:
             self.grace_given[player] = now
-        for player, sitting_out in back.sitting_out.items():
-            (self.sitting_out.add if sitting_out else self.sitting_out.discard)(player)
+        for player, sitting_out in back.sitting_out.items():  # the worker told the table
+            mark_sitting_out(self.sitting_out, player, sitting_out)
         hand = director.hand(table)
         if hand is not None and hand.finished:
             self.end(table)
@@ -418,13 +418,7 @@ class Tables:
             if not sitting_out:  # the worker playing the hand has the say: it may have sat them out meanwhile
                 self.workers.back(where[0], player)
             return
-        if (player in self.sitting_out) == sitting_out:
-            return
-        if sitting_out:
-            self.sitting_out.add(player)
-        else:
-            self.sitting_out.discard(player)
-        if where is not None:
+        if mark_sitting_out(self.sitting_out, player, sitting_out) and where is not None:
             self.streams.publish(where[0], SittingOut(player, sitting_out))
 
     def countdown(self, table: int) -> Countdown | None:

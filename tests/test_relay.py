@@ -170,3 +170,41 @@ async def test_a_gateway_closes_its_clients_with_1012_when_a_new_director_replac
         assert not any(client.closed for client in gateway.clients.values()), seen
     gateway.directors_seen({"director-b"})  # the one it knew is gone, and another serves
     assert [client.close_code for client in gateway.clients.values()] == [CLOSE_SESSION_LOST] * 2
+
+
+class RawBus:
+    """Stands in for ``server.bus.Bus``: keeps what is published, undecoded."""
+
+    def __init__(self) -> None:
+        self.published: list[tuple[str, bytes]] = []
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        self.published.append((subject, payload))
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_worker_and_the_rest_to_the_director():
+    """The director only passed decisions on to the worker playing the table: they go there from the gateway,
+    which the director tells where each of its players plays (and as whom), within the same limits."""
+    from server.bus import ANY_HOLDER, TableBatch
+
+    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    gateway.bus = RawBus()  # type: ignore[assignment]
+    clients_on(gateway, 1, 2)
+    act = b'{"type":"act","action":"raise","amount":60}'
+    assert not gateway.to_table(gateway.clients[1], 1, act)  # told nothing yet: to the director
+    gateway.from_director(msgspec.msgpack.encode([ToGateway([1], table="mttsim.table.t.3", player="p7")]))
+    assert gateway.to_table(gateway.clients[1], 1, act)
+    assert not gateway.to_table(gateway.clients[1], 1, b'{"type":"back"}')  # not a decision
+    assert not gateway.to_table(gateway.clients[1], 1, b'{"type":"act","action":')  # the director's error to give
+    assert not gateway.to_table(gateway.clients[2], 2, act)  # an observer: the director refuses it
+    ((subject, payload),) = gateway.bus.published  # type: ignore[attr-defined]
+    batch = msgspec.msgpack.decode(payload, type=TableBatch)
+    assert subject == "mttsim.table.t.3" and batch.epoch == ANY_HOLDER
+    ((decision),) = batch.items
+    assert (decision.route.subject, decision.route.number, decision.route.player) == (gateway.subject, 1, "p7")
+    assert (decision.action, decision.amount) == ("raise", 60)
+    assert gateway.to_table(gateway.clients[1], 1, act)  # past its burst of one: dropped as one server drops it
+    assert gateway.clients[1].close_code == 1008
+    gateway.from_director(msgspec.msgpack.encode([ToGateway([1], player="p7")]))  # busted: it plays nowhere
+    assert not gateway.to_table(gateway.clients[1], 1, act)

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from engine.status import TournamentError
-from server.bus import Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway
+from server.bus import ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway
 from server.journal import MemoryStorage
 from server.playing import PlayedTable
 from server.runtime import TournamentRuntime
@@ -115,8 +115,9 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
         other = next(player for player in players if player != actor)
         played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[other], "call", None)])))  # not their turn
         legal = desk.hand.legal_actions()
-        played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[actor], "check" if legal.can_check
-                                                                   else "call", None)])))
+        # From the player's gateway, which knows no lease: a decision is taken, anything else ignored.
+        played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [
+            Adopt([]), Acted(route[actor], "check" if legal.can_check else "call", None)])))
     assert runtime.director.hand(table).actor is not None  # type: ignore[union-attr]  # the director's is as dealt
     back = await playing
     assert back is not None and back.number == out.number

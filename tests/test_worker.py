@@ -131,3 +131,20 @@ async def test_reading_the_registry_gives_up_in_time_and_stops_its_watch() -> No
     with pytest.raises(TimeoutError):
         await bus.cluster(timeout=0.05)
     assert registry.watcher.stopped
+
+
+@pytest.mark.asyncio
+async def test_what_is_published_as_the_connection_drains_is_dropped_without_an_error() -> None:
+    """A stopping worker's tables still said things as its connection drained: each left an error in the log
+    ("Task exception was never retrieved")."""
+    import nats
+
+    class Draining:
+        async def publish(self, subject: str, payload: bytes) -> None:
+            raise nats.errors.ConnectionDrainingError
+
+    bus = Bus(Draining(), None, None)  # type: ignore[arg-type]
+    bus.publish("mttsim.stream.t.1", b"lines")
+    sending = bus._flush
+    assert sending is not None
+    await sending  # raised before
