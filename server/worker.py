@@ -274,8 +274,10 @@ class TableWorker:
                 state = newest()
                 continue
             arrived.clear()
-            try:
-                await asyncio.wait_for(arrived.wait(), WAIT_SECONDS)
+            try:  # asyncio.timeout, not wait_for: Python 3.11's wait_for loses a cancellation that comes as the
+                # event is set, and one table that lost it kept asking a director gone, so its worker never stopped
+                async with asyncio.timeout(WAIT_SECONDS):
+                    await arrived.wait()
                 state = newest()
             except TimeoutError:  # a lost notice, or a hand told ``out`` that has not come: ask again
                 state = await ask("deal")

@@ -436,3 +436,28 @@ def test_a_nats_url_is_shown_without_its_token():
     assert shown("nats://abc123@10.0.0.7:4222") == "nats://10.0.0.7:4222"
     assert shown("nats://user:secret@host:4222") == "nats://host:4222"
     assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
+
+
+@pytest.mark.asyncio
+async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
+    """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
+    from server.bus import Bus, stream_subject
+
+    with nats_server() as url:
+        bus = await Bus.connect(url, "test")
+        try:
+            assert await bus.last_seq("t", 1) == 0
+            bus.publish(stream_subject("t", 1), b'{"type":"event","seq":5}\n{"type":"event","seq":6}')
+            bus.publish(stream_subject("t", 2), b'{"type":"event","seq":9}')
+            bus.publish(stream_subject("t", 1), b'{"type":"event","seq":7}')
+
+            async def kept() -> tuple[int, int]:
+                return await bus.last_seq("t", 1), await bus.last_seq("t", 2)
+
+            for _ in range(50):
+                if await kept() == (7, 9):
+                    break
+                await asyncio.sleep(0.05)
+            assert await kept() == (7, 9)
+        finally:
+            await bus.close()

@@ -148,3 +148,31 @@ async def test_what_is_published_as_the_connection_drains_is_dropped_without_an_
     sending = bus._flush
     assert sending is not None
     await sending  # raised before
+
+
+@pytest.mark.asyncio
+async def test_a_table_cancelled_as_a_notice_arrives_stops() -> None:
+    """Python 3.11's ``wait_for`` loses a cancellation that comes just as what it waits for is done: a table
+    waiting on a notice kept asking a director that was gone, and its worker, told to stop, never stopped."""
+    from server.playing import PlayedTable
+
+    worker = TableWorker(DirectorsBus(), WorkerMetrics())  # type: ignore[arg-type]
+    arrived, stopped = asyncio.Event(), asyncio.Event()
+    asked: list[str] = []
+
+    async def ask(verb: str, hand: bytes = b"") -> TableState:
+        asked.append(verb)
+        return TableState("wait", 1)
+
+    played = PlayedTable(1, 1, lambda subject: None, lambda lines: None, arrived.set,  # type: ignore[arg-type, return-value]
+                         lambda seconds: None, lambda: None)
+    driving = asyncio.get_running_loop().create_task(
+        worker._drive(ask, lambda: TableState("wait", 1), arrived, stopped, played))
+    for _ in range(5):
+        await asyncio.sleep(0)  # it took the table and waits for a notice
+    assert asked == ["take"]
+    arrived.set()
+    await asyncio.sleep(0)  # what waits on the event is done; the table's task is yet to wake
+    driving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(driving, 2)
