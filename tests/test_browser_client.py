@@ -405,3 +405,26 @@ async def test_the_add_on_is_offered_at_once_not_at_the_next_deal():
         assert live.runtime(tournament).director.hands_played <= 1
         assert "Hand #2" not in await page.locator("#log").inner_text()
         await browser.close()
+
+
+async def test_an_event_of_another_table_is_set_aside_not_applied_nor_taken_for_a_gap():
+    """In a cluster the table a player's move left is another process, whose last events (the move itself) can
+    reach the player after the new table's snapshot: applied to the new table they could take the player's own
+    seat away, and taken for a gap they cost a snapshot."""
+    async with live_server() as live, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        page = await browser.new_page()
+        await page.goto(f"{live.http}/")
+        answers = await page.evaluate("""async () => {
+            const { TableState } = await import("/state.js");
+            const state = new TableState();
+            state.snapshot({ seq: 10, table: { id: 2, seats: [{ seat: 0, player: "p1", name: "Ada" }] },
+                             you: { player: "p1", name: "Ada" }, tournament: {} });
+            const moved = { type: "player_moved", player: "p1", from_table: 1, to_table: 2, seat: 0 };
+            return [state.numbered({ seq: 11, table: 1, event: moved }), state.seq, state.seat("p1") !== undefined,
+                    state.numbered({ seq: 12, table: 2, event: moved }), state.seq,
+                    state.numbered({ seq: 11, table: 2, event: { type: "presence", player: "p1", connected: true } }),
+                    state.seq];
+        }""")
+        assert answers == [None, 10, True, False, 10, True, 11]
+        await browser.close()

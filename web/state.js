@@ -24,8 +24,10 @@ export class TableState {
     if (data.table) for (const s of data.table.seats) this.names.set(s.player, s.name);
   }
 
-  // A numbered table event: false when a number is missing (the caller asks for a snapshot).
+  // A numbered table event: false when a number is missing (the caller asks for a snapshot), null when it is
+  // another table's (in a cluster the table a move left, whose server may still be sending it: no part of this one).
   numbered(data) {
+    if (this.table && data.table !== this.table.id) return null;
     if (data.seq !== this.seq + 1) return false;
     this.seq = data.seq;
     this.apply(data.event);

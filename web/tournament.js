@@ -173,7 +173,9 @@ export class TournamentPage {
         state.snapshot(message);
         break;
       case "event": {
-        if (!state.numbered(message)) {
+        const applied = state.numbered(message);
+        if (applied === null) return;
+        if (!applied) {
           this.socket.send({ type: "sync" });
           return;
         }
