@@ -172,7 +172,12 @@ class Back(msgspec.Struct, tag="back", array_like=True):
     player: str
 
 
-ToTable = HandOut | Adopt | Publish | Watching | SnapshotFor | Acted | Back
+class Closed(msgspec.Struct, tag="closed", array_like=True):
+    """The table is gone (broken, or its tournament over): nothing follows what came before this. A worker told
+    ``gone`` waits for it before it lets go, so that the table's last messages (the finish) reach its clients."""
+
+
+ToTable = HandOut | Adopt | Publish | Watching | SnapshotFor | Acted | Back | Closed
 
 
 ANY_HOLDER = 0  # a TableBatch's epoch from a gateway, which knows no lease: decisions only, for whoever holds it

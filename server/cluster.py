@@ -39,8 +39,8 @@ from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Acted, Adopt,
-    Back, Bus, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch,
-    TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, table_subject,
+    Back, Bus, Closed, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
+    TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, table_subject,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -389,3 +389,6 @@ class TableLinks:
 
     def back(self, table: int, player: str) -> None:
         self._queue(table, Back(player))
+
+    def close(self, table: int) -> None:
+        self._queue(table, Closed())

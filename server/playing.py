@@ -29,7 +29,8 @@ from engine.wire import (
 )
 from server import views
 from server.bus import (
-    ANY_HOLDER, Acted, Adopt, Back, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
+    ANY_HOLDER, Acted, Adopt, Back, Closed, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch,
+    Watching,
 )
 from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
@@ -75,6 +76,7 @@ class PlayedTable:
         self.graced: list[str] = []
         self.decisions: list[tuple[str, str, int | None, float]] = []
         self.names: dict[str, str] = {}
+        self.closed = asyncio.Event()  # the director said nothing more follows: the table may be let go
 
     # ------------------------------------------------------------ what the director says
 
@@ -111,6 +113,8 @@ class PlayedTable:
             elif isinstance(item, Back):
                 if self.desk is not None and item.player in self.sitting:
                     self.sit_out(item.player, False)
+            elif isinstance(item, Closed):
+                self.closed.set()
 
     def _act(self, acted: Acted) -> None:
         started = time.perf_counter()

@@ -56,6 +56,9 @@ class Workers(Protocol):
     def back(self, table: int, player: str) -> None:
         """A player sitting out is back, during a hand the worker plays."""
 
+    def close(self, table: int) -> None:
+        """The table is gone: after what it was told, nothing more."""
+
 
 class Here:
     """Where a hand played in this process speaks: the table's stream, and records through ``submit``."""
@@ -108,6 +111,7 @@ class Tables:
         self.workers: Workers | None = None
         self.epochs: dict[int, int] = {}  # table -> the lease epoch of its worker; older epochs are fenced off
         self.failovers = 0  # tables a worker took from another's expired lease
+        self._closed: set[int] = set()  # tables whose worker was told that nothing more follows
         self.versions: dict[int, int] = {}  # table -> the version of what its worker was last told
         self.handed_banks: dict[int, dict[str, float]] = {}  # the time banks a hand out at a worker was dealt with
         self.dealt: set[int] = set()  # tables with a hand in progress
@@ -315,6 +319,9 @@ class Tables:
     def state(self, table: int) -> TableState:
         """What the worker holding ``table`` does now: deal, wait, play the hand it is sent, or let go."""
         if self.gone(table):  # final, whatever its version
+            if self.workers is not None and table in self.epochs and table not in self._closed:
+                self._closed.add(table)
+                self.workers.close(table)  # behind the table's last messages, which its worker waits for
             return TableState("gone", 0)
         version = self.versions[table] = self.versions.get(table, 0) + 1
         if self.session.director.hand(table) is not None:

@@ -45,6 +45,7 @@ _tables = msgspec.msgpack.Decoder(list[tuple[str, int]])
 LOOK_SECONDS = 0.5  # how often a worker looks for tables nobody holds
 COMMANDS_PER_REQUEST = 100  # a request leaves once this many commands wait, not only at the end of the loop's turn
 WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice or a hand have been lost
+CLOSED_SECONDS = 5.0  # how long a table told ``gone`` waits for the director's last word to it
 LET_GO_SECONDS = 3.0  # how long a stopping worker tries to let go of its leases
 RELEASES_AT_ONCE = 200  # lease deletions in flight together: two thousand at once overflow the client's buffer
 FINAL = ("gone", "fenced")
@@ -227,6 +228,10 @@ class TableWorker:
                 await self._last_seq(tournament, table))
             unsubscribe = await self.bus.listen(table_subject(tournament, table), played.heard)
             await self._drive(ask, lambda: newest, arrived, stopped, played)
+            if newest.kind == "gone":  # its last messages (the finish, a break) may still be on their way
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(CLOSED_SECONDS):
+                        await played.closed.wait()
         except asyncio.CancelledError:  # the worker stops: let go with the others, at once (a lost lease is gone)
             if lease not in self._lost:
                 self._stopped.append(lease)

@@ -29,6 +29,7 @@ class Dealt:
 
     def __init__(self) -> None:
         self.hands: dict[int, HandOut] = {}
+        self.closed: list[int] = []
 
     def notify(self, table: int, state: TableState) -> None:
         pass
@@ -44,6 +45,9 @@ class Dealt:
 
     def back(self, table: int, player: str) -> None:
         pass
+
+    def close(self, table: int) -> None:
+        self.closed.append(table)
 
 
 class Bus:
@@ -153,3 +157,30 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     errors = [line["code"] for lines in bus.lines.values() for line in lines if line["type"] == "error"]
     assert errors and set(errors) == {"not_your_turn"}
     assert "fold" not in [action for _, action, _, _ in back.decisions]  # the older lease's fold changed nothing
+
+
+@pytest.mark.asyncio
+async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_messages() -> None:
+    """A worker told ``gone`` let go of its table before the tournament's last events, sent to the table on
+    another subject than the answer, reached it: a bot of that table never heard the finish, and its swarm
+    waited for ever (a busy machine's run of the cluster's tournament test)."""
+    from server.bus import Closed
+
+    runtime = TournamentRuntime.create("t", rules(6, action_seconds=60), MemoryStorage(), hand_pause=0)
+    workers = runtime.tables.workers = Dealt()
+    for number in range(6):
+        runtime.register(f"player {number}")
+    runtime.start()
+    (table,) = runtime.director.tables
+    await until(lambda: runtime.tables.may_deal(table))
+    assert runtime.tables.take(table, 3)
+    runtime.cancel()
+    assert runtime.tables.state(table).kind == "gone" and runtime.tables.state(table).kind == "gone"
+    assert workers.closed == [table]  # once, and queued after what the cancellation said to the table
+
+    played = PlayedTable(table, 3, lambda subject: None, lambda lines: None, lambda: None,  # type: ignore[arg-type]
+                         lambda seconds: None, lambda: None)
+    played.heard(msgspec.msgpack.encode(TableBatch(2, [Closed()])))  # an older lease's
+    assert not played.closed.is_set()
+    played.heard(msgspec.msgpack.encode(TableBatch(3, [Closed()])))
+    assert played.closed.is_set()
