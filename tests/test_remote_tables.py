@@ -87,8 +87,8 @@ async def test_no_table_deals_before_the_draw_has_told_every_player_where_they_s
     assert snapshots_when_dealt and min(snapshots_when_dealt) >= 2  # the connection's own, then the draw's
 
 
-@pytest.mark.asyncio
-async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one_server_settles_it() -> None:
+async def one_table_running() -> tuple[TournamentRuntime, Dealt, int]:
+    """A six-handed table whose tournament runs, as a cluster's director holds it: its hands go to ``Dealt``."""
     runtime = TournamentRuntime.create("t", rules(6, action_seconds=60), MemoryStorage(), hand_pause=0)
     workers = runtime.tables.workers = Dealt()
     for number in range(6):
@@ -96,6 +96,12 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     runtime.start()
     (table,) = runtime.director.tables
     await until(lambda: runtime.tables.may_deal(table))
+    return runtime, workers, table
+
+
+@pytest.mark.asyncio
+async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one_server_settles_it() -> None:
+    runtime, workers, table = await one_table_running()
     assert runtime.tables.take(table, 7)
     assert runtime.tables.state(table).kind == "wait"  # as DirectorService answers the take: the director deals
     await until(lambda: table in workers.hands)  # dealt by the director itself, as soon as a worker holds it
@@ -166,13 +172,7 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     waited for ever (a busy machine's run of the cluster's tournament test)."""
     from server.bus import Closed
 
-    runtime = TournamentRuntime.create("t", rules(6, action_seconds=60), MemoryStorage(), hand_pause=0)
-    workers = runtime.tables.workers = Dealt()
-    for number in range(6):
-        runtime.register(f"player {number}")
-    runtime.start()
-    (table,) = runtime.director.tables
-    await until(lambda: runtime.tables.may_deal(table))
+    runtime, workers, table = await one_table_running()
     assert runtime.tables.take(table, 3)
     runtime.cancel()
     assert runtime.tables.state(table).kind == "gone" and runtime.tables.state(table).kind == "gone"
