@@ -188,6 +188,11 @@ class Hand:
     # ----------------------------------------------------------------- queries
 
     @property
+    def deck(self) -> Sequence[int]:
+        """The deck the hand deals from: with the constructor's other arguments it deals this hand again."""
+        return self._deck
+
+    @property
     def actor(self) -> int | None:
         """Index of the player to act, or None when nobody is (the hand is over)."""
         return self.queue[0] if self.queue else None

@@ -26,7 +26,7 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 import nats
@@ -36,6 +36,9 @@ from nats.errors import NoRespondersError
 from nats.js.api import DiscardPolicy, Header, KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
+
+from engine.events import Acted as EngineActed
+from engine.hand import Hand, Rules
 
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
 TABLES = "mttsim.director.list"  # which tables there are
@@ -119,11 +122,46 @@ class Route(msgspec.Struct, array_like=True):
     player: str = ""
 
 
-class HandOut(msgspec.Struct, tag="deal", array_like=True):
-    """A hand the director dealt, for the table's worker to play: the ``Hand`` as dealt (pickled), the events the
-    deal opened with (encoded), and what the decisions' clocks need of the players."""
+class DealtHand(msgspec.Struct, array_like=True):
+    """A hand as the director dealt it: its constructor's arguments and the decisions it has taken, from which the
+    worker deals it again. Plain data, so that bytes from the bus are never code: a pickle here ran whatever any
+    holder of the bus's token sent (issue 38)."""
 
-    hand: bytes
+    players: list[str]
+    stacks: list[int]
+    small_blind: int
+    big_blind: int
+    ante: int
+    bb_ante: bool
+    sb_index: int | None
+    bb_index: int
+    deck: list[int]
+    short_blind: Literal["posted", "full"]
+    reopen: Literal["tda", "consecutive"]
+    decisions: list[tuple[str, int]]  # (action, street total) of each decision taken, in order
+
+    @classmethod
+    def of(cls, hand: Hand) -> DealtHand:
+        return cls(
+            list(hand.players), list(hand.starting_stacks), hand.small_blind, hand.big_blind, hand.ante,
+            hand.bb_ante, hand.sb_index, hand.bb_index, list(hand.deck), hand.rules.short_blind, hand.rules.reopen,
+            [(event.action, event.to) for event in hand.events if isinstance(event, EngineActed)])
+
+    def build(self) -> Hand:
+        """The hand again; ValueError (or IllegalAction, a kind of it) when the arguments make no hand."""
+        hand = Hand(self.players, self.stacks, small_blind=self.small_blind, big_blind=self.big_blind,
+                    deck=self.deck, ante=self.ante, bb_ante=self.bb_ante, sb_index=self.sb_index,
+                    bb_index=self.bb_index, rules=Rules(self.short_blind, self.reopen))
+        for action, to in self.decisions:
+            hand.act(action, to if action in ("bet", "raise") else None)
+        return hand
+
+
+class HandOut(msgspec.Struct, tag="deal", array_like=True):
+    """A hand the director dealt, for the table's worker to play: the hand as dealt, the events the deal opened
+    with (encoded), and what the decisions' clocks need of the players."""
+
+    hand: DealtHand
     number: int
     opening: list[bytes]
     banks: dict[str, float]  # what is left of each player's time bank

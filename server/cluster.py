@@ -378,7 +378,8 @@ class TableLinks:
         self.service.notify(self.runtime.id, table, state)
 
     def deal(self, table: int, out: HandOut) -> None:
-        self._queue(table, out, len(out.hand) + sum(len(event) for event in out.opening))
+        dealt = 64 + 2 * len(out.hand.deck) + 32 * len(out.hand.players)  # about its MessagePack's size
+        self._queue(table, out, dealt + sum(len(event) for event in out.opening))
 
     def adopt(self, table: int) -> None:
         routes = [self.service.route(connection) for connection in self.runtime.streams.watchers.get(table, ())]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pickle
 import time
 from collections.abc import Callable
 
@@ -66,7 +65,7 @@ class PlayedTable:
         self.seq = seq  # the last number of the table's stream: JetStream's, for a table taken over
         self.keeping: list[bytes] = []
         self.routes: dict[tuple[str, int], str] = {}  # (subject, number) -> player, or "" for an observer
-        self.out: HandOut | None = None  # a hand sent to be played, not begun
+        self.out: tuple[HandOut, Hand] | None = None  # a hand sent to be played, not begun
         self.desk: Decisions | None = None  # the hand in play, until the director has it back
         self.last = 0  # the number of the last hand begun: a hand sent again (its answer was lost) is not replayed
         self.banks: dict[str, float] = {}
@@ -88,7 +87,7 @@ class PlayedTable:
             return
         items = batch.items
         if batch.epoch == ANY_HOLDER:  # a gateway's: its clients' decisions, nothing else
-            items = [item for item in items if isinstance(item, Acted)]
+            items = [item for item in items if isinstance(item, Acted) and self._placed(item.route)]
         elif batch.epoch != self.epoch:  # for another holder of the lease
             return
         for item in items:
@@ -106,7 +105,12 @@ class PlayedTable:
                     self.routes.pop(key, None)
             elif isinstance(item, HandOut):
                 if item.number > self.last:
-                    self.out = item
+                    try:
+                        self.out = item, item.hand.build()
+                    except ValueError as error:  # IllegalAction too: no hand the rules allow
+                        logger.warning("table %s: hand %s sent makes no hand, ignored: %s", self.table,
+                                       item.number, error)
+                        continue
                     self.woken()
             elif isinstance(item, Adopt):
                 self.routes = {(route.subject, route.number): route.player for route in item.routes}
@@ -115,6 +119,15 @@ class PlayedTable:
                     self.sit_out(item.player, False)
             elif isinstance(item, Closed):
                 self.closed.set()
+
+    def _placed(self, route: Route) -> bool:
+        """Whether the director placed ``route``'s player there: a gateway speaks for its own clients only, so that
+        a decision forged on the bus for anyone else is refused."""
+        if route.player and self.routes.get((route.subject, route.number)) == route.player:
+            return True
+        logger.warning("table %s: a decision for %r from %s/%s, where the director placed no such player, refused",
+                       self.table, route.player, route.subject, route.number)
+        return False
 
     def _act(self, acted: Acted) -> None:
         started = time.perf_counter()
@@ -206,10 +219,9 @@ class PlayedTable:
 
     async def play(self, stopped: asyncio.Event) -> HandBack | None:
         """The hand sent, played to its end and shown for its pause; None if the table is let go meanwhile."""
-        out, self.out = self.out, None
-        assert out is not None
+        assert self.out is not None
+        (out, hand), self.out = self.out, None
         self.last = out.number
-        hand: Hand = pickle.loads(out.hand)
         self.banks, self.sitting, self.changed = dict(out.banks), set(out.sitting_out), {}
         self.grace_due, self.graced, self.decisions, self.names = set(out.grace), [], [], out.names
         desk = self.desk = Decisions(self.table, out.number, hand, self, self.banks, self.sitting, out.action_seconds,

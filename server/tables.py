@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pickle
 from collections.abc import Callable
 from typing import Protocol
 
@@ -26,7 +25,7 @@ from engine.events import Event, HandStarted
 from engine.hand import Hand, IllegalAction
 from engine.status import TournamentError
 from engine.wire import Countdown, PrivateMessage, SittingOut, TableMessage, encoder
-from server.bus import HandBack, HandOut, TableState
+from server.bus import DealtHand, HandBack, HandOut, TableState
 from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
 from server.hub import Connection
@@ -281,7 +280,7 @@ class Tables:
         banks = self.handed_banks[table] = {player: entries.time_bank[player] for player in players}
         definition = director.definition
         self.workers.deal(table, HandOut(
-            pickle.dumps(hand, pickle.HIGHEST_PROTOCOL), director.hand_number(table),
+            DealtHand.of(hand), director.hand_number(table),
             [encoder.encode(event) for event in opening], banks,
             [player for player in players if player in self.sitting_out],
             [player for player in players if self.grace_due(player, take=False)],

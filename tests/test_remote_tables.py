@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
 import pickle
 
 import msgspec
@@ -106,7 +108,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     assert runtime.tables.state(table).kind == "wait"  # as DirectorService answers the take: the director deals
     await until(lambda: table in workers.hands)  # dealt by the director itself, as soon as a worker holds it
     out = workers.hands[table]
-    players = list(pickle.loads(out.hand).players)
+    players = list(out.hand.players)
     route = {player: Route(GATEWAY, number, player) for number, player in enumerate(players, start=1)}
     bus = Bus()
     kept: list[bytes] = []
@@ -184,3 +186,133 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     assert not played.closed.is_set()
     played.heard(msgspec.msgpack.encode(TableBatch(3, [Closed()])))
     assert played.closed.is_set()
+
+
+class _Payload:
+    """What the attack of issue 38 pickled: unpickling it runs code (here, it writes a file)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return os.system, (f"touch {self.path}",)
+
+
+class _PickledHandOut(msgspec.Struct, tag="deal", array_like=True):
+    """A ``HandOut`` as it crossed the bus before: the hand as a pickle."""
+
+    hand: bytes
+    number: int
+    opening: list[bytes]
+    banks: dict[str, float]
+    sitting_out: list[str]
+    grace: list[str]
+    names: dict[str, str]
+    action_seconds: float
+    grace_seconds: float
+    pause: float
+
+
+class _Batch(msgspec.Struct, array_like=True):
+    epoch: int
+    items: list[_PickledHandOut]
+
+
+async def dealt_to_a_worker(runtime: TournamentRuntime, workers: Dealt, table: int) -> HandOut:
+    """The hand the director deals once a worker has taken the table, as DirectorService answers the take."""
+    assert runtime.tables.take(table, 7)
+    runtime.tables.state(table)
+    await until(lambda: table in workers.hands)
+    return workers.hands[table]
+
+
+def a_played_table(epoch: int = 7) -> tuple[PlayedTable, Bus]:
+    bus = Bus()
+    played = PlayedTable(3, epoch, lambda subject: Frames(bus, subject), lambda data: None,  # type: ignore[arg-type]
+                         lambda: None, lambda seconds: None, lambda: None)
+    return played, bus
+
+
+@pytest.mark.asyncio
+async def test_a_pickled_hand_on_the_table_subject_is_refused_with_a_log_line_and_runs_nothing(
+        tmp_path: object, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38's attack: with the bus's token and the epoch read off any batch, a crafted pickle made a worker
+    run a command. The hand now crosses as plain data, and nothing in the worker unpickles what the bus brings."""
+    marker = os.path.join(str(tmp_path), "ran")
+    played, _ = a_played_table()
+    crafted = _PickledHandOut(pickle.dumps(_Payload(marker)), 1, [], {}, [], [], {}, 30.0, 0.0, 0.0)
+    with caplog.at_level(logging.WARNING, logger="mttsim.worker"):
+        played.heard(msgspec.msgpack.encode(_Batch(7, [crafted])))
+    assert not os.path.exists(marker)
+    assert played.out is None
+    assert any("malformed batch" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.asyncio
+async def test_a_dealt_hand_the_rules_refuse_is_ignored_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    runtime, workers, table = await one_table_running()
+    out = await dealt_to_a_worker(runtime, workers, table)
+    played, _ = a_played_table()
+    bad = msgspec.structs.replace(out, hand=msgspec.structs.replace(out.hand, stacks=[0] * len(out.hand.stacks)))
+    with caplog.at_level(logging.WARNING, logger="mttsim.worker"):
+        played.heard(msgspec.msgpack.encode(TableBatch(7, [bad])))
+    assert played.out is None and any("makes no hand" in record.getMessage() for record in caplog.records)
+    played.heard(msgspec.msgpack.encode(TableBatch(7, [out])))
+    assert played.out is not None
+    hand = played.out[1]
+    dealt = runtime.director.hand(table)
+    assert dealt is not None and hand.hole == dealt.hole and hand.stacks == dealt.stacks
+    assert hand.legal_actions() == dealt.legal_actions()
+
+
+@pytest.mark.asyncio
+async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_nowhere_is_refused(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38's second attack: a decision published under ANY_HOLDER for any player was applied. A worker takes a
+    gateway's decision only for the client at which the director placed that player."""
+    runtime, workers, table = await one_table_running()
+    out = await dealt_to_a_worker(runtime, workers, table)
+    players = list(out.hand.players)
+    placed = {player: Route(GATEWAY, number, player) for number, player in enumerate(players[1:], start=1)}
+    played, bus = a_played_table()
+    played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(placed.values())), out])))
+    playing = asyncio.get_running_loop().create_task(played.play(asyncio.Event()))
+    await until(lambda: played.desk is not None)
+    desk = played.desk
+    assert desk is not None
+    actor = desk.hand.players[desk.hand.actor]  # type: ignore[index]
+    elsewhere = next(route for player, route in placed.items() if player != actor)
+    forged = [
+        Route("mttsim.gateway.other", 1, actor),  # another gateway's subject
+        Route(GATEWAY, elsewhere.number, actor),  # another client's number on this one
+        Route(GATEWAY, 99, actor),  # no client at all
+        Route(GATEWAY, 0, players[0]),  # the player who never connected
+    ]
+    if actor in placed:
+        forged.append(Route(GATEWAY, placed[actor].number, ""))  # an observer's
+    events_before = len(desk.hand.events)
+    with caplog.at_level(logging.WARNING, logger="mttsim.worker"):
+        for route in forged:
+            played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, "all_in", None)])))
+    assert len(desk.hand.events) == events_before and played.decisions == []
+    assert sum("refused" in record.getMessage() for record in caplog.records) == len(forged)
+    if actor in placed:  # the placed client's own decision is taken
+        played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor], "fold", None)])))
+        assert [decision[:2] for decision in played.decisions] == [(actor, "fold")]
+    playing.cancel()
+    await asyncio.gather(playing, return_exceptions=True)
+
+
+def test_a_dealt_hand_crosses_as_data_and_deals_the_same_hand_with_its_decisions_taken() -> None:
+    from engine.hand import POKERKIT_RULES, Hand
+    from server.bus import DealtHand
+
+    hand = Hand(["a", "b", "c", "d"], [500, 800, 1200, 90], small_blind=10, big_blind=20, ante=5,
+                deck=list(range(51, 11, -1)), rules=POKERKIT_RULES)
+    hand.raise_to(60)
+    hand.call()
+    hand.all_in()
+    wire = msgspec.msgpack.encode(DealtHand.of(hand))
+    again = msgspec.msgpack.decode(wire, type=DealtHand).build()
+    assert again.events == hand.events and again.rules == hand.rules
+    assert again.legal_actions() == hand.legal_actions() and again.stacks == hand.stacks
