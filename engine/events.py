@@ -303,6 +303,22 @@ class PlayerEliminated(Event, frozen=True, tag="player_eliminated"):
     table: int
 
 
+class TableClosing(Event, frozen=True, tag="table_closing"):
+    """A table is chosen to close (rules.md B.6): it had the fewest ``players`` seated, mid-hand or not. The
+    choice stands; the table closes (``table_broken``) when its hand in progress, if any, ends."""
+
+    table: int
+    players: int
+    players_left: int
+
+
+class TableKept(Event, frozen=True, tag="table_kept"):
+    """A table chosen to close stays open: late entries grew the field back to need it (Decision)."""
+
+    table: int
+    players_left: int
+
+
 class TableBroken(Event, frozen=True, tag="table_broken"):
     """A table closed (rules.md B.5-B.8); its players' moves follow as ``player_moved``."""
 

@@ -13,7 +13,9 @@ import math
 from typing import TYPE_CHECKING
 
 from engine import eliminations, handforhand, lateentry
-from engine.events import EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken
+from engine.events import (
+    EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing,
+)
 from engine.seating import SeatingError, balancing_mover, draw_open_seats, worst_seat
 
 if TYPE_CHECKING:
@@ -49,8 +51,7 @@ def seated_with(t: Tournament, entry: str) -> list[int]:
 
 def after_change(t: Tournament) -> list[Event]:
     """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
-    plan_breaks(t)
-    events: list[Event] = []
+    events = plan_breaks(t)
     # Only the tables locked to close that are between hands: in a large field many more are locked and
     # still playing their hand, and looking at those after every hand would cost more than the hand.
     for table in sorted(t._breaking_idle):
@@ -58,8 +59,15 @@ def after_change(t: Tournament) -> list[Event]:
     return events + balance(t) + lateentry.check(t) + handforhand.check(t)
 
 
-def plan_breaks(t: Tournament) -> None:
-    """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6)."""
+def plan_breaks(t: Tournament) -> list[Event]:
+    """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6).
+
+    A table mid-hand counts with the players seated at it, and a lock stands
+    until the table closes: a hand elsewhere that leaves another table shorter
+    meanwhile changes nothing (B.7). Each lock is an event, so that the audit
+    trail shows which tables were open, and how full, when the choice was made.
+    """
+    events: list[Event] = []
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
     no_merges = len(t._open) > needed and bool(t._people) and lateentry.any_open(t)
     while len(t._open) > needed:
@@ -77,7 +85,9 @@ def plan_breaks(t: Tournament) -> None:
         t._breaking.add(table)
         if table in t._idle:
             t._breaking_idle.add(table)
+        events.append(TableClosing(table, t._open.size[table], t.players_left))
         t._open.drop(table)
+    return events
 
 
 def break_table(t: Tournament, table: int) -> list[Event]:

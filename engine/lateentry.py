@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from engine import floor
-from engine.events import EntriesClosed, Event, Reentered, Seated, TableOpened
+from engine.events import EntriesClosed, Event, Reentered, Seated, TableKept, TableOpened
 from engine.seating import shares_table
 from engine.status import Status, TournamentError
 
@@ -146,10 +146,11 @@ def level_ended(t: Tournament, number: int) -> list[Event]:
     return close(t, "level", ending) if ending else []
 
 
-def keep_tables_needed_again(t: Tournament) -> None:
+def keep_tables_needed_again(t: Tournament) -> list[Event]:
     """Tables locked to close (B.7) that the grown field needs again stay open (Decision): breaking one and
     then opening another for its players would move them for nothing."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
+    kept: list[Event] = []
     while t._breaking and len(t._open) < needed:
         table = min(t._breaking)
         t._breaking.discard(table)
@@ -158,6 +159,8 @@ def keep_tables_needed_again(t: Tournament) -> None:
         state.breaking = False
         t._open.resize(table, len(state.table.players))
         t._open.idle(table, table in t._idle)
+        kept.append(TableKept(table, t.players_left))
+    return kept
 
 
 def seat(t: Tournament, player: str) -> list[Event]:
@@ -167,7 +170,7 @@ def seat(t: Tournament, player: str) -> list[Event]:
     another entry of the person; balancing then evens the tables out, as
     after a move.
     """
-    keep_tables_needed_again(t)
+    events = keep_tables_needed_again(t)
     person = t._person
 
     def takes(table: int) -> bool:
@@ -180,7 +183,6 @@ def seat(t: Tournament, player: str) -> list[Event]:
             chosen = t._open.draw_of_size(size, t.rng, takes) if t._open.count_of_size(size) else None
             if chosen is not None:
                 break
-    events: list[Event] = []
     if chosen is None:
         chosen = t._open_table()
         events.append(TableOpened(chosen))

@@ -22,7 +22,7 @@ from engine.events import (
     AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
     MysteryBountyDrawn,
     PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
-    Reentered, Seated, TableBroken, TableOpened,
+    Reentered, Seated, TableBroken, TableClosing, TableKept, TableOpened,
 )
 from engine.wire import (
     Announcement, Chat, Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
@@ -218,6 +218,8 @@ class Streams:
         elif isinstance(event, TableBroken):
             self.publish(event.table, event)
             self._close_table(event.table)
+        elif isinstance(event, (TableClosing, TableKept)):
+            self.publish(event.table, event)  # its players learn it will close after the hand (or stays)
         elif isinstance(event, (Registered, Reentered, Refunded, TableOpened)):
             return  # the summary counts the entries; a late entry's seat is its own event
         elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):

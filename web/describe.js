@@ -71,6 +71,8 @@ export function describe(event, state) {
     moved_me: () =>
       `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
     table_broken: () => `Table ${event.table} breaks`,
+    table_closing: () => `Table ${event.table} will break after this hand`,
+    table_kept: () => `Table ${event.table} stays open`,
     seated: () => `${who(event.player)} ${verb(event.player, "sit", "sits")} down with ${chips(event.stack)} chips`,
     entries_closed: () =>
       `${event.kind === "reentry" ? "Re-entry" : "Late registration"} is closed (${CLOSED_BECAUSE[event.reason]})`,
