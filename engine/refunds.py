@@ -9,8 +9,9 @@ Policy A (000_22c9604f7bad1698.txt):
   A2  20% or more, before the money: half the pool equally among the players
       left, half by chips; fees are kept (a decision, ``refund_fees`` gives
       them back as PokerStars does);
-  A3  in the money: each gets the next unawarded prize, then the rest half
-      equally and half by chips;
+  A3  the prize pool has begun to be paid out (someone was eliminated in
+      the money; everyone left being in the money is not enough): each gets
+      the next unawarded prize, then the rest half equally and half by chips;
   A4  interrupted in the re-buy or add-on period: everything every entry
       paid comes back, eliminated entries too (rules.md I.38, corrected).
   Rollback comes first: not started or under 20% out is A1 even when every
@@ -112,6 +113,12 @@ def _in_money(situation: Situation) -> bool:
     return 0 < len(situation.live) <= len(situation.prizes)
 
 
+def _prize_paid(situation: Situation) -> bool:
+    """Whether the prize pool has begun to be paid out: someone was eliminated in the money, so fewer are left
+    than places paid (rules.md I.38 A3, corrected: everyone left being in the money is not enough)."""
+    return 0 < len(situation.live) < len(situation.prizes)
+
+
 def _stage(situation: Situation, policy: RefundPolicy) -> str:
     """The rule that applies: A1/A2/A3/A4 or B-pre/B-early/B-middle/B-late.
 
@@ -132,7 +139,7 @@ def _stage(situation: Situation, policy: RefundPolicy) -> str:
     if policy.name == "A":
         if eliminated < Fraction(1, 5):
             return "A1"
-        return "A3" if _in_money(situation) else "A2"
+        return "A3" if _prize_paid(situation) else "A2"
     if eliminated < Fraction(1, 20):
         return "B-pre"
     if _in_money(situation):

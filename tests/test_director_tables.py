@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from engine.director import TournamentError
-from engine.events import EntriesMerged, HandFinished, PlayerEliminated, PlayerMoved, TableBroken
+from engine.events import EntriesMerged, HandFinished, PlayerEliminated, PlayerMoved, TableBroken, TableClosing
 from engine.seating import SeatingError, initial_draw, person_of, worst_seat
 from engine.table import Table
 from tests.tournaments import deal, hand, play_out, running, seated
@@ -152,6 +152,7 @@ def test_the_table_to_close_finishes_its_hand_first_and_its_players_are_not_move
     d, e = seated(tournament, two)[:2]
     events = hand(tournament, dealer, two, d, all_in={d, e})  # 10 left: two tables are enough
     assert not [ev for ev in events if isinstance(ev, TableBroken)]
+    assert [ev for ev in events if isinstance(ev, TableClosing)] == [TableClosing(three, 2, 10)]  # mid-hand
     assert tournament.tables[three].breaking and set(seated(tournament, three)) == heads_up
     with pytest.raises(TournamentError, match="hand in progress"):
         tournament.start_hand(three)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -223,3 +224,17 @@ def test_any_situation_refunds_the_whole_pool_to_the_cent_within_the_clamps_that
         floor = prizes[count - 1] if count <= len(prizes) else buy_in
         if floor * count <= pool <= first * count:  # both clamps can hold: they do (to the cent)
             assert all(floor - 1 <= got.get(player, 0) <= first + 1 for player, _ in live)
+
+
+def test_policy_a_everyone_left_in_the_money_with_no_prize_paid_yet_is_a2_not_a3() -> None:
+    """rules.md I.38, corrected: A3 applies once the prize pool has begun to be paid out, that is once a player
+    was eliminated in the money. Four left of four paid, nobody paid yet: half equally, half by chips."""
+    live = [("p0", 37_000), ("p1", 1_000), ("p2", 1_000), ("p3", 1_000)]
+    situation = Situation(entries=10, live=live, paid=paid(10, 4_000, 400), pool_cents=40_000,
+                          prizes=[20_000, 10_000, 6_000, 4_000], buy_in_cents=4_000)
+    refunds = plan(RefundPolicy("A"), situation)
+    assert amounts(refunds) == {"p0": 23_500, "p1": 5_500, "p2": 5_500, "p3": 5_500}
+    assert {refund.rule for refund in refunds} == {next(r.rule for r in refunds)} and "A2" in refunds[0].rule
+    # One paid place later (three left of four paid, 4th paid): the next unawarded prize first (A3).
+    situation = msgspec.structs.replace(situation, live=live[:3], pool_cents=36_000)
+    assert "A3" in plan(RefundPolicy("A"), situation)[0].rule

@@ -6,13 +6,15 @@ import asyncio
 import json
 import time
 
+import httpx
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, HandStarted
+from tests.audit import check_breaks
 from tests.live_server import (
-    SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
+    ADMIN, SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -291,3 +293,20 @@ async def test_a_players_own_turn_and_action_leave_at_once_and_the_rest_wait_for
         events = [json.loads(line)["event"] for line in frame.split("\n")]
         assert len(events) > 1 and {"type": "acted", "player": me} in [
             {"type": event["type"], "player": event.get("player")} for event in events]
+
+
+@pytest.mark.asyncio
+async def test_live_breaks_close_the_fewest_players_table_mid_hand_or_not_as_the_audit_trail_shows():
+    """rules.md B.6-B.7 where most tables are mid-hand at any moment: each table locked to close had the fewest
+    players seated when it was chosen (a mid-hand table counts), and is the one that closes, after its hand."""
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        tournament, seats = await create(live, definition(36, 4, action_seconds=2, stack=200), 36)
+        tasks = bots(live, tournament, seats, "random", seed=5)
+        await asyncio.sleep(0.2)
+        await admin(live, tournament, "start")
+        await asyncio.wait_for(asyncio.gather(*tasks), 240)
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            trail = await client.get(f"/api/tournaments/{tournament}/events", headers=ADMIN)
+    events = [json.loads(line) for line in trail.text.splitlines()]
+    broken, _ = check_breaks(events)
+    assert broken == 8  # 9 tables to 1
