@@ -204,6 +204,9 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         return self.time_bank.seconds if self.time_bank is not None else self.time_bank_seconds
 
     def __post_init__(self) -> None:
+        # Before any rule reads them: nan and inf (which TOML and JSON readers take as floats) and integers the
+        # journal cannot hold are refused naming their key, not in the words of whatever met them first.
+        check_numbers(msgspec.to_builtins(self), "$")
         if self.min_players > self.max_players:
             raise DefinitionError("min_players: must not exceed max_players")
         if self.bounty is not None and self.bounty.cents > self.buy_in_cents:
@@ -281,8 +284,9 @@ def nesting_depth(text: str | bytes) -> int:
 def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
     """Decode and check a definition; DefinitionError names the offending key.
 
-    Numbers must be finite and fit 64 bits: an infinite level or an integer
-    the journal cannot hold is refused here, before anything is created.
+    Numbers must be finite and fit 64 bits (``Definition.__post_init__``): an
+    infinite level or an integer the journal cannot hold is refused before
+    anything is created.
     """
     if nesting_depth(text) > MAX_NESTING:
         raise DefinitionError(f"nested deeper than {MAX_NESTING} brackets")
@@ -294,7 +298,6 @@ def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
         raise DefinitionError(str(error)) from None
     except msgspec.DecodeError as error:
         raise DefinitionError(f"not valid {'TOML' if toml else 'JSON'}: {error}") from None
-    check_numbers(msgspec.to_builtins(definition), "$")
     return definition
 
 

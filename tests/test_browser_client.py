@@ -159,6 +159,7 @@ async def test_the_tournament_tabs_and_the_directors_console():
         await expect(structure.locator("tr.break-row")).to_contain_text("Break, 5 min")
         await expect(structure.locator("tr").nth(4)).to_contain_text("0:25")  # level 3 starts after 20 min + the break
         await expect(structure.locator("tr.break-row")).to_contain_text("0:20")
+        assert "null" not in await viewer.locator("#info").inner_text()  # no hourly breaks: no stray "null"
         await tab(viewer, "players")
         await expect(viewer.locator("table.players tr[data-player]")).to_have_count(6)
         await viewer.fill("#player-search", "dora")

@@ -73,6 +73,8 @@ async def test_cancel_during_registration_and_the_openapi_description():
         assert {"/api/tournaments", "/api/tournaments/{id}/register", "/api/tournaments/{id}/start",
                 "/api/tournaments/{id}/hands", "/api/tournaments/{id}/cancellation"} <= set(document["paths"])
         assert (await client.get(f"/api/tournaments/{tournament}/hands/7")).status_code == 404
+        beyond = await client.get(f"/api/tournaments/{tournament}/hands/{2**64 + 7}")  # outside 64 bits: no 500
+        assert beyond.status_code == 404 and beyond.json()["error"] == "no_finished_hand"
         assert (await client.get(f"/api/tournaments/{tournament}/hands", params={"table": "x"})).status_code == 400
         assert "seats_per_table" in document["components"]["schemas"]["Definition"]["properties"]
 

@@ -71,6 +71,33 @@ def test_a_bad_definition_is_refused_naming_the_key(changes, named):
         load_definition(json.dumps(definition(**changes)))
 
 
+@pytest.mark.parametrize(("minutes", "percent", "named"), [
+    ("3", "nan", "payouts[0].percent"),
+    ("inf", "100", "levels[0].minutes"),
+    ("3", "-inf", "payouts[0].percent"),
+])
+def test_a_number_that_is_not_finite_in_toml_is_refused_naming_the_key(minutes, percent, named):
+    """TOML reads nan and inf as floats: refused naming the key, not with Fraction's words (issue 33)."""
+    text = f"""
+name = "Turbo"
+seats_per_table = 6
+starting_stack = 1500
+buy_in_cents = 500
+fee_cents = 50
+min_players = 2
+max_players = 60
+[[levels]]
+small_blind = 10
+big_blind = 20
+minutes = {minutes}
+[[payouts]]
+places = "1"
+percent = {percent}
+"""
+    with pytest.raises(DefinitionError, match=named.replace("[", r"\[").replace("]", r"\]") + ": .* is not a finite"):
+        load_definition(text, toml=True)
+
+
 def test_prizes_are_whole_cents_and_add_up_to_the_pool():
     payouts = [Payout("1", 50), Payout("2", 30), Payout("3", 20)]
     assert prizes_cents(payouts, 100_001) == [50_001, 30_000, 20_000]  # the odd cent goes to first

@@ -494,13 +494,16 @@ export class TournamentPage {
       ),
       el("p", {}, t.rebuys || t.add_on ? terms(t) : "A freezeout: no re-buys, no add-on."),
       el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
-      info.breaks && info.breaks.at_minute !== null
-        ? el(
-            "p",
-            { id: "hourly-breaks" },
-            `Every hour, a ${info.breaks.minutes}-minute break at :${String(info.breaks.at_minute).padStart(2, "0")}.`,
-          )
-        : null,
+      // replaceChildren writes a null child as the text "null": no hourly breaks, no paragraph at all.
+      ...(info.breaks && info.breaks.at_minute !== null
+        ? [
+            el(
+              "p",
+              { id: "hourly-breaks" },
+              `Every hour, a ${info.breaks.minutes}-minute break at :${String(info.breaks.at_minute).padStart(2, "0")}.`,
+            ),
+          ]
+        : []),
       el(
         "table",
         { class: "list structure" },
