@@ -292,4 +292,7 @@ async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happene
         await expect(page.locator("#message")).to_contain_text("too few entries (2 of 3)")
         assert "2 of the 3 entries it needs" in questions[0]
         assert live.runtime(short).director.status.value == "cancelled"
+        # A cancelled tournament takes no command: its row offers none (issue 33).
+        await expect(row).to_have_attribute("data-status", "cancelled")
+        await expect(row.locator(".admin button")).to_have_count(0)
         await browser.close()

@@ -354,7 +354,8 @@ export class Lobby {
         ),
       );
     }
-    if (adminToken()) actions.push(this.adminControls(t));
+    // A finished or cancelled tournament takes no command: its row offers none.
+    if (adminToken() && t.status !== "finished" && t.status !== "cancelled") actions.push(this.adminControls(t));
     return el(
       "tr",
       { "data-id": t.id, "data-status": t.status },
@@ -420,26 +421,31 @@ export class Lobby {
         if (command === "bots") return `${answer.players.length} bots registered in ${t.name}.`;
         return `${t.name}: ${command} done.`;
       });
+    // Only what the status allows: bots while entries are taken, the clock's pause or resume while it runs.
+    const running = t.status === "running";
+    const takesEntries = t.status === "register" || (running && t.late_registration_open);
+    const commands = running
+      ? [t.paused ? "resume" : "pause", "cancel"]
+      : [...(t.status === "waiting" ? ["open"] : []), "start", "cancel"];
+    const addBots = el(
+      "button",
+      {
+        class: "add-bots",
+        onclick: () =>
+          admin("bots", {
+            count: Number(count.value),
+            mix: mix.value || null,
+            reentry: again ? Math.min(1, Math.max(0, Number(again.value) / 100)) : 0,
+          }),
+      },
+      "Add bots",
+    );
+    const bots = takesEntries ? [count, mix, again, addBots] : [];
     return el(
       "span",
       { class: "admin" },
-      count,
-      mix,
-      again,
-      el(
-        "button",
-        {
-          class: "add-bots",
-          onclick: () =>
-            admin("bots", {
-              count: Number(count.value),
-              mix: mix.value || null,
-              reentry: again ? Math.min(1, Math.max(0, Number(again.value) / 100)) : 0,
-            }),
-        },
-        "Add bots",
-      ),
-      ...[...(t.status === "waiting" ? ["open"] : []), "start", "pause", "resume", "cancel"].map((c) =>
+      ...bots,
+      ...commands.map((c) =>
         el("button", { class: c, onclick: () => admin(c) }, c[0].toUpperCase() + c.slice(1)),
       ),
     );
