@@ -28,11 +28,8 @@ def definition(**changes) -> dict:
     return base
 
 
-def test_a_definition_loads_from_json_and_toml():
-    loaded = load_definition(json.dumps(definition()))
-    assert loaded.levels[1].bb_ante and loaded.levels[1].hands == 20
-    assert loaded.hand_for_hand_min_jump_cents == 1 and loaded.action_seconds == 15
-    toml = """
+def turbo_toml(minutes: str = "3", percent: str = "100") -> str:
+    return f"""
 name = "Turbo"
 seats_per_table = 6
 starting_stack = 1500
@@ -43,12 +40,18 @@ max_players = 60
 [[levels]]
 small_blind = 10
 big_blind = 20
-minutes = 3
+minutes = {minutes}
 [[payouts]]
 places = "1"
-percent = 100
+percent = {percent}
 """
-    assert load_definition(toml, toml=True).seats_per_table == 6
+
+
+def test_a_definition_loads_from_json_and_toml():
+    loaded = load_definition(json.dumps(definition()))
+    assert loaded.levels[1].bb_ante and loaded.levels[1].hands == 20
+    assert loaded.hand_for_hand_min_jump_cents == 1 and loaded.action_seconds == 15
+    assert load_definition(turbo_toml(), toml=True).seats_per_table == 6
 
 
 @pytest.mark.parametrize(
@@ -78,22 +81,7 @@ def test_a_bad_definition_is_refused_naming_the_key(changes, named):
 ])
 def test_a_number_that_is_not_finite_in_toml_is_refused_naming_the_key(minutes, percent, named):
     """TOML reads nan and inf as floats: refused naming the key, not with Fraction's words (issue 33)."""
-    text = f"""
-name = "Turbo"
-seats_per_table = 6
-starting_stack = 1500
-buy_in_cents = 500
-fee_cents = 50
-min_players = 2
-max_players = 60
-[[levels]]
-small_blind = 10
-big_blind = 20
-minutes = {minutes}
-[[payouts]]
-places = "1"
-percent = {percent}
-"""
+    text = turbo_toml(minutes, percent)
     with pytest.raises(DefinitionError, match=named.replace("[", r"\[").replace("]", r"\]") + ": .* is not a finite"):
         load_definition(text, toml=True)
 
