@@ -500,7 +500,8 @@ export class TournamentPage {
             el(
               "p",
               { id: "hourly-breaks" },
-              `Every hour, a ${info.breaks.minutes}-minute break at :${String(info.breaks.at_minute).padStart(2, "0")}.`,
+              `Every hour, a ${info.breaks.minutes}-minute break ` +
+                `at :${String(info.breaks.at_minute).padStart(2, "0")}.`,
             ),
           ]
         : []),
