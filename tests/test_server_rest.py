@@ -75,6 +75,7 @@ async def test_cancel_during_registration_and_the_openapi_description():
         assert (await client.get(f"/api/tournaments/{tournament}/hands/7")).status_code == 404
         beyond = await client.get(f"/api/tournaments/{tournament}/hands/{2**64 + 7}")  # outside 64 bits: no 500
         assert beyond.status_code == 404 and beyond.json()["error"] == "no_finished_hand"
+        assert (await client.get(f"/api/tournaments/{tournament}/hands/{'9' * 5000}")).status_code == 404
         assert (await client.get(f"/api/tournaments/{tournament}/hands", params={"table": "x"})).status_code == 400
         assert "seats_per_table" in document["components"]["schemas"]["Definition"]["properties"]
 
