@@ -22,16 +22,18 @@ Policy A (000_22c9604f7bad1698.txt):
 
 Policy B (004_6c54c0759875b495.txt), by e = eliminated / entries, and the
 seed's matrix of tournament kinds (rules.md I.39, corrected):
-  pre (e < 5%): rollback (a freeroll pays nothing: the sponsor's pool back);
+  pre (e < 5%): rollback (a freeroll pays no prize: its entry points back,
+      the sponsor's pool back);
   early (e < 25%): regular and satellite: the fee back and the pool evenly
-      among the players left; freeroll: nothing;
+      among the players left; freeroll: as pre;
   middle: chip equity clamped to at least the buy-in and at most first prize
-      (a freeroll: chip equity unclamped below, or rescheduled; a satellite:
-      cash half evenly and half by chip equity, or seats as far as each
+      (a freeroll: plain chip equity, or rescheduled; a satellite: cash half
+      evenly and half by stack sizes, or seats as far as each chip equity
       share covers: ``freeroll_middle`` and ``satellite_middle``);
   late (in the money): chip equity, or chip position when the policy says
       so, clamped to at least the next elimination's prize and at most
-      first; a satellite: every player left gets their seat.
+      first (a freeroll: plain chip equity); a satellite: every player left
+      gets their seat.
 Clamps are applied caps first (rules.md I.39, ``water_fill``): violators are
 pinned at their bound and the rest of the pool is recomputed over the
 others; a pinned floor never strands money, and nothing raises.
@@ -184,7 +186,7 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     pool = situation.pool_cents
     if stage in ("A1", "A4", "B-pre"):
         if stage == "B-pre" and situation.kind == "freeroll":
-            return [Refund("", pool, 0, "freeroll: the sponsored pool goes back (B pre)")] if pool else []
+            return _freeroll_unpaid(situation, pool, stage, "as if it never happened")
         for player, paid in situation.paid.items():
             price = sum(paid.get(kind, 0) for kind in _PRICE_KINDS)
             fees = sum(paid.get(kind, 0) for kind in _FEE_KINDS)
@@ -197,9 +199,10 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
         if matrix is not None:
             return matrix
     cents = _by_rank(_shares(stage, policy, situation, pool), pool, situation.live)
+    clamped = "" if situation.kind == "freeroll" else ", clamped"
     rule = {"A2": "half equally, half by chips (A2)", "A3": "the next prize, then half equally, half by chips (A3)",
-            "B-middle": "chip equity, clamped (B middle)",
-            "B-late": f"{policy.late_formula.replace('_', ' ')}, clamped (B late)"}[stage]
+            "B-middle": f"chip equity{clamped} (B middle)",
+            "B-late": f"{policy.late_formula.replace('_', ' ')}{clamped} (B late)"}[stage]
     for (player, _), amount in zip(situation.live, cents):
         fees = 0
         if policy.refund_fees and situation.kind != "freeroll":
@@ -215,10 +218,7 @@ def _policy_b(stage: str, policy: RefundPolicy, situation: Situation, pool: int)
     kind, live = situation.kind, situation.live
     if kind == "freeroll" and (stage == "B-early" or stage == "B-middle" and policy.freeroll_middle == "reschedule"):
         why = "rescheduled: no payout now" if stage == "B-middle" else "no prize money before the middle stage"
-        points = [Refund(player, 0, fees, f"freeroll: its entry points back ({stage})")
-                  for player, paid in situation.paid.items() if (fees := sum(paid.get(k, 0) for k in _FEE_KINDS))]
-        return points + ([Refund("", pool, 0, f"freeroll {why}: the sponsored pool goes back ({stage})")]
-                         if pool else [])
+        return _freeroll_unpaid(situation, pool, stage, why)
     if stage == "B-early" and kind in ("regular", "satellite"):
         cents = _by_rank(_evenly(pool, len(live)), pool, live)
         return [Refund(player, amount, situation.paid.get(player, {}).get("fee", 0),
@@ -228,9 +228,8 @@ def _policy_b(stage: str, policy: RefundPolicy, situation: Situation, pool: int)
     if kind == "satellite" and stage == "B-middle":
         weights = [Fraction(stack) for _, stack in live]
         if policy.satellite_middle == "cash":
-            equity = _half_and_half(Fraction(pool), weights)
-            shares = [pool / Fraction(2 * len(live)) + share / 2 for share in equity]
-            return [Refund(player, amount, 0, "half evenly, half by chip equity, in cash (B middle)")
+            shares = _half_and_half(Fraction(pool), weights)
+            return [Refund(player, amount, 0, "half evenly, half by stack sizes, in cash (B middle)")
                     for (player, _), amount in zip(live, _by_rank(shares, pool, live)) if amount]
         equity_cents = _by_rank(_half_and_half(Fraction(pool), weights), pool, live)
         seats = [situation.seat_value_cents if amount >= situation.seat_value_cents > 0 else 0
@@ -238,6 +237,15 @@ def _policy_b(stage: str, policy: RefundPolicy, situation: Situation, pool: int)
         return _seats(situation, pool, seats, "chip equity, as a seat as far as it covers (B middle)",
                       cash=[amount - seat for amount, seat in zip(equity_cents, seats)])
     return None
+
+
+def _freeroll_unpaid(situation: Situation, pool: int, stage: str, why: str) -> list[Refund]:
+    """A freeroll that pays no prize: the entry points come back to whoever paid them, the sponsored pool to
+    the house (seed 004, freeroll pre and early; a rescheduled middle)."""
+    points = [Refund(player, 0, fees, f"freeroll: its entry points back ({stage})")
+              for player, paid in situation.paid.items() if (fees := sum(paid.get(k, 0) for k in _FEE_KINDS))]
+    return points + ([Refund("", pool, 0, f"freeroll {why}: the sponsored pool goes back ({stage})")]
+                     if pool else [])
 
 
 def _seats(situation: Situation, pool: int, seats: list[int], rule: str,
@@ -318,10 +326,10 @@ def _shares(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -
         high: Fraction | None = Fraction(situation.seat_value_cents) if situation.seat_value_cents else None
         if high is not None and high * count < pool:
             high = None  # too few players left to hold the pool at a seat each: no cap (Decision)
+    elif situation.kind == "freeroll":  # plain chip equity: seed 004 names no floor or cap for a freeroll
+        low, high = [Fraction(0)] * count, None
     else:
-        floor = next_prize if stage == "B-late" else \
-            Fraction(0 if situation.kind == "freeroll" else situation.buy_in_cents)
-        low = [floor] * count
+        low = [next_prize if stage == "B-late" else Fraction(situation.buy_in_cents)] * count
         high = first
     return water_fill(Fraction(pool), weights, low, high, _half_and_half)
 

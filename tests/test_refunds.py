@@ -119,6 +119,32 @@ def test_a_freeroll_in_its_first_stage_pays_nothing_and_the_sponsor_gets_the_poo
     assert sum(r.cents for r in later) == 50_000
 
 
+def freeroll_with_points(live: list[tuple[str, int]], entries: int = 100,
+                         prizes: tuple[int, ...] = (60_000, 40_000)) -> Situation:
+    """A $1,000 sponsored freeroll whose entries each cost 500 entry points (kept as the entry's fee)."""
+    points = {f"p{i}": {"fee": 500} for i in range(entries)}
+    return Situation(entries=entries, live=live, paid={**points, "": {"added": 100_000}}, pool_cents=100_000,
+                     prizes=list(prizes), buy_in_cents=0, kind="freeroll")
+
+
+def test_a_freeroll_cancelled_before_it_starts_gives_its_entry_points_back() -> None:
+    """Seed 004, freeroll pre: as if it never happened; the entry points come back, the sponsor's pool too."""
+    for live in (100, 97):  # not started, and under 5% out
+        refunds = plan(RefundPolicy("B"), freeroll_with_points([(f"p{i}", 1_000) for i in range(live)]))
+        assert amounts(refunds) == {"": 100_000} | {f"p{i}": 500 for i in range(100)}
+        assert all(r.fee_cents == 500 and r.pool_cents == 0 for r in refunds if r.player)
+
+
+def test_a_freeroll_pays_plain_chip_equity_with_no_floor_or_cap() -> None:
+    """Seed 004 names clamps for regular tournaments only: 37,000/1,000 x3 chips of a $1,000 pool pay
+    $500/4 + $500 x 37/40 = $587.50 and $137.50 x3 (capped at first prize it was $400/$200 x3)."""
+    live = [("p0", 37_000), ("p1", 1_000), ("p2", 1_000), ("p3", 1_000)]
+    final = plan(RefundPolicy("B"), freeroll_with_points(live, entries=10, prizes=(40_000, 30_000, 20_000, 10_000)))
+    assert {r.player: r.pool_cents for r in final} == {"p0": 58_750, "p1": 13_750, "p2": 13_750, "p3": 13_750}
+    middle = plan(RefundPolicy("B"), freeroll_with_points(live, entries=10))
+    assert {r.player: r.pool_cents for r in middle} == {"p0": 58_750, "p1": 13_750, "p2": 13_750, "p3": 13_750}
+
+
 def msgspec_fields(situation: Situation) -> dict:
     return {name: getattr(situation, name) for name in situation.__struct_fields__}
 
@@ -129,10 +155,11 @@ def satellite(live: list[tuple[str, int]]) -> Situation:
 
 
 def test_a_satellite_in_its_middle_stage_pays_as_the_director_chose() -> None:
-    """Seed 004, satellite middle: (2) half evenly and half by chip equity in cash (the default), or (1) the
+    """Seed 004, satellite middle: (2) half evenly and half by stack sizes in cash (the default), or (1) the
     whole pool by chip equity, as a seat as far as a share covers and the rest in cash; no clamps."""
     middle = satellite([("a", 80_000), ("b", 10_000), ("c", 5_000), ("d", 5_000)])
-    assert amounts(plan(RefundPolicy("B"), middle)) == {"a": 19_375, "b": 10_625, "c": 10_000, "d": 10_000}
+    # 50% evenly (6,250 each) and 50% by stack sizes (80/10/5/5%), not the formula applied twice (75/25)
+    assert amounts(plan(RefundPolicy("B"), middle)) == {"a": 26_250, "b": 8_750, "c": 7_500, "d": 7_500}
     seats = plan(RefundPolicy("B", satellite_middle="seats"), middle)
     assert [(r.player, r.pool_cents, r.ticket) for r in seats] == [
         ("a", 25_000, True), ("a", 1_250, False), ("b", 8_750, False), ("c", 7_500, False), ("d", 7_500, False)]
