@@ -425,7 +425,9 @@ class Tournament:
         if definition.added_cents:
             self.ledger.record("added", "", definition.added_cents)
         self._price_prizes()
-        layout = initial_draw(self.entries, definition.seats_per_table, self.rng, self._person)
+        merged = floor.merged_at_draw(self)
+        layout = initial_draw([entry for entry in self.entries if entry not in merged],
+                              definition.seats_per_table, self.rng, self._person)
         self._open = OpenTables(definition.seats_per_table, len(layout))
         self.tables_opened = len(layout)
         for number, seats in enumerate(layout, start=1):
@@ -438,6 +440,10 @@ class Tournament:
                     events.append(Seated(player, number, seat, self.stacks[player]))
             self._open.resize(number, len(table.players))
             floor.set_idle(self, number, True)
+        for entry in merged:
+            events += floor.merge(self, entry)
+        if self.status is not Status.RUNNING:  # one person held every entry (or every seat was won)
+            return events
         self._level_started_at = now
         breaks = self.definition.breaks
         if breaks is not None and breaks.at_minute is not None:  # the tournament's hours count from its start

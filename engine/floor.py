@@ -120,7 +120,7 @@ def merge(t: Tournament, absorbed: str) -> list[Event]:
                key=lambda p: (t._in_hand(p), p))
     place = t.players_left
     chips = t.stacks.pop(absorbed)
-    table = t.where.pop(absorbed)[0]
+    table = t.where.pop(absorbed, t.where[into])[0]  # merged at the draw, never seated: its person's table
     if t._in_hand(into):
         t._pending_chips[into] = t._pending_chips.get(into, 0) + chips
     else:
@@ -137,6 +137,22 @@ def merge(t: Tournament, absorbed: str) -> list[Event]:
     if t.players_left == 1:
         return events + eliminations.finish(t)
     return events
+
+
+def merged_at_draw(t: Tournament) -> list[str]:
+    """The entries that cannot sit apart from their person's others at the draw (rules.md M.51, seed 000:
+    a person who qualified twice for a one-table final): each person keeps as many entries as there are
+    tables, the ones that sort first, and the rest merge into those once seated (Decision: the later
+    qualification goes into the earlier). Fewer entries may need fewer tables, hence the loop."""
+    seats = t.definition.seats_per_table
+    tables = math.ceil(len(t.entries) / seats)
+    while True:
+        merged = [entry for entries in t._entries_of.values()
+                  for entry in sorted(entry for entry in entries if entry in t.stacks)[tables:]]
+        fewer = math.ceil((len(t.entries) - len(merged)) / seats)
+        if fewer == tables:
+            return merged
+        tables = fewer
 
 
 def balance(t: Tournament) -> list[Event]:

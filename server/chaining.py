@@ -83,7 +83,9 @@ def carry_players(source: TournamentRuntime, target_id: str | None, players: dic
             name = source.entries.names.get(player, entry)
             try:
                 target.submit(r.Register(entry, name, key) if stack is None else r.Qualify(entry, name, key, stack))
-                ticket.entry = target.entries.player_for_key(key)
+                # An entry of its own (a multi-entry final's second qualification) is named as itself; a
+                # stack that replaced or lost to the person's other one, by the entry the token leads to.
+                ticket.entry = entry if entry in target.director.stacks else target.entries.player_for_key(key)
                 bot = source.entries.bots.get(player)
                 if bot is not None and ticket.entry == entry:
                     tag, token, think_min, think_max = bot

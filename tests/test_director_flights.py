@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.director import Status, Tournament, TournamentError
-from engine.events import FlightFinished, HandStarted, Qualified
+from engine.events import EntriesMerged, FlightFinished, HandStarted, PlayerEliminated, Qualified
 from engine.structure import DefinitionError, Final, Flight, Level
 from server.simulator import simulate
 from tests.test_tournament_properties import check_after_every_hand
@@ -169,3 +169,40 @@ def test_a_multi_entry_final_takes_each_qualification_as_an_entry_of_its_own_up_
     one.qualify("p1", "bob", 5_000)
     assert one.qualify("p2", "bob", 3_000) == [Qualified("p2", 3_000, False)]  # one entry per person: as before
     assert one.stacks == {"p1": 5_000}
+
+
+def test_a_person_qualified_twice_into_a_one_table_final_has_their_stacks_merged_at_the_draw():
+    """Issue 33.1 (seed 000, Flight Satellites; rules.md M.51): five entries need one table, and ann holds two
+    of them: the later merges into the earlier as at a break, takes the last place, and the final starts."""
+    tournament = Tournament(definition(6, final=Final(forward="best"), entries_per_person=2), random.Random(1))
+    tournament.open_registration()
+    tournament.qualify("p1", "ann", 5_000)
+    tournament.qualify("p2", "ann", 3_000)
+    for number in (3, 4, 5):
+        tournament.qualify(f"p{number}", f"person {number}", 2_000)
+    events = tournament.start(0.0)
+    assert tournament.status is Status.RUNNING and len(tournament.tables) == 1
+    assert tournament.stacks == {"p1": 8_000, "p3": 2_000, "p4": 2_000, "p5": 2_000}
+    assert sum(tournament.stacks.values()) == tournament.chips_issued
+    assert EntriesMerged("p2", "p1", 3_000) in events
+    assert tournament.results["p2"].place == 5 and "p2" not in tournament.where
+    assert [e.table for e in events if isinstance(e, PlayerEliminated)] == [tournament.where["p1"][0]]
+    table = tournament.where["p1"][0]
+    tournament.start_hand(table)  # and it plays
+    play_out(tournament, table)
+    tournament.end_hand(table)
+    assert sum(tournament.stacks.values()) == tournament.chips_issued
+
+
+def test_merges_at_the_draw_go_on_while_fewer_entries_need_fewer_tables():
+    """Seven entries on 4-seat tables need two tables, so ann keeps two of her five; the four left fit one
+    table, so she keeps one: all her stacks end on her first entry, the others take the last places."""
+    tournament = Tournament(definition(4, final=Final(forward="best"), entries_per_person=5), random.Random(2))
+    tournament.open_registration()
+    for number in range(1, 6):
+        tournament.qualify(f"p{number}", "ann", 1_000 * number)
+    tournament.qualify("p6", "bob", 500)
+    tournament.qualify("p7", "cy", 500)
+    tournament.start(0.0)
+    assert len(tournament.tables) == 1 and tournament.stacks == {"p1": 15_000, "p6": 500, "p7": 500}
+    assert sorted(tournament.results[p].place for p in ("p2", "p3", "p4", "p5")) == [4, 5, 6, 7]
