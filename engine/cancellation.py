@@ -7,7 +7,9 @@ ledger.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
 
 from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
@@ -37,8 +39,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
     eliminated.
     """
     verify(t, policy, entry_cents)
-    live = sorted((p for p, stack in t.stacks.items() if stack + t._pending_chips.get(p, 0) > 0),
-                  key=lambda p: t.where.get(p, (0, 0)))
+    live = still_in(t)
     paid: dict[str, dict[str, int]] = {}
     for movement in t.ledger.movements:
         if movement.kind in ("buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "added"):
@@ -56,13 +57,43 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
         started=t.status is Status.RUNNING,
         in_rebuy_period=not t.rebuy_period_over or t.add_on_until is not None,
-        kind="satellite" if definition.satellite else
-        "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular",
+        kind=_kind(t),
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
         bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
         qualified=sorted(t.qualified_entries), dealt=bool(t.dealt),
     )
     return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
+
+def still_in(t: Tournament) -> list[str]:
+    """The entries a cancellation finds in the tournament, in seat order: those holding chips at the start
+    of any hand in progress (it is void); a player waiting on a re-buy offer has none and is out."""
+    return sorted((p for p, stack in t.stacks.items() if stack + t._pending_chips.get(p, 0) > 0),
+                  key=lambda p: t.where.get(p, (0, 0)))
+
+
+def _kind(t: Tournament) -> Literal["regular", "freeroll", "satellite"]:
+    definition = t.definition
+    if definition.satellite:
+        return "satellite"
+    return "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular"
+
+
+def rescheduling(t: Tournament, policy: RefundPolicy | None = None) -> RefundPolicy:
+    """The policy of a freeroll's cancellation that moves it to a new date for the same players (seed 004,
+    freeroll early and middle): policy B's, whatever the definition names, with nothing of the prize pool
+    paid now, so the middle stage's choice is ``reschedule``. Refused where the seed pays prize money (a
+    freeroll's final stage, any other kind of tournament) and for an explicit policy A."""
+    verify(t, policy)
+    if _kind(t) != "freeroll":
+        raise TournamentError("only a freeroll is rescheduled for the same players (seed 004)")
+    if policy is not None and policy.name != "B":
+        raise TournamentError("a freeroll is rescheduled under policy B (seed 004); policy A pays by chips")
+    chosen = msgspec.structs.replace(policy or t.definition.refund_policy, name="B", freeroll_middle="reschedule")
+    if any(refund.pool_cents for refund in preview(t, chosen) if refund.player):
+        raise TournamentError("a freeroll this far on pays its prize pool by chip equity (seed 004, "
+                              "freeroll final stage): it cannot be rescheduled")
+    return chosen
+
 
 def cancel(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
     """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).

@@ -402,6 +402,18 @@ class Tournament:
         """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing."""
         return cancellation.preview(self, policy, entry_cents)
 
+    def still_in(self) -> list[str]:
+        """The entries a cancellation now would find in the tournament (a rescheduled freeroll's players)."""
+        return cancellation.still_in(self)
+
+    def reschedule_policy(self, policy: RefundPolicy | None = None) -> RefundPolicy:
+        """The refund policy that cancels a freeroll to play it again on a new date, paying no prize now
+        (seed 004); raises naming the rule when the tournament cannot be rescheduled."""
+        return cancellation.rescheduling(self, policy)
+
+    def can_reschedule(self, policy: RefundPolicy | None = None) -> bool:
+        return _passes(self.reschedule_policy, policy)
+
     def cancel(self, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
         """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
 

@@ -61,8 +61,8 @@ class RefundPolicy(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     late_formula: Literal["chip_equity", "chip_position"] = "chip_equity"
     split: Literal["half_and_half", "chips", "icm"] = "half_and_half"
     # Policy B's director's choices (seed 004): a freeroll in its middle stage pays by chip equity or is
-    # rescheduled (no payout now); a satellite in its middle stage pays cash (half evenly, half by chip
-    # equity) or the whole pool by chip equity as whole seats as far as each share covers, the rest in cash.
+    # rescheduled (no payout now); a satellite in its middle stage pays cash (half evenly, half by stack
+    # sizes) or the whole pool by chip equity as whole seats as far as each share covers, the rest in cash.
     freeroll_middle: Literal["chip_equity", "reschedule"] = "chip_equity"
     satellite_middle: Literal["cash", "seats"] = "cash"
 

@@ -16,16 +16,20 @@ from engine.wire import RefundRow
 from server import chaining
 from server import records as r
 from server.errors import Refused, refusals
-from server.rest import Body, body_of, reply, require_admin, runtime_of
+from server.rest import Body, body_of, reply, require_admin, runtime_of, server_of
 from server.runtime import TournamentRuntime
 
 
 class CancelRequest(msgspec.Struct, forbid_unknown_fields=True):
     """An optional refund policy for this cancellation; without one, the tournament's own applies.
-    ``entry_into`` (a satellite): refunds covering that tournament's buy-in and fee become entries there."""
+    ``entry_into`` (a satellite): refunds covering that tournament's buy-in and fee become entries there.
+    ``reschedule_at`` (a freeroll before its final stage): nothing of the prize pool is paid, and the same
+    tournament is created to start then, with the players still in registered under their tokens."""
 
     policy: RefundPolicy | None = None
     entry_into: str | None = None
+    # A freeroll played again for the same players (seed 004): the new start, in seconds since the epoch.
+    reschedule_at: Annotated[float, msgspec.Meta(gt=0, le=10**11)] | None = None
 
 
 class CompensateRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -109,7 +113,10 @@ async def cancel(request: Request) -> Response:
     require_admin(request)
     runtime = runtime_of(request)
     body = await body_of(request, CancelRequest, empty=b"{}")
-    runtime.cancel(body.policy, body.entry_into)
+    if body.reschedule_at is None:
+        runtime.cancel(body.policy, body.entry_into)
+    else:
+        chaining.reschedule(runtime, server_of(request).create, body.policy, body.reschedule_at)
     return reply(runtime.summary())
 
 

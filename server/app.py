@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Literal, TypedDict
@@ -157,11 +156,7 @@ async def create_tournament(request: Request) -> Response:
         definition = load_definition(await request.body(), toml="toml" in request.headers.get("content-type", ""))
     except DefinitionError as problem:
         raise Refused("bad_definition", str(problem)) from None
-    tournament_id = secrets.token_hex(4)
-    runtime = TournamentRuntime.create(tournament_id, definition, server.storage, hand_pause=server.settings.hand_pause)
-    server.add(runtime)
-    runtime.keep_time()
-    return reply(Created(tournament_id), 201)
+    return reply(Created(server.create(definition).id), 201)
 
 
 async def structure(request: Request) -> Response:

@@ -6,16 +6,24 @@ registration, a survivor with their stack and the flight's pool carried
 along. Everything reaches the target through its public ``submit``, as any
 other command does. Otherwise the entry is listed as refused, for the admin
 to settle. The server's own bots are registered as bots and play there too.
+A freeroll rescheduled at its cancellation sends its players still in to its
+new date the same way.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from engine import corrections
 from engine.director import Status, TournamentError
+from engine.refunds import RefundPolicy
+from engine.structure import Definition
 from engine.wire import Ticket
 from server import hosted
 from server import records as r
@@ -94,6 +102,24 @@ def carry_players(source: TournamentRuntime, target_id: str | None, players: dic
             except TournamentError as refusal:
                 ticket.refused = str(refusal)
         source.tickets.append(ticket)
+
+
+def reschedule(runtime: TournamentRuntime, create: Callable[[Definition], TournamentRuntime],
+               policy: RefundPolicy | None, at: float) -> TournamentRuntime:
+    """Cancel a freeroll to play it again at ``at`` (seed 004, freeroll early and middle): no prize now, and a
+    new tournament of the same definition with the players still in registered under their names and tokens
+    (a hosted bot goes along). Each one's record (``tickets``) names their entry there."""
+    if at <= time.time():
+        raise Refused("bad_request", "reschedule_at: a time to come, in seconds since the epoch")
+    with refusals():
+        chosen = runtime.director.reschedule_policy(policy)
+        players = runtime.director.still_in()
+        definition = msgspec.structs.replace(runtime.definition, starts_at=at, registration_opens_at=None)
+        runtime.cancel(chosen)
+    again = create(definition)
+    carry_players(runtime, again.id, dict.fromkeys(players))
+    logger.info("tournament %s rescheduled as %s for %d players", runtime.id, again.id, len(players))
+    return again
 
 
 def entry_price(runtime: TournamentRuntime, entry_into: str | None) -> int:

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from engine.structure import MAX_NESTING, nesting_depth
+from engine.structure import MAX_NESTING, Definition, nesting_depth
 from server import feeds
 from server.bus import Process
 from server.errors import Refused
@@ -75,6 +75,14 @@ class Server:
         runtime.tables.barrier = self.metrics.barrier_seconds.observe
         if self.cluster is not None:
             self.cluster.attach(runtime)
+
+    def create(self, definition: Definition) -> TournamentRuntime:
+        """A new tournament, journaled, in the lobby and on its clock."""
+        runtime = TournamentRuntime.create(secrets.token_hex(4), definition, self.storage,
+                                           hand_pause=self.settings.hand_pause)
+        self.add(runtime)
+        runtime.keep_time()
+        return runtime
 
 
 def server_of(request: Request | WebSocket) -> Server:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import msgspec
+
 from engine.refunds import RefundPolicy
 from engine.structure import Satellite
 from server import records
@@ -81,3 +83,93 @@ def test_only_a_satellite_refunds_as_entries_and_only_into_a_tournament_open_for
     with pytest.raises(Refused, match="open for registration"):
         plain.cancel(entry_into="nowhere")
     assert plain.director.status.value == "register"  # nothing changed
+
+
+def freeroll_in_its_middle_stage(storage: MemoryStorage) -> TournamentRuntime:
+    """A 16-entry freeroll (entry points of 100, a sponsored $500) played until a quarter is out, not in the
+    money; seeded decks, so that the same hands are played every run."""
+    freeroll = TournamentRuntime("free", rules(8, buy_in_cents=0, added_cents=50_000, starting_stack=2_000),
+                                 storage=storage, hand_pause=0, seed=SEED)
+    storage.create("free", b"{}", SEED, b"")
+    for number in range(16):
+        freeroll.register(f"player {number}")
+    freeroll.submit(records.Start(0.0, 1.0))
+    hands = 0
+    while freeroll.director.players_left > 12:
+        hands += 20
+        drive(freeroll, random.Random(hands), hands)
+    assert 3 < freeroll.director.players_left <= 12
+    return freeroll
+
+
+def test_a_freeroll_rescheduled_in_its_middle_stage_registers_the_players_still_in_for_the_new_date():
+    """Issue 33.6 (seed 004, freeroll middle): the director reschedules: no prize is paid now, the entry
+    points come back, and a tournament of the same definition starts at the new time with the players
+    still in at the interruption, registered under their names and tokens, in its journal."""
+    import time
+
+    import pytest
+
+    from server import chaining
+    from server.errors import Refused
+
+    storage = MemoryStorage()
+    freeroll = freeroll_in_its_middle_stage(storage)
+    created: list[TournamentRuntime] = []
+
+    def create(definition):
+        created.append(TournamentRuntime.create("again", definition, storage, hand_pause=0))
+        freeroll.registry["again"] = created[-1]
+        created[-1].registry = freeroll.registry
+        return created[-1]
+
+    with pytest.raises(Refused, match="a time to come"):
+        chaining.reschedule(freeroll, create, None, time.time() - 1)
+    still_in = freeroll.director.still_in()
+    tokens = {player: key for key, player in freeroll.entries.tokens.items()}
+    at = time.time() + 3_600
+    chaining.reschedule(freeroll, create, None, at)  # the definition's policy says chip equity: the date wins
+    director, (again,) = freeroll.director, created
+    assert director.status.value == "cancelled" and director.ledger.balances()
+    assert all(refund.pool_cents == 0 for refund in director.refunds if refund.player)
+    assert {r.player: r.fee_cents for r in director.refunds if r.player} == {f"p{n}": 100 for n in range(1, 17)}
+    assert again.definition == msgspec.structs.replace(freeroll.definition, starts_at=at)
+    assert again.director.status.value == "register" and len(again.director.entries) == len(still_in)
+    moved = {ticket.player: ticket.entry for ticket in freeroll.tickets}
+    assert set(moved) == set(still_in) and all(moved.values())
+    for player, entry in moved.items():  # the same name and the same token
+        assert again.entries.names[entry] == freeroll.entries.names[player]
+        assert again.entries.tokens[tokens[player]] == entry
+    (stored,) = [s for s in storage.tournaments() if s.id == "again"]
+    assert len(TournamentRuntime.restore(stored, storage).director.entries) == len(still_in)
+
+
+def test_only_a_freeroll_before_its_final_stage_is_rescheduled():
+    import time
+
+    import pytest
+
+    from server import chaining
+    from server.errors import Refused
+
+    storage = MemoryStorage()
+    regular = TournamentRuntime.create("regular", rules(4), storage, hand_pause=0)
+    regular.register("ann")
+    with pytest.raises(Refused, match="only a freeroll"):
+        chaining.reschedule(regular, lambda d: regular, None, time.time() + 60)
+    freeroll = TournamentRuntime("free", rules(4, buy_in_cents=0, added_cents=1_000), storage=storage,
+                                 hand_pause=0, seed=SEED)
+    storage.create("free", b"{}", SEED, b"")
+    for name in ("ann", "bob", "cy", "dee"):
+        freeroll.register(name)
+    freeroll.submit(records.Start(0.0, 1.0))
+    with pytest.raises(Refused, match="policy B"):
+        chaining.reschedule(freeroll, lambda d: freeroll, RefundPolicy("A"), time.time() + 60)
+    hands = 0
+    while freeroll.director.players_left > 3:
+        hands += 1
+        drive(freeroll, random.Random(hands), hands)
+    assert freeroll.director.players_left == 3  # all three paid: its final stage
+    with pytest.raises(Refused, match="final stage"):
+        chaining.reschedule(freeroll, lambda d: freeroll, None, time.time() + 60)
+    assert freeroll.director.status.value == "running" and regular.director.status.value == "register"

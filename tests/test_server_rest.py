@@ -153,3 +153,29 @@ async def test_the_admin_reads_a_tournaments_events_as_lines_also_after_a_restar
     async with live_server(db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
         after = (await client.get(f"/api/tournaments/{tournament}/events", headers=ADMIN)).text
     assert after == before
+
+
+async def test_a_freeroll_cancelled_with_a_new_date_is_in_the_lobby_with_its_players_under_their_tokens():
+    """Issue 33.6: `reschedule_at` on the cancel; the new tournament is listed, starts then, and a player's
+    token leads to their seat there."""
+    import time
+
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(4, 4, buy_in_cents=0, added_cents=5_000)
+        tournament, seats = await create(live, body, 3)
+        past = await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN, json={"reschedule_at": 1})
+        assert past.status_code == 400 and "reschedule_at" in past.json()["message"]
+        at = time.time() + 3_600
+        cancelled = await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN,
+                                      json={"reschedule_at": at})
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+        listed = {row["id"]: row for row in (await client.get("/api/tournaments")).json()}
+        (again,) = set(listed) - {tournament}
+        assert listed[again]["status"] == "register" and listed[again]["entries"] == 3
+        shown = (await client.get(f"/api/tournaments/{again}")).json()
+        assert shown["starts_at"] == at
+        tickets = (await client.get(f"/api/tournaments/{tournament}")).json()["tickets"]
+        assert {t["player"]: t["target"] for t in tickets} == {player: again for player, _ in seats}
+        left = await client.post(f"/api/tournaments/{again}/unregister",
+                                 headers={"Authorization": f"Bearer {seats[0][1]}"})
+        assert left.status_code == 200  # the same token: their seat on the new date
