@@ -381,7 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     cluster_parser.add_argument("--nats", metavar="URL", help="an existing NATS server (default: start one)")
     cluster_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
     cluster_parser.add_argument("--db", default="mttsim.db", help="the director's journal")
-    cluster_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
+    cluster_parser.add_argument("--memory", action="store_true",
+                                help="keep nothing on disk once the cluster stops (the director's journal is in a "
+                                     "temporary directory, so that a director started again restores from it)")
     cluster_parser.set_defaults(run=cluster)
     structure_parser = commands.add_parser("structure", help="print a whole definition from a few numbers")
     structure_parser.add_argument("--players", type=int, required=True)

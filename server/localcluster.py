@@ -3,8 +3,12 @@
 A NATS server (Debian's ``nats-server`` on PATH, JetStream on, on a free
 loopback port) unless ``--nats`` names one, then the director, the table
 workers and the gateways, each a ``mttsim serve`` process of its own. It
-prints where each is, and stops them all, the NATS server last, on Ctrl-C or
-SIGTERM, or when one of them dies.
+prints where each is and keeps them running: a child that dies is started
+again after a back-off (its tables fail over meanwhile; a director restores
+from its journal), as a process supervisor does, and only Ctrl-C or SIGTERM
+stops them all, the NATS server last. A child that keeps dying (more than
+``RESTARTS_PER_MINUTE`` restarts within a minute) stops the cluster with an
+error, as systemd's start limit does: starting it again would not help.
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
 STARTUP_SECONDS = 30.0
+RESTARTS_PER_MINUTE = 5
+FIRST_BACKOFF_SECONDS, LONGEST_BACKOFF_SECONDS = 0.5, 8.0  # doubled for each restart of the last minute
 NATS_ENV = "MTTSIM_NATS"  # ``mttsim serve`` reads ``--nats`` here when not given: a token stays off command lines
 
 
@@ -73,9 +80,40 @@ def nats_server() -> Iterator[str]:
             process.wait(10)
 
 
-def _serve(url: str, *options: str) -> subprocess.Popen[bytes]:
-    """A ``mttsim serve`` of the cluster at ``url``, given in its environment: the URL may hold a secret."""
-    return subprocess.Popen([sys.executable, "-m", "server.cli", "serve", *options], env={**os.environ, NATS_ENV: url})
+class Child:
+    """One ``mttsim serve`` of the cluster, started again when it dies (the URL, which may hold a secret,
+    is given in its environment)."""
+
+    def __init__(self, name: str, url: str, *options: str) -> None:
+        self.name, self.url, self.options = name, url, options
+        self.restarts: deque[float] = deque()  # when it was started again, for the back-off and the limit
+        self.due: float | None = None  # when it is to be started again
+        self.process = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "server.cli", "serve", *self.options],
+                                env={**os.environ, NATS_ENV: self.url})
+
+    def watch(self, now: float) -> bool:
+        """Start the child again if it died and its back-off is over; False once it died too often."""
+        if self.due is None and self.process.poll() is not None:
+            while self.restarts and now - self.restarts[0] > 60:
+                self.restarts.popleft()
+            if len(self.restarts) >= RESTARTS_PER_MINUTE:
+                print(f"{self.name} (pid {self.process.pid}) stopped (code {self.process.returncode}) after "
+                      f"{len(self.restarts)} restarts within a minute: stopping the cluster", file=sys.stderr,
+                      flush=True)
+                return False
+            wait = min(LONGEST_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2 ** len(self.restarts))
+            print(f"{self.name} (pid {self.process.pid}) stopped (code {self.process.returncode}): starting it "
+                  f"again in {wait:g} s", file=sys.stderr, flush=True)
+            self.due = now + wait
+        if self.due is not None and now >= self.due:
+            self.due = None
+            self.restarts.append(now)
+            self.process = self._spawn()
+            print(f"{self.name}: started again (pid {self.process.pid})", file=sys.stderr, flush=True)
+        return True
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,29 +128,31 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     with contextlib.ExitStack() as stack:
         url = args.nats or stack.enter_context(nats_server())
-        storage = ["--memory"] if args.memory else ["--db", args.db]
+        # A director started again restores from its journal: with --memory, the journal lives in a directory
+        # removed when the cluster stops, so that nothing is kept on disk but a restart still finds it.
+        db = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mttsim-cluster-"))) / "journal.db") \
+            if args.memory else args.db
         director_port = args.port + args.gateways
-        processes = [_serve(url, "--role", "director", "--host", args.host, "--port", str(director_port),
-                            "--admin-token", token, "--hand-pause", str(args.hand_pause), *storage)]
-        processes += [_serve(url, "--role", "tables") for _ in range(args.table_workers)]
-        processes += [_serve(url, "--role", "gateway", "--host", args.host, "--port", str(args.port + i),
-                             "--admin-token", token) for i in range(args.gateways)]
+        children = [Child("director", url, "--role", "director", "--host", args.host, "--port", str(director_port),
+                          "--admin-token", token, "--hand-pause", str(args.hand_pause), "--db", db)]
+        children += [Child(f"table worker {i + 1}", url, "--role", "tables") for i in range(args.table_workers)]
+        children += [Child(f"gateway {i + 1}", url, "--role", "gateway", "--host", args.host,
+                           "--port", str(args.port + i), "--admin-token", token) for i in range(args.gateways)]
         print(f"NATS: {url}", flush=True)
         print(f"admin token: {token}", flush=True)
-        print(f"director: http://{args.host}:{director_port}/ (pid {processes[0].pid})", flush=True)
-        for worker in processes[1:1 + args.table_workers]:
-            print(f"table worker: pid {worker.pid}", flush=True)
-        for i, gateway in enumerate(processes[1 + args.table_workers:]):
-            print(f"gateway: http://{args.host}:{args.port + i}/ (pid {gateway.pid})", flush=True)
+        print(f"director: http://{args.host}:{director_port}/ (pid {children[0].process.pid})", flush=True)
+        for worker in children[1:1 + args.table_workers]:
+            print(f"table worker: pid {worker.process.pid}", flush=True)
+        for i, gateway in enumerate(children[1 + args.table_workers:]):
+            print(f"gateway: http://{args.host}:{args.port + i}/ (pid {gateway.process.pid})", flush=True)
         try:
             while not stopping:
-                dead = [process for process in processes if process.poll() is not None]
-                if dead:
-                    print(f"process {dead[0].pid} stopped (code {dead[0].returncode}): stopping the cluster",
-                          file=sys.stderr, flush=True)
+                now = time.monotonic()
+                if not all(child.watch(now) for child in children):
                     return 1
                 time.sleep(0.2)
         finally:
+            processes = [child.process for child in children]
             for process in reversed(processes):  # the gateways first, the director last
                 if process.poll() is None:
                     process.terminate()

@@ -409,6 +409,46 @@ def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
         stop(command)
 
 
+def test_mttsim_cluster_starts_a_killed_worker_and_director_again_and_the_tournament_finishes_settled():
+    """Issue 33: a child of ``mttsim cluster`` that dies is logged and started again; its tables fail over
+    meanwhile, the director restores from its journal (kept in a temporary directory with --memory), and only
+    SIGTERM stops the cluster."""
+    port = free_ports_in_a_row(2)  # the gateway, then the director
+    command = mttsim("cluster", "--port", str(port), "--admin-token", TOKEN, "--table-workers", "2",
+                     "--gateways", "1", "--memory", "--hand-pause", "0.02")
+    try:
+        everyone = ["director", "gateway", "tables", "tables"]
+        wait_for("the cluster's processes registered", lambda: roles(port) == everyone, timeout=60,
+                 describe=lambda: log_of(command))
+        base = f"http://127.0.0.1:{port + 1}/api/tournaments"
+        slow = [{**level, "hands": 25} for level in LEVELS]  # long enough to outlive two restarts
+        tournament = httpx.post(base, json=definition(PLAYERS, 6, action_seconds=1.0, paid=12, levels=slow),
+                                headers=ADMIN).json()["id"]
+        start(port + 1, tournament, PLAYERS)
+        wait_for("a worker holding tables", lambda: bool(owners(port)), describe=lambda: log_of(command))
+        holder = next(iter(owners(port).values()))
+        doomed = next(int(str(p["pid"])) for p in cluster(port) if p["id"] == holder)
+        os.kill(doomed, signal.SIGKILL)
+        wait_for("the worker started again", lambda: "table worker" in log_of(command)
+                 and "started again" in log_of(command), describe=lambda: log_of(command))
+        wait_for("two workers again", lambda: len([p for p in cluster(port) if p["role"] == "tables"
+                                                   and p["pid"] != doomed]) == 2, describe=lambda: log_of(command))
+        director_pid = next(int(str(p["pid"])) for p in cluster(port) if p["role"] == "director")
+        assert show(port + 1, tournament)["status"] == "running"
+        os.kill(director_pid, signal.SIGKILL)
+        wait_for("the director started again", lambda: log_of(command).count("started again") == 2,
+                 describe=lambda: log_of(command))
+        wait_for("the tournament to finish", lambda: roles(port) == everyone
+                 and show(port + 1, tournament)["status"] == "finished", timeout=300,
+                 describe=lambda: log_of(command))
+        assert command.poll() is None  # nothing stopped the cluster
+        assert_settled(show(port + 1, tournament))
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(60) == 0
+    finally:
+        stop(command)
+
+
 def roles(port: int) -> list[str]:
     """The roles registered, as a gateway of the cluster at ``port`` sees them; none while nothing answers."""
     try:
