@@ -506,3 +506,29 @@ async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
             assert await kept() == (7, 9)
         finally:
             await bus.close()
+
+
+def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_stops_the_cluster(monkeypatch):
+    """Back-offs of 0.5, 1, 2, 4 and 8 s for the restarts of one minute; the sixth death within it gives up."""
+    import sys
+
+    from server import localcluster
+
+    monkeypatch.setattr(localcluster.Child, "_spawn",
+                        lambda self: subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]))
+    child = localcluster.Child("table worker 1", "nats://127.0.0.1:1")
+    now, waits = 100.0, []
+    while True:
+        child.process.wait(30)
+        if not child.watch(now):
+            break
+        assert child.due is not None
+        waits.append(child.due - now)
+        assert child.watch(child.due - 0.01) and child.due is not None  # not before its time
+        now = child.due
+        assert child.watch(now) and child.due is None  # started again
+    assert waits == [0.5, 1.0, 2.0, 4.0, 8.0] and len(child.restarts) == 5
+    later = localcluster.Child("table worker 2", "nats://127.0.0.1:1")
+    later.restarts.extend([0.0] * 5)  # five restarts, but more than a minute ago: forgotten
+    later.process.wait(30)
+    assert later.watch(100.0) and later.due == 100.5
