@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import uvicorn
 
+from engine.status import Status
 from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration, Level, Rebuys, default_payouts
 from server import hosted
 from server.app import create_app, uvicorn_websockets
@@ -67,9 +68,12 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
              f"Watch it at http://{host}:{bound}/  (admin token: {admin_token})\n"
              f"Late registration is open for its first three levels: join from the lobby.\n"
              f"Ctrl-C stops the demo.")
-    await runtime.bots.done()
-    winner = runtime.director.standings()[0] if runtime.director.standings() else None
-    if winner is not None:
+    await runtime.bots.done()  # the tournament is over, or the server is stopping (Ctrl-C)
+    director = runtime.director
+    if director.status is Status.FINISHED:
+        winner = director.standings()[0]
         announce(f"The tournament is over: {runtime.entries.name(winner.player)} wins "
                  f"${winner.prize_cents / 100:,.2f}. The server keeps running; Ctrl-C stops it.")
+    else:  # stopping is not a finish: nobody has won
+        announce(f"The demo stopped at level {director.level + 1} with {director.players_left} players still in.")
     await serving
