@@ -157,11 +157,15 @@ async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_pa
 
 async def test_at_390_by_844_no_page_scrolls_sideways():
     """Issue 16: on a phone the page was 835 px wide (the bet controls, seats and log off screen), and the refund
-    preview made it 1,675 px."""
+    preview made it 1,675 px. The demo's formats (a knockout with re-buys, an add-on and late registration)
+    put their banners and bounties on the page too (issue 33)."""
     import httpx
+    import msgspec
 
+    from server.demo import demo_definition
     from tests.live_server import ADMIN
 
+    demo = msgspec.structs.replace(demo_definition(12, 6), action_seconds=60, time_bank_seconds=0)  # two tables
     async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         tournament, seats = await create(live, definition(9, 9, action_seconds=60), 9)
@@ -188,4 +192,15 @@ async def test_at_390_by_844_no_page_scrolls_sideways():
         await page.click("#preview-refunds")
         await expect(page.locator("#cancellation-preview tr[data-player]")).not_to_have_count(0)
         assert await page.evaluate(width) <= 390, "the refund preview"
+        demo_id, demo_seats = await create(live, msgspec.to_builtins(demo), 12)
+        bots(live, demo_id, demo_seats, "station")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{demo_id}/start", headers=ADMIN)
+            await page.goto(live.http + f"/#/t/{demo_id}")
+            await expect(page.locator("#terms")).to_be_visible()  # the formats' banners, the bounties on seats
+            await expect(page.locator(".seat .bounty").first).to_be_visible()
+            assert await page.evaluate(width) <= 390, "the demo's table"
+            await client.post(f"/api/tournaments/{demo_id}/hand-for-hand", headers=ADMIN, json={"on": True})
+        await expect(page.locator(".banner", has_text="Hand-for-hand")).to_be_visible()
+        assert await page.evaluate(width) <= 390, "the demo's table, hand-for-hand"
         await browser.close()
