@@ -134,6 +134,9 @@ def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 
     if t.ledger.fees_cents:
         t.ledger.record("fee_kept", "", t.ledger.fees_cents)
     t.refunds = refunds
+    # The chips are exchanged for the refunds: they leave play and the count of chips issued with them, as a
+    # removed player's do, so that chips_in_play() == chips_issued holds after a cancellation too (both 0).
+    t.chips_issued = 0
     t.stacks.clear()
     t.bounties.clear()
     return events

@@ -232,7 +232,15 @@ class TournamentRuntime:
         ``another_of`` is the token of the person's first entry: multi-entry
         (M.50), where the tournament allows it, or another flight of the
         same final (L.48), under the same token.
+
+        A name is printable text, as a chat line is made to be: a control
+        character or a direction override (U+202E turns "gpj.exe" into
+        "exe.jpg" on every screen that shows the name) is refused, not
+        dropped, so that the player sees the name the others will see.
         """
+        if not name.isprintable() or not name.strip():
+            raise Refused("bad_request", "name: printable text only (no control characters or direction "
+                                         "overrides, not only spaces)")
         if another_of is not None and self.player_for(another_of) is None and another_flight(self, another_of):
             token, person = another_of, None
         else:

@@ -374,8 +374,10 @@ async def test_the_dealer_button_stays_in_sight_beside_a_long_name():
     async with live_server(hand_pause=0.5) as live, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         tournament, seats = await create(live, definition(2, 2, action_seconds=30), 2)
-        for player, _ in seats:
-            live.runtime(tournament).entries.names[player] = "Maximilian Alexander von Long-Named Player"
+        markup = '<b>Max</b><img src=x onerror="window.pwned=1">'  # a name is text on the page, never markup
+        for player, name in zip([player for player, _ in seats], ["Maximilian Alexander von Long-Named Player",
+                                                                   markup]):
+            live.runtime(tournament).entries.names[player] = name
         bots(live, tournament, seats, "station", think=(1.0, 1.0))
         await start(live, tournament)
         for size in SIZES:
@@ -388,6 +390,9 @@ async def test_the_dealer_button_stays_in_sight_beside_a_long_name():
                 const box = node.getBoundingClientRect();
                 return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; }""")
             assert on_top, f"the button is covered or clipped at {size}"
+            await expect(page.locator(".seat").filter(has_text=markup)).to_have_count(1)
+            assert await page.locator(".seat img, .seat b").count() == 0
+            assert await page.evaluate("window.pwned") is None
         await browser.close()
 
 

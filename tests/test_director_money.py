@@ -206,6 +206,7 @@ def test_cancelling_mid_hand_voids_it_and_refunds_from_start_of_hand_stacks():
     assert events[0] == HandVoided(table, 1)
     assert sum(e.refund_cents for e in events if isinstance(e, Refunded)) == 20 * 1_100
     assert tournament.status is Status.CANCELLED and tournament.stacks == {}
+    assert tournament.chips_in_play() == tournament.chips_issued == 0  # cashed in: no chip is left in play
     assert tournament.ledger.pool_cents == tournament.ledger.fees_cents == 0 and tournament.ledger.balances()
     assert start  # the refunds above did not depend on the voided raise
 

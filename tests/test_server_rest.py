@@ -27,6 +27,9 @@ async def test_the_rest_flow_and_its_refusals():
 
         empty = await client.post(f"/api/tournaments/{tournament}/register", json={"name": ""})
         assert empty.status_code == 400
+        for unprintable in ("\u202eexe.jpg", "bell\x07", "two\nlines", "   ", "zero\u200bwidth"):
+            refused = await client.post(f"/api/tournaments/{tournament}/register", json={"name": unprintable})
+            assert refused.status_code == 400 and "printable" in refused.json()["message"], unprintable
         seats = [(await client.post(f"/api/tournaments/{tournament}/register", json={"name": n})).json()
                  for n in ("ann", "bob", "cy")]
         assert [s["player_id"] for s in seats] == ["p1", "p2", "p3"]
