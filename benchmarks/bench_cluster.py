@@ -83,14 +83,14 @@ def single(hand_pause: float) -> Iterator[tuple[int, int, dict[str, list[int]]]]
 def cluster(hand_pause: float, workers: int) -> Iterator[tuple[int, int, dict[str, list[int]]]]:
     """NATS, the director, ``workers`` table workers and a gateway: yields (the gateway's port, the director's
     port, every pid by role, NATS's included)."""
-    with nats_server() as url:
+    with nats_server(gateways=1) as users:
         nats_pid = int(subprocess.run(["pgrep", "-n", "nats-server"], capture_output=True, text=True).stdout)
         gateway_port, director_port = free_port(), free_port()
-        processes = [serve("--nats", url, "--role", "director", "--port", str(director_port), "--memory",
+        processes = [serve("--nats", users.director, "--role", "director", "--port", str(director_port), "--memory",
                            "--hand-pause", str(hand_pause))]
         wait_http(director_port)
-        processes += [serve("--nats", url, "--role", "tables") for _ in range(workers)]
-        processes.append(serve("--nats", url, "--role", "gateway", "--port", str(gateway_port)))
+        processes += [serve("--nats", users.tables, "--role", "tables") for _ in range(workers)]
+        processes.append(serve("--nats", users.gateways[0], "--role", "gateway", "--port", str(gateway_port)))
         try:
             wait_http(gateway_port)
             yield gateway_port, director_port, {"NATS": [nats_pid], "director": [processes[0].pid],

@@ -437,7 +437,7 @@ async def refused(request: Request, exc: Exception) -> Response:
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     server: Server = app.state.server
     if server.settings.nats:  # before the restore, so that restored tournaments' tables go to the workers
-        bus = await Bus.connect(server.settings.nats, "mttsim-director")
+        bus = await Bus.connect(server.settings.nats, "director")
         server.cluster = DirectorService(bus, server, app)
         await server.cluster.start()
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown

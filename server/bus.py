@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Literal, Protocol
 
@@ -42,7 +44,7 @@ from engine.hand import Hand, Rules
 
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
 TABLES = "mttsim.director.list"  # which tables there are
-SOCKETS = "mttsim.director.sockets"  # the gateways' clients: sessions opened, their messages, sessions closed
+SOCKETS = "mttsim.director.sockets"  # .REALM: a gateway's clients: sessions opened, their messages, sessions closed
 HTTP = "mttsim.director.http"  # REST requests a gateway passes on; the answer comes back in pieces
 CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
 LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
@@ -60,8 +62,52 @@ NOTICES = "mttsim.notices"  # what changed at the tables, for the workers holdin
 NOTICES_PER_MESSAGE = 5_000  # about 150 kB
 
 
-def frames_for(gateway: str) -> str:
-    return f"mttsim.gateway.{gateway}"
+def frames_for(process: str) -> str:
+    """Where the frames for a process's clients go (a gateway's, or the director's own)."""
+    return f"mttsim.frames.{process}"
+
+
+# A gateway's realm is the NATS user it connects as (docs/deployment.md): what its clients do leaves on subjects
+# ending in its realm, which NATS lets only that user publish on, so that a gateway speaks for its own clients
+# alone. Its process id begins with it, and so does the subject of its clients' frames.
+DECISIONS_PREFIX = "mttsim.decisions."
+GATEWAY_REALM = "gateway"  # a gateway's realm when its URL names no user (a token, or no authorization)
+_REALM = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def realm_of(url: str) -> str:
+    """The realm of a gateway connecting with ``url``: its user, which must be one token of a subject."""
+    user = urllib.parse.urlsplit(url.split(",")[0]).username
+    if user is None or urllib.parse.urlsplit(url.split(",")[0]).password is None:
+        return GATEWAY_REALM  # a bare user in the URL is a token
+    if not _REALM.fullmatch(user):
+        raise ValueError(f"a gateway's NATS user is its realm, one token of a subject: letters, digits, - and _, "
+                         f"not {user!r}")
+    return user
+
+
+def gateway_id(realm: str, host: str, pid: int) -> str:
+    return f"gateway.{realm}.{host.replace('.', '_')}-{pid}"
+
+
+def in_realm(realm: str, process: str) -> bool:
+    """Whether ``process`` (a gateway's id, as a message names it) is a gateway of ``realm``."""
+    return process.startswith(f"gateway.{realm}.")
+
+
+def sockets_for(realm: str) -> str:
+    return f"{SOCKETS}.{realm}"
+
+
+def decisions_for(realm: str, table: str) -> str:
+    """Where a realm's gateways send their clients' decisions at ``table`` (its ``table_subject``; ``*`` for any
+    realm), for the worker holding it. Never the table's own subject, on which the director alone may speak."""
+    return f"{DECISIONS_PREFIX}{realm}.{table.removeprefix(TABLE_PREFIX)}"
+
+
+def realm_in(subject: str) -> str:
+    """The realm of a subject of ``sockets_for`` or ``decisions_for``."""
+    return subject.removeprefix(f"{SOCKETS}.").removeprefix(DECISIONS_PREFIX).split(".")[0]
 
 
 class TableState(msgspec.Struct, array_like=True):
@@ -93,9 +139,12 @@ class TableCommand(msgspec.Struct, array_like=True):
     hand: bytes = b""
 
 
+TABLE_PREFIX = "mttsim.table."
+
+
 def table_subject(tournament: str, table: int) -> str:
-    """Where a table's commands go, to the worker holding its lease."""
-    return f"mttsim.table.{tournament}.{table}"
+    """Where the director's batches for a table go, to the worker holding its lease."""
+    return f"{TABLE_PREFIX}{tournament}.{table}"
 
 
 def stream_subject(tournament: str, table: int | str) -> str:
@@ -370,9 +419,10 @@ class Process(msgspec.Struct):
     url: str | None = None  # where it serves HTTP, if it does
 
     @classmethod
-    def here(cls, role: str, url: str | None = None) -> Process:
+    def here(cls, role: str, url: str | None = None, realm: str = GATEWAY_REALM) -> Process:
         host, pid = socket.gethostname(), os.getpid()
-        return cls(role, f"{role}-{host}-{pid}", pid, host, time.time(), url=url)
+        process = gateway_id(realm, host, pid) if role == "gateway" else f"{role}-{host.replace('.', '_')}-{pid}"
+        return cls(role, process, pid, host, time.time(), url=url)
 
 
 class Lease:
@@ -389,7 +439,7 @@ class Lease:
 class Bus:
     """A NATS connection with what the roles need: requests timed, notices batched, leases and the registry."""
 
-    def __init__(self, client: NatsClient, leases: KeyValue, processes: KeyValue,
+    def __init__(self, client: NatsClient, leases: KeyValue | None, processes: KeyValue,
                  round_trip: Callable[[float], None] | None = None) -> None:
         self.client = client
         self.leases = leases
@@ -399,12 +449,19 @@ class Bus:
         self._flush: asyncio.Task[None] | None = None
 
     @classmethod
-    async def connect(cls, url: str, name: str, round_trip: Callable[[float], None] | None = None) -> Bus:
-        client = await nats.connect(url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
+    async def connect(cls, url: str, role: str, round_trip: Callable[[float], None] | None = None) -> Bus:
+        """Connected as ``role``, whose replies come to inboxes of its own (``_INBOX.ROLE.REALM.*``): the NATS
+        server's permissions let no other role read them (docs/deployment.md). A gateway touches no lease and no
+        table stream, so it neither makes them nor may."""
+        inbox = f"_INBOX.{role}.{realm_of(url)}" if role == "gateway" else f"_INBOX.{role}"
+        client = await nats.connect(url, name=f"mttsim-{role}", max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+                                    inbox_prefix=inbox)
         js = client.jetstream()
-        leases = await js.create_key_value(KeyValueConfig(bucket="mttsim_leases", ttl=LEASE_SECONDS, history=1))
         processes = await js.create_key_value(KeyValueConfig(bucket="mttsim_processes", ttl=PROCESS_SECONDS,
                                                              history=1))
+        if role == "gateway":
+            return cls(client, None, processes, round_trip)
+        leases = await js.create_key_value(KeyValueConfig(bucket="mttsim_leases", ttl=LEASE_SECONDS, history=1))
         streams = StreamConfig(name=STREAMS, subjects=[f"{STREAM_PREFIX}.>"],
                                storage=StorageType.FILE, discard=DiscardPolicy.OLD, max_age=STREAM_SECONDS,
                                max_msgs_per_subject=STREAM_KEPT, allow_direct=True)
@@ -507,25 +564,35 @@ class Bus:
 
     async def listen(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
         """Call ``heard`` with each message on ``subject``; returns how to stop."""
+        return await self.listen_from(subject, lambda _, data: heard(data))
+
+    async def listen_from(self, subject: str, heard: Callable[[str, bytes], None]) -> Callable[[], Awaitable[None]]:
+        """Call ``heard`` with the subject (``subject`` has wildcards) and the data of each message."""
         async def on_message(message: Msg) -> None:
-            heard(message.data)
+            heard(message.subject, message.data)
 
         subscription = await self.client.subscribe(subject, cb=on_message)
         return subscription.unsubscribe
 
     # ------------------------------------------------------------ leases
 
+    @property
+    def _leases(self) -> KeyValue:
+        if self.leases is None:
+            raise RuntimeError("a gateway's bus holds no lease")
+        return self.leases
+
     async def acquire(self, key: str, holder: str) -> Lease | None:
         """The lease on ``key`` if nobody holds it; its creation revision is the epoch."""
         try:
-            return Lease(key, await self.leases.create(key, holder.encode()))
+            return Lease(key, await self._leases.create(key, holder.encode()))
         except KeyWrongLastSequenceError:
             return None
 
     async def renew(self, lease: Lease, holder: str) -> bool:
         """False if the lease expired or another took it: the table is no longer ours."""
         try:
-            lease.revision = await self.leases.update(lease.key, holder.encode(), last=lease.revision)
+            lease.revision = await self._leases.update(lease.key, holder.encode(), last=lease.revision)
         except (KeyWrongLastSequenceError, KeyNotFoundError):
             return False
         return True
@@ -539,7 +606,7 @@ class Bus:
         rise, it stopped the worker and every table it held.
         """
         try:
-            await self.leases.delete(lease.key, last=lease.revision)
+            await self._leases.delete(lease.key, last=lease.revision)
         except nats.errors.Error:  # expired, taken already, renewed meanwhile, or the bus is reconnecting
             pass
 

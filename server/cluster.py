@@ -38,9 +38,10 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
-    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, SOCKETS, TABLES, Acted, Adopt,
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt,
     Back, Bus, Closed, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
-    TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, table_subject,
+    TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm,
+    realm_in, sockets_for, table_subject,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -85,7 +86,7 @@ class DirectorService:
     async def start(self) -> None:
         await self.bus.serve(COMMANDS, self.answer)
         await self.bus.serve(TABLES, self.tables)
-        await self.bus.listen(SOCKETS, self.sockets)
+        await self.bus.listen_from(sockets_for("*"), self.sockets)
         await self.bus.serve_tasks(HTTP, self.http)
         await self.bus.listen(self.local_subject, self._local_frames)
         self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
@@ -189,14 +190,21 @@ class DirectorService:
 
     # ------------------------------------------------------------ the gateways' clients
 
-    def sockets(self, data: bytes) -> None:
+    def sockets(self, subject: str, data: bytes) -> None:
+        """A batch of a realm's gateways (its subject says which realm: NATS lets only that realm's user publish
+        there), about their own clients alone."""
         try:
             batch = _from_gateway.decode(data)
         except msgspec.DecodeError:
             logger.warning("a malformed batch from a gateway was ignored")
             return
+        realm = realm_in(subject)
         now = asyncio.get_running_loop().time()
         for item in batch:
+            if not in_realm(realm, item.gateway):
+                logger.warning("a message of gateway %r on the subject of realm %r was refused: a gateway speaks for "
+                               "its own clients", item.gateway, realm)
+                continue
             link = self.gateways.get(item.gateway)
             if link is None:
                 link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left,

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import msgspec
 from nats.errors import NoRespondersError
@@ -39,7 +39,7 @@ from starlette.websockets import WebSocket
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
 from server import bus
 from server.bus import (
-    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, SOCKETS, Acted, Bus, HttpHead, HttpRequest, Process, TableBatch, ToDirector,
+    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, Bus, HttpHead, HttpRequest, Process, TableBatch, ToDirector,
     ToGateway, deliver, frames_for,
 )
 from server.hub import CLOSE_FLOOD, WIRE, Connection, Outbound, WebSocketProtocol
@@ -77,7 +77,8 @@ class Gateway:
 
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
-        self.me = Process.here("gateway", url)
+        self.realm = bus.realm_of(settings.nats) if settings.nats else bus.GATEWAY_REALM
+        self.me = Process.here("gateway", url, self.realm)
         self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
         self.clients: dict[int, Connection] = {}
         self.metrics = GatewayMetrics(self.clients)
@@ -92,19 +93,30 @@ class Gateway:
 
     async def start(self) -> None:
         assert self.settings.nats is not None
-        self.bus = await Bus.connect(self.settings.nats, "mttsim-gateway", self.metrics.round_trip.observe)
+        self.bus = await Bus.connect(self.settings.nats, "gateway", self.metrics.round_trip.observe)
         await self.bus.register(self.me)  # before any client: the director ends the sessions of the unregistered
         await self.bus.listen(self.subject, self.from_director)
 
     async def beat(self) -> None:
+        """The registration and the look for a new director, in loops of their own: one after the other, a read of
+        the registry that took its full time-out (5 s, on a busy or reconnecting bus) let the registration lapse
+        (after ``PROCESS_SECONDS``), and a director that then heard nothing from the gateway's clients for a while
+        took the live gateway for gone and ended their sessions (issue 38)."""
+        async with asyncio.TaskGroup() as loops:
+            loops.create_task(self._every_beat(lambda bus: bus.register(self.me), "register with the cluster"))
+            loops.create_task(self._every_beat(self._look_for_directors, "read the cluster's registry"))
+
+    async def _look_for_directors(self, bus: Bus) -> None:
+        self.directors_seen({process.id for process in await bus.cluster() if process.role == "director"})
+
+    async def _every_beat(self, work: Callable[[Bus], Awaitable[None]], what: str) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
                 assert self.bus is not None
-                await self.bus.register(self.me)
-                self.directors_seen({process.id for process in await self.bus.cluster() if process.role == "director"})
+                await work(self.bus)
             except Exception:
-                logger.warning("the gateway could not register with the cluster", exc_info=True)
+                logger.warning("the gateway could not %s", what, exc_info=True)
 
     def directors_seen(self, directors: set[str]) -> None:
         """A director that replaced the one this gateway knew (a restart) has none of its clients' sessions:
@@ -126,7 +138,7 @@ class Gateway:
     def _send(self) -> None:
         pending, self._pending = self._pending, []
         if pending and self.bus is not None:
-            self.bus.publish(SOCKETS, msgspec.msgpack.encode(pending))
+            self.bus.publish(bus.sockets_for(self.realm), msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
         """Frames for this gateway's clients, from the director or a table's worker: each client's outbox keeps
@@ -160,7 +172,8 @@ class Gateway:
             return True
         subject, player = seat
         decision = Acted(bus.Route(self.subject, conn, player), message.action, message.amount)
-        self.bus.publish(subject, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [decision])))
+        self.bus.publish(bus.decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER,
+                                                                                                   [decision])))
         return True
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -45,14 +46,64 @@ def nats_binary() -> str | None:
     return shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/usr/local/sbin")
 
 
-@contextlib.contextmanager
-def nats_server() -> Iterator[str]:
-    """A NATS server with JetStream in a directory of its own, which admits only clients with a token of its own;
-    yields its URL, the token in it (``nats://TOKEN@127.0.0.1:PORT``).
+@dataclasses.dataclass(frozen=True)
+class Users:
+    """The URL each role of a cluster connects with: its NATS user and password in it."""
 
-    Without a token anyone who reaches the port could play any table, or
-    take its lease. The token is in a file only this user reads, not on a
-    command line that ``ps`` shows to every user of the machine.
+    director: str
+    tables: str
+    gateways: list[str]  # one realm (NATS user) a gateway
+
+
+def permissions(gateways: int) -> dict[str, dict[str, list[str]]]:
+    """What each user may publish and subscribe to (docs/deployment.md): least privilege on the bus.
+
+    The director is trusted with everything; the table workers with the
+    tables (they deal and play hands, and hold leases). A gateway, the edge
+    that faces the Internet, may publish only its clients' traffic on its
+    own realm's subjects (``server/bus.py``), its HTTP requests and its own
+    registration, and read only its own clients' frames and answers: never a
+    dealt hand, a director's batch, a lease, or another realm's clients.
+    """
+    processes = "KV_mttsim_processes"
+    users = {
+        "director": {"publish": ["mttsim.table.>", "mttsim.notices", "mttsim.frames.>", "_INBOX.tables.>",
+                                 "_INBOX.gateway.>", "$JS.>", "$KV.>"],
+                     "subscribe": ["mttsim.director.>", "mttsim.frames.>", "_INBOX.director.>"]},
+        "tables": {"publish": ["mttsim.director.tables", "mttsim.director.list", "mttsim.frames.>",
+                               "mttsim.stream.>", "$JS.>", "$KV.mttsim_leases.>", "$KV.mttsim_processes.>"],
+                   "subscribe": ["mttsim.notices", "mttsim.table.>", "mttsim.decisions.>", "_INBOX.tables.>"]},
+    }
+    for number in range(1, gateways + 1):
+        realm = f"gateway-{number}"
+        users[realm] = {
+            "publish": [f"mttsim.director.sockets.{realm}", "mttsim.director.http", f"mttsim.decisions.{realm}.>",
+                        f"$KV.mttsim_processes.gateway.{realm}.>", "$JS.API.INFO", f"$JS.API.STREAM.INFO.{processes}",
+                        f"$JS.API.STREAM.CREATE.{processes}", f"$JS.API.CONSUMER.CREATE.{processes}",
+                        f"$JS.API.CONSUMER.CREATE.{processes}.>", f"$JS.API.CONSUMER.DELETE.{processes}.>",
+                        f"$JS.API.CONSUMER.INFO.{processes}.>",
+                        "$JS.FC.>"],
+            "subscribe": [f"mttsim.frames.gateway.{realm}.>", f"_INBOX.gateway.{realm}.>"]}
+    return users
+
+
+def configuration(passwords: dict[str, str], gateways: int) -> str:
+    """nats-server's configuration: a user each role (a gateway each realm), with its permissions."""
+    entries = [f"    {{user: {json.dumps(user)}, password: {json.dumps(passwords[user])}, permissions: "
+               f"{{publish: {json.dumps(allowed['publish'])}, subscribe: {json.dumps(allowed['subscribe'])}}}}}"
+               for user, allowed in permissions(gateways).items()]
+    return "authorization {\n  users: [\n" + "\n".join(entries) + "\n  ]\n}\n"
+
+
+@contextlib.contextmanager
+def nats_server(gateways: int = 2) -> Iterator[Users]:
+    """A NATS server with JetStream in a directory of its own, which admits only the cluster's users, each with
+    a password of its own and the permissions of its role; yields their URLs (``nats://USER:PASSWORD@...``).
+
+    Without authorization anyone who reaches the port could play any
+    table, or take its lease; with one token for all, a gateway's host
+    could deal hands (issue 38). The passwords are in a file only this user
+    reads, not on a command line that ``ps`` shows to every user.
     """
     binary = nats_binary()
     if binary is None:
@@ -60,11 +111,12 @@ def nats_server() -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="mttsim-nats-") as directory:
         ports = Path(directory) / "ports"
         ports.mkdir()
-        token = secrets.token_hex(24)  # hex: nothing in it to escape, in the configuration or the URL
-        configuration = Path(directory) / "nats.conf"
-        configuration.touch(mode=0o600)
-        configuration.write_text(f'authorization {{ token: "{token}" }}\n')
-        process = subprocess.Popen([binary, "-c", str(configuration), "-a", "127.0.0.1", "-p", "-1", "-js",
+        # hex: nothing in them to escape, in the configuration or the URL
+        passwords = {user: secrets.token_hex(24) for user in permissions(gateways)}
+        configuration_file = Path(directory) / "nats.conf"
+        configuration_file.touch(mode=0o600)
+        configuration_file.write_text(configuration(passwords, gateways))
+        process = subprocess.Popen([binary, "-c", str(configuration_file), "-a", "127.0.0.1", "-p", "-1", "-js",
                                     "-sd", str(Path(directory) / "js"), "--ports_file_dir", str(ports)],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -74,7 +126,11 @@ def nats_server() -> Iterator[str]:
                     raise SystemExit("nats-server did not start")
                 time.sleep(0.05)
             address = str(json.loads(found[0].read_text())["nats"][0])
-            yield address.replace("nats://", f"nats://{token}@", 1)
+
+            def url(user: str) -> str:
+                return address.replace("nats://", f"nats://{user}:{passwords[user]}@", 1)
+
+            yield Users(url("director"), url("tables"), [url(f"gateway-{n}") for n in range(1, gateways + 1)])
         finally:
             process.terminate()
             process.wait(10)
@@ -127,18 +183,21 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     with contextlib.ExitStack() as stack:
-        url = args.nats or stack.enter_context(nats_server())
+        users = Users(args.nats, args.nats, [args.nats] * args.gateways) if args.nats \
+            else stack.enter_context(nats_server(args.gateways))
         # A director started again restores from its journal: with --memory, the journal lives in a directory
         # removed when the cluster stops, so that nothing is kept on disk but a restart still finds it.
         db = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mttsim-cluster-"))) / "journal.db") \
             if args.memory else args.db
         director_port = args.port + args.gateways
-        children = [Child("director", url, "--role", "director", "--host", args.host, "--port", str(director_port),
-                          "--admin-token", token, "--hand-pause", str(args.hand_pause), "--db", db)]
-        children += [Child(f"table worker {i + 1}", url, "--role", "tables") for i in range(args.table_workers)]
-        children += [Child(f"gateway {i + 1}", url, "--role", "gateway", "--host", args.host,
+        children = [Child("director", users.director, "--role", "director", "--host", args.host,
+                          "--port", str(director_port), "--admin-token", token, "--hand-pause", str(args.hand_pause),
+                          "--db", db)]
+        children += [Child(f"table worker {i + 1}", users.tables, "--role", "tables")
+                     for i in range(args.table_workers)]
+        children += [Child(f"gateway {i + 1}", users.gateways[i], "--role", "gateway", "--host", args.host,
                            "--port", str(args.port + i), "--admin-token", token) for i in range(args.gateways)]
-        print(f"NATS: {url}", flush=True)
+        print(f"NATS: {shown(users.director)}", flush=True)
         print(f"admin token: {token}", flush=True)
         print(f"director: http://{args.host}:{director_port}/ (pid {children[0].process.pid})", flush=True)
         for worker in children[1:1 + args.table_workers]:

@@ -28,8 +28,8 @@ from engine.wire import (
 )
 from server import views
 from server.bus import (
-    ANY_HOLDER, Acted, Adopt, Back, Closed, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch,
-    Watching,
+    Acted, Adopt, Back, Closed, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
+    frames_for, in_realm, realm_in,
 )
 from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
@@ -85,12 +85,9 @@ class PlayedTable:
         except msgspec.DecodeError:
             logger.warning("table %s: a malformed batch was ignored", self.table)
             return
-        items = batch.items
-        if batch.epoch == ANY_HOLDER:  # a gateway's: its clients' decisions, nothing else
-            items = [item for item in items if isinstance(item, Acted) and self._placed(item.route)]
-        elif batch.epoch != self.epoch:  # for another holder of the lease
+        if batch.epoch != self.epoch:  # for another holder of the lease (a gateway's decisions come elsewhere)
             return
-        for item in items:
+        for item in batch.items:
             if isinstance(item, Publish):
                 self._publish(item.message, item.concerned)
             elif isinstance(item, Acted):
@@ -120,13 +117,27 @@ class PlayedTable:
             elif isinstance(item, Closed):
                 self.closed.set()
 
-    def _placed(self, route: Route) -> bool:
-        """Whether the director placed ``route``'s player there: a gateway speaks for its own clients only, so that
-        a decision forged on the bus for anyone else is refused."""
-        if route.player and self.routes.get((route.subject, route.number)) == route.player:
+    def decided(self, subject: str, data: bytes) -> None:
+        """Decisions of a realm's gateways (``decisions_for``), which carry nothing else."""
+        try:
+            batch = _batch.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("table %s: a malformed batch of decisions was ignored", self.table)
+            return
+        realm = realm_in(subject)
+        for item in batch.items:
+            if isinstance(item, Acted) and self._placed(realm, item.route):
+                self._act(item)
+
+    def _placed(self, realm: str, route: Route) -> bool:
+        """Whether the director placed ``route``'s player there, at a client of a gateway of ``realm``: a gateway
+        speaks for its own clients only, so that a decision forged on the bus for anyone else is refused, even
+        with a gateway's credentials (NATS lets only ``realm``'s user publish on the subject it came on)."""
+        if (route.player and self.routes.get((route.subject, route.number)) == route.player
+                and in_realm(realm, route.subject.removeprefix(frames_for("")))):
             return True
-        logger.warning("table %s: a decision for %r from %s/%s, where the director placed no such player, refused",
-                       self.table, route.player, route.subject, route.number)
+        logger.warning("table %s: a decision for %r from %s/%s, where the director placed no such player of realm "
+                       "%r, refused", self.table, route.player, route.subject, route.number, realm)
         return False
 
     def _act(self, acted: Acted) -> None:

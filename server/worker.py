@@ -32,7 +32,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from server.bus import (
     COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState,
-    stream_subject, table_subject,
+    decisions_for, stream_subject, table_subject,
 )
 from server.metrics import SECONDS
 from server.playing import PlayedTable
@@ -221,12 +221,14 @@ class TableWorker:
 
         key = f"{tournament}.{table}"
         self.told[key] = heard
-        unsubscribe: Callable[[], Awaitable[None]] | None = None
+        unsubscribes: list[Callable[[], Awaitable[None]]] = []
         try:
             played = PlayedTable(table, lease.epoch, self.frames_to, partial(self.bus.publish, stream_subject(
                 tournament, table)), arrived.set, self.metrics.action_seconds.observe, self.metrics.expired.inc,
                 await self._last_seq(tournament, table))
-            unsubscribe = await self.bus.listen(table_subject(tournament, table), played.heard)
+            subject = table_subject(tournament, table)
+            unsubscribes.append(await self.bus.listen(subject, played.heard))
+            unsubscribes.append(await self.bus.listen_from(decisions_for("*", subject), played.decided))
             await self._drive(ask, lambda: newest, arrived, stopped, played)
             if newest.kind == "gone":  # its last messages (the finish, a break) may still be on their way
                 with contextlib.suppress(TimeoutError):
@@ -246,7 +248,7 @@ class TableWorker:
             self.held.pop(key, None)
             self.told.pop(key, None)
             self.metrics.leases.set(len(self.held))
-            if unsubscribe is not None:
+            for unsubscribe in unsubscribes:
                 with contextlib.suppress(Exception):
                     await unsubscribe()
 
@@ -293,7 +295,7 @@ async def work(url: str, metrics_port: int | None) -> None:
     metrics = WorkerMetrics()
     if metrics_port is not None:
         metrics.serve(metrics_port)
-    bus = await Bus.connect(url, "mttsim-tables", metrics.round_trip.observe)
+    bus = await Bus.connect(url, "tables", metrics.round_trip.observe)
     try:
         await TableWorker(bus, metrics).run()
     finally:

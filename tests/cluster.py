@@ -26,12 +26,13 @@ ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @contextmanager
-def nats_server() -> Iterator[str]:
-    """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks (server/localcluster.py); its URL."""
+def nats_server() -> Iterator[localcluster.Users]:
+    """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks, with the users of the roles of a cluster
+    (server/localcluster.py); their URLs."""
     if localcluster.nats_binary() is None:
         pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
-    with localcluster.nats_server() as url:
-        yield url
+    with localcluster.nats_server() as users:
+        yield users
 
 
 def free_ports_in_a_row(count: int) -> int:
@@ -65,11 +66,11 @@ def log_of(process: subprocess.Popen[str]) -> str:
     return Path(LOGS[process.pid]).read_text()[-3000:]
 
 
-def director(url: str, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:
+def director(users: localcluster.Users, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:
     """The director process, serving REST and websockets on ``port`` once this returns; its journal in ``db``, or
     nowhere."""
     storage = ("--memory",) if db is None else ("--db", db)
-    return serving(mttsim("serve", "--nats", url, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
+    return serving(mttsim("serve", "--nats", users.director, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
                           *storage, *more), port)
 
 
@@ -86,8 +87,8 @@ def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
             time.sleep(0.05)
 
 
-def worker(url: str, *more: str) -> subprocess.Popen[str]:
-    return mttsim("serve", "--nats", url, "--role", "tables", *more)
+def worker(users: localcluster.Users, *more: str) -> subprocess.Popen[str]:
+    return mttsim("serve", "--nats", users.tables, "--role", "tables", *more)
 
 
 def stop(*processes: subprocess.Popen[str]) -> None:
@@ -125,7 +126,7 @@ def wait_for(what: str, test: Callable[[], bool], timeout: float = 120.0,
 
 
 
-def gateway(url: str, port: int) -> subprocess.Popen[str]:
-    """A gateway serving on ``port`` once this returns."""
-    return serving(mttsim("serve", "--nats", url, "--role", "gateway", "--port", str(port), "--admin-token", TOKEN),
+def gateway(users: localcluster.Users, port: int, realm: int = 0) -> subprocess.Popen[str]:
+    """A gateway of the ``realm``-th realm, serving on ``port`` once this returns."""
+    return serving(mttsim("serve", "--nats", users.gateways[realm], "--role", "gateway", "--port", str(port), "--admin-token", TOKEN),
                    port)

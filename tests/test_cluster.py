@@ -111,10 +111,10 @@ async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_f
     share: hand-for-hand across both workers, players moved between their tables, tables broken, a winner."""
     port, first, second = free_port(), free_port(), free_port()
     watched = [free_port(), free_port()]  # the workers' metrics
-    with nats_server() as url:
-        processes = [director(url, port, "--hand-pause", "0.02"),
-                     *(worker(url, "--metrics-port", str(metrics)) for metrics in watched), gateway(url, first),
-                     gateway(url, second)]
+    with nats_server() as users:
+        processes = [director(users, port, "--hand-pause", "0.02"),
+                     *(worker(users, "--metrics-port", str(metrics)) for metrics in watched), gateway(users, first),
+                     gateway(users, second, 1)]
         try:
             await asyncio.to_thread(wait_for, "two workers and two gateways registered",
                                     lambda: [p["role"] for p in cluster(port)].count("tables") == 2
@@ -182,9 +182,9 @@ async def created(port: int) -> str:
 @pytest.mark.asyncio
 async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is_lost():
     port = free_port()
-    with nats_server() as url:
-        workers = [worker(url), worker(url)]
-        processes = [director(url, port, "--hand-pause", "0.02"), *workers]
+    with nats_server() as users:
+        workers = [worker(users), worker(users)]
+        processes = [director(users, port, "--hand-pause", "0.02"), *workers]
         try:
             by_pid: dict[int, str] = {}  # a busy machine may let a registry entry lapse a moment: kept once seen
 
@@ -276,9 +276,9 @@ async def test_a_director_killed_and_restarted_restores_from_its_journal_and_the
     does not have, is told to reconnect (1012) and is given one."""
     port, through = free_port(), free_port()
     db = str(tmp_path / "journal.db")
-    with nats_server() as url:
-        first = director(url, port, "--hand-pause", "0.02", db=db)
-        processes = [first, worker(url), gateway(url, through)]
+    with nats_server() as users:
+        first = director(users, port, "--hand-pause", "0.02", db=db)
+        processes = [first, worker(users), gateway(users, through)]
         try:
             await asyncio.to_thread(wait_for, "a worker and a gateway registered",
                                     lambda: {"tables", "gateway"} <= {p["role"] for p in cluster(port)})
@@ -289,7 +289,7 @@ async def test_a_director_killed_and_restarted_restores_from_its_journal_and_the
                                     lambda: show(port, tournament)["players_left"] <= PLAYERS - 5)
             first.send_signal(signal.SIGKILL)
             first.wait(10)
-            processes.append(await asyncio.to_thread(director, url, port, "--hand-pause", "0.02", db=db))
+            processes.append(await asyncio.to_thread(director, users, port, "--hand-pause", "0.02", db=db))
             assert show(port, tournament)["restored_at"] is not None
             with pytest.raises(ConnectionClosed) as closed:
                 while True:  # what was queued before the kill, then the close
@@ -330,9 +330,9 @@ async def play_until_acted(url: str, token: str, player: str, tournament: str, t
 @pytest.mark.asyncio
 async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_players_reconnect_through_another():
     director_port, port_a, port_b = free_port(), free_port(), free_port()
-    with nats_server() as url:
-        processes = [director(url, director_port, "--hand-pause", "0.02"), worker(url)]
-        a, b = gateway(url, port_a), gateway(url, port_b)
+    with nats_server() as users:
+        processes = [director(users, director_port, "--hand-pause", "0.02"), worker(users)]
+        a, b = gateway(users, port_a), gateway(users, port_b, 1)
         processes += [a, b]
         try:
             wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
@@ -373,12 +373,12 @@ async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_playe
 
 def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
     director_port, gateway_port = free_port(), free_port()
-    with nats_server() as url:
-        processes = [gateway(url, gateway_port)]
+    with nats_server() as users:
+        processes = [gateway(users, gateway_port)]
         try:
             alone = httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments", timeout=30)
             assert alone.status_code == 503 and alone.json()["error"] == "unavailable", alone.text
-            processes.append(director(url, director_port))
+            processes.append(director(users, director_port))
             wait_for("the director to answer through the gateway",
                      lambda: httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments", timeout=30).status_code
                      == 200, describe=lambda: log_of(processes[0]))
@@ -466,15 +466,65 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.asyncio
-async def test_the_nats_server_of_a_local_cluster_admits_only_clients_with_its_token():
-    with nats_server() as url:
-        token, address = url.removeprefix("nats://").split("@")
-        assert len(token) == 48
-        client = await nats.connect(url, allow_reconnect=False, connect_timeout=10)
+async def test_the_nats_server_of_a_local_cluster_admits_only_its_users_with_their_passwords():
+    with nats_server() as users:
+        password, address = users.director.removeprefix("nats://director:").split("@")
+        assert len(password) == 48
+        client = await nats.connect(users.director, allow_reconnect=False, connect_timeout=10)
         await client.close()
-        for wrong in (f"nats://{address}", f"nats://{'0' * 48}@{address}"):
+        for wrong in (f"nats://{address}", f"nats://director:{'0' * 48}@{address}", f"nats://{password}@{address}"):
             with pytest.raises(nats.errors.Error, match="[Aa]uthorization"):
                 await nats.connect(wrong, allow_reconnect=False, max_reconnect_attempts=0, connect_timeout=10)
+
+
+@pytest.mark.asyncio
+async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_another_gateway():
+    """Issue 38: with one token for all, any gateway host could deal a table a hand or answer for the director.
+    Each role is a NATS user with subject permissions (server/localcluster.py): what a gateway's credentials
+    publish anywhere but on its own realm's subjects never arrives, and nats-server says why."""
+    from server.bus import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
+
+    with nats_server() as users:
+        violations: list[str] = []
+
+        async def refused(error: Exception) -> None:
+            violations.append(str(error))
+
+        director = await nats.connect(users.director, connect_timeout=10)
+        tables = await nats.connect(users.tables, connect_timeout=10)
+        edge = await nats.connect(users.gateways[0], connect_timeout=10, error_cb=refused)
+        heard: list[str] = []
+
+        async def hear(message: nats.aio.msg.Msg) -> None:
+            heard.append(message.subject)
+
+        for subject in ("mttsim.table.>", "mttsim.decisions.>", "mttsim.notices"):
+            await tables.subscribe(subject, cb=hear)
+        for subject in ("mttsim.director.>", "mttsim.frames.>"):
+            await director.subscribe(subject, cb=hear)
+        table, theirs = table_subject("t", 1), frames_for("gateway.gateway-2.host-1")
+        # nor may it read the director's batches or another realm's frames
+        spied = [await edge.subscribe(subject, cb=hear) for subject in ("mttsim.table.>", f"{theirs}")]
+        forbidden = [table, "mttsim.notices", COMMANDS, decisions_for("gateway-2", table), sockets_for("gateway-2"),
+                     theirs, "$KV.mttsim_leases.t.1", "$JS.API.STREAM.DELETE.KV_mttsim_leases"]
+        for subject in forbidden:
+            await edge.publish(subject, b"a crafted batch")
+        allowed = [decisions_for("gateway-1", table), sockets_for("gateway-1")]
+        for subject in allowed:
+            await edge.publish(subject, b"")
+        await edge.flush()
+        await director.publish(table_subject("t", 2), b"")  # heard by the tables' user, not by the edge
+        await director.publish(theirs, b"")
+        expected = sorted([*allowed, table_subject("t", 2), theirs])
+        for _ in range(100):
+            if sorted(heard) == expected and len(violations) >= len(forbidden) + len(spied):
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(heard) == expected  # each once: the director's own subscriber, never the edge's
+        assert len(violations) == len(forbidden) + len(spied)
+        assert all("permissions violation" in violation.lower() for violation in violations), violations
+        for client in (director, tables, edge):
+            await client.close()
 
 
 def test_a_nats_url_is_shown_without_its_token():
@@ -488,8 +538,8 @@ async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
     """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
     from server.bus import Bus, stream_subject
 
-    with nats_server() as url:
-        bus = await Bus.connect(url, "test")
+    with nats_server() as users:
+        bus = await Bus.connect(users.tables, "tables")
         try:
             assert await bus.last_seq("t", 1) == 0
             bus.publish(stream_subject("t", 1), b'{"type":"event","seq":5}\n{"type":"event","seq":6}')

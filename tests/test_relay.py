@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from engine.wire import Presence
-from server.bus import CLOSE_SESSION_LOST, ToDirector, ToGateway
+from server.bus import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
 from server.cluster import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.gateway import Gateway
 from server.hub import Connection, Outbound
@@ -21,6 +21,8 @@ from server.runtime import TournamentRuntime
 from server.streams import PRESENCE_TICK
 from tests.test_security import Watcher
 from tests.tournaments import definition as rules
+
+A = "gateway.a.host-1"  # a gateway of the realm "a", by its id
 
 frames = msgspec.msgpack.Decoder(list[ToGateway])
 
@@ -79,7 +81,7 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
     runtime = drawn
     journal: list[str] = []
     bus = GatewaysBus(journal)
-    link = GatewayLink(bus, "gateway-a", lambda connection, runtime: None,  # type: ignore[arg-type]
+    link = GatewayLink(bus, A, lambda connection, runtime: None,  # type: ignore[arg-type]
                        lambda: journal.append("committed"))
     outbound = Outbound(0.05, before=lambda: None)
     players = runtime.director.tables[1].table.players
@@ -102,7 +104,7 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
 
     assert journal == ["committed", "published"]
     ((subject, sent),) = bus.published
-    assert subject == "mttsim.gateway.gateway-a"
+    assert subject == frames_for(A)
     assert [(frame.now, sorted(frame.later), len(frame.lines)) for frame in sent] == [
         ([1], [], 1),  # the private message, to its player only
         ([1], [2, 3, 4], 1),  # the table's message once: at once to whom it concerns, with the tick to the others
@@ -144,20 +146,34 @@ async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_a
     server = Server(Settings(admin_token="x"))
     bus = GatewaysBus([])
     service = DirectorService(bus, server, app=None)  # type: ignore[arg-type]
-    service.sockets(msgspec.msgpack.encode([ToDirector("open", "gateway-a", 1)]))  # a lobby session
+    service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("open", A, 1)]))  # a lobby session
     assert service.lost_gateways(registered=set()) == []  # heard from just now: busy at worst
-    service.gateways["gateway-a"].heard -= GATEWAY_SILENCE_SECONDS + 1
-    assert service.lost_gateways(registered={"gateway-a"}) == []  # registered
-    assert service.lost_gateways(registered=set()) == ["gateway-a"]
+    service.gateways[A].heard -= GATEWAY_SILENCE_SECONDS + 1
+    assert service.lost_gateways(registered={A}) == []  # registered
+    assert service.lost_gateways(registered=set()) == [A]
 
-    service.gateways.pop("gateway-a").end_all()
+    service.gateways.pop(A).end_all()
     await asyncio.sleep(0)
     bus.published.clear()
-    service.sockets(msgspec.msgpack.encode([ToDirector("in", "gateway-a", 1, b'{"type":"sync"}')]))
+    service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("in", A, 1, b'{"type":"sync"}')]))
     await asyncio.sleep(0)
     ((subject, (frame,)),) = bus.published
-    assert subject == "mttsim.gateway.gateway-a"
+    assert subject == frames_for(A)
     assert frame.now == [1] and frame.close == CLOSE_SESSION_LOST
+
+
+@pytest.mark.asyncio
+async def test_the_director_refuses_what_a_realm_says_for_a_gateway_of_another(caplog: pytest.LogCaptureFixture):
+    """A gateway's clients' messages name their gateway; the subject they come on names the realm whose user
+    alone may publish there. A gateway that names another realm's gateway would speak for its clients: it is
+    refused, with a log line, and no session opens."""
+    service = DirectorService(GatewaysBus([]), Server(Settings(admin_token="x")), app=None)  # type: ignore[arg-type]
+    with caplog.at_level("WARNING", logger="mttsim.cluster"):
+        service.sockets(sockets_for("b"), msgspec.msgpack.encode([ToDirector("open", A, 1),
+                                                                  ToDirector("in", A, 1, b'{"type":"sync"}')]))
+    assert service.gateways == {} and sum("refused" in record.getMessage() for record in caplog.records) == 2
+    service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("open", A, 1)]))
+    assert list(service.gateways) == [A] and list(service.gateways[A].sessions) == [1]
 
 
 @pytest.mark.asyncio
@@ -200,7 +216,7 @@ async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_work
     assert not gateway.to_table(gateway.clients[2], 2, act)  # an observer: the director refuses it
     ((subject, payload),) = gateway.bus.published  # type: ignore[attr-defined]
     batch = msgspec.msgpack.decode(payload, type=TableBatch)
-    assert subject == "mttsim.table.t.3" and batch.epoch == ANY_HOLDER
+    assert subject == "mttsim.decisions.gateway.t.3" and batch.epoch == ANY_HOLDER  # never the director's subject
     ((decision),) = batch.items
     assert (decision.route.subject, decision.route.number, decision.route.player) == (gateway.subject, 1, "p7")
     assert (decision.action, decision.amount) == ("raise", 60)

@@ -13,7 +13,10 @@ import msgspec
 import pytest
 
 from engine.status import TournamentError
-from server.bus import ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway
+from server.bus import (
+    ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway, decisions_for, frames_for,
+    table_subject,
+)
 from server.journal import MemoryStorage
 from server.playing import PlayedTable
 from server.runtime import TournamentRuntime
@@ -23,7 +26,8 @@ from tests.test_server_play import until
 from tests.tournaments import definition as rules
 
 PLAYERS = 3 * DRAW_SNAPSHOTS_PER_TURN  # a draw routed over several turns of the event loop
-GATEWAY = "mttsim.gateway.test"
+GATEWAY = frames_for("gateway.north.host-1")  # the frames' subject of a gateway of the realm "north"
+DECISIONS = decisions_for("north", table_subject("t", 1))  # where that realm's gateways send decisions
 
 
 class Dealt:
@@ -128,7 +132,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
         played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[other], "call", None)])))  # not their turn
         legal = desk.hand.legal_actions()
         # From the player's gateway, which knows no lease: a decision is taken, anything else ignored.
-        played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [
+        played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [
             Adopt([]), Acted(route[actor], "check" if legal.can_check else "call", None)])))
     assert runtime.director.hand(table).actor is not None  # type: ignore[union-attr]  # the director's is as dealt
     back = await playing
@@ -269,11 +273,13 @@ async def test_a_dealt_hand_the_rules_refuse_is_ignored_with_a_log_line(caplog: 
 async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_nowhere_is_refused(
         caplog: pytest.LogCaptureFixture) -> None:
     """Issue 38's second attack: a decision published under ANY_HOLDER for any player was applied. A worker takes a
-    gateway's decision only for the client at which the director placed that player."""
+    gateway's decision only for the client at which the director placed that player, and only from that gateway's
+    realm (the subject it came on, on which NATS lets only that realm's user publish)."""
     runtime, workers, table = await one_table_running()
     out = await dealt_to_a_worker(runtime, workers, table)
     players = list(out.hand.players)
     placed = {player: Route(GATEWAY, number, player) for number, player in enumerate(players[1:], start=1)}
+    south = frames_for("gateway.south.host-2")  # another realm's gateway, at which the director placed nobody
     played, bus = a_played_table()
     played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(placed.values())), out])))
     playing = asyncio.get_running_loop().create_task(played.play(asyncio.Event()))
@@ -282,22 +288,29 @@ async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_n
     assert desk is not None
     actor = desk.hand.players[desk.hand.actor]  # type: ignore[index]
     elsewhere = next(route for player, route in placed.items() if player != actor)
+    from_south = decisions_for("south", table_subject("t", 1))
     forged = [
-        Route("mttsim.gateway.other", 1, actor),  # another gateway's subject
-        Route(GATEWAY, elsewhere.number, actor),  # another client's number on this one
-        Route(GATEWAY, 99, actor),  # no client at all
-        Route(GATEWAY, 0, players[0]),  # the player who never connected
+        (DECISIONS, Route(frames_for("gateway.north.host-9"), 1, actor)),  # another gateway of the realm
+        (DECISIONS, Route(GATEWAY, elsewhere.number, actor)),  # another client's number on this one
+        (DECISIONS, Route(GATEWAY, 99, actor)),  # no client at all
+        (DECISIONS, Route(GATEWAY, 0, players[0])),  # the player who never connected
+        (DECISIONS, Route(south, 1, actor)),  # a gateway of another realm, named by this one
+        *((from_south, route) for route in placed.values()),  # another realm for this one's players
     ]
     if actor in placed:
-        forged.append(Route(GATEWAY, placed[actor].number, ""))  # an observer's
+        forged.append((DECISIONS, Route(GATEWAY, placed[actor].number, "")))  # an observer's
     events_before = len(desk.hand.events)
     with caplog.at_level(logging.WARNING, logger="mttsim.worker"):
-        for route in forged:
-            played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, "all_in", None)])))
+        for subject, route in forged:
+            played.decided(subject, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, "all_in", None)])))
+        # and on the table's own subject, the director's, a decision under no epoch is not even looked at
+        played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed.get(actor, forged[0][1]),
+                                                                          "all_in", None)])))
     assert len(desk.hand.events) == events_before and played.decisions == []
     assert sum("refused" in record.getMessage() for record in caplog.records) == len(forged)
     if actor in placed:  # the placed client's own decision is taken
-        played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor], "fold", None)])))
+        played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor], "fold",
+                                                                                       None)])))
         assert [decision[:2] for decision in played.decisions] == [(actor, "fold")]
     playing.cancel()
     await asyncio.gather(playing, return_exceptions=True)
