@@ -70,8 +70,8 @@ def director(users: localcluster.Users, port: int, *more: str, db: str | None = 
     """The director process, serving REST and websockets on ``port`` once this returns; its journal in ``db``, or
     nowhere."""
     storage = ("--memory",) if db is None else ("--db", db)
-    return serving(mttsim("serve", "--nats", users.director, "--role", "director", "--port", str(port), "--admin-token", TOKEN,
-                          *storage, *more), port)
+    return serving(mttsim("serve", "--nats", users.director, "--role", "director", "--port", str(port),
+                          "--admin-token", TOKEN, *storage, *more), port)
 
 
 def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
@@ -128,5 +128,5 @@ def wait_for(what: str, test: Callable[[], bool], timeout: float = 120.0,
 
 def gateway(users: localcluster.Users, port: int, realm: int = 0) -> subprocess.Popen[str]:
     """A gateway of the ``realm``-th realm, serving on ``port`` once this returns."""
-    return serving(mttsim("serve", "--nats", users.gateways[realm], "--role", "gateway", "--port", str(port), "--admin-token", TOKEN),
-                   port)
+    return serving(mttsim("serve", "--nats", users.gateways[realm], "--role", "gateway", "--port", str(port),
+                          "--admin-token", TOKEN), port)
