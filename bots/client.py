@@ -51,6 +51,7 @@ class SeatReport:
     timed_out: int = 0  # the clock acted for this bot
     missed_deadlines: int = 0  # ... although it meant to act
     reconnections: int = 0
+    failovers: int = 0  # times the bot found its gateway gone and went to the next address
     snapshots: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from sending an action to seeing it acted
     lags: list[float] = field(default_factory=list)  # seconds from the server's stamp to receipt
@@ -98,9 +99,12 @@ def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
 class SeatBot(WSListener):
     """One seat: strategy, optional fault, think time, and its report. picows calls it for each frame."""
 
-    def __init__(self, ws_url: str, tournament: str, player: str, token: str, strategy: Strategy,
+    def __init__(self, ws_url: str | list[str], tournament: str, player: str, token: str, strategy: Strategy,
                  rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None) -> None:
-        self.url = f"{ws_url}/ws/tournaments/{tournament}?token={token}"
+        """``ws_url``: the server, or the gateways of a cluster, the first to try first."""
+        self.bases = [ws_url] if isinstance(ws_url, str) else ws_url
+        self.urls = [f"{url}/ws/tournaments/{tournament}?token={token}" for url in self.bases]
+        self.url = self.urls[0]
         self.token = token
         self.player = player
         self.strategy = strategy
@@ -123,7 +127,10 @@ class SeatBot(WSListener):
 
         A dropped connection, or a server that is not there (restarting after
         a crash), is retried with the same token, for up to a minute of
-        refusals in a row.
+        refusals in a row. Given several gateways, a bot whose gateway refuses
+        the connection goes on to the next at once: any gateway serves any
+        session (the session's token is its key), as a client behind a load
+        balancer would be sent to another.
         """
         refused = 0
         while not self._done:
@@ -131,8 +138,13 @@ class SeatBot(WSListener):
                 transport, _ = await ws_connect(lambda: self, self.url, max_frame_size=MAX_FRAME_BYTES)
             except OSError:
                 refused += 1
-                if refused > 120:
+                if refused > 120 * len(self.urls):
                     raise
+                if len(self.urls) > 1:
+                    self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
+                    self.report.failovers += 1
+                    if refused % len(self.urls):
+                        continue  # the next one now; after a round of refusals, the usual pause
             else:
                 refused = 0
                 try:
@@ -144,6 +156,11 @@ class SeatBot(WSListener):
                 self.report.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
         return self.report
+
+    def gateways_from_here(self) -> list[str]:
+        """The addresses, the one this bot plays through now first (for its next entry)."""
+        at = self.urls.index(self.url)
+        return self.bases[at:] + self.bases[:at]
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self._transport = transport

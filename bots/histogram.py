@@ -63,7 +63,7 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
         raise ValueError(f"the reports are of different tournaments: {', '.join(sorted(tournaments))}")
     wall = max(report["wall_s"] for report in reports)
     summed = ("players", "actions", "errors", "provoked_errors", "missed_deadlines", "timeouts", "reconnections",
-              "messages", "late_registrations", "late_refused", "reentries")
+              "failovers", "messages", "late_registrations", "late_refused", "reentries")
     merged: dict[str, Any] = {"tournament": tournaments.pop(), "shards": len(reports),
                               "tables": max(report["tables"] for report in reports)}
     for key in summed:

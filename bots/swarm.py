@@ -35,7 +35,7 @@ from bots.histogram import histogram, percentiles
 
 @dataclass
 class SwarmOptions:
-    url: str
+    url: str  # the server, or a cluster's gateways separated by commas (this shard's first first)
     players: int
     tournament: str | None = None
     definition: dict[str, Any] | None = None  # with --create: the definition to create (None: a default)
@@ -86,10 +86,12 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
     """Create or join the tournament, register this shard's bots, play to the end, and report."""
     rng = random.Random(options.seed)
     admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
-    ws_url = "ws" + options.url.removeprefix("http")
+    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
+    ws_urls = ["ws" + address.removeprefix("http") for address in addresses]
     shard, shards = options.shard
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
-    async with httpx.AsyncClient(base_url=options.url, timeout=30, limits=limits) as http:
+    async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
+                                 transport=Failover(addresses, limits)) as http:
         tournament = options.tournament
         if tournament is None:
             definition = options.definition or default_swarm_definition(options.players)
@@ -104,7 +106,9 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             answer.raise_for_status()
             seat = answer.json()
             strategy, fault = strategy_for(tag)
-            return SeatBot(ws_url, tournament, seat["player_id"], seat["token"], strategy,
+            # the bots spread over the gateways, each going on to the next when its own is gone
+            return SeatBot(ws_urls[k % len(ws_urls):] + ws_urls[:k % len(ws_urls)], tournament, seat["player_id"],
+                           seat["token"], strategy,
                            random.Random(rng.random()), options.think, fault)
 
         bots: list[SeatBot] = []
@@ -125,7 +129,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                 if answer.status_code != 201:
                     return  # re-entry closed, or this entry's person has used them all
                 counts["reentries"] += 1
-                bot = SeatBot(ws_url, tournament, answer.json()["player_id"], bot.token, bot.strategy,
+                bot = SeatBot(bot.gateways_from_here(), tournament, answer.json()["player_id"], bot.token, bot.strategy,
                               random.Random(rng.random()), options.think, bot.fault)
                 bots.append(bot)
 
@@ -192,6 +196,34 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
     return report
 
 
+class Failover(httpx.AsyncBaseTransport):
+    """Requests to the first of several addresses (a cluster's gateways) that takes the connection: one that
+    refuses it is gone, and the request goes to the next, as it would through a load balancer. Only a request
+    that could not connect is sent again, so that nothing reaches the server twice."""
+
+    def __init__(self, addresses: list[str], limits: httpx.Limits) -> None:
+        self.origins = [httpx.URL(address) for address in addresses]
+        self.current = 0
+        self.transport = httpx.AsyncHTTPTransport(limits=limits)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        for _ in range(len(self.origins) - 1):
+            try:
+                return await self._send(request)
+            except httpx.ConnectError:
+                self.current = (self.current + 1) % len(self.origins)
+        return await self._send(request)
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        origin = self.origins[self.current]
+        request.url = request.url.copy_with(scheme=origin.scheme, host=origin.host, port=origin.port)
+        request.headers["Host"] = origin.netloc.decode()
+        return await self.transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
 # An idle connection is let go before the server's keep-alive (uvicorn's 5 s) can close it: at the same 5 s
 # (httpx's default), a server whose loop was busy closed a connection as a request was sent on it, and the
 # swarm's POST /start failed with a ReadError (15,000 bots through a gateway).
@@ -250,7 +282,8 @@ def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any],
         "error_codes": dict(Counter(str(error.get("code")) for r in reports for error in r.errors)),
         "provoked_errors": sum(r.provoked_errors for r in reports),
         "missed_deadlines": sum(r.missed_deadlines for r in reports), "timeouts": sum(r.timed_out for r in reports),
-        "reconnections": sum(r.reconnections for r in reports), "messages": sum(r.messages for r in reports),
+        "reconnections": sum(r.reconnections for r in reports), "failovers": sum(r.failovers for r in reports),
+        "messages": sum(r.messages for r in reports),
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
         "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
         "histograms": {"latency_ms": histogram(latencies), "event_lag_ms": histogram(lags)},

@@ -277,7 +277,7 @@ def swarm(args: argparse.Namespace) -> int:
         print(f"{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
               f"({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
               f"{report['errors']} errors, {report['missed_deadlines']} missed deadlines, "
-              f"{report['reconnections']} reconnections; swarm CPU {report['swarm_cpu_percent']}%; "
+              f"{report['reconnections']} reconnections ({report['failovers']} to another gateway); swarm CPU {report['swarm_cpu_percent']}%; "
               f"finished: {report['finished']}")
         if args.late or args.reentry:
             print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "
@@ -396,7 +396,9 @@ def main(argv: list[str] | None = None) -> int:
                                   help="a big-blind ante (default) or everyone's, from level 3")
     structure_parser.set_defaults(run=structure_command)
     swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
-    swarm_parser.add_argument("--url", default="http://127.0.0.1:8000")
+    swarm_parser.add_argument("--url", default="http://127.0.0.1:8000",
+                              help="the server, or a cluster's gateways separated by commas: the bots spread over "
+                                   "them, and a bot whose gateway is gone goes on to the next (default: %(default)s)")
     swarm_parser.add_argument("--players", type=int, required=True)
     swarm_parser.add_argument("--tournament", help="join this tournament (its id)")
     swarm_parser.add_argument("--create", action="store_true", help="create the tournament (needs --admin-token)")

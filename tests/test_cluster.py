@@ -371,6 +371,36 @@ async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_playe
             stop(*processes)
 
 
+@pytest.mark.asyncio
+async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the_tournament_finishes():
+    """Issue 38: the bots of a killed gateway did not move to the other, which the swarm did not know. Given both
+    addresses, the bots spread over them; those of the killed one reconnect through the other with their tokens,
+    the REST calls follow, and the tournament finishes settled."""
+    director_port, port_a, port_b = free_port(), free_port(), free_port()
+    with nats_server() as users:
+        processes = [director(users, director_port, "--hand-pause", "0.02"), worker(users)]
+        a, b = gateway(users, port_a), gateway(users, port_b, 1)
+        processes += [a, b]
+        try:
+            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
+            options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=PLAYERS,
+                                   admin_token=TOKEN, seed=7, mix={"pushfold": 2, "station": 1, "tag": 1},
+                                   think=(0.0, 0.02), definition=definition(PLAYERS, 6, action_seconds=5.0, paid=6,
+                                                                            levels=LEVELS))
+            playing = asyncio.create_task(run_swarm(options))
+            tournament = await created(director_port)
+            await asyncio.to_thread(wait_for, "hands played through both gateways", lambda: sum(
+                event["type"] == "hand_finished" for event in events(director_port, tournament)) >= 5)
+            a.send_signal(signal.SIGKILL)
+            a.wait(10)
+            report = await asyncio.wait_for(playing, 300)
+            assert report["finished"] and report["errors"] == 0, report
+            assert report["failovers"] > 0, report  # the bots of A that were still in went on through B
+            assert_settled(show(director_port, tournament))
+        finally:
+            stop(*processes)
+
+
 def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
     director_port, gateway_port = free_port(), free_port()
     with nats_server() as users:
