@@ -264,6 +264,19 @@ async def cluster(request: Request) -> Response:
         raise Refused("unavailable", "the cluster's registry did not answer in time: try again") from None
 
 
+class Gateways(msgspec.Struct):
+    gateways: list[str]
+
+
+async def gateways(request: Request) -> Response:
+    """Where a client may connect: the cluster's gateways, as the director last read the registry (once a
+    second; a page asks once, while its own gateway is there, to go on through another when it is gone). One
+    server alone lists none: the page's own address is the only one."""
+    server = server_of(request)
+    processes = server.cluster.registered if server.cluster is not None else []
+    return reply(Gateways(sorted(process.url for process in processes if process.role == "gateway" and process.url)))
+
+
 async def health(request: Request) -> Response:
     """What the server found wrong with its storage at start, and which tournaments it could not bring back."""
     server = server_of(request)
@@ -303,6 +316,8 @@ OPERATIONS = [
     Operation(method="GET", path="/api/cluster", endpoint=cluster, response=Cluster, who="admin", refusals=(),
               summary="Every process of the cluster: role, pid, host, start, the tables each worker holds "
                       "(one server alone: itself)"),
+    Operation(method="GET", path="/api/gateways", endpoint=gateways, response=Gateways, refusals=(),
+              summary="The cluster's gateways, where a client may connect (one server alone: none)"),
     Operation(method="GET", path="/api/health", endpoint=health, response=Health, refusals=(),
               summary="The storage's state, and the tournaments a damaged journal kept from coming back"),
     Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],

@@ -277,7 +277,8 @@ def swarm(args: argparse.Namespace) -> int:
         print(f"{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
               f"({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
               f"{report['errors']} errors, {report['missed_deadlines']} missed deadlines, "
-              f"{report['reconnections']} reconnections ({report['failovers']} to another gateway); swarm CPU {report['swarm_cpu_percent']}%; "
+              f"{report['reconnections']} reconnections ({report['failovers']} to another gateway); "
+              f"swarm CPU {report['swarm_cpu_percent']}%; "
               f"finished: {report['finished']}")
         if args.late or args.reentry:
             print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "

@@ -40,8 +40,8 @@ from engine.status import TournamentError
 from server.bus import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt,
     Back, Bus, Closed, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
-    TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm,
-    realm_in, sockets_for, table_subject,
+    Process, TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for,
+    in_realm, realm_in, sockets_for, table_subject,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
@@ -82,6 +82,7 @@ class DirectorService:
         self._next_local = 0
         self._notices: list[Notice] = []
         self._heartbeat: asyncio.Task[None] | None = None
+        self.registered: list[Process] = []  # the registry as last read, every heartbeat
 
     async def start(self) -> None:
         await self.bus.serve(COMMANDS, self.answer)
@@ -175,7 +176,8 @@ class DirectorService:
         while True:
             try:
                 await self.bus.register(self.me)
-                for gateway in self.lost_gateways({process.id for process in await self.bus.cluster()}):
+                self.registered = await self.bus.cluster()
+                for gateway in self.lost_gateways({process.id for process in self.registered}):
                     logger.warning("gateway %s is gone: its clients' sessions end", gateway)
                     self.gateways.pop(gateway).end_all()
             except Exception:  # the bus is down or reconnecting: the next beat tries again

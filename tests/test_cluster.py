@@ -401,6 +401,68 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
             stop(*processes)
 
 
+@pytest.mark.asyncio
+async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_killed():
+    """Issue 38: the web client knew one address, its page's. It asks the cluster's gateways once; when its own
+    is killed, its socket goes on through the other with the same token, and the player plays on."""
+    from playwright.async_api import async_playwright, expect
+
+    from tests.test_browser import CHROMIUM_FLAGS, chromium, watch_errors
+
+    director_port, port_a, port_b = free_port(), free_port(), free_port()
+    with nats_server() as users:
+        processes = [director(users, director_port, "--hand-pause", "0.05"), worker(users)]
+        a, b = gateway(users, port_a), gateway(users, port_b, 1)
+        processes += [a, b]
+        try:
+            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
+            through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+            wait_for("the director to list both gateways", lambda: httpx.get(f"{through_b}/api/gateways").json()
+                     == {"gateways": sorted([through_a, through_b])})
+            body = definition(3, 3, action_seconds=60.0, levels=LEVELS)
+            tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+            seat = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"}).json()
+            start(director_port, tournament, 2)
+
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+                page = await browser.new_page()
+                errors = watch_errors(page)
+                sockets: list[str] = []
+                lines: list[str] = []  # what the page's sockets received, line by line
+
+                def opened(socket: Any) -> None:
+                    sockets.append(socket.url)
+                    socket.on("framereceived", lambda payload: lines.extend(str(payload).split("\n")))
+
+                page.on("websocket", opened)
+                await page.goto(f"{through_a}/")
+                await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                                    [f"mttsim:seat:{tournament}", json.dumps(seat)])
+                await page.goto(f"{through_a}/#/t/{tournament}")
+                mine = f'"player":"{seat["player_id"]}"'
+
+                async def one_decision() -> None:
+                    """Her check or call, clicked, and seen taken: its ``acted`` event comes back to her page."""
+                    buttons = page.locator(".controls.mine").locator("#check, #call")
+                    await expect(buttons.first).to_be_visible(timeout=60_000)
+                    seen = len(lines)
+                    await buttons.first.click()
+                    await asyncio.to_thread(wait_for, "her decision taken", lambda: any(
+                        '"type":"acted"' in line and mine in line for line in lines[seen:]), 60)
+
+                await one_decision()
+                a.send_signal(signal.SIGKILL)
+                a.wait(10)
+                await asyncio.to_thread(wait_for, "a socket through gateway B", lambda: any(
+                    f"127.0.0.1:{port_b}/ws/tournaments/{tournament}" in url for url in sockets))
+                await one_decision()  # through B, as herself
+                assert all("WebSocket connection" in error for error in errors), errors  # A refused, no other
+                await browser.close()
+        finally:
+            stop(*processes)
+
+
 def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
     director_port, gateway_port = free_port(), free_port()
     with nats_server() as users:

@@ -4,6 +4,24 @@
 // Close codes after which trying again cannot help: no such tournament, a token the server does not know.
 const FINAL_CLOSES = new Set([4401, 4404]);
 
+// A cluster's gateways (GET /api/gateways), asked once while the page's own gateway is there: when it is gone,
+// a socket goes on through another with the same token, as a room's client goes to another server.
+let gateways = null;
+
+function learnGateways() {
+  if (gateways !== null) return;
+  gateways = [];
+  fetch("/api/gateways")
+    .then((response) => (response.ok ? response.json() : { gateways: [] }))
+    .then((answer) => {
+      gateways = answer.gateways;
+    })
+    .catch(() => {});
+}
+
+// Refusals in a row after which a socket tries the next gateway: one may be a restart's moment.
+const REFUSALS_BEFORE_ANOTHER = 2;
+
 export class Socket {
   // `path` is the server path (with its query); `onMessage` gets each message, `onStatus` "open", "lost" or "refused"
   // (the server closed for good: no such tournament, or an unknown token).
@@ -11,17 +29,23 @@ export class Socket {
     Object.assign(this, { path, onMessage, onStatus, onOpen });
     this.stopped = false;
     this.retry = 500;
+    this.base = null; // the page's own gateway; another's address once it went on through another
+    this.refusals = 0;
     this.connect();
   }
 
   connect() {
-    const url = new URL(this.path, location.href);
-    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    const url = new URL(this.path, this.base || location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     this.socket = new WebSocket(url);
+    let opened = false;
     // A frame carries one or more messages, one per line (docs/protocol.md).
     this.socket.onmessage = (message) => message.data.split("\n").forEach((line) => this.onMessage(JSON.parse(line)));
     this.socket.onopen = () => {
+      opened = true;
       this.retry = 500;
+      this.refusals = 0;
+      if (this.base === null) learnGateways();
       this.onStatus("open");
       this.onOpen();
     };
@@ -33,11 +57,21 @@ export class Socket {
         return;
       }
       this.onStatus("lost");
+      if (!opened && ++this.refusals >= REFUSALS_BEFORE_ANOTHER) this.nextGateway();
       setTimeout(() => {
         if (!this.stopped) this.connect();
       }, this.retry); // the same token resumes the same seat
       this.retry = Math.min(this.retry * 2, 5000);
     };
+  }
+
+  // The gateway after this one in the cluster's list (the list holds the page's own); none known, the same.
+  nextGateway() {
+    const known = (gateways || []).map((address) => new URL("/", address).href);
+    if (!known.length) return;
+    const here = known.indexOf(new URL("/", this.base || location.href).href);
+    this.base = known[(here + 1) % known.length];
+    this.refusals = 0;
   }
 
   send(message) {
