@@ -7,6 +7,7 @@ installed the cluster tests are skipped, saying so.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
 import subprocess
 import sys
@@ -130,3 +131,31 @@ def gateway(users: localcluster.Users, port: int, realm: int = 0) -> subprocess.
     """A gateway of the ``realm``-th realm, serving on ``port`` once this returns."""
     return serving(mttsim("serve", "--nats", users.gateways[realm], "--role", "gateway", "--port", str(port),
                           "--admin-token", TOKEN), port)
+
+
+@dataclasses.dataclass
+class TwoGateways:
+    """A cluster with a gateway in each of two realms: the director's port, the gateways' ports and processes."""
+
+    director_port: int
+    port_a: int
+    port_b: int
+    a: subprocess.Popen[str]
+    b: subprocess.Popen[str]
+
+
+@contextmanager
+def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
+    """NATS, a director, a worker and two gateways, once both gateways are registered; all stopped after."""
+    from tests.test_serve_cli import free_port
+
+    director_port, port_a, port_b = free_port(), free_port(), free_port()
+    with nats_server() as users:
+        processes = [director(users, director_port, "--hand-pause", hand_pause), worker(users)]
+        a, b = gateway(users, port_a), gateway(users, port_b, 1)
+        processes += [a, b]
+        try:
+            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
+            yield TwoGateways(director_port, port_a, port_b, a, b)
+        finally:
+            stop(*processes)

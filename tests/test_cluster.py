@@ -28,7 +28,7 @@ from bots.swarm import SwarmOptions, run_swarm
 from server.localcluster import shown
 from tests.cluster import (
     ADMIN, TOKEN, Unavailable, cluster, director, free_ports_in_a_row, gateway, log_of, mttsim, nats_server, stop,
-    wait_for, worker,
+    two_gateways, wait_for, worker,
 )
 from tests.live_server import definition, receive_json
 from tests.test_serve_cli import free_port
@@ -329,46 +329,39 @@ async def play_until_acted(url: str, token: str, player: str, tournament: str, t
 
 @pytest.mark.asyncio
 async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_players_reconnect_through_another():
-    director_port, port_a, port_b = free_port(), free_port(), free_port()
-    with nats_server() as users:
-        processes = [director(users, director_port, "--hand-pause", "0.02"), worker(users)]
-        a, b = gateway(users, port_a), gateway(users, port_b, 1)
-        processes += [a, b]
-        try:
-            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
-            assert "<html" in httpx.get(f"http://127.0.0.1:{port_a}/").text.lower()  # the web client
-            through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
-            body = definition(PLAYERS, 6, action_seconds=2.0)
-            refused = httpx.post(f"{through_a}/api/tournaments", json=body)
-            assert refused.status_code == 401 and refused.json()["error"] == "admin_only"
-            tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
-            registered = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"})
-            assert registered.status_code == 201
-            token, player = registered.json()["token"], registered.json()["player_id"]
-            added = httpx.post(f"{through_b}/api/tournaments/{tournament}/bots", headers=ADMIN,
-                               json={"count": PLAYERS - 1, "mix": "station=1", "think_min": 0, "think_max": 0.02})
-            assert added.status_code == 201
-            async with connect(f"ws://127.0.0.1:{port_b}/ws/lobby") as lobby:
-                feed = await receive_json(lobby)
-                assert feed["type"] == "feed" and tournament in json.dumps(feed)
-            assert httpx.post(f"{through_b}/api/tournaments/{tournament}/start", headers=ADMIN).status_code == 200
+    with two_gateways("0.02") as run:
+        director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a
+        assert "<html" in httpx.get(f"http://127.0.0.1:{port_a}/").text.lower()  # the web client
+        through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+        body = definition(PLAYERS, 6, action_seconds=2.0)
+        refused = httpx.post(f"{through_a}/api/tournaments", json=body)
+        assert refused.status_code == 401 and refused.json()["error"] == "admin_only"
+        tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+        registered = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"})
+        assert registered.status_code == 201
+        token, player = registered.json()["token"], registered.json()["player_id"]
+        added = httpx.post(f"{through_b}/api/tournaments/{tournament}/bots", headers=ADMIN,
+                           json={"count": PLAYERS - 1, "mix": "station=1", "think_min": 0, "think_max": 0.02})
+        assert added.status_code == 201
+        async with connect(f"ws://127.0.0.1:{port_b}/ws/lobby") as lobby:
+            feed = await receive_json(lobby)
+            assert feed["type"] == "feed" and tournament in json.dumps(feed)
+        assert httpx.post(f"{through_b}/api/tournaments/{tournament}/start", headers=ADMIN).status_code == 200
 
-            await play_until_acted(f"ws://127.0.0.1:{port_a}", token, player, tournament, turns=2)
-            held = await connect(f"ws://127.0.0.1:{port_a}/ws/tournaments/{tournament}?token={token}")
-            assert (await receive_json(held))["type"] == "snapshot"
-            a.send_signal(signal.SIGKILL)
-            a.wait(10)
-            with pytest.raises(ConnectionClosed):  # the gateway is gone, and the socket with it
-                await asyncio.wait_for(held.recv(), 30)
-            wait_for("gateway A gone from the cluster",
-                     lambda: sum(p["role"] == "gateway" for p in cluster(port_b)) == 1)
-            wait_for("the director to end the sessions of gateway A", lambda: connected(director_port) == PLAYERS - 1)
-            snapshot = await play_until_acted(f"ws://127.0.0.1:{port_b}", token, player, tournament, turns=2)
-            assert snapshot["you"]["player"] == player
-            events_text = httpx.get(f"{through_b}/api/tournaments/{tournament}/events", headers=ADMIN).text
-            assert '"type":"hand_started"' in events_text.replace(" ", "")
-        finally:
-            stop(*processes)
+        await play_until_acted(f"ws://127.0.0.1:{port_a}", token, player, tournament, turns=2)
+        held = await connect(f"ws://127.0.0.1:{port_a}/ws/tournaments/{tournament}?token={token}")
+        assert (await receive_json(held))["type"] == "snapshot"
+        a.send_signal(signal.SIGKILL)
+        a.wait(10)
+        with pytest.raises(ConnectionClosed):  # the gateway is gone, and the socket with it
+            await asyncio.wait_for(held.recv(), 30)
+        wait_for("gateway A gone from the cluster",
+                 lambda: sum(p["role"] == "gateway" for p in cluster(port_b)) == 1)
+        wait_for("the director to end the sessions of gateway A", lambda: connected(director_port) == PLAYERS - 1)
+        snapshot = await play_until_acted(f"ws://127.0.0.1:{port_b}", token, player, tournament, turns=2)
+        assert snapshot["you"]["player"] == player
+        events_text = httpx.get(f"{through_b}/api/tournaments/{tournament}/events", headers=ADMIN).text
+        assert '"type":"hand_started"' in events_text.replace(" ", "")
 
 
 @pytest.mark.asyncio
@@ -376,29 +369,22 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
     """Issue 38: the bots of a killed gateway did not move to the other, which the swarm did not know. Given both
     addresses, the bots spread over them; those of the killed one reconnect through the other with their tokens,
     the REST calls follow, and the tournament finishes settled."""
-    director_port, port_a, port_b = free_port(), free_port(), free_port()
-    with nats_server() as users:
-        processes = [director(users, director_port, "--hand-pause", "0.02"), worker(users)]
-        a, b = gateway(users, port_a), gateway(users, port_b, 1)
-        processes += [a, b]
-        try:
-            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
-            options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=PLAYERS,
-                                   admin_token=TOKEN, seed=7, mix={"pushfold": 2, "station": 1, "tag": 1},
-                                   think=(0.0, 0.02), definition=definition(PLAYERS, 6, action_seconds=5.0, paid=6,
-                                                                            levels=LEVELS))
-            playing = asyncio.create_task(run_swarm(options))
-            tournament = await created(director_port)
-            await asyncio.to_thread(wait_for, "hands played through both gateways", lambda: sum(
-                event["type"] == "hand_finished" for event in events(director_port, tournament)) >= 5)
-            a.send_signal(signal.SIGKILL)
-            a.wait(10)
-            report = await asyncio.wait_for(playing, 300)
-            assert report["finished"] and report["errors"] == 0, report
-            assert report["failovers"] > 0, report  # the bots of A that were still in went on through B
-            assert_settled(show(director_port, tournament))
-        finally:
-            stop(*processes)
+    with two_gateways("0.02") as run:
+        director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a
+        options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=PLAYERS,
+                               admin_token=TOKEN, seed=7, mix={"pushfold": 2, "station": 1, "tag": 1},
+                               think=(0.0, 0.02), definition=definition(PLAYERS, 6, action_seconds=5.0, paid=6,
+                                                                        levels=LEVELS))
+        playing = asyncio.create_task(run_swarm(options))
+        tournament = await created(director_port)
+        await asyncio.to_thread(wait_for, "hands played through both gateways", lambda: sum(
+            event["type"] == "hand_finished" for event in events(director_port, tournament)) >= 5)
+        a.send_signal(signal.SIGKILL)
+        a.wait(10)
+        report = await asyncio.wait_for(playing, 300)
+        assert report["finished"] and report["errors"] == 0, report
+        assert report["failovers"] > 0, report  # the bots of A that were still in went on through B
+        assert_settled(show(director_port, tournament))
 
 
 @pytest.mark.asyncio
@@ -409,58 +395,51 @@ async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_ki
 
     from tests.test_browser import CHROMIUM_FLAGS, chromium, watch_errors
 
-    director_port, port_a, port_b = free_port(), free_port(), free_port()
-    with nats_server() as users:
-        processes = [director(users, director_port, "--hand-pause", "0.05"), worker(users)]
-        a, b = gateway(users, port_a), gateway(users, port_b, 1)
-        processes += [a, b]
-        try:
-            wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
-            through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
-            wait_for("the director to list both gateways", lambda: httpx.get(f"{through_b}/api/gateways").json()
-                     == {"gateways": sorted([through_a, through_b])})
-            body = definition(3, 3, action_seconds=60.0, levels=LEVELS)
-            tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
-            seat = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"}).json()
-            start(director_port, tournament, 2)
+    with two_gateways("0.05") as run:
+        director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a
+        through_a, through_b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+        wait_for("the director to list both gateways", lambda: httpx.get(f"{through_b}/api/gateways").json()
+                 == {"gateways": sorted([through_a, through_b])})
+        body = definition(3, 3, action_seconds=60.0, levels=LEVELS)
+        tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+        seat = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"}).json()
+        start(director_port, tournament, 2)
 
-            async with async_playwright() as playwright:
-                browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-                page = await browser.new_page()
-                errors = watch_errors(page)
-                sockets: list[str] = []
-                lines: list[str] = []  # what the page's sockets received, line by line
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+            page = await browser.new_page()
+            errors = watch_errors(page)
+            sockets: list[str] = []
+            lines: list[str] = []  # what the page's sockets received, line by line
 
-                def opened(socket: Any) -> None:
-                    sockets.append(socket.url)
-                    socket.on("framereceived", lambda payload: lines.extend(str(payload).split("\n")))
+            def opened(socket: Any) -> None:
+                sockets.append(socket.url)
+                socket.on("framereceived", lambda payload: lines.extend(str(payload).split("\n")))
 
-                page.on("websocket", opened)
-                await page.goto(f"{through_a}/")
-                await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
-                                    [f"mttsim:seat:{tournament}", json.dumps(seat)])
-                await page.goto(f"{through_a}/#/t/{tournament}")
-                mine = f'"player":"{seat["player_id"]}"'
+            page.on("websocket", opened)
+            await page.goto(f"{through_a}/")
+            await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                                [f"mttsim:seat:{tournament}", json.dumps(seat)])
+            await page.goto(f"{through_a}/#/t/{tournament}")
+            mine = f'"player":"{seat["player_id"]}"'
 
-                async def one_decision() -> None:
-                    """Her check or call, clicked, and seen taken: its ``acted`` event comes back to her page."""
-                    buttons = page.locator(".controls.mine").locator("#check, #call")
-                    await expect(buttons.first).to_be_visible(timeout=60_000)
-                    seen = len(lines)
-                    await buttons.first.click()
-                    await asyncio.to_thread(wait_for, "her decision taken", lambda: any(
-                        '"type":"acted"' in line and mine in line for line in lines[seen:]), 60)
+            async def one_decision() -> None:
+                """Her check or call, clicked, and seen taken: its ``acted`` event comes back to her page."""
+                buttons = page.locator(".controls.mine").locator("#check, #call")
+                await expect(buttons.first).to_be_visible(timeout=60_000)
+                seen = len(lines)
+                await buttons.first.click()
+                await asyncio.to_thread(wait_for, "her decision taken", lambda: any(
+                    '"type":"acted"' in line and mine in line for line in lines[seen:]), 60)
 
-                await one_decision()
-                a.send_signal(signal.SIGKILL)
-                a.wait(10)
-                await asyncio.to_thread(wait_for, "a socket through gateway B", lambda: any(
-                    f"127.0.0.1:{port_b}/ws/tournaments/{tournament}" in url for url in sockets))
-                await one_decision()  # through B, as herself
-                assert all("WebSocket connection" in error for error in errors), errors  # A refused, no other
-                await browser.close()
-        finally:
-            stop(*processes)
+            await one_decision()
+            a.send_signal(signal.SIGKILL)
+            a.wait(10)
+            await asyncio.to_thread(wait_for, "a socket through gateway B", lambda: any(
+                f"127.0.0.1:{port_b}/ws/tournaments/{tournament}" in url for url in sockets))
+            await one_decision()  # through B, as herself
+            assert all("WebSocket connection" in error for error in errors), errors  # A refused, no other
+            await browser.close()
 
 
 def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
@@ -596,7 +575,9 @@ async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_ano
             await director.subscribe(subject, cb=hear)
         table, theirs = table_subject("t", 1), frames_for("gateway.gateway-2.host-1")
         # nor may it read the director's batches or another realm's frames
-        spied = [await edge.subscribe(subject, cb=hear) for subject in ("mttsim.table.>", f"{theirs}")]
+        spied = [await edge.subscribe(subject, cb=hear) for subject in ("mttsim.table.>", theirs)]
+        for client in (director, tables, edge):  # every subscription in place before anything is published
+            await client.flush()
         forbidden = [table, "mttsim.notices", COMMANDS, decisions_for("gateway-2", table), sockets_for("gateway-2"),
                      theirs, "$KV.mttsim_leases.t.1", "$JS.API.STREAM.DELETE.KV_mttsim_leases"]
         for subject in forbidden:
