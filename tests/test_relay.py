@@ -188,6 +188,39 @@ async def test_a_gateway_closes_its_clients_with_1012_when_a_new_director_replac
     assert [client.close_code for client in gateway.clients.values()] == [CLOSE_SESSION_LOST] * 2
 
 
+class StuckRegistry:
+    """A bus whose read of the registry never ends (a watch stuck on a busy or reconnecting NATS server)."""
+
+    def __init__(self) -> None:
+        self.registrations = 0
+
+    async def register(self, process: object) -> None:
+        self.registrations += 1
+
+    async def cluster(self) -> list[object]:
+        await asyncio.Event().wait()
+        return []
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_keeps_registering_while_its_read_of_the_registry_is_stuck() -> None:
+    """Issue 38: the director twice took a live gateway for gone. The gateway registered, then read the registry,
+    in one loop: a read that hung for its time-out (5 s) let the registration lapse (3 s), and a director that
+    had heard nothing from its clients for 10 s ended their sessions. The registration has a loop of its own."""
+    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    gateway.bus = bus = StuckRegistry()  # type: ignore[assignment]
+    beating = asyncio.get_running_loop().create_task(gateway.beat())
+    try:
+        for _ in range(600):
+            if bus.registrations >= 3:
+                break
+            await asyncio.sleep(0.05)
+        assert bus.registrations >= 3  # once a heartbeat, although the first read of the registry never ended
+    finally:
+        beating.cancel()
+        await asyncio.gather(beating, return_exceptions=True)
+
+
 class RawBus:
     """Stands in for ``server.bus.Bus``: keeps what is published, undecoded."""
 
