@@ -32,6 +32,9 @@ class DirectorsBus:
 
         return stop
 
+    async def listen_from(self, subject: str, heard: object) -> Callable[[], Awaitable[None]]:
+        return await self.listen(subject, heard)
+
     async def last_seq(self, tournament: str, table: int) -> int:
         return 0
 
