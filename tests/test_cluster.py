@@ -95,14 +95,14 @@ def describe(port: int, tournament: str, processes: list[subprocess.Popen[str]])
             f"tables (id, hand, actor, clock) {tables}; held by {owners(port)}\n{logs}")
 
 
-def assert_settled(shown: dict[str, Any]) -> None:
+def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
     """Every entry has one place, every chip is accounted for, and the money balances to the cent."""
     results = shown["results"]
-    assert sorted(r["place"] for r in results) == list(range(1, PLAYERS + 1))
+    assert sorted(r["place"] for r in results) == list(range(1, players + 1))
     ledger = shown["ledger"]
     assert ledger["held"] == 0 and ledger["refunds"] == 0
     assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
-    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == PLAYERS * 1100
+    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100
 
 
 @pytest.mark.asyncio
@@ -371,9 +371,9 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
     the REST calls follow, and the tournament finishes settled."""
     with two_gateways("0.02") as run:
         director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a
-        options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=PLAYERS,
+        options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=12,
                                admin_token=TOKEN, seed=7, mix={"pushfold": 2, "station": 1, "tag": 1},
-                               think=(0.0, 0.02), definition=definition(PLAYERS, 6, action_seconds=5.0, paid=6,
+                               think=(0.0, 0.02), definition=definition(12, 6, action_seconds=5.0, paid=3,
                                                                         levels=LEVELS))
         playing = asyncio.create_task(run_swarm(options))
         tournament = await created(director_port)
@@ -384,7 +384,7 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
         report = await asyncio.wait_for(playing, 300)
         assert report["finished"] and report["errors"] == 0, report
         assert report["failovers"] > 0, report  # the bots of A that were still in went on through B
-        assert_settled(show(director_port, tournament))
+        assert_settled(show(director_port, tournament), 12)
 
 
 @pytest.mark.asyncio
