@@ -34,7 +34,7 @@ from engine.wire import (
 from server import hosted
 from server.bus import Bus, Process
 from server.cluster import DirectorService
-from server.errors import Refused
+from server.errors import Code, Refused
 from server.hub import WIRE, Connection, WebSocketProtocol
 from server.journal import HandRow
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -68,7 +68,7 @@ def uvicorn_websockets() -> UvicornWebsockets:
     return UvicornWebsockets(ws=WebSocketProtocol, ws_max_size=65536, ws_per_message_deflate=False)
 
 # Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
-STATUS_OF = {
+STATUS_OF: dict[Code, int] = {
     "bad_request": 400, "bad_definition": 400,
     "admin_only": 401, "bad_token": 401,
     "observer": 403,

@@ -28,7 +28,7 @@ import socket
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeAlias
 
 import msgspec
 import nats
@@ -60,6 +60,14 @@ STREAM_KEPT = 1_000  # messages kept a table: each the lines of one turn of its 
 STREAM_SECONDS = 3600.0
 NOTICES = "mttsim.notices"  # what changed at the tables, for the workers holding them
 NOTICES_PER_MESSAGE = 5_000  # about 150 kB
+
+
+# The bus's words, checked by mypy where they are written and by msgspec where they are read: a typo is an error
+# at the desk, and a message with a word outside them is malformed (refused with a log line), never a KeyError.
+Role: TypeAlias = Literal["director", "tables", "gateway", "single"]
+StateKind: TypeAlias = Literal["ready", "wait", "out", "gone", "fenced"]
+Verb: TypeAlias = Literal["take", "deal", "end"]
+SocketKind: TypeAlias = Literal["open", "in", "gone"]
 
 
 def frames_for(process: str) -> str:
@@ -119,7 +127,7 @@ class TableState(msgspec.Struct, array_like=True):
     notices: an older one than the worker has seen is stale.
     """
 
-    kind: str
+    kind: StateKind
     version: int
 
 
@@ -132,7 +140,7 @@ class Notice(msgspec.Struct, array_like=True):
 class TableCommand(msgspec.Struct, array_like=True):
     """``take`` (a new lease), ``deal``, or ``end`` (``hand``: the played hand, a ``HandBack``), under ``epoch``."""
 
-    verb: str
+    verb: Verb
     tournament: str
     table: int
     epoch: int
@@ -278,12 +286,22 @@ class TableBatch(msgspec.Struct, array_like=True):
     items: list[ToTable]
 
 
+class Decision(msgspec.Struct, array_like=True):
+    """A decision as a worker took it, and the player's time bank after it: the director journals it as an
+    ``Act`` (an array, as the tuple it replaced was: the bytes on the bus are the same)."""
+
+    player: str
+    action: str
+    amount: int | None
+    bank: float
+
+
 class HandBack(msgspec.Struct, array_like=True):
     """A hand a worker played, for the director to journal and settle: its decisions as they were taken
     (player, action, amount, time bank left), who sits out now, and who was given disconnect grace."""
 
     number: int
-    decisions: list[tuple[str, str, int | None, float]]
+    decisions: list[Decision]
     sitting_out: dict[str, bool]
     graced: list[str]
 
@@ -292,7 +310,7 @@ class ToDirector(msgspec.Struct, array_like=True):
     """From a gateway: a client's session opened (``open``: ``tournament`` empty for the lobby), a message it
     sent (``in``), or its socket gone (``gone``)."""
 
-    kind: str
+    kind: SocketKind
     gateway: str
     conn: int
     data: bytes = b""
@@ -410,7 +428,7 @@ class HttpHead(msgspec.Struct, array_like=True):
 class Process(msgspec.Struct):
     """One process of the cluster, as it registers itself."""
 
-    role: str
+    role: Role
     id: str
     pid: int
     host: str
@@ -419,7 +437,7 @@ class Process(msgspec.Struct):
     url: str | None = None  # where it serves HTTP, if it does
 
     @classmethod
-    def here(cls, role: str, url: str | None = None, realm: str = GATEWAY_REALM) -> Process:
+    def here(cls, role: Role, url: str | None = None, realm: str = GATEWAY_REALM) -> Process:
         host, pid = socket.gethostname(), os.getpid()
         process = gateway_id(realm, host, pid) if role == "gateway" else f"{role}-{host.replace('.', '_')}-{pid}"
         return cls(role, process, pid, host, time.time(), url=url)
@@ -449,7 +467,7 @@ class Bus:
         self._flush: asyncio.Task[None] | None = None
 
     @classmethod
-    async def connect(cls, url: str, role: str, round_trip: Callable[[float], None] | None = None) -> Bus:
+    async def connect(cls, url: str, role: Role, round_trip: Callable[[float], None] | None = None) -> Bus:
         """Connected as ``role``, whose replies come to inboxes of its own (``_INBOX.ROLE.REALM.*``): the NATS
         server's permissions let no other role read them (docs/deployment.md). A gateway touches no lease and no
         table stream, so it neither makes them nor may."""

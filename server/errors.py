@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Literal, TypeAlias
 
 from engine.director import TournamentError
+
+
+# Every code a refusal may carry, so that mypy refuses a typo where it is written (it was a KeyError, so a 500,
+# where server/app.py looks its HTTP status up); tests/test_server_rest.py checks each has a status.
+Code: TypeAlias = Literal[
+    "bad_request", "bad_definition", "admin_only", "bad_token", "observer", "no_tournament", "no_finished_hand",
+    "no_table", "refused", "not_running", "not_paused", "player_cannot_watch", "no_hand", "not_your_turn",
+    "illegal_action", "too_large", "too_many_connections", "chat_limit", "damaged", "unavailable",
+]
 
 
 class Refused(Exception):
     """A refused request: ``code`` names the kind of refusal, ``message`` the reason (the rule, when there is one)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: Code, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -28,7 +28,7 @@ from engine.wire import (
 )
 from server import views
 from server.bus import (
-    Acted, Adopt, Back, Closed, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
+    Acted, Adopt, Back, Closed, Decision, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
     frames_for, in_realm, realm_in,
 )
 from server.decisions import Decisions, mark_sitting_out
@@ -73,7 +73,7 @@ class PlayedTable:
         self.changed: dict[str, bool] = {}  # who sat out or came back during the hand
         self.grace_due: set[str] = set()
         self.graced: list[str] = []
-        self.decisions: list[tuple[str, str, int | None, float]] = []
+        self.decisions: list[Decision] = []
         self.names: dict[str, str] = {}
         self.closed = asyncio.Event()  # the director said nothing more follows: the table may be let go
 
@@ -203,7 +203,7 @@ class PlayedTable:
         assert self.desk is not None
         events = self.desk.hand.act(action, amount, player)
         self.banks[player] = bank
-        self.decisions.append((player, action, amount, bank))
+        self.decisions.append(Decision(player, action, amount, bank))
         self._route(events)
 
     def grace(self, player: str) -> bool:

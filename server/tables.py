@@ -370,8 +370,9 @@ class Tables:
         topped_up = {player: max(0.0, entries.time_bank.get(player, bank) - bank)
                      for player, bank in self.handed_banks.pop(table, {}).items()}
         try:
-            for player, action, amount, bank in back.decisions:
-                self.submit(Act(table, action, amount, player, bank + topped_up.get(player, 0.0)))
+            for decision in back.decisions:
+                self.submit(Act(table, decision.action, decision.amount, decision.player,
+                                decision.bank + topped_up.get(decision.player, 0.0)))
         except (IllegalAction, TournamentError):
             logger.exception("table %s: the hand its worker played was refused here; it is void", table)
             self.submit(VoidHand(table))

@@ -31,7 +31,7 @@ from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from server.bus import (
-    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState,
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState, Verb,
     decisions_for, stream_subject, table_subject,
 )
 from server.metrics import SECONDS
@@ -210,7 +210,7 @@ class TableWorker:
                 if state.kind in FINAL:
                     stopped.set()
 
-        async def ask(verb: str, hand: bytes = b"") -> TableState:
+        async def ask(verb: Verb, hand: bytes = b"") -> TableState:
             command = TableCommand(verb, tournament, table, lease.epoch, hand)
             while True:
                 try:

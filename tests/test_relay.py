@@ -172,6 +172,9 @@ async def test_the_director_refuses_what_a_realm_says_for_a_gateway_of_another(c
         service.sockets(sockets_for("b"), msgspec.msgpack.encode([ToDirector("open", A, 1),
                                                                   ToDirector("in", A, 1, b'{"type":"sync"}')]))
     assert service.gateways == {} and sum("refused" in record.getMessage() for record in caplog.records) == 2
+    with caplog.at_level("WARNING", logger="mttsim.cluster"):  # a word the bus does not have: malformed
+        service.sockets(sockets_for("a"), msgspec.msgpack.encode([["take", A, 1, b"", "", {}]]))
+    assert service.gateways == {} and "malformed" in caplog.records[-1].getMessage()
     service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("open", A, 1)]))
     assert list(service.gateways) == [A] and list(service.gateways[A].sessions) == [1]
 

@@ -152,7 +152,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     restored = TournamentRuntime.restore(stored, runtime.storage)
     assert restored.director.stacks == director.stacks and restored.director.hand(table) is None
     assert [hand.hand for hand in runtime.storage.hands("t")] == [out.number]  # its history stored
-    last_bank = [bank for player, _, _, bank in back.decisions if player == topped_up]
+    last_bank = [decision.bank for decision in back.decisions if decision.player == topped_up]
     assert runtime.entries.time_bank[topped_up] == (last_bank[-1] if last_bank else dealt_bank) + 5.0
     # The stream the worker wrote: numbered from 1 without a gap, the same for every client; each player's cards
     # to them alone; a decision out of turn refused to whoever sent it, and an older lease's ignored.
@@ -168,7 +168,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
         [line["seq"] for line in bus.lines[1] if line["type"] == "event"]
     errors = [line["code"] for lines in bus.lines.values() for line in lines if line["type"] == "error"]
     assert errors and set(errors) == {"not_your_turn"}
-    assert "fold" not in [action for _, action, _, _ in back.decisions]  # the older lease's fold changed nothing
+    assert "fold" not in [decision.action for decision in back.decisions]  # the older lease's fold changed nothing
 
 
 @pytest.mark.asyncio
@@ -311,7 +311,7 @@ async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_n
     if actor in placed:  # the placed client's own decision is taken
         played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor], "fold",
                                                                                        None)])))
-        assert [decision[:2] for decision in played.decisions] == [(actor, "fold")]
+        assert [(decision.player, decision.action) for decision in played.decisions] == [(actor, "fold")]
     playing.cancel()
     await asyncio.gather(playing, return_exceptions=True)
 
