@@ -138,13 +138,13 @@ class Notice(msgspec.Struct, array_like=True):
 
 
 class TableCommand(msgspec.Struct, array_like=True):
-    """``take`` (a new lease), ``deal``, or ``end`` (``hand``: the played hand, a ``HandBack``), under ``epoch``."""
+    """``take`` (a new lease), ``deal``, or ``end`` (with ``hand``, the played hand), under ``epoch``."""
 
     verb: Verb
     tournament: str
     table: int
     epoch: int
-    hand: bytes = b""
+    hand: HandBack | None = None
 
 
 TABLE_PREFIX = "mttsim.table."

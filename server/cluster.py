@@ -39,7 +39,7 @@ from engine.director import Status
 from engine.status import TournamentError
 from server.bus import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt,
-    Back, Bus, Closed, Frames, HandBack, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
+    Back, Bus, Closed, Frames, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
     Process, TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for,
     in_realm, realm_in, sockets_for, table_subject,
 )
@@ -56,7 +56,6 @@ encode = msgspec.msgpack.encode
 _commands = msgspec.msgpack.Decoder(list[TableCommand])
 _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
-_hand_back = msgspec.msgpack.Decoder(HandBack)
 _frames = msgspec.msgpack.Decoder(list[ToGateway])
 GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 HEARTBEAT_SECONDS = 1.0
@@ -165,7 +164,8 @@ class DirectorService:
                 elif runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
                     tables.deal(table)
             elif command.verb == "end":
-                tables.hand_back(table, _hand_back.decode(command.hand))
+                if command.hand is not None:
+                    tables.hand_back(table, command.hand)
         except (TournamentError, Refused, msgspec.DecodeError):  # the state moved on since the worker's last look
             logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
         except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state

@@ -31,8 +31,8 @@ from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from server.bus import (
-    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, Lease, Notice, Process, TableCommand, TableState, Verb,
-    decisions_for, stream_subject, table_subject,
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, HandBack, Lease, Notice, Process, TableCommand, TableState,
+    Verb, decisions_for, stream_subject, table_subject,
 )
 from server.metrics import SECONDS
 from server.playing import PlayedTable
@@ -210,7 +210,7 @@ class TableWorker:
                 if state.kind in FINAL:
                     stopped.set()
 
-        async def ask(verb: Verb, hand: bytes = b"") -> TableState:
+        async def ask(verb: Verb, hand: HandBack | None = None) -> TableState:
             command = TableCommand(verb, tournament, table, lease.epoch, hand)
             while True:
                 try:
@@ -270,7 +270,7 @@ class TableWorker:
                 if back is None:
                     state = newest()
                     continue
-                state = await ask("end", encode(back))
+                state = await ask("end", back)
                 played.settled()
                 self.metrics.hands.inc()
                 continue
