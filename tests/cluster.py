@@ -147,7 +147,7 @@ class TwoGateways:
 @contextmanager
 def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
     """NATS, a director, a worker and two gateways, once both gateways are registered; all stopped after."""
-    from tests.test_serve_cli import free_port
+    from tests.live_server import free_port
 
     director_port, port_a, port_b = free_port(), free_port(), free_port()
     with nats_server() as users:

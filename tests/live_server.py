@@ -9,6 +9,9 @@ import json
 import os
 import random
 import socket
+import subprocess
+import sys
+import time
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -18,7 +21,9 @@ import httpx
 import uvicorn
 
 from bots.client import SeatReport, play_seat
-from bots.strategies import STRATEGIES
+from bots.strategies import STRATEGIES, seat_view, tight_aggressive
+from engine.director import Status
+from server import records
 from server.app import create_app, uvicorn_websockets
 from server.rest import Settings
 from server.runtime import TournamentRuntime
@@ -157,3 +162,79 @@ class SilentClient:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def player_url(live, tournament: str, token: str) -> str:
+    return f"{live.ws}/ws/tournaments/{tournament}?token={token}"
+
+
+async def until(condition, timeout: float = 20.0, step: float = 0.02) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await asyncio.sleep(step)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Watcher:
+    """A stand-in connection that keeps what it is sent."""
+
+    def __init__(self, player: str | None = None) -> None:
+        self.player = player
+        self.table: int | None = None
+        self.messages: list[dict] = []
+        self.relay = None  # a socket of this process, not a gateway's
+
+    def send(self, message: bytes, *, urgent: bool = True) -> None:
+        self.messages += [json.loads(line) for line in message.split(b"\n") if line]
+
+
+def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
+    """Play ``hands`` hands through the runtime's journaled commands, leaving some in progress at the end."""
+    director = runtime.director
+    now = 0.0
+    while director.hands_played < hands and director.status is Status.RUNNING:
+        now += 5.0
+        runtime.submit(records.Advance(now))
+        for player in list(director.rebuy_offers):
+            runtime.submit((records.Rebuy if rng.random() < 0.5 else records.DeclineRebuy)(player))
+        for table in director.tables_ready():
+            runtime.submit(records.StartHand(table))
+        for table in sorted(director.tables):
+            hand = director.hand(table)
+            if hand is None or rng.random() < 0.3:
+                continue  # this table's hand stays in progress a while longer
+            while not hand.finished:
+                action, amount = tight_aggressive(seat_view(hand), rng)
+                player = hand.players[hand.actor]
+                runtime.submit(records.Act(table, action, amount, player, runtime.entries.time_bank[player] - 0.5))
+            runtime.submit(records.EndHand(table))
+            runtime.journal.maybe_snapshot(runtime.session)
+    for table in director.tables_ready():  # and leave hands in progress, one decision in
+        runtime.submit(records.StartHand(table))
+        hand = director.hand(table)
+        action, amount = tight_aggressive(seat_view(hand), rng)
+        runtime.submit(records.Act(table, action, amount, hand.players[hand.actor], 1.0))
+
+
+TOKEN = "crash-test-token"
+
+
+def serve(port: int, db: str) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--db", db, "--admin-token", TOKEN,
+         "--hand-pause", "0.02"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
+            return process
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the server did not come up"
+            time.sleep(0.05)

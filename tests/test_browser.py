@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright, expect
 
+from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, my_turn, tab, watch_errors
 from tests.live_server import live_server
 from tests.tournaments import Favour, rig_winners
 
 pytestmark = pytest.mark.asyncio
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                  "--disable-background-networking", "--disable-component-update"]
 DEFINITION = {
     "name": "Browser test", "seats_per_table": 3, "starting_stack": 3000, "buy_in_cents": 500, "fee_cents": 50,
     "min_players": 2, "max_players": 4, "action_seconds": 6, "time_bank_seconds": 0,
@@ -31,31 +27,9 @@ DEFINITION = {
 }
 
 
-def chromium() -> str:
-    path = shutil.which("chromium")
-    assert path, "Debian's chromium is missing: ./dev test installs it with apt-get"
-    return path
-
-
 def rig_for(runtime, player: str) -> None:
     """Deal ``player`` the best hand at their table, so the break that follows is theirs to be moved by."""
     rig_winners(runtime.director, Favour(player))
-
-
-async def my_turn(page):
-    await expect(page.locator(".controls.mine")).to_be_visible(timeout=20_000)
-
-
-SIZES = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
-WIDTH = "document.documentElement.scrollWidth"
-
-
-def watch_errors(page) -> list[str]:
-    """Every console error and uncaught exception of ``page`` (a favicon's 404 included), for a test to assert none."""
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    return errors
 
 
 async def new_page(browser, size: str):
@@ -75,10 +49,6 @@ async def my_turn_back(page) -> None:
 
 async def accept(dialog) -> None:
     await dialog.accept()
-
-
-async def tab(page, name: str) -> None:
-    await page.click(f"#tab-{name}")
 
 
 @pytest.mark.parametrize("size", SIZES)

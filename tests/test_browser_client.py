@@ -17,10 +17,18 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright, expect
 
 from engine.events import Acted
-from tests.live_server import ADMIN, bots, create, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, chromium, my_turn, tab, watch_errors
-from tests.test_browser_money import alice_among_stations, open_as
-from tests.test_server_play import until
+from tests.browser import (
+    ARTIFACTS,
+    CHROMIUM_FLAGS,
+    SIZES,
+    alice_among_stations,
+    chromium,
+    my_turn,
+    open_as,
+    tab,
+    watch_errors,
+)
+from tests.live_server import ADMIN, bots, create, definition, live_server, until
 from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio

@@ -9,10 +9,8 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from engine.events import Acted
-from tests.live_server import bots, create, definition, live_server
-from tests.test_browser import CHROMIUM_FLAGS, chromium, my_turn, tab
-from tests.test_browser_money import alice_among_stations, open_as
-from tests.test_server_play import until
+from tests.browser import CHROMIUM_FLAGS, alice_among_stations, chromium, my_turn, open_as, tab
+from tests.live_server import bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio
 

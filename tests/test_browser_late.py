@@ -9,10 +9,8 @@ import httpx
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.live_server import ADMIN, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, watch_errors
-from tests.test_browser_money import open_as
-from tests.test_server_play import until
+from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, open_as, watch_errors
+from tests.live_server import ADMIN, definition, live_server, until
 from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio

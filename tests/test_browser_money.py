@@ -11,36 +11,10 @@ import httpx
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.live_server import ADMIN, bots, create, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium, my_turn, tab
-from tests.test_server_play import until
-from tests.tournaments import AllBut, rig_winners
+from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, alice_among_stations, chromium, my_turn, open_as, tab
+from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio
-
-
-async def open_as(browser, live, path: str, storage: dict[str, str]):
-    """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``."""
-    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
-    await page.goto(live.http + "/")
-    for key, value in storage.items():
-        await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
-    await page.goto(live.http + path)
-    return page
-
-
-async def alice_among_stations(live, browser, body, players: int, *, rig: bool = False, name: str | None = None):
-    """Alice (p1) plays in the browser; the others are calling stations (with ``rig``, she never wins a pot)."""
-    tournament, seats = await create(live, body, players)
-    (alice, token), others = seats[0], seats[1:]
-    if name is not None:
-        live.runtime(tournament).entries.names[alice] = name
-    if rig:
-        rig_winners(live.runtime(tournament).director, AllBut(alice))
-    bots(live, tournament, others, "station")
-    page = await open_as(browser, live, f"/#/t/{tournament}", {
-        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
-    return tournament, alice, page
 
 
 async def losing_alice(live, browser, body):

@@ -6,9 +6,8 @@ import httpx
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.live_server import ADMIN, definition, live_server
-from tests.test_browser import ARTIFACTS, CHROMIUM_FLAGS, chromium
-from tests.test_server_play import until
+from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, chromium
+from tests.live_server import ADMIN, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio
 

@@ -11,9 +11,8 @@ from engine.structure import Satellite
 from server import records
 from server.journal import MemoryStorage
 from server.runtime import TournamentRuntime
-from tests.test_journal import drive
+from tests.live_server import drive
 from tests.tournaments import definition as rules
-
 
 SEED, SEAT = 4, 1_500
 

@@ -27,11 +27,22 @@ from websockets.exceptions import ConnectionClosed
 from bots.swarm import SwarmOptions, run_swarm
 from server.localcluster import shown
 from tests.cluster import (
-    ADMIN, TOKEN, Unavailable, cluster, director, free_ports_in_a_row, gateway, log_of, mttsim, nats_server, stop,
-    two_gateways, wait_for, worker,
+    ADMIN,
+    TOKEN,
+    Unavailable,
+    cluster,
+    director,
+    free_ports_in_a_row,
+    gateway,
+    log_of,
+    mttsim,
+    nats_server,
+    stop,
+    two_gateways,
+    wait_for,
+    worker,
 )
-from tests.live_server import definition, receive_json
-from tests.test_serve_cli import free_port
+from tests.live_server import definition, free_port, receive_json
 
 PLAYERS = 30
 HELD_CLOCK = 8.0  # seconds: the test finds the held player's table's worker and kills it well within them
@@ -388,12 +399,13 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
 
 
 @pytest.mark.asyncio
+@pytest.mark.browser
 async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_killed():
     """Issue 38: the web client knew one address, its page's. It asks the cluster's gateways once; when its own
     is killed, its socket goes on through the other with the same token, and the player plays on."""
     from playwright.async_api import async_playwright, expect
 
-    from tests.test_browser import CHROMIUM_FLAGS, chromium, watch_errors
+    from tests.browser import CHROMIUM_FLAGS, chromium, watch_errors
 
     with two_gateways("0.05") as run:
         director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a

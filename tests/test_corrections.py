@@ -11,11 +11,10 @@ import pytest
 
 from engine.structure import Satellite
 from server import records
-from server.journal import MemoryStorage
 from server.chaining import withdraw_prize
+from server.journal import MemoryStorage
 from server.runtime import TournamentRuntime
-from tests.live_server import ADMIN, create, definition, live_server
-from tests.test_journal import drive
+from tests.live_server import ADMIN, create, definition, drive, live_server
 from tests.tournaments import definition as rules
 
 

@@ -10,33 +10,14 @@ from __future__ import annotations
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 
 import httpx
 from pokerkit import HandHistory
 
-from tests.live_server import definition
-from tests.test_serve_cli import free_port
+from tests.live_server import TOKEN, definition, free_port, serve
 
-TOKEN = "crash-test-token"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def serve(port: int, db: str) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--db", db, "--admin-token", TOKEN,
-         "--hand-pause", "0.02"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
-            return process
-        except httpx.TransportError:
-            assert process.poll() is None, process.stderr.read()
-            assert time.monotonic() < deadline, "the server did not come up"
-            time.sleep(0.05)
 
 
 def test_sigkill_at_random_moments_then_restart_loses_no_chip_and_no_cent(tmp_path):

@@ -12,8 +12,7 @@ import pytest
 from server import records
 from server.journal import SQLiteStorage
 from server.runtime import TournamentRuntime
-from tests.live_server import live_server
-from tests.test_journal import drive
+from tests.live_server import drive, live_server
 from tests.tournaments import definition
 
 

@@ -11,8 +11,7 @@ import time
 import httpx
 from websockets.asyncio.client import connect
 
-from tests.live_server import receive_json
-from tests.test_serve_cli import free_port
+from tests.live_server import free_port, receive_json
 
 
 def test_the_demo_serves_the_page_and_a_tournament_played_by_bots():

@@ -11,8 +11,7 @@ import msgspec
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.live_server import ADMIN, bots, create, definition, live_server, receive_json
-from tests.test_server_play import until
+from tests.live_server import ADMIN, bots, create, definition, live_server, receive_json, until
 
 pytestmark = pytest.mark.asyncio
 

@@ -15,35 +15,8 @@ from engine.structure import LateRegistration, Level, Rebuys, Reentry
 from server import records
 from server.journal import MemoryStorage, SQLiteStorage
 from server.runtime import TournamentRuntime
+from tests.live_server import drive
 from tests.tournaments import definition
-
-
-def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
-    """Play ``hands`` hands through the runtime's journaled commands, leaving some in progress at the end."""
-    director = runtime.director
-    now = 0.0
-    while director.hands_played < hands and director.status is Status.RUNNING:
-        now += 5.0
-        runtime.submit(records.Advance(now))
-        for player in list(director.rebuy_offers):
-            runtime.submit((records.Rebuy if rng.random() < 0.5 else records.DeclineRebuy)(player))
-        for table in director.tables_ready():
-            runtime.submit(records.StartHand(table))
-        for table in sorted(director.tables):
-            hand = director.hand(table)
-            if hand is None or rng.random() < 0.3:
-                continue  # this table's hand stays in progress a while longer
-            while not hand.finished:
-                action, amount = tight_aggressive(seat_view(hand), rng)
-                player = hand.players[hand.actor]
-                runtime.submit(records.Act(table, action, amount, player, runtime.entries.time_bank[player] - 0.5))
-            runtime.submit(records.EndHand(table))
-            runtime.journal.maybe_snapshot(runtime.session)
-    for table in director.tables_ready():  # and leave hands in progress, one decision in
-        runtime.submit(records.StartHand(table))
-        hand = director.hand(table)
-        action, amount = tight_aggressive(seat_view(hand), rng)
-        runtime.submit(records.Act(table, action, amount, hand.players[hand.actor], 1.0))
 
 
 def state_of(runtime: TournamentRuntime) -> dict:

@@ -19,7 +19,7 @@ from server.journal import MemoryStorage
 from server.rest import Server, Settings
 from server.runtime import TournamentRuntime
 from server.streams import PRESENCE_TICK
-from tests.test_security import Watcher
+from tests.live_server import Watcher
 from tests.tournaments import definition as rules
 
 A = "gateway.a.host-1"  # a gateway of the realm "a", by its id

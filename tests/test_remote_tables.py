@@ -14,15 +14,24 @@ import pytest
 
 from engine.status import TournamentError
 from server.bus import (
-    ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway, decisions_for, frames_for,
+    ANY_HOLDER,
+    Acted,
+    Adopt,
+    Frames,
+    HandOut,
+    Route,
+    TableBatch,
+    TableState,
+    ToGateway,
+    decisions_for,
+    frames_for,
     table_subject,
 )
 from server.journal import MemoryStorage
 from server.playing import PlayedTable
 from server.runtime import TournamentRuntime
 from server.streams import DRAW_SNAPSHOTS_PER_TURN
-from tests.test_security import Watcher
-from tests.test_server_play import until
+from tests.live_server import Watcher, until
 from tests.tournaments import definition as rules
 
 PLAYERS = 3 * DRAW_SNAPSHOTS_PER_TURN  # a draw routed over several turns of the event loop

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from tests.live_server import ADMIN, create, definition, live_server
+from tests.live_server import ADMIN, Watcher, create, definition, live_server
 
 pytestmark = pytest.mark.asyncio
 
@@ -173,7 +173,6 @@ async def test_an_observer_who_came_before_the_start_is_given_a_table_at_the_dra
             assert message["table"]["id"] == 1 and len(message["table"]["seats"]) == 4
 
 
-
 async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arrive_when_it_ends():
     from engine.wire import Rebuy
 
@@ -200,19 +199,6 @@ async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arr
         while director.hand_number(1) == number:  # the next hand: this one has ended
             await asyncio.sleep(0.01)
         assert player not in director._pending_chips and director.chips_in_play() == director.chips_issued
-
-
-class Watcher:
-    """A stand-in connection that keeps what it is sent."""
-
-    def __init__(self, player: str | None = None) -> None:
-        self.player = player
-        self.table: int | None = None
-        self.messages: list[dict] = []
-        self.relay = None  # a socket of this process, not a gateway's
-
-    def send(self, message: bytes, *, urgent: bool = True) -> None:
-        self.messages += [json.loads(line) for line in message.split(b"\n") if line]
 
 
 async def test_a_player_reconnecting_in_a_loop_costs_their_table_one_presence_message_a_tick():

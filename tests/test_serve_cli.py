@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.live_server import free_port
 
 
 def test_serve_prints_a_token_that_works_and_answers_rest():

@@ -6,8 +6,7 @@ import httpx
 import pytest
 
 from engine.events import HandStarted
-from tests.live_server import ADMIN, bots, definition, live_server
-from tests.test_server_play import until
+from tests.live_server import ADMIN, bots, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio
 LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 3} for sb in (10, 25, 50, 100, 200, 400, 800)]

@@ -6,8 +6,7 @@ import httpx
 import pytest
 
 from engine.events import HandStarted
-from tests.live_server import ADMIN, bots, create, definition, live_server
-from tests.test_server_play import until
+from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio
 

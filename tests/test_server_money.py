@@ -9,8 +9,7 @@ from websockets.asyncio.client import connect
 
 from engine.director import Status
 from engine.wire import PressDeal
-from tests.live_server import admin, definition, live_server, person_among_stations, receive_json
-from tests.test_server_play import player_url, until
+from tests.live_server import admin, definition, live_server, person_among_stations, player_url, receive_json, until
 from tests.tournaments import AllBut, rig_winners
 
 pytestmark = pytest.mark.asyncio

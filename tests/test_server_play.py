@@ -14,21 +14,20 @@ from websockets.exceptions import ConnectionClosed
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, HandStarted
 from tests.audit import check_breaks
 from tests.live_server import (
-    ADMIN, SilentClient, admin, bots, create, definition, live_server, person_among_stations, receive_json,
+    ADMIN,
+    SilentClient,
+    admin,
+    bots,
+    create,
+    definition,
+    live_server,
+    person_among_stations,
+    player_url,
+    receive_json,
+    until,
 )
 
 pytestmark = pytest.mark.asyncio
-
-
-def player_url(live, tournament: str, token: str) -> str:
-    return f"{live.ws}/ws/tournaments/{tournament}?token={token}"
-
-
-async def until(condition, timeout: float = 20.0, step: float = 0.02) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(step)
 
 
 async def test_the_clock_checks_when_free_and_folds_facing_a_bet():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.events import TableBroken
 from server.journal import MemoryStorage
 from server.runtime import TournamentRuntime
-from tests.test_security import Watcher
+from tests.live_server import Watcher
 from tests.tournaments import definition as rules
 
 

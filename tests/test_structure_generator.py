@@ -13,9 +13,8 @@ from playwright.async_api import async_playwright, expect
 from engine.structure import DefinitionError, generate_structure, load_definition, nice_blind
 from server.cli import main
 from server.simulator import simulate
+from tests.browser import CHROMIUM_FLAGS, chromium, open_as, watch_errors
 from tests.live_server import live_server
-from tests.test_browser import CHROMIUM_FLAGS, chromium, watch_errors
-from tests.test_browser_money import open_as
 
 
 def test_blinds_are_round_rising_numbers_with_antes_from_level_three():

@@ -32,6 +32,7 @@ def accounted(live, tournament: str, players: int, stack: int) -> None:
     assert director.chips_in_play() == players * stack
 
 
+@pytest.mark.process
 async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tmp_path):
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
         process = await asyncio.create_subprocess_exec(
@@ -100,14 +101,14 @@ def write_config(tmp_path, players: int):
     return path
 
 
+@pytest.mark.process
 async def test_a_swarm_rides_through_a_server_restart_and_reports_it(tmp_path):
     """SIGKILL the server mid-tournament and start it again on the same journal: the swarm waits for it,
     its bots reconnect with their tokens, and the tournament is played to its end (issue 20.8)."""
     import os
     import signal
 
-    from tests.test_crash_recovery import TOKEN, serve
-    from tests.test_serve_cli import free_port
+    from tests.live_server import TOKEN, free_port, serve
 
     port, db = free_port(), str(tmp_path / "journal.db")
     process = await asyncio.to_thread(serve, port, db)

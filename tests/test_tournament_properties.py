@@ -7,49 +7,23 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.director import Status
-from engine.events import EntriesClosed, HandFinished, HandStarted, PlayerMoved, TournamentFinished
+from engine.events import EntriesClosed, HandStarted, TournamentFinished
 from engine.refunds import RefundPolicy
 from engine.structure import (
-    AddOn, Bounty, Envelope, LateRegistration, Level, Rebuys, Reentry, Satellite, default_definition,
+    AddOn,
+    Bounty,
+    Envelope,
+    LateRegistration,
+    Level,
+    Rebuys,
+    Reentry,
+    Satellite,
+    default_definition,
 )
 from server.simulator import simulate
-from tests.tournaments import definition
+from tests.tournaments import check_after_every_hand, definition
 
 MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
-
-
-def check_after_every_hand(total_chips: int | None, seats: int, *, exact_tables: bool = True):
-    """Invariants after every event (money) and every hand (chips, seats, tables).
-
-    ``total_chips`` None: chips are bought during the tournament, so the
-    total is what the director has issued. ``exact_tables`` False: a person
-    with several entries may keep more tables open than the field needs
-    while late entries can come (rules.md M.50).
-    """
-    def watch(tournament, event):
-        assert tournament.ledger.balances(), f"the ledger does not balance after {event}"
-        if isinstance(event, PlayerMoved):
-            in_hands = {p for state in tournament.tables.values() if state.hand for p in state.hand.players}
-            assert event.player not in in_hands, f"{event.player} moved during a hand"
-        if isinstance(event, HandStarted):
-            assert len({p.player for p in event.players}) == len(event.players)
-        if not isinstance(event, HandFinished):
-            return
-        assert tournament.chips_in_play() == (tournament.chips_issued if total_chips is None else total_chips)
-        seated = [p for state in tournament.tables.values() for p in state.table.players]
-        assert len(seated) == len(set(seated)), "a player is seated twice"
-        assert sorted(seated) == sorted(tournament.stacks), "every live player has exactly one seat"
-        for player, (table, seat) in tournament.where.items():
-            assert tournament.tables[table].table.seats[seat] == player
-        if tournament.status is Status.RUNNING:
-            pending = tournament.tables_to_break
-            assert all(tournament.tables[t].hand is not None for t in pending), "a closing table waits idle"
-            needed = math.ceil(tournament.players_left / seats)
-            open_tables = len(tournament.tables) - len(pending)
-            assert open_tables == needed if exact_tables else open_tables >= needed
-
-    return watch
 
 
 def check_results(report, players: int, pool: int, *, ordered: bool = True) -> None:

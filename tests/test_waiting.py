@@ -11,8 +11,7 @@ import pytest
 from engine.director import Status
 from server.journal import MemoryStorage
 from server.runtime import TournamentRuntime
-from tests.live_server import ADMIN, definition, live_server
-from tests.test_server_play import until
+from tests.live_server import ADMIN, definition, live_server, until
 from tests.tournaments import definition as rules
 
 pytestmark = pytest.mark.asyncio

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from engine.cards import card, cards, shuffled_deck
-from engine.director import Tournament
+from engine.director import Status, Tournament
+from engine.events import HandFinished, HandStarted, PlayerMoved
 from engine.structure import Definition, Level, Payout
 
 # The winner holds aces; the others hold low cards that can make no straight or
@@ -153,3 +155,36 @@ def set_stacks(tournament: Tournament, stacks: dict[str, int]) -> None:
     total = sum(tournament.stacks.values())
     tournament.stacks.update(stacks)
     assert sum(tournament.stacks.values()) == total, "a test must move chips, not make them"
+
+
+def check_after_every_hand(total_chips: int | None, seats: int, *, exact_tables: bool = True):
+    """Invariants after every event (money) and every hand (chips, seats, tables).
+
+    ``total_chips`` None: chips are bought during the tournament, so the
+    total is what the director has issued. ``exact_tables`` False: a person
+    with several entries may keep more tables open than the field needs
+    while late entries can come (rules.md M.50).
+    """
+    def watch(tournament, event):
+        assert tournament.ledger.balances(), f"the ledger does not balance after {event}"
+        if isinstance(event, PlayerMoved):
+            in_hands = {p for state in tournament.tables.values() if state.hand for p in state.hand.players}
+            assert event.player not in in_hands, f"{event.player} moved during a hand"
+        if isinstance(event, HandStarted):
+            assert len({p.player for p in event.players}) == len(event.players)
+        if not isinstance(event, HandFinished):
+            return
+        assert tournament.chips_in_play() == (tournament.chips_issued if total_chips is None else total_chips)
+        seated = [p for state in tournament.tables.values() for p in state.table.players]
+        assert len(seated) == len(set(seated)), "a player is seated twice"
+        assert sorted(seated) == sorted(tournament.stacks), "every live player has exactly one seat"
+        for player, (table, seat) in tournament.where.items():
+            assert tournament.tables[table].table.seats[seat] == player
+        if tournament.status is Status.RUNNING:
+            pending = tournament.tables_to_break
+            assert all(tournament.tables[t].hand is not None for t in pending), "a closing table waits idle"
+            needed = math.ceil(tournament.players_left / seats)
+            open_tables = len(tournament.tables) - len(pending)
+            assert open_tables == needed if exact_tables else open_tables >= needed
+
+    return watch

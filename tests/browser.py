@@ -1,0 +1,72 @@
+"""Test helper: what the browser tests share (Debian's chromium, the page sizes, a page's errors, a player's
+page), kept out of the test modules so that none imports another."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from playwright.async_api import expect
+
+from tests.live_server import bots, create
+from tests.tournaments import AllBut, rig_winners
+
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+                  "--disable-background-networking", "--disable-component-update"]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    assert path, "Debian's chromium is missing: ./dev test installs it with apt-get"
+    return path
+
+
+async def my_turn(page):
+    await expect(page.locator(".controls.mine")).to_be_visible(timeout=20_000)
+
+
+SIZES = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+WIDTH = "document.documentElement.scrollWidth"
+
+
+def watch_errors(page) -> list[str]:
+    """Every console error and uncaught exception of ``page`` (a favicon's 404 included), for a test to assert none."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+async def tab(page, name: str) -> None:
+    await page.click(f"#tab-{name}")
+
+
+async def open_as(browser, live, path: str, storage: dict[str, str]):
+    """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``."""
+    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    await page.goto(live.http + "/")
+    for key, value in storage.items():
+        await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
+    await page.goto(live.http + path)
+    return page
+
+
+async def alice_among_stations(live, browser, body, players: int, *, rig: bool = False, name: str | None = None):
+    """Alice (p1) plays in the browser; the others are calling stations (with ``rig``, she never wins a pot)."""
+    tournament, seats = await create(live, body, players)
+    (alice, token), others = seats[0], seats[1:]
+    if name is not None:
+        live.runtime(tournament).entries.names[alice] = name
+    if rig:
+        rig_winners(live.runtime(tournament).director, AllBut(alice))
+    bots(live, tournament, others, "station")
+    page = await open_as(browser, live, f"/#/t/{tournament}", {
+        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+    return tournament, alice, page
