@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from server import localcluster
+from tests import live_server
 
 TOKEN = "cluster-test-token"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
@@ -77,15 +78,7 @@ def director(users: localcluster.Users, port: int, *more: str, db: str | None = 
 
 def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
     """``process``, once it answers HTTP on ``port``."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-            return process
-        except httpx.TransportError:
-            assert process.poll() is None, log_of(process)
-            assert time.monotonic() < deadline, f"{process.args} did not come up"
-            time.sleep(0.05)
+    return live_server.serving(process, port, lambda: log_of(process))
 
 
 def worker(users: localcluster.Users, *more: str) -> subprocess.Popen[str]:
@@ -147,9 +140,7 @@ class TwoGateways:
 @contextmanager
 def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
     """NATS, a director, a worker and two gateways, once both gateways are registered; all stopped after."""
-    from tests.live_server import free_port
-
-    director_port, port_a, port_b = free_port(), free_port(), free_port()
+    director_port, port_a, port_b = live_server.free_port(), live_server.free_port(), live_server.free_port()
     with nats_server() as users:
         processes = [director(users, director_port, "--hand-pause", hand_pause), worker(users)]
         a, b = gateway(users, port_a), gateway(users, port_b, 1)

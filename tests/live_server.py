@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,15 +226,21 @@ TOKEN = "crash-test-token"
 
 
 def serve(port: int, db: str) -> subprocess.Popen:
+    """``mttsim serve`` with its journal in ``db``, once it answers on ``port``."""
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--db", db, "--admin-token", TOKEN,
          "--hand-pause", "0.02"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return serving(process, port, lambda: process.stderr.read())
+
+
+def serving(process: subprocess.Popen[str], port: int, log: Callable[[], str]) -> subprocess.Popen[str]:
+    """``process``, once it answers HTTP on ``port``; ``log`` says why it stopped, if it does first."""
     deadline = time.monotonic() + 30
     while True:
         try:
-            httpx.get(f"http://127.0.0.1:{port}/api/tournaments", timeout=2)
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
             return process
         except httpx.TransportError:
-            assert process.poll() is None, process.stderr.read()
-            assert time.monotonic() < deadline, "the server did not come up"
+            assert process.poll() is None, log()
+            assert time.monotonic() < deadline, f"{process.args} did not come up"
             time.sleep(0.05)
