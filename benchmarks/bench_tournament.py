@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.structure import default_definition  # noqa: E402
-from server.simulator import simulate  # noqa: E402
+from bots.simulator import simulate  # noqa: E402
 
 
 def pokerkit_replay_rate(phhs: str, sample: int) -> float:

@@ -41,7 +41,7 @@ from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.persistence import audit_lines
 from server.openapi import Operation, Problem, document
 from server.runtime import TournamentRuntime
-from server.simulator import DEFAULT_MIX
+from bots.simulator import DEFAULT_MIX
 from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
 from server.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,

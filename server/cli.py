@@ -18,7 +18,7 @@ from engine.structure import (
     Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition,
 )
 from server.localcluster import NATS_ENV, shown
-from server.simulator import Progress, Report, simulate
+from bots.simulator import Progress, Report, simulate
 
 
 def demo(args: argparse.Namespace) -> int:

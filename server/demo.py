@@ -20,7 +20,7 @@ from server import hosted
 from server.app import create_app, uvicorn_websockets
 from server.rest import Server, Settings
 from server.runtime import TournamentRuntime
-from server.simulator import DEFAULT_MIX
+from bots.simulator import DEFAULT_MIX
 
 DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=number >= 2, minutes=3)
                for number, sb in enumerate((10, 15, 25, 40, 60, 100, 150, 250, 400, 600, 1000, 1500, 2500))]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine.director import Status, Tournament, TournamentError
 from engine.events import EntriesMerged, FlightFinished, HandStarted, PlayerEliminated, Qualified
 from engine.structure import DefinitionError, Final, Flight, Level
-from server.simulator import simulate
+from bots.simulator import simulate
 from tests.tournaments import check_after_every_hand, definition, hand, play_out, running, seated
 
 LEVELS = [Level(10, 20, hands=3), Level(20, 40, hands=3), Level(40, 80, hands=3), Level(80, 160, hands=4)]

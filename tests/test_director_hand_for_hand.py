@@ -9,7 +9,7 @@ import pytest
 from engine.director import TournamentError
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, PlayerEliminated, TableBroken
 from engine.structure import Payout, hand_for_hand_points, prizes_cents
-from server.simulator import simulate
+from bots.simulator import simulate
 from tests.tournaments import deal, definition, hand, play_out, running, seated, set_stacks
 
 SEED_PAYOUTS = [Payout(places=str(place), percent=pct) for place, pct in

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.events import HandFinished
 from engine.structure import default_definition
-from server.simulator import simulate
+from bots.simulator import simulate
 
 DIRECTOR_FILES = {str(Path(__file__).resolve().parents[1] / "engine" / name)
                   for name in ("director.py", "seating.py", "table.py", "fenwick.py", "money.py")}

@@ -8,7 +8,7 @@ import pytest
 from engine.director import Status
 from engine.events import MysteryBountyDrawn
 from engine.structure import Bounty, DefinitionError, Envelope
-from server.simulator import simulate
+from bots.simulator import simulate
 from tests.tournaments import definition, hand, running, seated
 
 MYSTERY = Bounty(cents=500, mystery=[Envelope(1_000), Envelope(500, count=2), Envelope(250, count=4)],

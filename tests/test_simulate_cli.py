@@ -95,7 +95,7 @@ def test_bad_arguments_are_refused(capsys):
 
 def test_progress_reports_the_field_shrinking():
     from engine.structure import default_definition
-    from server.simulator import simulate
+    from bots.simulator import simulate
 
     seen = []
     simulate(default_definition(300), 300, 2, progress=seen.append, progress_every_s=0)

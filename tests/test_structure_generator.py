@@ -12,7 +12,7 @@ from playwright.async_api import async_playwright, expect
 
 from engine.structure import DefinitionError, generate_structure, load_definition, nice_blind
 from server.cli import main
-from server.simulator import simulate
+from bots.simulator import simulate
 from tests.browser import CHROMIUM_FLAGS, chromium, open_as, watch_errors
 from tests.live_server import live_server
 

@@ -20,7 +20,7 @@ from engine.structure import (
     Satellite,
     default_definition,
 )
-from server.simulator import simulate
+from bots.simulator import simulate
 from tests.tournaments import check_after_every_hand, definition
 
 MIXES = st.sampled_from([None, {"random": 1}, {"station": 1, "tag": 1}, {"pushfold": 1}])
