@@ -44,7 +44,7 @@ def serve(port: int, db: str, out: str) -> None:
 
     import server.runtime
     from server.app import create_app, uvicorn_websockets
-    from server.rest import Settings
+    from server.edge import Settings
     from server.cli import quiet_garbage_collector
 
     quiet_garbage_collector()

@@ -16,7 +16,8 @@ from engine.wire import RefundRow
 from server import chaining
 from server import records as r
 from server.errors import Refused, refusals
-from server.rest import Body, body_of, reply, require_admin, runtime_of, server_of
+from server.edge import Body, body_of, reply
+from server.rest import require_admin, runtime_of, server_of
 from server.runtime import TournamentRuntime
 
 

@@ -11,15 +11,13 @@ import contextlib
 import logging
 import random
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Annotated, Literal, TypedDict
 
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 
@@ -32,10 +30,12 @@ from engine.wire import (
     Details, Summary,
 )
 from server import hosted
-from server.bus import Bus, Process
+from server.bus import Bus
+from server.schema import Process
 from server.cluster import DirectorService
 from server.errors import Code, Refused
-from server.hub import WIRE, Connection, WebSocketProtocol
+from server.hub import Connection
+from server.socketwire import WIRE, WebSocketProtocol
 from server.journal import HandRow
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.persistence import audit_lines
@@ -49,11 +49,9 @@ from server.admin import (
     cancellation_preview, compensate, hand_for_hand, open_registration, pause, resume, seat_command, start,
     withdraw_prize,
 )
-from server.rest import (
-    BodyLimit, Server, Settings, bearer, body_of, is_admin, reply, require_admin, runtime_of, server_of,
-)
+from server.edge import BodyLimit, Settings, bearer, body_of, reply, web_client
+from server.rest import Server, is_admin, require_admin, runtime_of, server_of
 
-WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
@@ -483,8 +481,7 @@ def create_app(settings: Settings) -> Starlette:
     routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
     routes.append(WebSocketRoute("/ws/lobby", lobby_socket))
-    if WEB_DIR.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
+    routes += web_client()
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
                     middleware=[Middleware(BodyLimit)])
     app.state.server = Server(settings)

@@ -122,7 +122,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app, uvicorn_websockets
-    from server.rest import Settings
+    from server.edge import Settings
 
     quiet_garbage_collector()
     allow_many_sockets()
@@ -155,7 +155,7 @@ def gateway(args: argparse.Namespace) -> int:
 
     from server.app import uvicorn_websockets
     from server.gateway import create_gateway
-    from server.rest import Settings
+    from server.edge import Settings
 
     if not (args.nats and args.admin_token):
         print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)

@@ -37,11 +37,12 @@ from starlette.types import ASGIApp, Message
 
 from engine.director import Status
 from engine.status import TournamentError
-from server.bus import (
-    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt,
-    Back, Bus, Closed, Frames, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor,
-    Process, TableBatch, TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for,
-    in_realm, realm_in, sockets_for, table_subject,
+from server.bus import Bus
+from server.schema import (
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back,
+    Closed, Frames, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, Process, TableBatch,
+    TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in,
+    sockets_for, table_subject,
 )
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection

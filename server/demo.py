@@ -18,7 +18,8 @@ from engine.status import Status
 from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration, Level, Rebuys, default_payouts
 from server import hosted
 from server.app import create_app, uvicorn_websockets
-from server.rest import Server, Settings
+from server.edge import Settings
+from server.rest import Server
 from server.runtime import TournamentRuntime
 from bots.simulator import DEFAULT_MIX
 

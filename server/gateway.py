@@ -32,21 +32,21 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
-from server import bus
-from server.bus import (
-    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, Bus, HttpHead, HttpRequest, Process, TableBatch, ToDirector,
-    ToGateway, deliver, frames_for,
+from server import schema
+from server.bus import Bus
+from server.schema import (
+    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, HttpHead, HttpRequest, Process, TableBatch, ToDirector, ToGateway,
+    deliver, frames_for,
 )
-from server.hub import CLOSE_FLOOD, WIRE, Connection, Outbound, WebSocketProtocol
+from server.hub import CLOSE_FLOOD, Connection, Outbound
+from server.socketwire import WIRE, WebSocketProtocol
 from server.metrics import CONTENT_TYPE, SECONDS
 from server.openapi import Problem
-from server.rest import BodyLimit, Settings, bearer
-from server.app import WEB_DIR
+from server.edge import BodyLimit, Settings, bearer, web_client
 
 logger = logging.getLogger("mttsim.gateway")
 HEARTBEAT_SECONDS = 1.0
@@ -77,7 +77,7 @@ class Gateway:
 
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
-        self.realm = bus.realm_of(settings.nats) if settings.nats else bus.GATEWAY_REALM
+        self.realm = schema.realm_of(settings.nats) if settings.nats else schema.GATEWAY_REALM
         self.me = Process.here("gateway", url, self.realm)
         self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
         self.clients: dict[int, Connection] = {}
@@ -138,7 +138,7 @@ class Gateway:
     def _send(self) -> None:
         pending, self._pending = self._pending, []
         if pending and self.bus is not None:
-            self.bus.publish(bus.sockets_for(self.realm), msgspec.msgpack.encode(pending))
+            self.bus.publish(schema.sockets_for(self.realm), msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
         """Frames for this gateway's clients, from the director or a table's worker: each client's outbox keeps
@@ -171,8 +171,8 @@ class Gateway:
             client.drop(CLOSE_FLOOD, "too many messages")
             return True
         subject, player = seat
-        decision = Acted(bus.Route(self.subject, conn, player), message.action, message.amount)
-        self.bus.publish(bus.decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER,
+        decision = Acted(schema.Route(self.subject, conn, player), message.action, message.amount)
+        self.bus.publish(schema.decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER,
                                                                                                    [decision])))
         return True
 
@@ -271,8 +271,7 @@ def create_gateway(settings: Settings, url: str) -> Starlette:
         WebSocketRoute("/ws/tournaments/{id}", play),
         WebSocketRoute("/ws/lobby", lobby),
     ]
-    if WEB_DIR.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True)))
+    routes += web_client()
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BodyLimit)])
     app.state.gateway = Gateway(settings, url)
     return app

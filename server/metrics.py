@@ -14,15 +14,38 @@ do not count into one another's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from typing import Protocol
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-if TYPE_CHECKING:
-    from server.runtime import TournamentRuntime
+from engine.director import Tournament
+
+
+class _Connected(Protocol):
+    @property
+    def players(self) -> Mapping[str, Collection[object]]: ...
+
+
+class _Failovers(Protocol):
+    @property
+    def failovers(self) -> int: ...
+
+
+class Counted(Protocol):
+    """What the gauges read of a tournament (``server.runtime.TournamentRuntime`` is one): a protocol here, so
+    that a gateway or a worker, which need only this module's buckets, import no tournament with it."""
+
+    @property
+    def director(self) -> Tournament: ...
+
+    @property
+    def streams(self) -> _Connected: ...
+
+    @property
+    def tables(self) -> _Failovers: ...
 
 SECONDS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -31,7 +54,7 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 class _State(Collector):
     """Gauges read from the tournaments at scrape time."""
 
-    def __init__(self, tournaments: Callable[[], Iterable[TournamentRuntime]]) -> None:
+    def __init__(self, tournaments: Callable[[], Iterable[Counted]]) -> None:
         self.tournaments = tournaments
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
@@ -62,7 +85,7 @@ class _State(Collector):
 class Metrics:
     """One server's metrics."""
 
-    def __init__(self, tournaments: Callable[[], Iterable[TournamentRuntime]]) -> None:
+    def __init__(self, tournaments: Callable[[], Iterable[Counted]]) -> None:
         self.registry = CollectorRegistry()
         self.actions = Counter("mttsim_actions", "Player actions applied (their rate is actions per second)",
                                registry=self.registry)

@@ -27,9 +27,9 @@ from engine.wire import (
     Private, PrivateMessage, SittingOut, Snapshot, TableMessage, TimedOut, encoder, error_message,
 )
 from server import views
-from server.bus import (
-    Acted, Adopt, Back, Closed, Decision, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch, Watching,
-    frames_for, in_realm, realm_in,
+from server.schema import (
+    Acted, Adopt, Back, Closed, Decision, Frames, HandBack, HandOut, Publish, Route, SnapshotFor, TableBatch,
+    Watching, frames_for, in_realm, realm_in,
 )
 from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused

@@ -25,7 +25,7 @@ from engine.events import Event, HandStarted
 from engine.hand import Hand, IllegalAction
 from engine.status import TournamentError
 from engine.wire import Countdown, PrivateMessage, SittingOut, TableMessage, encoder
-from server.bus import DealtHand, HandBack, HandOut, TableState
+from server.schema import DealtHand, HandBack, HandOut, TableState
 from server.decisions import Decisions, mark_sitting_out
 from server.errors import Refused
 from server.hub import Connection

@@ -30,9 +30,10 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from server.bus import (
-    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Bus, Frames, HandBack, Lease, Notice, Process, TableCommand, TableState,
-    Verb, decisions_for, stream_subject, table_subject,
+from server.bus import Bus, Lease
+from server.schema import (
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Frames, HandBack, Notice, Process, TableCommand, TableState, Verb,
+    decisions_for, stream_subject, table_subject,
 )
 from server.metrics import SECONDS
 from server.playing import PlayedTable

@@ -25,7 +25,7 @@ from bots.strategies import STRATEGIES, seat_view, tight_aggressive
 from engine.director import Status
 from server import records
 from server.app import create_app, uvicorn_websockets
-from server.rest import Settings
+from server.edge import Settings
 from server.runtime import TournamentRuntime
 
 ADMIN = {"Authorization": "Bearer admin-token"}

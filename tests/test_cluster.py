@@ -565,7 +565,7 @@ async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_ano
     """Issue 38: with one token for all, any gateway host could deal a table a hand or answer for the director.
     Each role is a NATS user with subject permissions (server/localcluster.py): what a gateway's credentials
     publish anywhere but on its own realm's subjects never arrives, and nats-server says why."""
-    from server.bus import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
+    from server.schema import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
 
     with nats_server() as users:
         violations: list[str] = []
@@ -621,7 +621,8 @@ def test_a_nats_url_is_shown_without_its_token():
 @pytest.mark.asyncio
 async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
     """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
-    from server.bus import Bus, stream_subject
+    from server.bus import Bus
+    from server.schema import stream_subject
 
     with nats_server() as users:
         bus = await Bus.connect(users.tables, "tables")

@@ -11,12 +11,13 @@ import msgspec
 import pytest
 
 from engine.wire import Presence
-from server.bus import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
+from server.schema import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
 from server.cluster import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.gateway import Gateway
 from server.hub import Connection, Outbound
 from server.journal import MemoryStorage
-from server.rest import Server, Settings
+from server.edge import Settings
+from server.rest import Server
 from server.runtime import TournamentRuntime
 from server.streams import PRESENCE_TICK
 from tests.live_server import Watcher
@@ -238,7 +239,7 @@ class RawBus:
 async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_worker_and_the_rest_to_the_director():
     """The director only passed decisions on to the worker playing the table: they go there from the gateway,
     which the director tells where each of its players plays (and as whom), within the same limits."""
-    from server.bus import ANY_HOLDER, TableBatch
+    from server.schema import ANY_HOLDER, TableBatch
 
     gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
     gateway.bus = RawBus()  # type: ignore[assignment]

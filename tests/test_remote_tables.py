@@ -13,18 +13,8 @@ import msgspec
 import pytest
 
 from engine.status import TournamentError
-from server.bus import (
-    ANY_HOLDER,
-    Acted,
-    Adopt,
-    Frames,
-    HandOut,
-    Route,
-    TableBatch,
-    TableState,
-    ToGateway,
-    decisions_for,
-    frames_for,
+from server.schema import (
+    ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway, decisions_for, frames_for,
     table_subject,
 )
 from server.journal import MemoryStorage
@@ -185,7 +175,7 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     """A worker told ``gone`` let go of its table before the tournament's last events, sent to the table on
     another subject than the answer, reached it: a bot of that table never heard the finish, and its swarm
     waited for ever (a busy machine's run of the cluster's tournament test)."""
-    from server.bus import Closed
+    from server.schema import Closed
 
     runtime, workers, table = await one_table_running()
     assert runtime.tables.take(table, 3)
@@ -327,7 +317,7 @@ async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_n
 
 def test_a_dealt_hand_crosses_as_data_and_deals_the_same_hand_with_its_decisions_taken() -> None:
     from engine.hand import POKERKIT_RULES, Hand
-    from server.bus import DealtHand
+    from server.schema import DealtHand
 
     hand = Hand(["a", "b", "c", "d"], [500, 800, 1200, 90], small_blind=10, big_blind=20, ante=5,
                 deck=list(range(51, 11, -1)), rules=POKERKIT_RULES)

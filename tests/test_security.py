@@ -54,7 +54,7 @@ async def test_a_hand_history_shows_hole_cards_only_to_whom_they_belong_or_when_
 
 
 async def test_a_body_over_its_limit_is_refused_with_413_before_it_is_read_whole():
-    from server.rest import MAX_BODY_BYTES
+    from server.edge import MAX_BODY_BYTES
 
     async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
         tournament, _ = await create(live, definition(4, 4), 0)

@@ -100,7 +100,7 @@ async def test_every_operation_answers_with_the_schema_its_openapi_description_n
     import msgspec
 
     from server.app import OPERATIONS, create_app
-    from server.rest import Settings
+    from server.edge import Settings
 
     paths = {(route.path, method) for route in create_app(Settings(admin_token="x")).routes
              for method in (getattr(route, "methods", None) or ())

@@ -10,7 +10,8 @@ import msgspec
 import pytest
 from nats.js.errors import BadRequestError
 
-from server.bus import COMMANDS, TABLES, Bus, Lease, Process, TableCommand, TableState
+from server.bus import Bus, Lease
+from server.schema import COMMANDS, TABLES, Process, TableCommand, TableState
 from server.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
 
 TABLES_HELD = 2_000
