@@ -299,7 +299,8 @@ async def test_live_breaks_close_the_fewest_players_table_mid_hand_or_not_as_the
     """rules.md B.6-B.7 where most tables are mid-hand at any moment: each table locked to close had the fewest
     players seated when it was chosen (a mid-hand table counts), and is the one that closes, after its hand."""
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
-        tournament, seats = await create(live, definition(36, 4, action_seconds=2, stack=200), 36)
+        rising = [{"small_blind": 10 * 2**k, "big_blind": 20 * 2**k, "hands": 4} for k in range(12)]  # ends soon
+        tournament, seats = await create(live, definition(36, 4, action_seconds=2, stack=200, levels=rising), 36)
         tasks = bots(live, tournament, seats, "random", seed=5)
         await asyncio.sleep(0.2)
         await admin(live, tournament, "start")

@@ -15,7 +15,7 @@ from tests.live_server import ADMIN, create, definition, live_server
 pytestmark = pytest.mark.asyncio
 
 
-def test_every_refusal_code_has_one_http_status():
+async def test_every_refusal_code_has_one_http_status():
     """Codes are a Literal that mypy checks where a refusal is written; each must have its status here, or the
     refusal would be a KeyError, a 500."""
     assert set(typing.get_args(Code)) == set(STATUS_OF)
