@@ -65,10 +65,11 @@ export class Socket {
     };
   }
 
-  // The gateway after this one in the cluster's list (the list holds the page's own); none known, the same.
+  // The next address in the round of the page's own and the cluster's gateways: the page's own stays in it, for a
+  // page behind a load balancer whose gateways register addresses of their own. None known: the same.
   nextGateway() {
-    const known = (gateways || []).map((address) => new URL("/", address).href);
-    if (!known.length) return;
+    const known = [...new Set([location.href, ...(gateways || [])].map((address) => new URL("/", address).href))];
+    if (known.length < 2) return;
     const here = known.indexOf(new URL("/", this.base || location.href).href);
     this.base = known[(here + 1) % known.length];
     this.refusals = 0;
