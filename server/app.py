@@ -15,34 +15,20 @@ from typing import Annotated, Literal, TypedDict
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
-from starlette.middleware import Middleware
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
+from bots.simulator import DEFAULT_MIX
 from bots.strategies import STRATEGIES, parse_mix
 from engine.director import Status
 from engine.history import redact
 from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
-from engine.wire import (
-    Details, Summary,
-)
+from engine.wire import Details, Summary
 from server import hosted
-from server.bus import Bus
-from server.schema import Process
-from server.cluster import DirectorService
-from server.errors import Code, Refused
-from server.hub import Connection
-from server.socketwire import WIRE, WebSocketProtocol
-from server.journal import HandRow
-from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from server.persistence import audit_lines
-from server.openapi import Operation, Problem, document
-from server.runtime import TournamentRuntime
-from bots.simulator import DEFAULT_MIX
-from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
 from server.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,
     HandForHandRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce, call_break, cancel,
@@ -50,7 +36,18 @@ from server.admin import (
     withdraw_prize,
 )
 from server.edge import BodyLimit, Settings, bearer, body_of, reply, web_client
-from server.rest import Server, is_admin, require_admin, runtime_of, server_of
+from server.errors import Code, Refused
+from server.hub import Connection
+from server.journal import HandRow
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.openapi import Operation, Problem, document
+from server.persistence import audit_lines
+from server.rest import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
+from server.runtime import TournamentRuntime
+from server.schema import Process
+from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
+from server.socketwire import WIRE, WebSocketProtocol
+
 
 # The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit over the
 # app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
@@ -257,7 +254,7 @@ async def cluster(request: Request) -> Response:
     if server.cluster is None:
         return reply(Cluster([server.process]))
     try:
-        return reply(Cluster(await server.cluster.bus.cluster()))
+        return reply(Cluster(await server.cluster.processes()))
     except TimeoutError:
         raise Refused("unavailable", "the cluster's registry did not answer in time: try again") from None
 
@@ -449,9 +446,9 @@ async def refused(request: Request, exc: Exception) -> Response:
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     server: Server = app.state.server
-    if server.settings.nats:  # before the restore, so that restored tournaments' tables go to the workers
-        bus = await Bus.connect(server.settings.nats, "director")
-        server.cluster = DirectorService(bus, server, app)
+    join: JoinCluster | None = app.state.join_cluster
+    if join is not None:  # before the restore, so that restored tournaments' tables go to the workers
+        server.cluster = await join(server, app)
         await server.cluster.start()
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
         if stored.damage is not None:  # never an older state shown as current: reported, not restored
@@ -476,7 +473,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.storage.close()
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings, join_cluster: JoinCluster | None = None) -> Starlette:
+    """One server's application; with ``join_cluster`` (server/cluster.py's ``join``, given by the command line),
+    the director of a cluster, whose tables the workers play."""
     routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
     routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
@@ -485,4 +484,5 @@ def create_app(settings: Settings) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
                     middleware=[Middleware(BodyLimit)])
     app.state.server = Server(settings)
+    app.state.join_cluster = join_cluster
     return app

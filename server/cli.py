@@ -13,12 +13,10 @@ from pathlib import Path
 
 import msgspec
 
-from bots.strategies import parse_mix
-from engine.structure import (
-    Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition,
-)
-from server.localcluster import NATS_ENV, shown
 from bots.simulator import Progress, Report, simulate
+from bots.strategies import parse_mix
+from engine.structure import Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition
+from server.localcluster import NATS_ENV, shown
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -134,9 +132,11 @@ def serve(args: argparse.Namespace) -> int:
     if not args.admin_token:
         print(f"admin token: {token}", flush=True)
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    if args.nats:
+        from server.cluster import join
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
                               ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick,
-                              nats=args.nats))
+                              nats=args.nats), join_cluster=join if args.nats else None)
     if args.metrics_port is not None:
         from prometheus_client import start_http_server
 
@@ -154,8 +154,8 @@ def gateway(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import uvicorn_websockets
-    from server.gateway import create_gateway
     from server.edge import Settings
+    from server.gateway import create_gateway
 
     if not (args.nats and args.admin_token):
         print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)

@@ -29,7 +29,6 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
-
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -38,15 +37,15 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.bus import Bus
-from server.schema import (
-    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back,
-    Closed, Frames, HandOut, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, Process, TableBatch,
-    TableCommand, TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in,
-    sockets_for, table_subject,
-)
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
 from server.runtime import TournamentRuntime
+from server.schema import (
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
+    Frames, HandOut, HttpHead, HttpRequest, Notice, Process, Publish, Route, SnapshotFor, TableBatch, TableCommand,
+    TableState, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for,
+    table_subject,
+)
 from server.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
 if TYPE_CHECKING:
@@ -91,6 +90,10 @@ class DirectorService:
         await self.bus.serve_tasks(HTTP, self.http)
         await self.bus.listen(self.local_subject, self._local_frames)
         self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
+
+    async def processes(self) -> list[Process]:
+        """Every process registered now (``GET /api/cluster``)."""
+        return await self.bus.cluster()
 
     async def stop(self) -> None:
         if self._heartbeat is not None:
@@ -404,3 +407,9 @@ class TableLinks:
 
     def close(self, table: int) -> None:
         self._queue(table, Closed())
+
+
+async def join(server: Server, app: ASGIApp) -> DirectorService:
+    """``server`` as the director of the cluster at its ``settings.nats`` (``create_app``'s ``join_cluster``)."""
+    assert server.settings.nats is not None
+    return DirectorService(await Bus.connect(server.settings.nats, "director"), server, app)

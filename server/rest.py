@@ -4,23 +4,38 @@ asks of a request: the admin token, the tournament. What needs no tournament is 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from starlette.requests import Request
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
 from engine.structure import Definition
 from server import feeds
-from server.schema import Process
 from server.edge import Settings, bearer
 from server.errors import Refused
 from server.hub import Outbound, RateLimit
 from server.journal import MemoryStorage, SQLiteStorage, Storage
 from server.metrics import Metrics
 from server.runtime import TournamentRuntime
+from server.schema import Process
 
-if TYPE_CHECKING:
-    from server.cluster import DirectorService
+
+class ClusterService(Protocol):
+    """The director's side of a cluster (server/cluster.py's ``DirectorService``), as the process knows it: the
+    command line plugs it in (``create_app(..., join_cluster=...)``), so that the API imports no cluster."""
+
+    registered: list[Process]  # the registry as last read, every heartbeat
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def attach(self, runtime: TournamentRuntime) -> None: ...
+
+    async def processes(self) -> list[Process]: ...
+
 
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
 
@@ -40,7 +55,7 @@ class Server:
         self.lobby = feeds.lobby(self.tournaments.values)
         url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
         self.process = Process.here("director" if settings.nats else "single", url)
-        self.cluster: DirectorService | None = None  # with settings.nats, set up by the app's lifespan
+        self.cluster: ClusterService | None = None  # in a cluster's director, set up by the app's lifespan
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:
         """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
@@ -64,6 +79,9 @@ class Server:
         self.add(runtime)
         runtime.keep_time()
         return runtime
+
+
+JoinCluster = Callable[[Server, ASGIApp], Awaitable[ClusterService]]  # how a director joins its cluster
 
 
 def server_of(request: Request | WebSocket) -> Server:
