@@ -1,4 +1,5 @@
-"""What a tournament's page costs the server: the board feed (server/feeds.py) next to the polling it replaced.
+"""What a tournament's page costs the server: the board feed (server/tournament/feeds.py) next to the polling it
+replaced.
 
 A running tournament of N entries (3,000 by default, as the issue measured).
 The peer, measured in the same run: the page as it was, every viewer asking
@@ -24,9 +25,9 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.structure import default_definition
-from server import feeds
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import feeds
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 
 POLL_SECONDS = 2.0  # how often each page asked before
 

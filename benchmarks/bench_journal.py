@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.persistence  # noqa: E402
+import server.tournament.persistence  # noqa: E402
 from bots.strategies import seat_view, tight_aggressive  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
-from server import records
-from server.journal import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
-from server.runtime import TournamentRuntime  # noqa: E402
+from server.tournament import records
+from server.storage import MemoryStorage, SQLiteStorage, Storage  # noqa: E402
+from server.tournament.runtime import TournamentRuntime  # noqa: E402
 
 PLAYERS = 11_000  # 1,223 tables at 9 seats when it starts; over 1,000 still open at the crash
 
@@ -96,8 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         figures = {}
-        for label, every in (("with snapshots", server.persistence.SNAPSHOT_EVERY), ("replay only", 10**12)):
-            server.persistence.SNAPSHOT_EVERY = every
+        for label, every in (("with snapshots", server.tournament.persistence.SNAPSHOT_EVERY), ("replay only", 10**12)):
+            server.tournament.persistence.SNAPSHOT_EVERY = every
             path = f"{scratch}/{label.replace(' ', '-')}.db"
             runtime, decisions, played = build(SQLiteStorage(path), args.hands)
             tables = len(runtime.director.tables)
@@ -109,7 +109,7 @@ def main() -> None:
               f"{figures['replay only']:.2f} s replaying everything "
               f"({figures['replay only'] / figures['with snapshots']:.1f}x); goal under 5 s")
 
-        server.persistence.SNAPSHOT_EVERY = 10**12
+        server.tournament.persistence.SNAPSHOT_EVERY = 10**12
         per_action = {}
         for label, storage in (("sqlite", SQLiteStorage(f"{scratch}/actions.db")), ("memory", MemoryStorage())):
             runs = []

@@ -42,29 +42,29 @@ def serve(port: int, db: str, out: str) -> None:
     import uvicorn
     import uvloop
 
-    import server.runtime
-    from server.app import create_app, uvicorn_websockets
-    from server.edge import Settings
+    import server.tournament.runtime
+    from server.api.app import create_app, uvicorn_websockets
+    from server.api.edge import Settings
     from server.cli import quiet_garbage_collector
 
     quiet_garbage_collector()
     seen: dict[str, list[list[float]]] = {"stalls": [], "starts": [], "dealt": []}
-    start = server.runtime.TournamentRuntime.start
+    start = server.tournament.runtime.TournamentRuntime.start
     watchers: set[asyncio.Task[None]] = set()
 
-    async def every_table_dealt(runtime: server.runtime.TournamentRuntime) -> None:
+    async def every_table_dealt(runtime: server.tournament.runtime.TournamentRuntime) -> None:
         director = runtime.director
         while director.hands_played < len(director.tables):
             await asyncio.sleep(0.002)
         seen["dealt"].append([time.time()])
 
-    def timed_start(runtime: server.runtime.TournamentRuntime) -> None:
+    def timed_start(runtime: server.tournament.runtime.TournamentRuntime) -> None:
         began = time.time()
         start(runtime)
         seen["starts"].append([began, time.time() - began])
         watchers.add(asyncio.get_running_loop().create_task(every_table_dealt(runtime)))
 
-    server.runtime.TournamentRuntime.start = timed_start  # the server as served, with its start timed
+    server.tournament.runtime.TournamentRuntime.start = timed_start  # the server as served, with its start timed
 
     async def monitor() -> None:
         loop = asyncio.get_running_loop()

@@ -43,13 +43,13 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.persistence
-import server.tables
+import server.tournament.persistence
+import server.tournament.tables
 from engine.structure import default_definition
-from server import records
-from server.hub import Connection, Outbound
-from server.journal import SQLiteStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.tournament.hub import Connection, Outbound
+from server.storage import SQLiteStorage
+from server.tournament.runtime import TournamentRuntime
 
 
 class Socket:
@@ -134,12 +134,13 @@ async def snapshot_stall(players: int, scratch: str, run: int) -> tuple[float, f
         await asyncio.sleep(0.2)
         watching = tasks.create_task(stalls.watch(stop))
         await asyncio.sleep(0.05)
-        server.persistence.SNAPSHOT_EVERY = server.persistence.SNAPSHOT_RECORDS_PER_ENTRY = 0  # a snapshot is due now
+        persistence = server.tournament.persistence
+        persistence.SNAPSHOT_EVERY = persistence.SNAPSHOT_RECORDS_PER_ENTRY = 0  # a snapshot is due now
         runtime.journal.maybe_snapshot(runtime.session)
         forked = runtime.journal.snapshotting
         assert forked is not None
         await forked
-        server.persistence.SNAPSHOT_EVERY = 10**12
+        server.tournament.persistence.SNAPSHOT_EVERY = 10**12
         await asyncio.sleep(0.05)
         stop.set()
         await watching  # before the peer's pickle, which would stall it too
@@ -174,7 +175,7 @@ async def resume_stall(players: int, scratch: str, run: int, *, spread: bool) ->
         if spread:
             runtime.resume()
         else:
-            with patched(server.tables, "TABLES_STARTED_PER_TURN", 10**9):
+            with patched(server.tournament.tables, "TABLES_STARTED_PER_TURN", 10**9):
                 runtime.resume()
         while director.hands_played < dealt + len(director.tables):
             await asyncio.sleep(0.005)
@@ -201,7 +202,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    server.persistence.SNAPSHOT_EVERY = 10**12
+    server.tournament.persistence.SNAPSHOT_EVERY = 10**12
     starts, peers, forked, inline, resumes, resume_peers = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(args.repeat):

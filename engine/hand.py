@@ -98,7 +98,7 @@ class Hand:
     __slots__ = _HAND_STATE
 
     def __reduce__(self) -> tuple[object, ...]:
-        """Pickle support, for journal snapshots of hands in progress (server/journal.py).
+        """Pickle support, for journal snapshots of hands in progress (server/storage.py).
 
         A compiled class cannot be rebuilt without its constructor's
         arguments, so a blank hand is built and given this one's state.

@@ -124,7 +124,7 @@ class Private(msgspec.Struct, tag="private", tag_field="type"):
     at: float
 
 
-# Views: what the REST API and a snapshot show of a tournament, a table and a player (server/views.py).
+# Views: what the REST API and a snapshot show of a tournament, a table and a player (server/tournament/views.py).
 
 
 class DealView(msgspec.Struct, omit_defaults=True):
@@ -184,7 +184,7 @@ class Summary(msgspec.Struct, kw_only=True):
     registration_opens_at: float | None  # an announced tournament's times (seconds since the epoch)
     starts_at: float | None
     satellite: Satellite | None = None  # its seats' value
-    # In the lobby and board feeds (server/feeds.py), the clocks as seconds since the epoch in place of the
+    # In the lobby and board feeds (server/tournament/feeds.py), the clocks as seconds since the epoch in place of the
     # seconds left above, so that a row changes only when something happens; None elsewhere and while paused.
     level_ends_at: float | None = None
     break_ends_at: float | None = None
@@ -403,7 +403,7 @@ class Announcement(msgspec.Struct, tag="announcement", tag_field="type"):
 
 
 class FeedMessage(msgspec.Struct, tag="feed", tag_field="type"):
-    """A live feed (server/feeds.py): every row (``snapshot``) or the rows changed since ``seq`` - 1, a row
+    """A live feed (server/tournament/feeds.py): every row (``snapshot``) or the rows changed since ``seq`` - 1, a row
     gone as null."""
 
     feed: str

@@ -16,7 +16,7 @@ import msgspec
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
 from engine.structure import Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition
-from server.localcluster import NATS_ENV, shown
+from server.cluster.local import NATS_ENV, shown
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -119,8 +119,8 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from server.app import create_app, uvicorn_websockets
-    from server.edge import Settings
+    from server.api.app import create_app, uvicorn_websockets
+    from server.api.edge import Settings
 
     quiet_garbage_collector()
     allow_many_sockets()
@@ -133,7 +133,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"admin token: {token}", flush=True)
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     if args.nats:
-        from server.cluster import join
+        from server.cluster.director import join
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
                               ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick,
                               nats=args.nats), join_cluster=join if args.nats else None)
@@ -153,9 +153,9 @@ def gateway(args: argparse.Namespace) -> int:
     cluster's director."""
     import uvicorn
 
-    from server.app import uvicorn_websockets
-    from server.edge import Settings
-    from server.gateway import create_gateway
+    from server.api.app import uvicorn_websockets
+    from server.api.edge import Settings
+    from server.cluster.gateway import create_gateway
 
     if not (args.nats and args.admin_token):
         print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)
@@ -168,8 +168,8 @@ def gateway(args: argparse.Namespace) -> int:
 
 
 def cluster(args: argparse.Namespace) -> int:
-    """``mttsim cluster``: NATS, a director, table workers and gateways on this machine (server/localcluster.py)."""
-    from server import localcluster
+    """``mttsim cluster``: NATS, a director, table workers and gateways on this machine (server/cluster/local.py)."""
+    from server.cluster import local as localcluster
 
     return localcluster.run(args)
 
@@ -181,7 +181,7 @@ def table_worker(args: argparse.Namespace) -> int:
 
     import uvloop
 
-    from server.worker import work
+    from server.cluster.worker import work
 
     if not args.nats:
         print("--role tables needs --nats URL", file=sys.stderr)

@@ -16,11 +16,11 @@ import uvicorn
 
 from engine.status import Status
 from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration, Level, Rebuys, default_payouts
-from server import hosted
-from server.app import create_app, uvicorn_websockets
-from server.edge import Settings
-from server.rest import Server
-from server.runtime import TournamentRuntime
+from server.tournament import hosted
+from server.api.app import create_app, uvicorn_websockets
+from server.api.edge import Settings
+from server.api.rest import Server
+from server.tournament.runtime import TournamentRuntime
 from bots.simulator import DEFAULT_MIX
 
 DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=number >= 2, minutes=3)

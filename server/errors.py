@@ -1,6 +1,6 @@
 """Refusals: a request the server will not carry out, with a code the wire and the REST API both carry.
 
-Only ``server/app.py`` turns a code into an HTTP status; the websocket sends
+Only ``server/api/app.py`` turns a code into an HTTP status; the websocket sends
 the code and the message as an ``error`` message.
 """
 
@@ -14,7 +14,7 @@ from engine.director import TournamentError
 
 
 # Every code a refusal may carry, so that mypy refuses a typo where it is written (it was a KeyError, so a 500,
-# where server/app.py looks its HTTP status up); tests/test_server_rest.py checks each has a status.
+# where server/api/app.py looks its HTTP status up); tests/test_server_rest.py checks each has a status.
 Code: TypeAlias = Literal[
     "bad_request", "bad_definition", "admin_only", "bad_token", "observer", "no_tournament", "no_finished_hand",
     "no_table", "refused", "not_running", "not_paused", "player_cannot_watch", "no_hand", "not_your_turn",

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server import localcluster
+from server.cluster import local as localcluster
 from tests import live_server
 
 TOKEN = "cluster-test-token"
@@ -30,7 +30,7 @@ ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 @contextmanager
 def nats_server() -> Iterator[localcluster.Users]:
     """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks, with the users of the roles of a cluster
-    (server/localcluster.py); their URLs."""
+    (server/cluster/local.py); their URLs."""
     if localcluster.nats_binary() is None:
         pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
     with localcluster.nats_server() as users:

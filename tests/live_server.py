@@ -23,10 +23,10 @@ import uvicorn
 from bots.client import SeatReport, play_seat
 from bots.strategies import STRATEGIES, seat_view, tight_aggressive
 from engine.director import Status
-from server import records
-from server.app import create_app, uvicorn_websockets
-from server.edge import Settings
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.api.app import create_app, uvicorn_websockets
+from server.api.edge import Settings
+from server.tournament.runtime import TournamentRuntime
 
 ADMIN = {"Authorization": "Bearer admin-token"}
 

@@ -8,9 +8,9 @@ import msgspec
 
 from engine.refunds import RefundPolicy
 from engine.structure import Satellite
-from server import records
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import drive
 from tests.tournaments import definition as rules
 
@@ -109,7 +109,7 @@ def test_a_freeroll_rescheduled_in_its_middle_stage_registers_the_players_still_
 
     import pytest
 
-    from server import chaining
+    from server.tournament import chaining
     from server.errors import Refused
 
     storage = MemoryStorage()
@@ -148,7 +148,7 @@ def test_only_a_freeroll_before_its_final_stage_is_rescheduled():
 
     import pytest
 
-    from server import chaining
+    from server.tournament import chaining
     from server.errors import Refused
 
     storage = MemoryStorage()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from engine.director import Status
 from engine.structure import Final, Flight
-from server import chaining, records
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import chaining, records
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.tournaments import definition
 
 

@@ -10,9 +10,9 @@ from websockets.asyncio.client import connect
 
 from engine.events import BreakEnded, BreakStarted, LevelChanged
 from engine.structure import Breaks, DefinitionError, Level, TimeBank
-from server import records
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import ADMIN, create, definition, live_server, receive_json
 from tests.tournaments import deal, definition as rules, play_out, running
 

@@ -1,4 +1,5 @@
-"""A tournament played by a cluster: a real nats-server, the director process and table workers (server/worker.py).
+"""A tournament played by a cluster: a real nats-server, the director process and table workers
+(server/cluster/worker.py).
 
 The workers share the tables out by leases, play them against the decision
 clocks and settle them through the director; the director moves players
@@ -25,7 +26,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from bots.swarm import SwarmOptions, run_swarm
-from server.localcluster import shown
+from server.cluster.local import shown
 from tests.cluster import (
     ADMIN,
     TOKEN,
@@ -263,7 +264,8 @@ async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
     """Wait, checking or folding meanwhile, for a turn of the held ``player`` while both workers hold tables; leave
     it unanswered. Returns the table, the worker holding it, and the number of the turn in the table's stream.
 
-    A turn's public event reaches its player before their ``your_turn`` (server/streams.py: at once, to them).
+    A turn's public event reaches its player before their ``your_turn`` (server/tournament/streams.py: at once, to
+    them).
     """
     while True:
         try:
@@ -563,9 +565,9 @@ async def test_the_nats_server_of_a_local_cluster_admits_only_its_users_with_the
 @pytest.mark.asyncio
 async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_another_gateway():
     """Issue 38: with one token for all, any gateway host could deal a table a hand or answer for the director.
-    Each role is a NATS user with subject permissions (server/localcluster.py): what a gateway's credentials
+    Each role is a NATS user with subject permissions (server/cluster/local.py): what a gateway's credentials
     publish anywhere but on its own realm's subjects never arrives, and nats-server says why."""
-    from server.schema import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
+    from server.cluster.schema import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
 
     with nats_server() as users:
         violations: list[str] = []
@@ -621,8 +623,8 @@ def test_a_nats_url_is_shown_without_its_token():
 @pytest.mark.asyncio
 async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
     """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
-    from server.bus import Bus
-    from server.schema import stream_subject
+    from server.cluster.bus import Bus
+    from server.cluster.schema import stream_subject
 
     with nats_server() as users:
         bus = await Bus.connect(users.tables, "tables")
@@ -648,7 +650,7 @@ def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_
     """Back-offs of 0.5, 1, 2, 4 and 8 s for the restarts of one minute; the sixth death within it gives up."""
     import sys
 
-    from server import localcluster
+    from server.cluster import local as localcluster
 
     monkeypatch.setattr(localcluster.Child, "_spawn",
                         lambda self: subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]))

@@ -10,10 +10,10 @@ import msgspec
 import pytest
 
 from engine.structure import Satellite
-from server import records
-from server.chaining import withdraw_prize
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.tournament.chaining import withdraw_prize
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import ADMIN, create, definition, drive, live_server
 from tests.tournaments import definition as rules
 
@@ -64,7 +64,7 @@ def test_corrections_are_journaled_with_the_strict_sync_and_come_back_after_a_re
     kinds = [record[0] for record, _ in (records_of(raw) for raw in storage._records["t"][-1:])]
     assert kinds == ["compensate"]
     from engine.events import Compensated, PrizeWithdrawn
-    from server.persistence import moves_money
+    from server.tournament.persistence import moves_money
 
     assert moves_money([Compensated("p2", 1, "x")]) and moves_money([PrizeWithdrawn("p2", 1, "x", False)])
     assert TournamentRuntime.restore(stored, storage).director.ledger.summary()["compensations"] == 500

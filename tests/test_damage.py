@@ -9,9 +9,9 @@ import sqlite3
 import httpx
 import pytest
 
-from server import records
-from server.journal import SQLiteStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import SQLiteStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import drive, live_server
 from tests.tournaments import definition
 

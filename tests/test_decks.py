@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from engine.cards import keyed_deck
-from server import records
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.tournaments import definition as rules
 
 

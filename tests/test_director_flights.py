@@ -133,9 +133,9 @@ def test_a_flight_stopping_at_its_last_level_stops_when_that_level_ends():
 def test_a_final_cancelled_with_its_flights_pool_refunds_it_to_the_qualified_players():
     """Issue 15.2: the carried pool used to stay held (an AssertionError); the qualified players share it and
     a direct buy-in gets its own money back (a rollback before the start)."""
-    from server import records
-    from server.journal import MemoryStorage
-    from server.runtime import TournamentRuntime
+    from server.tournament import records
+    from server.storage import MemoryStorage
+    from server.tournament.runtime import TournamentRuntime
 
     storage = MemoryStorage()
     final = TournamentRuntime.create("final", definition(6, final=Final()), storage, hand_pause=0)

@@ -136,8 +136,8 @@ async def test_the_directors_console_over_rest():
 
 
 async def test_the_board_hears_every_announcement_also_past_the_ten_it_keeps():
-    from server.journal import MemoryStorage
-    from server.runtime import TournamentRuntime
+    from server.storage import MemoryStorage
+    from server.tournament.runtime import TournamentRuntime
     from tests.tournaments import definition as rules
 
     runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)

@@ -8,13 +8,13 @@ import random
 import msgspec
 import pytest
 
-import server.persistence
+import server.tournament.persistence
 from bots.strategies import seat_view, tight_aggressive
 from engine.director import Status, Tournament
 from engine.structure import LateRegistration, Level, Rebuys, Reentry
-from server import records
-from server.journal import MemoryStorage, SQLiteStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import MemoryStorage, SQLiteStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import drive
 from tests.tournaments import definition
 
@@ -35,7 +35,7 @@ def state_of(runtime: TournamentRuntime) -> dict:
 @pytest.mark.parametrize("backend", ["sqlite", "memory"])
 @pytest.mark.parametrize("snapshot_every", [10**9, 150])
 def test_a_restore_rebuilds_the_running_tournament_exactly(tmp_path, monkeypatch, backend, snapshot_every):
-    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", snapshot_every)
+    monkeypatch.setattr(server.tournament.persistence, "SNAPSHOT_EVERY", snapshot_every)
     storage = SQLiteStorage(str(tmp_path / "journal.db")) if backend == "sqlite" else MemoryStorage()
     rules = definition(6, levels=[Level(10, 20, hands=5), Level(20, 40, hands=5), Level(50, 100, minutes=60)],
                        rebuys=Rebuys(levels=2, price_cents=1000, chips=1000, max_count=2), starting_stack=3000)
@@ -171,7 +171,7 @@ async def test_a_snapshot_pickled_by_a_forked_process_is_the_state_at_its_record
     snapshot is still the state at the record where the fork happened, so
     the snapshot plus the records after it rebuild the live tournament.
     """
-    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", 150)
+    monkeypatch.setattr(server.tournament.persistence, "SNAPSHOT_EVERY", 150)
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = started(storage, "t5", players=40, seed=4)
     drive(live, random.Random(5), 60)
@@ -224,7 +224,7 @@ def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_write
 
     import msgspec
 
-    from server.persistence import audit_lines
+    from server.tournament.persistence import audit_lines
 
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = started(storage, "t9", players=20, seed=9)
@@ -246,7 +246,7 @@ def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_write
 
 @pytest.mark.parametrize("snapshot_every", [10**9, 40])
 def test_late_entries_and_reentries_replay_exactly(monkeypatch, snapshot_every):
-    monkeypatch.setattr(server.persistence, "SNAPSHOT_EVERY", snapshot_every)
+    monkeypatch.setattr(server.tournament.persistence, "SNAPSHOT_EVERY", snapshot_every)
     storage = MemoryStorage()
     rules = definition(6, levels=[Level(10, 20, minutes=60), Level(50, 100, minutes=60)], starting_stack=1000,
                        late_registration=LateRegistration(until_level=2, stack=1500),

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-import server.hub
-import server.tables
-from server.hub import Outbound
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+import server.tournament.hub
+import server.tournament.tables
+from server.tournament.hub import Outbound
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.tournaments import definition
 
 pytestmark = pytest.mark.asyncio
@@ -26,7 +26,7 @@ class Client:
 
 
 async def test_a_broadcast_is_written_a_bounded_number_of_clients_per_turn_and_reaches_every_client(monkeypatch):
-    monkeypatch.setattr(server.hub, "MAX_FLUSHES_PER_TURN", 3)
+    monkeypatch.setattr(server.tournament.hub, "MAX_FLUSHES_PER_TURN", 3)
     commits: list[int] = []
     flushed: list[str] = []
     outbound = Outbound(tick=0.01, before=lambda: commits.append(len(flushed)), gather=0)
@@ -43,7 +43,7 @@ async def test_a_broadcast_is_written_a_bounded_number_of_clients_per_turn_and_r
 
 
 async def test_tables_that_may_all_deal_at_once_are_woken_a_few_per_turn_and_every_one_is(monkeypatch):
-    monkeypatch.setattr(server.tables, "TABLES_STARTED_PER_TURN", 4)
+    monkeypatch.setattr(server.tournament.tables, "TABLES_STARTED_PER_TURN", 4)
     runtime = TournamentRuntime.create("t1", definition(2), MemoryStorage(), hand_pause=0)
     runtime.tables.wakers = {table: asyncio.Event() for table in range(1, 11)}
 

@@ -1,4 +1,4 @@
-"""Prometheus metrics (server/metrics.py, ``GET /metrics``): the admin reads what the server is doing."""
+"""Prometheus metrics (server/api/metrics.py, ``GET /metrics``): the admin reads what the server is doing."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ import msgspec
 import pytest
 
 from engine.director import Status
-from server import records
-from server.journal import SQLiteStorage
-from server.runtime import TournamentRuntime
+from server.tournament import records
+from server.storage import SQLiteStorage
+from server.tournament.runtime import TournamentRuntime
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal_v1.db"  # written by commit 28bfdad, before typed records
 encoder = msgspec.msgpack.Encoder()

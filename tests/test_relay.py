@@ -1,5 +1,5 @@
-"""A cluster gateway's clients as the director sends to them (server/cluster.py's ``GatewayLink``) and as the
-gateway hands them out (server/gateway.py), against a bus of the test's own: a table's message crosses once per
+"""A cluster gateway's clients as the director sends to them (server/cluster/director.py's ``GatewayLink``) and as the
+gateway hands them out (server/cluster/gateway.py), against a bus of the test's own: a table's message crosses once per
 gateway, whoever watches, and a client's messages keep their order."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import msgspec
 import pytest
 
 from engine.wire import Presence
-from server.schema import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
-from server.cluster import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
-from server.gateway import Gateway
-from server.hub import Connection, Outbound
-from server.journal import MemoryStorage
-from server.edge import Settings
-from server.rest import Server
-from server.runtime import TournamentRuntime
-from server.streams import PRESENCE_TICK
+from server.cluster.schema import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
+from server.cluster.director import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
+from server.cluster.gateway import Gateway
+from server.tournament.hub import Connection, Outbound
+from server.storage import MemoryStorage
+from server.api.edge import Settings
+from server.api.rest import Server
+from server.tournament.runtime import TournamentRuntime
+from server.tournament.streams import PRESENCE_TICK
 from tests.live_server import Watcher
 from tests.tournaments import definition as rules
 
@@ -29,7 +29,7 @@ frames = msgspec.msgpack.Decoder(list[ToGateway])
 
 
 class GatewaysBus:
-    """Stands in for ``server.bus.Bus``: keeps what is published, noting whether the journal had committed."""
+    """Stands in for ``server.cluster.bus.Bus``: keeps what is published, noting whether the journal had committed."""
 
     def __init__(self, journal: list[str]) -> None:
         self.journal = journal
@@ -226,7 +226,7 @@ async def test_a_gateway_keeps_registering_while_its_read_of_the_registry_is_stu
 
 
 class RawBus:
-    """Stands in for ``server.bus.Bus``: keeps what is published, undecoded."""
+    """Stands in for ``server.cluster.bus.Bus``: keeps what is published, undecoded."""
 
     def __init__(self) -> None:
         self.published: list[tuple[str, bytes]] = []
@@ -239,7 +239,7 @@ class RawBus:
 async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_worker_and_the_rest_to_the_director():
     """The director only passed decisions on to the worker playing the table: they go there from the gateway,
     which the director tells where each of its players plays (and as whom), within the same limits."""
-    from server.schema import ANY_HOLDER, TableBatch
+    from server.cluster.schema import ANY_HOLDER, TableBatch
 
     gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
     gateway.bus = RawBus()  # type: ignore[assignment]

@@ -1,5 +1,6 @@
-"""A cluster's tables without a bus: the director's side (server/tables.py with ``workers`` set) deals and settles,
-a worker's side (server/playing.py) plays the hand it is sent; the test carries what passes between them."""
+"""A cluster's tables without a bus: the director's side (server/tournament/tables.py with ``workers`` set) deals
+and settles, a worker's side (server/cluster/playing.py) plays the hand it is sent; the test carries what passes
+between them."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ import msgspec
 import pytest
 
 from engine.status import TournamentError
-from server.schema import (
-    ANY_HOLDER, Acted, Adopt, Frames, HandOut, Route, TableBatch, TableState, ToGateway, decisions_for, frames_for,
-    table_subject,
+from server.cluster.schema import (
+    ANY_HOLDER, Acted, Adopt, Frames, Route, TableBatch, ToGateway, decisions_for, frames_for, table_subject,
 )
-from server.journal import MemoryStorage
-from server.playing import PlayedTable
-from server.runtime import TournamentRuntime
-from server.streams import DRAW_SNAPSHOTS_PER_TURN
+from server.tournament.remote import HandOut, TableState
+from server.storage import MemoryStorage
+from server.cluster.playing import PlayedTable
+from server.tournament.runtime import TournamentRuntime
+from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN
 from tests.live_server import Watcher, until
 from tests.tournaments import definition as rules
 
@@ -175,7 +176,7 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     """A worker told ``gone`` let go of its table before the tournament's last events, sent to the table on
     another subject than the answer, reached it: a bot of that table never heard the finish, and its swarm
     waited for ever (a busy machine's run of the cluster's tournament test)."""
-    from server.schema import Closed
+    from server.cluster.schema import Closed
 
     runtime, workers, table = await one_table_running()
     assert runtime.tables.take(table, 3)
@@ -317,7 +318,7 @@ async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_n
 
 def test_a_dealt_hand_crosses_as_data_and_deals_the_same_hand_with_its_decisions_taken() -> None:
     from engine.hand import POKERKIT_RULES, Hand
-    from server.schema import DealtHand
+    from server.tournament.remote import DealtHand
 
     hand = Hand(["a", "b", "c", "d"], [500, 800, 1200, 90], small_blind=10, big_blind=20, ante=5,
                 deck=list(range(51, 11, -1)), rules=POKERKIT_RULES)

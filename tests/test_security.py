@@ -54,7 +54,7 @@ async def test_a_hand_history_shows_hole_cards_only_to_whom_they_belong_or_when_
 
 
 async def test_a_body_over_its_limit_is_refused_with_413_before_it_is_read_whole():
-    from server.edge import MAX_BODY_BYTES
+    from server.api.edge import MAX_BODY_BYTES
 
     async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
         tournament, _ = await create(live, definition(4, 4), 0)
@@ -202,9 +202,9 @@ async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arr
 
 
 async def test_a_player_reconnecting_in_a_loop_costs_their_table_one_presence_message_a_tick():
-    from server.journal import MemoryStorage
-    from server.runtime import TournamentRuntime
-    from server.streams import PRESENCE_TICK
+    from server.storage import MemoryStorage
+    from server.tournament.runtime import TournamentRuntime
+    from server.tournament.streams import PRESENCE_TICK
     from tests.tournaments import definition as rules
 
     runtime = TournamentRuntime.create("t", rules(4, action_seconds=60), MemoryStorage(), hand_pause=0)
@@ -250,7 +250,7 @@ async def test_connections_per_token_are_rate_limited():
 
 
 async def test_a_large_tournaments_details_come_a_page_at_a_time_and_are_built_once_per_state(monkeypatch):
-    import server.views
+    import server.tournament.views
 
     async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
         tournament, _ = await create(live, definition(3000, 9, action_seconds=60), 0)
@@ -260,8 +260,8 @@ async def test_a_large_tournaments_details_come_a_page_at_a_time_and_are_built_o
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)  # hold the state still
         builds = []
-        real = server.views.details
-        monkeypatch.setattr(server.views, "details", lambda *args: builds.append(args) or real(*args))
+        real = server.tournament.views.details
+        monkeypatch.setattr(server.tournament.views, "details", lambda *args: builds.append(args) or real(*args))
         began = time.monotonic()
         first = await client.get(f"/api/tournaments/{tournament}")
         for _ in range(20):

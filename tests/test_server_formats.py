@@ -136,8 +136,8 @@ async def test_two_flights_carry_their_survivors_and_pools_into_the_final_which_
 async def test_a_multi_entry_final_seats_each_qualification_and_the_person_plays_both():
     from websockets.asyncio.client import connect
 
-    from server import records
-    from server.entries import token_key
+    from server.tournament import records
+    from server.tournament.entries import token_key
     from tests.live_server import receive_json
 
     async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:

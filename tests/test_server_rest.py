@@ -7,7 +7,7 @@ import typing
 import httpx
 import pytest
 
-from server.app import STATUS_OF
+from server.api.app import STATUS_OF
 from server.errors import Code
 
 from tests.live_server import ADMIN, create, definition, live_server
@@ -99,8 +99,8 @@ async def test_every_operation_answers_with_the_schema_its_openapi_description_n
     type the document names for it, and each route is documented."""
     import msgspec
 
-    from server.app import OPERATIONS, create_app
-    from server.edge import Settings
+    from server.api.app import OPERATIONS, create_app
+    from server.api.edge import Settings
 
     paths = {(route.path, method) for route in create_app(Settings(admin_token="x")).routes
              for method in (getattr(route, "methods", None) or ())

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.events import TableBroken
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import Watcher
 from tests.tournaments import definition as rules
 
@@ -29,8 +29,8 @@ def test_memory_keeps_the_latest_events_and_the_audit_trail_stays_whole_in_the_j
     """The director kept every event in memory: about 4 GB over a 250,000-entry field, which nothing served."""
     import json
 
-    from server import streams
-    from server.persistence import audit_lines
+    from server.tournament import streams
+    from server.tournament.persistence import audit_lines
 
     monkeypatch.setattr(streams, "EVENTS_KEPT", 10)
     runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)

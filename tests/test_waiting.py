@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from engine.director import Status
-from server.journal import MemoryStorage
-from server.runtime import TournamentRuntime
+from server.storage import MemoryStorage
+from server.tournament.runtime import TournamentRuntime
 from tests.live_server import ADMIN, definition, live_server, until
 from tests.tournaments import definition as rules
 

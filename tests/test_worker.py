@@ -1,4 +1,5 @@
-"""A table worker against a bus of the test's own (server/worker.py), and the bus's leases: how they are let go."""
+"""A table worker against a bus of the test's own (server/cluster/worker.py), and the bus's leases: how they are
+let go."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ import msgspec
 import pytest
 from nats.js.errors import BadRequestError
 
-from server.bus import Bus, Lease
-from server.schema import COMMANDS, TABLES, Process, TableCommand, TableState
-from server.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
+from server.cluster.bus import Bus, Lease
+from server.cluster.schema import COMMANDS, TABLES, TableCommand
+from server.processes import Process
+from server.tournament.remote import TableState
+from server.cluster.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
 
 TABLES_HELD = 2_000
 
 
 class DirectorsBus:
-    """Stands in for ``server.bus.Bus``: a director with ``TABLES_HELD`` tables that all wait, and leases that any
+    """Stands in for ``server.cluster.bus.Bus``: a director with ``TABLES_HELD`` tables that all wait, and leases that
+    any
     worker gets; it counts the leases let go and how many were in flight at once."""
 
     def __init__(self) -> None:
@@ -158,7 +162,7 @@ async def test_what_is_published_as_the_connection_drains_is_dropped_without_an_
 async def test_a_table_cancelled_as_a_notice_arrives_stops() -> None:
     """Python 3.11's ``wait_for`` loses a cancellation that comes just as what it waits for is done: a table
     waiting on a notice kept asking a director that was gone, and its worker, told to stop, never stopped."""
-    from server.playing import PlayedTable
+    from server.cluster.playing import PlayedTable
 
     worker = TableWorker(DirectorsBus(), WorkerMetrics())  # type: ignore[arg-type]
     arrived, stopped = asyncio.Event(), asyncio.Event()

@@ -1,0 +1,488 @@
+"""The Starlette app: the REST endpoints, the websocket, and the one table of refusal codes to HTTP statuses.
+
+docs/protocol.md describes the wire; /api/openapi.json, generated from the
+``OPERATIONS`` below, describes the REST API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import AsyncIterator
+from typing import Annotated, Literal, TypedDict
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from bots.client import FAULTS
+from bots.simulator import DEFAULT_MIX
+from bots.strategies import STRATEGIES, parse_mix
+from engine.director import Status
+from engine.history import redact
+from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
+from engine.wire import Details, Summary
+from server.tournament import hosted
+from server.api.admin import (
+    AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,
+    HandForHandRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce, call_break, cancel,
+    cancellation_preview, compensate, hand_for_hand, open_registration, pause, resume, seat_command, start,
+    withdraw_prize,
+)
+from server.api.edge import BodyLimit, Settings, bearer, body_of, reply, web_client
+from server.errors import Code, Refused
+from server.tournament.hub import Connection
+from server.storage import HandRow
+from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.api.openapi import Operation, Problem, document
+from server.tournament.persistence import audit_lines
+from server.api.rest import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
+from server.tournament.runtime import TournamentRuntime
+from server.processes import Process
+from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
+from server.api.socketwire import WIRE, WebSocketProtocol
+
+
+# The websocket transport: the protocol the table streams write through (server/tournament/hub.py), a frame limit
+# over the app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
+# swarm (docs/performance.md) for small JSON messages.
+class UvicornWebsockets(TypedDict):
+    ws: type[WebSocketProtocol]
+    ws_max_size: int
+    ws_per_message_deflate: bool
+
+
+def uvicorn_websockets() -> UvicornWebsockets:
+    """Uvicorn's websocket options for this app (``uvicorn.run(app, **uvicorn_websockets())``)."""
+    return UvicornWebsockets(ws=WebSocketProtocol, ws_max_size=65536, ws_per_message_deflate=False)
+
+# Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
+STATUS_OF: dict[Code, int] = {
+    "bad_request": 400, "bad_definition": 400,
+    "admin_only": 401, "bad_token": 401,
+    "observer": 403,
+    "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
+    "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
+    "not_your_turn": 409, "illegal_action": 409,
+    "too_large": 413,
+    "too_many_connections": 429, "chat_limit": 429,
+    "damaged": 503, "unavailable": 503,
+}
+
+
+# ------------------------------------------------------------------ request and response bodies
+
+
+class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Fill a tournament with bots that play over the websocket (``mix`` as in ``mttsim simulate --mix``)."""
+
+    count: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+    mix: str | None = None
+    think_min: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.3
+    think_max: Annotated[float, msgspec.Meta(ge=0, le=60)] = 1.5
+    reentry: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0  # the chance a bot that is out re-enters
+
+
+class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A few numbers for a whole definition (``mttsim structure``)."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=1_000_000)]
+    hours: Annotated[float, msgspec.Meta(gt=0, le=72)]
+    stack: Annotated[int, msgspec.Meta(ge=100, le=10**9)]
+    speed: Speed = "regular"
+    ante: Literal["bb", "classic"] = "bb"
+
+
+class Created(msgspec.Struct):
+    id: str
+
+
+class Registered(msgspec.Struct):
+    player_id: str
+    token: str
+
+
+class NewEntry(msgspec.Struct):
+    """A re-entry's id; the player's token now leads to it."""
+
+    player_id: str
+
+
+class Unregistered(msgspec.Struct):
+    refund_cents: int
+
+
+class BotsAdded(msgspec.Struct):
+    players: list[str]
+
+
+class HandList(msgspec.Struct):
+    hands: list[HandRow]
+
+
+class Health(msgspec.Struct):
+    """``storage``: 'ok' or what its check found; ``damaged``: tournament -> why it was not restored."""
+
+    storage: str
+    damaged: dict[str, str]
+
+
+# ------------------------------------------------------------------ endpoints
+
+
+async def list_tournaments(request: Request) -> Response:
+    return reply([runtime.summary() for runtime in server_of(request).tournaments.values()])
+
+
+async def create_tournament(request: Request) -> Response:
+    require_admin(request)
+    server = server_of(request)
+    try:
+        definition = load_definition(await request.body(), toml="toml" in request.headers.get("content-type", ""))
+    except DefinitionError as problem:
+        raise Refused("bad_definition", str(problem)) from None
+    return reply(Created(server.create(definition).id), 201)
+
+
+async def structure(request: Request) -> Response:
+    """A whole definition from a few numbers, to edit and create (docs/config.md); changes nothing."""
+    body = await body_of(request, StructureRequest)
+    try:
+        return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante))
+    except DefinitionError as problem:
+        raise Refused("bad_request", str(problem)) from None
+
+
+async def show_tournament(request: Request) -> Response:
+    page = request.query_params.get("page", "0")
+    if not (page.isascii() and page.isdigit() and len(page) <= 6):
+        raise Refused("bad_request", "page: a page number, from 0")
+    return Response(runtime_of(request).details_json(int(page)), media_type="application/json")
+
+
+async def register(request: Request) -> Response:
+    runtime = runtime_of(request)
+    body = await body_of(request, RegisterRequest)
+    player, token = runtime.register(body.name, another_of=bearer(request))
+    return reply(Registered(player, token), 201)
+
+
+async def reenter(request: Request) -> Response:
+    return reply(NewEntry(runtime_of(request).reenter(bearer(request) or "")), 201)
+
+
+async def unregister(request: Request) -> Response:
+    return reply(Unregistered(runtime_of(request).unregister(bearer(request) or "")))
+
+
+async def add_bots(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    body = await body_of(request, BotsRequest, empty=b"{}")
+    try:
+        mix = parse_mix(body.mix, [*STRATEGIES, *FAULTS]) if body.mix else DEFAULT_MIX
+    except ValueError as problem:
+        raise Refused("bad_request", str(problem)) from None
+    free = runtime.definition.max_players - len(runtime.director.entries)
+    if runtime.director.status is not Status.REGISTER and not runtime.director.entries_open("late_registration"):
+        raise Refused("refused", f"bots register only in Register or late registration; the tournament is "
+                                 f"{runtime.director.status}")
+    if body.count > free:  # all or none: a partial field would surprise whoever asked
+        raise Refused("refused", f"{body.count} bots asked for, {free} seats left")
+    added = hosted.add_bots(runtime, body.count, own_ws_url(request), mix=mix, think=(body.think_min, body.think_max),
+                            rng=random.Random(), reentry=body.reentry)
+    return reply(BotsAdded(added), 201)
+
+
+def own_ws_url(request: Request) -> str:
+    """Where the server's own bots reach it: the address it was told (``mttsim serve`` does), or the one this
+    request arrived on, never the Host header a client sent."""
+    settings_url = server_of(request).settings.ws_url
+    if settings_url is not None:
+        return settings_url
+    host, port = request.scope["server"] or ("127.0.0.1", 8000)
+    return f"ws://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
+
+
+async def hand_list(request: Request) -> Response:
+    """Finished hands, optionally of one ``player`` or at one ``table``."""
+    runtime = runtime_of(request)
+    table = table_number(request.query_params.get("table"))
+    rows = server_of(request).storage.hands(runtime.id, request.query_params.get("player"), table)
+    return reply(HandList(rows))
+
+
+async def hand_history(request: Request) -> Response:
+    """One finished hand as PHH (the poker hand history format PokerKit reads)."""
+    runtime = runtime_of(request)
+    number = request.path_params["hand"]
+    # A number SQLite's 64-bit integers cannot hold names no hand either (it was a 500: issue 33); the length is
+    # looked at first, as int() refuses a string of over 4,300 digits with an error of its own.
+    text = server_of(request).storage.hand(runtime.id, int(number)) \
+        if number.isascii() and number.isdigit() and len(number) <= 19 and int(number) < 2**63 else None
+    if text is None:
+        raise Refused("no_finished_hand", f"no finished hand {number!r} in this tournament")
+    if not is_admin(request):  # hole cards: only those shown at the table, and the player's own
+        token = bearer(request)
+        text = redact(text, runtime.player_for(token) if token else None)
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
+
+async def metrics(request: Request) -> Response:
+    require_admin(request)
+    return Response(server_of(request).metrics.text(), media_type=METRICS_CONTENT_TYPE)
+
+
+class Cluster(msgspec.Struct):
+    processes: list[Process]
+
+
+async def cluster(request: Request) -> Response:
+    """The processes of the cluster, as they registered on the bus; one server alone lists itself."""
+    require_admin(request)
+    server = server_of(request)
+    if server.cluster is None:
+        return reply(Cluster([server.process]))
+    try:
+        return reply(Cluster(await server.cluster.processes()))
+    except TimeoutError:
+        raise Refused("unavailable", "the cluster's registry did not answer in time: try again") from None
+
+
+class Gateways(msgspec.Struct):
+    gateways: list[str]
+
+
+async def gateways(request: Request) -> Response:
+    """Where a client may connect: the cluster's gateways, as the director last read the registry (once a
+    second; a page asks once, while its own gateway is there, to go on through another when it is gone). One
+    server alone lists none: the page's own address is the only one."""
+    server = server_of(request)
+    processes = server.cluster.registered if server.cluster is not None else []
+    return reply(Gateways(sorted(process.url for process in processes if process.role == "gateway" and process.url)))
+
+
+async def health(request: Request) -> Response:
+    """What the server found wrong with its storage at start, and which tournaments it could not bring back."""
+    server = server_of(request)
+    return reply(Health(server.storage.health(), dict(server.damaged)))
+
+
+async def event_log(request: Request) -> Response:
+    """The tournament's director events, one JSON object a line, as ``mttsim simulate --events-out`` writes
+    them: its audit trail, running, finished or cancelled, and across restarts."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    storage = server_of(request).storage
+
+    async def lines() -> AsyncIterator[bytes]:
+        chunk: list[bytes] = []
+        opened = runtime.definition.registration_opens_at is None  # at creation, not by a record
+        for line in audit_lines(storage.records(runtime.id), opened_at_creation=opened):
+            chunk.append(line)
+            if len(chunk) == 5_000:  # the loop's other work goes on between chunks
+                yield b"".join(chunk)
+                chunk = []
+                await asyncio.sleep(0)
+        yield b"".join(chunk)
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+
+async def openapi(request: Request) -> Response:
+    return reply(document(OPERATIONS))
+
+
+OPERATIONS = [
+    Operation(method="GET", path="/metrics", endpoint=metrics, who="admin", refusals=(),
+              media_type=METRICS_CONTENT_TYPE,
+              summary="Prometheus metrics: tournaments by status, tables, players connected and left, actions, "
+                      "action time and event lag histograms (docs/deployment.md)"),
+    Operation(method="GET", path="/api/cluster", endpoint=cluster, response=Cluster, who="admin", refusals=(),
+              summary="Every process of the cluster: role, pid, host, start, the tables each worker holds "
+                      "(one server alone: itself)"),
+    Operation(method="GET", path="/api/gateways", endpoint=gateways, response=Gateways, refusals=(),
+              summary="The cluster's gateways, where a client may connect (one server alone: none)"),
+    Operation(method="GET", path="/api/health", endpoint=health, response=Health, refusals=(),
+              summary="The storage's state, and the tournaments a damaged journal kept from coming back"),
+    Operation(method="GET", path="/api/tournaments", endpoint=list_tournaments, response=list[Summary],
+              summary="List tournaments", refusals=()),
+    Operation(method="POST", path="/api/tournaments", endpoint=create_tournament, body=Definition, response=Created,
+              status=201, who="admin", summary="Create a tournament from its definition (docs/config.md)",
+              refusals=()),
+    Operation(method="POST", path="/api/structures", endpoint=structure, body=StructureRequest, response=Definition,
+              refusals=(400,), summary="A whole definition (levels, breaks, payouts) from players, hours and stack"),
+    Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
+              query=(("page", int),), refusals=(404,),
+              summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand; the long lists a page "
+                      "at a time (?page=N, `pages` says how many)"),
+    Operation(method="POST", path="/api/tournaments/{id}/register", endpoint=register, body=RegisterRequest,
+              response=Registered, status=201,
+              summary="Register; the token is the player's key to their seat (with a player's token: another entry)"),
+    Operation(method="POST", path="/api/tournaments/{id}/reenter", endpoint=reenter, response=NewEntry, status=201,
+              who="player", summary="Re-enter after elimination while re-entry is open: a new entry, stack and seat, "
+                                    "buy-in and fee paid again; the token now leads to the new entry"),
+    Operation(method="POST", path="/api/tournaments/{id}/unregister", endpoint=unregister, response=Unregistered,
+              who="player", summary="Unregister during Register: buy-in and fee refunded"),
+    Operation(method="POST", path="/api/tournaments/{id}/bots", endpoint=add_bots, body=BotsRequest,
+              body_required=False, response=BotsAdded, status=201, who="admin",
+              summary="Fill with bots that play over the websocket"),
+    Operation(method="GET", path="/api/tournaments/{id}/hands", endpoint=hand_list, response=HandList,
+              query=(("player", str), ("table", int)), refusals=(404,),
+              summary="Finished hands, optionally of ?player= or at ?table="),
+    Operation(method="GET", path="/api/tournaments/{id}/hands/{hand}", endpoint=hand_history, refusals=(404,),
+              summary="One finished hand as PHH text: hole cards shown at the table, a player's own (with their "
+                      "token), every one with the admin token"),
+    Operation(method="POST", path="/api/tournaments/{id}/compensate", endpoint=compensate, body=CompensateRequest,
+              response=Details, who="admin",
+              summary="Pay a player a compensation from the house, with its reason (seed 004)"),
+    Operation(method="POST", path="/api/tournaments/{id}/withdraw", endpoint=withdraw_prize, body=WithdrawRequest,
+              response=Details, who="admin",
+              summary="Take back a prize paid in error, whole or in part; a seat withdrawn is unregistered from its "
+                      "tournament if that has not started"),
+    Operation(method="GET", path="/api/tournaments/{id}/events", endpoint=event_log, who="admin", refusals=(404,),
+              media_type="application/x-ndjson",
+              summary="The director's events, one JSON object a line (application/x-ndjson), as mttsim simulate "
+                      "--events-out writes them (docs/events.md): the audit trail"),
+    Operation(method="GET", path="/api/tournaments/{id}/cancellation", endpoint=cancellation_preview,
+              response=CancellationPreview, who="admin", query=(("policy", Literal["A", "B"]), ("entry_into", str)),
+              summary="Preview the refunds a cancellation would pay now (rules.md I); ?policy=A or B"),
+    Operation(method="POST", path="/api/tournaments/{id}/open", endpoint=open_registration, response=Summary,
+              who="admin", summary="Open an announced (Waiting) tournament for registration now"),
+    Operation(method="POST", path="/api/tournaments/{id}/start", endpoint=start, response=Summary, who="admin",
+              summary="Start: seats are drawn, or the tournament is cancelled below min_players"),
+    Operation(method="POST", path="/api/tournaments/{id}/pause", endpoint=pause, response=Summary, who="admin",
+              summary="Pause: no new hands and the level clock stops; hands in progress finish"),
+    Operation(method="POST", path="/api/tournaments/{id}/resume", endpoint=resume, response=Summary, who="admin",
+              summary="Resume after a pause"),
+    Operation(method="POST", path="/api/tournaments/{id}/cancel", endpoint=cancel, body=CancelRequest,
+              body_required=False, response=Summary, who="admin",
+              summary="Cancel: full refunds before the start; while running, the refund policy (the tournament's, "
+                      "or {policy} in the body) pays out and hands in progress are void"),
+    Operation(method="POST", path="/api/tournaments/{id}/clock", endpoint=adjust_clock, body=ClockRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Add seconds to the level or break under way, or take them away (negative)"),
+    Operation(method="POST", path="/api/tournaments/{id}/break", endpoint=call_break, body=BreakRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="A break now: hands in progress finish, and the level goes on after it where it stood"),
+    Operation(method="POST", path="/api/tournaments/{id}/hand-for-hand", endpoint=hand_for_hand,
+              body=HandForHandRequest, response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Hand-for-hand on the director's word (on), or let go (off: as the pay jump calls for it)"),
+    Operation(method="POST", path="/api/tournaments/{id}/seat", endpoint=seat_command, body=SeatRequest,
+              response=SeatDone, who="admin", refusals=(400, 404, 409),
+              summary="Sit a player out, or remove them, when their hand ends if they are in one (their chips "
+                      "leave play; refund: their buy-in and fee back, before prizes are paid)"),
+    Operation(method="POST", path="/api/tournaments/{id}/announce", endpoint=announce, body=AnnounceRequest,
+              response=Summary, who="admin", refusals=(400, 404),
+              summary="Tell every page of the tournament something (the last ten are kept for pages that open later)"),
+]
+
+
+# ------------------------------------------------------------------ the websocket
+
+
+async def play(websocket: WebSocket) -> None:
+    """A player (``?token=``) or an observer (``?table=``) on a tournament's tables."""
+    server = server_of(websocket)
+    await websocket.accept()
+    admitted = admit(server, websocket.path_params["id"], websocket.query_params)
+    if isinstance(admitted, Turned):
+        await websocket.send_text(admitted.message.decode())
+        await websocket.close(admitted.code, admitted.reason)
+        return
+    runtime, wire, settings = admitted.runtime, wire_of(websocket), server.settings
+    connection = Connection(websocket.close, wire, player=admitted.player, outbound=server.outbound,
+                            max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+    runtime.connect(connection, admitted.table)
+    wire.attach(lambda data: receive(runtime, connection, data, server.metrics), connection.lost, connection.flush)
+    try:
+        await connection.ended
+    finally:
+        leave(runtime, connection)
+        await connection.stop()
+
+
+def wire_of(websocket: WebSocket) -> WebSocketProtocol:
+    """The protocol an accepted websocket's connection writes through (server/tournament/hub.py)."""
+    wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
+    if wire is None:
+        raise RuntimeError("run the app under uvicorn with server.api.app.uvicorn_websockets() (mttsim serve does)")
+    return wire
+
+
+async def lobby_socket(websocket: WebSocket) -> None:
+    """The lobby's live feed: every tournament's summary, then what changes (server/tournament/feeds.py). Any message
+    asks for the snapshot again."""
+    server = server_of(websocket)
+    await websocket.accept()
+    wire = wire_of(websocket)
+    connection = lobby_connection(server, websocket.close, wire)
+    wire.attach(lambda data: lobby_message(server, connection, data), connection.lost, connection.flush)
+    try:
+        await connection.ended
+    finally:
+        server.lobby.subscribers.discard(connection)
+        await connection.stop()
+
+
+# ------------------------------------------------------------------ the application
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return reply(Problem(exc.code, exc.message), STATUS_OF[exc.code])
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    server: Server = app.state.server
+    join: JoinCluster | None = app.state.join_cluster
+    if join is not None:  # before the restore, so that restored tournaments' tables go to the workers
+        server.cluster = await join(server, app)
+        await server.cluster.start()
+    for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
+        if stored.damage is not None:  # never an older state shown as current: reported, not restored
+            server.damaged[stored.id] = stored.damage
+            continue
+        try:
+            runtime = TournamentRuntime.restore(stored, server.storage, hand_pause=server.settings.hand_pause)
+            server.add(runtime)
+            runtime.bots.ws_url = server.settings.ws_url
+            if stored.open:
+                runtime.resume_after_restore()
+        except Exception as error:  # one tournament's broken journal must not keep the others down
+            logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
+            server.damaged[stored.id] = f"its journal does not replay: {error}"
+    server.damaged.update(server.storage.damaged())
+    try:
+        yield
+    finally:
+        await asyncio.gather(*(runtime.shutdown() for runtime in server.tournaments.values()))
+        if server.cluster is not None:
+            await server.cluster.stop()
+        server.storage.close()
+
+
+def create_app(settings: Settings, join_cluster: JoinCluster | None = None) -> Starlette:
+    """One server's application; with ``join_cluster`` (server/cluster/director.py's ``join``, given by the command
+    line), the director of a cluster, whose tables the workers play."""
+    routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
+    routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
+    routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
+    routes.append(WebSocketRoute("/ws/lobby", lobby_socket))
+    routes += web_client()
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+                    middleware=[Middleware(BodyLimit)])
+    app.state.server = Server(settings)
+    app.state.join_cluster = join_cluster
+    return app

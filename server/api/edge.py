@@ -1,0 +1,108 @@
+"""What a process that faces HTTP clients needs, and no tournament: its settings, bodies decoded and limited in
+size, bearer tokens, JSON answers and the web client's files. The director's application and a cluster's
+gateway (which keeps no state of its own) both stand on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from engine.structure import MAX_NESTING, nesting_depth
+from server.errors import Refused
+from server.api.openapi import Problem
+
+MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
+MAX_DEFINITION_BYTES = 1024 * 1024  # a tournament's definition: a few kilobytes, with room for long structures
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
+
+
+class Settings(msgspec.Struct):
+    """Server limits and pacing; ``mttsim serve`` sets them from its options."""
+
+    admin_token: str
+    hand_pause: float = 2.0  # seconds a finished hand stays on the table before the next deal
+    max_queue: int = 512  # outbound messages a client may fall behind before it is dropped
+    broadcast_tick: float = 0.05  # seconds other players' actions may wait, to leave in fewer, larger frames
+    rate: float = 50.0  # incoming messages a second per connection, on average (a fast bot makes ~40)
+    burst: int = 100
+    db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
+    ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
+    nats: str | None = None  # a cluster's bus: this process is its director, and table workers play the tables
+
+
+Body = TypeVar("Body")
+
+
+def reply(body: Any, status: int = 200) -> Response:
+    return Response(msgspec.json.encode(body), status_code=status, media_type="application/json")
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+
+async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:
+    """The request's JSON body as ``kind``; a malformed one is refused naming the field."""
+    body = await request.body() or empty or b""
+    if nesting_depth(body) > MAX_NESTING:
+        raise Refused("bad_request", f"the body nests deeper than {MAX_NESTING} brackets")
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.DecodeError as problem:
+        raise Refused("bad_request", str(problem)) from None
+
+
+def web_client() -> list[BaseRoute]:
+    """The browser client's files at ``/``, where a checkout has them (an installed wheel has none)."""
+    return [Mount("/", StaticFiles(directory=WEB_DIR, html=True))] if WEB_DIR.is_dir() else []
+
+
+class BodyLimit:
+    """Refuse a request body over its limit with 413, before it is read whole: ``MAX_DEFINITION_BYTES`` for a
+    tournament's definition, ``MAX_BODY_BYTES`` for every other body (docs/security.md)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = MAX_DEFINITION_BYTES if scope["path"] == "/api/tournaments" else MAX_BODY_BYTES
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        too_big = Response(msgspec.json.encode(Problem("too_large", f"a request body is at most {limit} bytes here")),
+                           status_code=413, media_type="application/json")
+        if not declared.isdigit() or int(declared) > limit:
+            await too_big(scope, receive, send)
+            return
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > limit:
+                await too_big(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)

@@ -1,0 +1,112 @@
+"""The process's state (``Server``: its tournaments, storage, outbound and lobby) and what every endpoint of it
+asks of a request: the admin token, the tournament. What needs no tournament is in server/api/edge.py."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from starlette.requests import Request
+from starlette.types import ASGIApp
+from starlette.websockets import WebSocket
+
+from engine.structure import Definition
+from server.tournament import feeds
+from server.api.edge import Settings, bearer
+from server.errors import Refused
+from server.tournament.hub import Outbound, RateLimit
+from server.storage import MemoryStorage, SQLiteStorage, Storage
+from server.api.metrics import Metrics
+from server.tournament.runtime import TournamentRuntime
+from server.processes import Process
+
+
+class ClusterService(Protocol):
+    """The director's side of a cluster (server/cluster/director.py's ``DirectorService``), as the process knows it: the
+    command line plugs it in (``create_app(..., join_cluster=...)``), so that the API imports no cluster."""
+
+    registered: list[Process]  # the registry as last read, every heartbeat
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def attach(self, runtime: TournamentRuntime) -> None: ...
+
+    async def processes(self) -> list[Process]: ...
+
+
+CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
+
+
+class Server:
+    """The application's state: its settings, its tournaments and their storage."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.tournaments: dict[str, TournamentRuntime] = {}
+        self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
+        self.metrics = Metrics(self.tournaments.values)
+        self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit,
+                                 waited=self.metrics.event_lag_seconds.observe)
+        self.connection_rates: dict[tuple[str, str], RateLimit] = {}
+        self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
+        self.lobby = feeds.lobby(self.tournaments.values)
+        url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
+        self.process = Process.here("director" if settings.nats else "single", url)
+        self.cluster: ClusterService | None = None  # in a cluster's director, set up by the app's lifespan
+
+    def connection_rate(self, tournament: str, player: str) -> RateLimit:
+        """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
+        key = (tournament, player)
+        limit = self.connection_rates.get(key)
+        if limit is None:
+            limit = self.connection_rates[key] = RateLimit(CONNECTIONS_PER_SECOND, CONNECTION_BURST)
+        return limit
+
+    def add(self, runtime: TournamentRuntime) -> None:
+        self.tournaments[runtime.id] = runtime
+        runtime.registry = self.tournaments
+        runtime.tables.barrier = self.metrics.barrier_seconds.observe
+        if self.cluster is not None:
+            self.cluster.attach(runtime)
+
+    def create(self, definition: Definition) -> TournamentRuntime:
+        """A new tournament, journaled, in the lobby and on its clock."""
+        runtime = TournamentRuntime.create(secrets.token_hex(4), definition, self.storage,
+                                           hand_pause=self.settings.hand_pause)
+        self.add(runtime)
+        runtime.keep_time()
+        return runtime
+
+
+JoinCluster = Callable[[Server, ASGIApp], Awaitable[ClusterService]]  # how a director joins its cluster
+
+
+def server_of(request: Request | WebSocket) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def is_admin(request: Request) -> bool:
+    token = bearer(request)
+    admin_token = server_of(request).settings.admin_token.encode()
+    return token is not None and secrets.compare_digest(token.encode(), admin_token)
+
+
+def require_admin(request: Request) -> None:
+    if not is_admin(request):
+        raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
+
+
+def runtime_of(request: Request) -> TournamentRuntime:
+    server, tournament = server_of(request), request.path_params["id"]
+    runtime = server.tournaments.get(tournament)
+    if runtime is None and tournament in server.damaged:
+        raise Refused("damaged", f"tournament {tournament!r} is not restored: {server.damaged[tournament]}")
+    if runtime is None:
+        raise Refused("no_tournament", f"no tournament {tournament!r}")
+    return runtime
+
+

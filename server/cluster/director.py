@@ -1,0 +1,416 @@
+"""The director process of a cluster: its tables' hands are played by table workers elsewhere, over the bus.
+
+The director process keeps every tournament's director, journal, level clock
+and connections, as one ``mttsim serve`` does, deals every hand and settles
+it, and runs no table tasks and holds no hand in play. A worker holding a
+table's lease (server/cluster/worker.py) asks to ``take`` it and to ``deal``, is sent
+each hand as dealt on the table's subject, plays it (server/cluster/playing.py) and
+hands it back with ``end``. Everything the director says to a table (its
+clients, the messages of its stream, their snapshots and decisions) goes on
+that subject, one message per table and turn of the event loop
+(``TableLinks``); changes of what a worker should do (the barrier opened, the
+table broke) go to the workers as notices, those of one turn in one message.
+
+Each command carries its lease's epoch: an older one than the table's newest
+is fenced off, so a worker that stalled past its lease changes nothing. A
+new epoch voids the hand the last worker left in play, as a restart does.
+
+Gateways (server/cluster/gateway.py) hold the clients' sockets. Their sessions live
+here as connections like any other, whose frames leave for the gateway in
+one bus message per turn of the event loop (``GatewayLink``), and their REST
+requests run through this process's own application. A gateway that stops
+registering is gone: its clients' sessions end, and they reconnect through
+another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING
+
+import msgspec
+from starlette.types import ASGIApp, Message
+
+from engine.director import Status
+from engine.status import TournamentError
+from server.cluster.bus import Bus
+from server.errors import Refused
+from server.tournament.hub import CLOSE_INTERNAL, Connection
+from server.tournament.runtime import TournamentRuntime
+from server.cluster.schema import (
+    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
+    Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, ToDirector,
+    ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
+)
+from server.processes import Process
+from server.tournament.remote import HandOut, TableState
+from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
+
+if TYPE_CHECKING:
+    from server.api.rest import Server
+
+logger = logging.getLogger("mttsim.cluster")
+encode = msgspec.msgpack.encode
+_commands = msgspec.msgpack.Decoder(list[TableCommand])
+_from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
+_http = msgspec.msgpack.Decoder(HttpRequest)
+_frames = msgspec.msgpack.Decoder(list[ToGateway])
+GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
+HEARTBEAT_SECONDS = 1.0
+# A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
+# storm of 15,000 handshakes) misses its registrations, but not for this long without a client's message.
+GATEWAY_SILENCE_SECONDS = 10.0
+
+
+class DirectorService:
+    """Answers the table workers for every tournament of this process, and tells them what changed."""
+
+    def __init__(self, bus: Bus, server: Server, app: ASGIApp) -> None:
+        self.bus = bus
+        self.server = server
+        self.tournaments: Mapping[str, TournamentRuntime] = server.tournaments
+        self.app = app  # this process's own application, which runs the REST requests gateways pass on
+        self.me = server.process
+        self.gateways: dict[str, GatewayLink] = {}
+        # The clients of this process's own sockets (its hosted bots among them), by number, hear their tables'
+        # streams from the tables' workers, as a gateway's clients do.
+        self.local_subject = frames_for(self.me.id)
+        self.local: dict[int, Connection] = {}
+        self._next_local = 0
+        self._notices: list[Notice] = []
+        self._heartbeat: asyncio.Task[None] | None = None
+        self.registered: list[Process] = []  # the registry as last read, every heartbeat
+
+    async def start(self) -> None:
+        await self.bus.serve(COMMANDS, self.answer)
+        await self.bus.serve(TABLES, self.tables)
+        await self.bus.listen_from(sockets_for("*"), self.sockets)
+        await self.bus.serve_tasks(HTTP, self.http)
+        await self.bus.listen(self.local_subject, self._local_frames)
+        self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
+
+    async def processes(self) -> list[Process]:
+        """Every process registered now (``GET /api/cluster``)."""
+        return await self.bus.cluster()
+
+    async def stop(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            await asyncio.gather(self._heartbeat, return_exceptions=True)
+        await self.bus.close()
+
+    def attach(self, runtime: TournamentRuntime) -> None:
+        """``runtime``'s tables are played by workers, which write their streams."""
+        links = TableLinks(self, runtime)
+        runtime.tables.workers = links
+        runtime.streams.remote = links
+
+    def route(self, connection: Connection) -> Route:
+        """Where a client's frames go: its gateway, or this process for a socket of its own."""
+        relay = connection.relay
+        if isinstance(relay, GatewayLink):
+            return Route(relay.subject, connection.number, connection.player or "")
+        if not connection.number:
+            self._next_local += 1
+            connection.number = self._next_local
+            self.local[connection.number] = connection
+        return Route(self.local_subject, connection.number, connection.player or "")
+
+    def forget(self, connection: Connection) -> None:
+        if connection.relay is None:
+            self.local.pop(connection.number, None)
+
+    def _local_frames(self, data: bytes) -> None:
+        deliver(_frames.decode(data), self.local)
+
+    def notify(self, tournament: str, table: int, state: TableState) -> None:
+        """Queue a notice; those of one turn of the event loop leave together."""
+        if not self._notices:
+            asyncio.get_running_loop().call_soon(self._send_notices)
+        self._notices.append(Notice(tournament, table, state))
+
+    def _send_notices(self) -> None:
+        pending, self._notices = self._notices, []
+        for start in range(0, len(pending), NOTICES_PER_MESSAGE):
+            self.bus.publish(NOTICES, encode(pending[start:start + NOTICES_PER_MESSAGE]))
+
+    def tables(self, _: bytes) -> bytes:
+        """Every table of every running tournament, for the workers to share out."""
+        return encode([(runtime.id, table) for runtime in self.tournaments.values()
+                       if runtime.director.status is Status.RUNNING for table in sorted(runtime.director.tables)])
+
+    def answer(self, data: bytes) -> bytes:
+        """A worker's commands of one turn of its event loop, answered together: a round's two thousand deals
+        are one request."""
+        try:
+            commands = _commands.decode(data)
+        except msgspec.DecodeError:
+            return encode([])
+        return encode([self._answer(command) for command in commands])
+
+    def _answer(self, command: TableCommand) -> TableState:
+        runtime = self.tournaments.get(command.tournament)
+        if runtime is None or command.table not in runtime.director.tables:
+            return GONE
+        tables, table = runtime.tables, command.table
+        try:
+            if command.verb == "take":
+                if not tables.take(table, command.epoch):
+                    return FENCED
+            elif tables.fenced(table, command.epoch):
+                return FENCED
+            elif command.verb == "deal":
+                started = tables.started.get(table)
+                if runtime.director.hand(table) is not None and started is not None:  # its hand was lost: again
+                    tables.hand_out(table, [started])
+                elif runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
+                    tables.deal(table)
+            elif command.verb == "end":
+                if command.hand is not None:
+                    tables.hand_back(table, command.hand)
+        except (TournamentError, Refused, msgspec.DecodeError):  # the state moved on since the worker's last look
+            logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
+        except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state
+            logger.exception("table %s/%s: %s failed", command.tournament, table, command.verb)
+        return tables.state(table)
+
+    async def _beat(self) -> None:
+        while True:
+            try:
+                await self.bus.register(self.me)
+                self.registered = await self.bus.cluster()
+                for gateway in self.lost_gateways({process.id for process in self.registered}):
+                    logger.warning("gateway %s is gone: its clients' sessions end", gateway)
+                    self.gateways.pop(gateway).end_all()
+            except Exception:  # the bus is down or reconnecting: the next beat tries again
+                logger.warning("the director could not register with the cluster", exc_info=True)
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    def lost_gateways(self, registered: set[str]) -> list[str]:
+        """The gateways gone from the registry that have also been silent for ``GATEWAY_SILENCE_SECONDS``."""
+        now = asyncio.get_running_loop().time()
+        return [gateway for gateway, link in self.gateways.items()
+                if gateway not in registered and now - link.heard > GATEWAY_SILENCE_SECONDS]
+
+    # ------------------------------------------------------------ the gateways' clients
+
+    def sockets(self, subject: str, data: bytes) -> None:
+        """A batch of a realm's gateways (its subject says which realm: NATS lets only that realm's user publish
+        there), about their own clients alone."""
+        try:
+            batch = _from_gateway.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("a malformed batch from a gateway was ignored")
+            return
+        realm = realm_in(subject)
+        now = asyncio.get_running_loop().time()
+        for item in batch:
+            if not in_realm(realm, item.gateway):
+                logger.warning("a message of gateway %r on the subject of realm %r was refused: a gateway speaks for "
+                               "its own clients", item.gateway, realm)
+                continue
+            link = self.gateways.get(item.gateway)
+            if link is None:
+                link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left,
+                                                                 self.server.outbound.before)
+            link.heard = now
+            if item.kind == "open":
+                self._open(link, item)
+                continue
+            session = link.sessions.get(item.conn)
+            if session is None:  # ended here (its gateway was taken for gone, or this director restarted)
+                if item.kind == "in":  # the client reconnects, and is given a session again
+                    link.frame(ToGateway([item.conn], close=CLOSE_SESSION_LOST, reason="session lost: reconnect"))
+                continue
+            connection, runtime = session
+            if item.kind == "gone":
+                link.end(item.conn)
+            elif item.kind == "in":
+                try:
+                    if runtime is None:
+                        lobby_message(self.server, connection, item.data)
+                    else:
+                        receive(runtime, connection, item.data, self.server.metrics)
+                except Exception:  # as a local socket's: that session closes, never the director
+                    logger.exception("a websocket message from a gateway could not be handled")
+                    connection.drop(CLOSE_INTERNAL, "internal error")
+
+    def _left(self, connection: Connection, runtime: TournamentRuntime | None) -> None:
+        if runtime is None:
+            self.server.lobby.subscribers.discard(connection)
+        else:
+            leave(runtime, connection)
+
+    def _open(self, link: GatewayLink, item: ToDirector) -> None:
+        server, settings, conn = self.server, self.server.settings, item.conn
+        close = partial(link.close, conn)
+        if not item.tournament:
+            link.sessions[conn] = (lobby_connection(server, close, None, link, conn), None)
+            return
+        admitted = admit(server, item.tournament, item.query)
+        if isinstance(admitted, Turned):
+            link.frame(ToGateway([conn], [admitted.message], close=admitted.code, reason=admitted.reason))
+            return
+        connection = Connection(close, None, player=admitted.player, outbound=server.outbound,
+                                max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst, relay=link,
+                                number=conn)
+        link.sessions[item.conn] = (connection, admitted.runtime)
+        admitted.runtime.connect(connection, admitted.table)
+
+    async def http(self, data: bytes, send: Callable[[bytes], Awaitable[None]]) -> None:
+        """A REST request from a gateway, through this process's application; the answer goes back in pieces."""
+        try:
+            request = _http.decode(data)
+        except msgspec.DecodeError:
+            await send(encode(HttpHead(400, [("content-type", "text/plain")])))
+            await send(b"malformed request")
+            await send(b"")
+            return
+        scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+            "scheme": "http", "path": request.path, "raw_path": request.path.encode(), "root_path": "",
+            "query_string": request.query, "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
+            "headers": [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in request.headers],
+        }
+        body_sent = False
+
+        async def receive_body() -> Message:
+            nonlocal body_sent
+            if body_sent:
+                await asyncio.Event().wait()  # a disconnect never comes: the request ends with its answer
+            body_sent = True
+            return {"type": "http.request", "body": request.body, "more_body": False}
+
+        async def send_answer(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in message["headers"]]
+                await send(encode(HttpHead(message["status"], headers)))
+            elif message["type"] == "http.response.body":
+                body: bytes = message.get("body", b"")
+                for start in range(0, len(body), CHUNK_BYTES):
+                    await send(body[start:start + CHUNK_BYTES])
+                if not message.get("more_body", False):
+                    await send(b"")
+
+        await self.app(scope, receive_body, send_answer)
+
+
+class GatewayLink(Frames):
+    """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it.
+
+    It is those clients' ``Relay`` (server/tournament/hub.py): what they are sent is
+    queued here in order, a table's message once for all of them, and what
+    one turn of the event loop queued leaves in one bus message (or a few).
+    """
+
+    def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None],
+                 before: Callable[[], None]) -> None:
+        super().__init__(bus, frames_for(gateway), before)
+        self.left = left  # what a session's end leaves behind
+        self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
+        self.heard = 0.0  # the loop's time when the gateway last sent anything
+
+    async def close(self, number: int, code: int, reason: str) -> None:
+        """Close the client's socket, after what it was sent."""
+        self.frame(ToGateway([number], close=code, reason=reason))
+
+    def end(self, conn: int) -> None:
+        """The client's socket is gone."""
+        connection, runtime = self.sessions.pop(conn)
+        connection.lost()
+        self.left(connection, runtime)
+
+    def end_all(self) -> None:
+        for conn in list(self.sessions):
+            self.end(conn)
+
+
+class TableLinks:
+    """The director's side of one tournament's tables in a cluster: what it says to each table goes to the worker
+    holding its lease, under the lease's epoch, in one message per table and turn of the event loop.
+
+    It is the tournament's ``Workers`` (server/tournament/tables.py) and the ``Remote``
+    of its streams (server/tournament/streams.py). What is said to a table nobody holds
+    is dropped: the worker that takes it is sent the table's clients, and
+    each of them a snapshot.
+    """
+
+    def __init__(self, service: DirectorService, runtime: TournamentRuntime) -> None:
+        self.service = service
+        self.runtime = runtime
+        self.pending: dict[int, list[ToTable]] = {}
+        self.pending_bytes: dict[int, int] = {}
+
+    def _queue(self, table: int, item: ToTable, size: int = 64) -> None:
+        if table not in self.runtime.tables.epochs:
+            return
+        if not self.pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.pending.setdefault(table, []).append(item)
+        self.pending_bytes[table] = self.pending_bytes.get(table, 0) + size
+        if self.pending_bytes[table] > CHUNK_BYTES:  # a thousand observers' snapshots: under NATS's limit
+            self.service.server.outbound.before()
+            self._send(table, self.pending.pop(table))
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, {}
+        self.service.server.outbound.before()  # the journal's commit: nothing leaves that a crash could take back
+        for table, items in pending.items():
+            self._send(table, items)
+
+    def _send(self, table: int, items: list[ToTable]) -> None:
+        self.pending_bytes.pop(table, None)
+        batch = TableBatch(self.runtime.tables.epochs[table], items)
+        self.service.bus.publish(table_subject(self.runtime.id, table), encode(batch))
+
+    # ------------------------------------------------------------ as the streams' Remote
+
+    def publish(self, table: int, message: bytes, concerned: str | None) -> None:
+        """A message of the table's stream, if anyone watches it (as one server encodes none for nobody): the
+        end of a hand-for-hand round, said to two thousand tables nobody watched, held the next round's deals."""
+        if self.runtime.streams.watchers.get(table):
+            self._queue(table, Publish(message, concerned or ""), len(message))
+
+    def watch(self, table: int, connection: Connection, watching: bool) -> None:
+        self._queue(table, Watching(self.service.route(connection), watching))
+        relay = connection.relay
+        if isinstance(relay, GatewayLink) and connection.player is not None:  # its decisions go there straight
+            relay.frame(ToGateway([connection.number], table=table_subject(self.runtime.id, table) if watching else "",
+                                  player=connection.player))
+
+    def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None:
+        self._queue(table, SnapshotFor(self.service.route(connection), snapshot), len(snapshot))
+
+    def forget(self, connection: Connection) -> None:
+        self.service.forget(connection)
+
+    # ------------------------------------------------------------ as the tables' Workers
+
+    def notify(self, table: int, state: TableState) -> None:
+        self.service.notify(self.runtime.id, table, state)
+
+    def deal(self, table: int, out: HandOut) -> None:
+        dealt = 64 + 2 * len(out.hand.deck) + 32 * len(out.hand.players)  # about its MessagePack's size
+        self._queue(table, out, dealt + sum(len(event) for event in out.opening))
+
+    def adopt(self, table: int) -> None:
+        routes = [self.service.route(connection) for connection in self.runtime.streams.watchers.get(table, ())]
+        self._queue(table, Adopt(routes), 32 * len(routes))
+
+    def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:
+        self._queue(table, Acted(self.service.route(connection), action, amount))
+
+    def back(self, table: int, player: str) -> None:
+        self._queue(table, Back(player))
+
+    def close(self, table: int) -> None:
+        self._queue(table, Closed())
+
+
+async def join(server: Server, app: ASGIApp) -> DirectorService:
+    """``server`` as the director of the cluster at its ``settings.nats`` (``create_app``'s ``join_cluster``)."""
+    assert server.settings.nats is not None
+    return DirectorService(await Bus.connect(server.settings.nats, "director"), server, app)

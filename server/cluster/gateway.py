@@ -1,0 +1,278 @@
+"""A gateway (``mttsim serve --nats URL --role gateway``): the REST API, the websockets and the web client of
+a cluster, in front of its director.
+
+A gateway holds its clients' sockets and does their writing, which was most
+of one server's time under a swarm (docs/performance.md). It keeps no state
+of its own. A client's session is a connection in the director's process
+(server/cluster/director.py): what the client sends goes there in one bus message per
+turn of the event loop, and what it is sent comes back the same way, from the
+director or from the worker playing the client's table, so a player's socket
+stays on this gateway wherever their seat moves, whichever worker plays the
+table. REST requests go to the director whole and come back
+in pieces. Should a gateway die, its clients reconnect through another.
+
+Each client is a ``server.tournament.hub.Connection`` here too, for its outbox: a
+client the gateway cannot write to keeps its messages, up to ``max_queue``,
+then it is dropped (close code 4008), as one server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import msgspec
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeout
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
+from server.cluster import schema
+from server.cluster.bus import Bus
+from server.cluster.schema import (
+    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway, deliver,
+    frames_for,
+)
+from server.processes import GATEWAY_REALM, Process
+from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
+from server.api.socketwire import WIRE, WebSocketProtocol
+from server.api.metrics import CONTENT_TYPE, SECONDS
+from server.api.openapi import Problem
+from server.api.edge import BodyLimit, Settings, bearer, web_client
+
+logger = logging.getLogger("mttsim.gateway")
+HEARTBEAT_SECONDS = 1.0
+_frames = msgspec.msgpack.Decoder(list[ToGateway])
+_head = msgspec.msgpack.Decoder(HttpHead)
+HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
+
+
+class GatewayMetrics:
+    def __init__(self, clients: dict[int, Connection]) -> None:
+        self.registry = CollectorRegistry()
+        self.connected = Gauge("mttsim_gateway_clients", "Sockets open on this gateway", registry=self.registry)
+        self.connected.set_function(lambda: len(clients))
+        self.messages_in = Counter("mttsim_gateway_messages_in", "Client messages passed to the director",
+                                   registry=self.registry)
+        self.messages_out = Counter("mttsim_gateway_messages_out", "Messages written to clients",
+                                    registry=self.registry)
+        self.round_trip = Histogram("mttsim_bus_round_trip_seconds", "A REST request to the director and its "
+                                    "answer's first piece", buckets=SECONDS, registry=self.registry)
+        # The director keeps no outbox for a gateway's clients: how long their messages wait is measured here.
+        self.event_lag_seconds = Histogram("mttsim_event_lag_seconds",
+                                           "How long the oldest message of a send pass waited in the gateway",
+                                           buckets=SECONDS, registry=self.registry)
+
+
+class Gateway:
+    """The gateway's state: its clients by number, and what waits to go to the director."""
+
+    def __init__(self, settings: Settings, url: str) -> None:
+        self.settings = settings
+        self.realm = schema.realm_of(settings.nats) if settings.nats else GATEWAY_REALM
+        self.me = Process.here("gateway", url, self.realm)
+        self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
+        self.clients: dict[int, Connection] = {}
+        self.metrics = GatewayMetrics(self.clients)
+        # What the director sends leaves at the end of the loop's turn (or within the gathering window under load).
+        self.outbound = Outbound(settings.broadcast_tick, before=lambda: None,
+                                 waited=self.metrics.event_lag_seconds.observe)
+        self.bus: Bus | None = None
+        self._next = 0
+        self._pending: list[ToDirector] = []
+        self._director: str | None = None  # the director process whose sessions this gateway's clients have
+        self.seats: dict[int, tuple[str, str]] = {}  # client -> its table's subject and its player, the director's word
+
+    async def start(self) -> None:
+        assert self.settings.nats is not None
+        self.bus = await Bus.connect(self.settings.nats, "gateway", self.metrics.round_trip.observe)
+        await self.bus.register(self.me)  # before any client: the director ends the sessions of the unregistered
+        await self.bus.listen(self.subject, self.from_director)
+
+    async def beat(self) -> None:
+        """The registration and the look for a new director, in loops of their own: one after the other, a read of
+        the registry that took its full time-out (5 s, on a busy or reconnecting bus) let the registration lapse
+        (after ``PROCESS_SECONDS``), and a director that then heard nothing from the gateway's clients for a while
+        took the live gateway for gone and ended their sessions (issue 38)."""
+        async with asyncio.TaskGroup() as loops:
+            loops.create_task(self._every_beat(lambda bus: bus.register(self.me), "register with the cluster"))
+            loops.create_task(self._every_beat(self._look_for_directors, "read the cluster's registry"))
+
+    async def _look_for_directors(self, bus: Bus) -> None:
+        self.directors_seen({process.id for process in await bus.cluster() if process.role == "director"})
+
+    async def _every_beat(self, work: Callable[[Bus], Awaitable[None]], what: str) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                assert self.bus is not None
+                await work(self.bus)
+            except Exception:
+                logger.warning("the gateway could not %s", what, exc_info=True)
+
+    def directors_seen(self, directors: set[str]) -> None:
+        """A director that replaced the one this gateway knew (a restart) has none of its clients' sessions:
+        every client is closed with 1012, and reconnects to a session. Its clients would otherwise hear nothing
+        more, and an observer, who sends nothing, would never learn why."""
+        if not directors or self._director in directors:
+            return  # the same one, or none yet (the new one is not up: reconnecting now would find nobody)
+        if self._director is not None:
+            logger.warning("the director %s replaced %s: every client reconnects", min(directors), self._director)
+            for client in list(self.clients.values()):
+                client.drop(CLOSE_SESSION_LOST, "the director restarted: reconnect")
+        self._director = min(directors)
+
+    def to_director(self, item: ToDirector) -> None:
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self._send)
+        self._pending.append(item)
+
+    def _send(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending and self.bus is not None:
+            self.bus.publish(schema.sockets_for(self.realm), msgspec.msgpack.encode(pending))
+
+    def from_director(self, data: bytes) -> None:
+        """Frames for this gateway's clients, from the director or a table's worker: each client's outbox keeps
+        its lines for the broadcast tick or, to those ``now``, until the end of this turn of the event loop, as one
+        server's do."""
+        frames = _frames.decode(data)
+        for frame in frames:
+            if frame.player:  # where the client plays now
+                if frame.table:
+                    self.seats[frame.now[0]] = (frame.table, frame.player)
+                else:
+                    self.seats.pop(frame.now[0], None)
+        self.metrics.messages_out.inc(deliver(frames, self.clients))
+
+    def to_table(self, client: Connection, conn: int, data: bytes) -> bool:
+        """A player's decision, straight to the worker playing their table: the director, which would only pass
+        it on, never sees it. Anything else (and what the director must refuse in its own words) goes to the
+        director. The limits on what a client sends hold here for its decisions, as the director's do for the
+        rest."""
+        seat = self.seats.get(conn)
+        if seat is None or len(data) > MAX_MESSAGE_BYTES or self.bus is None:
+            return False
+        try:
+            message = incoming_decoder.decode(data)
+        except msgspec.DecodeError:
+            return False
+        if not isinstance(message, Act):
+            return False
+        if not client.rate_limit.allow():
+            client.drop(CLOSE_FLOOD, "too many messages")
+            return True
+        subject, player = seat
+        decision = Acted(schema.Route(self.subject, conn, player), message.action, message.amount)
+        self.bus.publish(schema.decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER,
+                                                                                                   [decision])))
+        return True
+
+    async def session(self, websocket: WebSocket, tournament: str) -> None:
+        """A client's socket, its session in the director's process until either side closes it."""
+        await websocket.accept()
+        wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
+        assert wire is not None, "run the gateway under uvicorn with server.api.app.uvicorn_websockets()"
+        self._next += 1
+        conn, name = self._next, self.me.id
+        settings = self.settings  # what clients are slow to read, and their decisions (the rest, the director)
+        client = self.clients[conn] = Connection(websocket.close, wire, player=None, outbound=self.outbound,
+                                                 max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+
+        def heard(data: bytes) -> None:
+            self.metrics.messages_in.inc()
+            if not self.to_table(client, conn, data):
+                self.to_director(ToDirector("in", name, conn, data))
+
+        self.to_director(ToDirector("open", name, conn, tournament=tournament, query=dict(websocket.query_params)))
+        wire.attach(heard, client.lost, client.flush)
+        try:
+            await client.ended
+        finally:
+            del self.clients[conn]
+            self.seats.pop(conn, None)
+            self.to_director(ToDirector("gone", name, conn))
+            await client.stop()
+
+
+def gateway_of(request: Request | WebSocket) -> Gateway:
+    gateway: Gateway = request.app.state.gateway
+    return gateway
+
+
+async def play(websocket: WebSocket) -> None:
+    await gateway_of(websocket).session(websocket, websocket.path_params["id"])
+
+
+async def lobby(websocket: WebSocket) -> None:
+    await gateway_of(websocket).session(websocket, "")
+
+
+async def metrics(request: Request) -> Response:
+    """This gateway's own metrics (the director's are at its own ``/metrics``), with the admin token."""
+    gateway = gateway_of(request)
+    token = bearer(request) or ""
+    if not secrets.compare_digest(token.encode(), gateway.settings.admin_token.encode()):
+        return Response(msgspec.json.encode(Problem("admin_only", "this needs the admin token")), status_code=401,
+                        media_type="application/json")
+    return Response(generate_latest(gateway.metrics.registry), media_type=CONTENT_TYPE)
+
+
+async def forward(request: Request) -> Response:
+    """A REST request, answered by the director's application."""
+    gateway = gateway_of(request)
+    assert gateway.bus is not None
+    headers = [(name, value) for name, value in request.headers.items() if name in ("authorization", "content-type")]
+    asked = HttpRequest(request.method, request.url.path, request.url.query.encode(), headers, await request.body())
+    try:
+        first, rest = await gateway.bus.ask_in_pieces(HTTP, msgspec.msgpack.encode(asked))
+    except (NatsTimeout, NoRespondersError):
+        return Response(msgspec.json.encode(Problem("unavailable", "the director is not answering: try again")),
+                        status_code=503, media_type="application/json")
+    head = _head.decode(first)
+    answer_headers = {name: value for name, value in head.headers if name.lower() not in HOP_BY_HOP}
+
+    async def body() -> AsyncIterator[bytes]:
+        async for piece in rest:
+            yield piece
+
+    return StreamingResponse(body(), status_code=head.status, headers=answer_headers)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    gateway: Gateway = app.state.gateway
+    await gateway.start()
+    beat = asyncio.get_running_loop().create_task(gateway.beat())
+    try:
+        yield
+    finally:
+        beat.cancel()
+        for client in list(gateway.clients.values()):
+            client.drop(1001, "the gateway is stopping")
+        assert gateway.bus is not None
+        await gateway.bus.close()
+
+
+def create_gateway(settings: Settings, url: str) -> Starlette:
+    """The gateway's application; ``url`` is where it is reached, for ``GET /api/cluster``."""
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    routes: list[BaseRoute] = [
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/api/{rest:path}", forward, methods=methods),
+        WebSocketRoute("/ws/tournaments/{id}", play),
+        WebSocketRoute("/ws/lobby", lobby),
+    ]
+    routes += web_client()
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BodyLimit)])
+    app.state.gateway = Gateway(settings, url)
+    return app

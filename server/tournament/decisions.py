@@ -1,0 +1,197 @@
+"""One table's hand, decision by decision, against the clock: whose turn it is, how long they have, and what the
+clock does when it runs out (rules.md E.19-E.22).
+
+A decision has ``action_seconds`` plus what is left of the player's time
+bank, used automatically. When both run out the clock checks if free and
+folds otherwise, connected or not, and the player sits out: from then on
+their decisions are taken at once, blinds are posted, until they act or send
+``back``. A player disconnected at their deadline may get disconnect grace
+first.
+
+The same rules run in two places, which differ only in their ``Outlet``:
+the director's process for one ``mttsim serve`` (server/tournament/tables.py), where a
+decision is a journaled record, and a cluster's table worker
+(server/cluster/playing.py), which plays the hand it was dealt and hands its
+decisions back to the director at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Mapping
+from typing import Protocol
+
+from engine.hand import Hand, IllegalAction
+from engine.wire import Countdown, PrivateMessage, TableMessage, TimedOut, Turn, YourTurn
+from server.errors import Refused
+
+
+def settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def mark_sitting_out(sitting_out: set[str], player: str, out: bool) -> bool:
+    """``player`` sits out, or is back; False if that is no change."""
+    if (player in sitting_out) == out:
+        return False
+    if out:
+        sitting_out.add(player)
+    else:
+        sitting_out.discard(player)
+    return True
+
+
+class TableClock:
+    """The decision in progress at one table."""
+
+    __slots__ = ("decision", "answered", "turn_started", "deadline", "seconds", "time_bank")
+
+    def __init__(self) -> None:
+        self.decision = 0  # bumped when a turn starts and when it is answered
+        self.answered: asyncio.Future[None] | None = None  # what the table's player awaits, with a timer
+        self.turn_started = 0.0
+        self.deadline = 0.0  # the loop's time when the decision's clock runs out
+        self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
+        self.time_bank = 0.0
+
+
+class Outlet(Protocol):
+    """Where a table's hand is heard, and how its decisions take effect."""
+
+    def publish(self, message: TableMessage) -> None:
+        """To everyone watching the table, numbered in its stream."""
+
+    def tell(self, player: str, message: PrivateMessage) -> None:
+        """To ``player`` alone."""
+
+    def apply(self, player: str, action: str, amount: int | None, bank: float) -> None:
+        """The decision, with what is left of the player's time bank; IllegalAction changes nothing."""
+
+    def grace(self, player: str) -> bool:
+        """Whether ``player``, at their deadline, gets disconnect grace now (and it is counted as given)."""
+
+    def sit_out(self, player: str, sitting_out: bool) -> None:
+        """The player sits out, or is back; the table hears of a change."""
+
+
+class Decisions:
+    """The decisions of one hand at one table, and the clock of the one in progress."""
+
+    def __init__(self, table: int, number: int, hand: Hand, outlet: Outlet, banks: Mapping[str, float],
+                 sitting_out: Collection[str], action_seconds: float, grace_seconds: float,
+                 name: Callable[[str], str]) -> None:
+        self.table = table
+        self.number = number  # the table's hand number
+        self.hand = hand
+        self.outlet = outlet
+        self.banks = banks  # what is left of each player's time bank: the outlet's ``apply`` keeps it
+        self.sitting_out = sitting_out
+        self.action_seconds = action_seconds
+        self.grace_seconds = grace_seconds
+        self.name = name  # a player's name, for a refusal
+        self.clock = TableClock()
+
+    @property
+    def in_play(self) -> bool:
+        return not self.hand.finished
+
+    def next_turn(self) -> None:
+        """Start the clock of the next player to act who is not sitting out; those who are act at once."""
+        hand, clock = self.hand, self.clock
+        while not hand.finished:
+            legal = hand.legal_actions()
+            player = hand.players[legal.player]
+            if player in self.sitting_out:
+                self._decide(player, hand.timeout_action(), None, self.banks[player])
+                continue
+            bank = self.banks[player]
+            seconds = self.action_seconds + bank
+            clock.decision += 1
+            clock.turn_started = asyncio.get_running_loop().time()
+            clock.deadline = clock.turn_started + seconds
+            clock.seconds, clock.time_bank = seconds, bank
+            self.outlet.publish(Turn(player, seconds, bank))
+            self.outlet.tell(player, YourTurn(
+                self.number, legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to,
+                seconds, hand.hole[legal.player], tuple(hand.board), sum(hand.committed) + sum(hand.bets) + hand.dead,
+                hand.stacks[legal.player], hand.big_blind))
+            break
+        self._answered()
+
+    def expire(self, decision: int) -> None:
+        """The clock of ``decision`` ran out: disconnect grace once, else check or fold and sit out.
+
+        A decision already answered (the player acted as the clock ran out) is left alone.
+        """
+        hand, clock = self.hand, self.clock
+        if decision != clock.decision or hand.finished or hand.actor is None:
+            return
+        player = hand.players[hand.actor]
+        if self.grace_seconds and self.outlet.grace(player):
+            clock.deadline = asyncio.get_running_loop().time() + self.grace_seconds
+            clock.seconds += self.grace_seconds
+            self.outlet.publish(Turn(player, self.grace_seconds, 0.0))
+            self._answered()
+            return
+        action = self.hand.timeout_action()
+        self._decide(player, action, None, 0.0)
+        self.outlet.publish(TimedOut(player, action))
+        self.outlet.sit_out(player, True)
+        self.next_turn()
+
+    def act(self, player: str, action: str, amount: int | None) -> None:
+        """A decision from the wire: only the player to act, by the betting rules."""
+        self.outlet.sit_out(player, False)
+        hand = self.hand
+        if hand.finished:
+            raise Refused("no_hand", "you have no hand in progress")
+        if hand.actor is None or hand.players[hand.actor] != player:
+            actor = self.name(hand.players[hand.actor]) if hand.actor is not None else "nobody"
+            raise Refused("not_your_turn", f"it is not your turn: {actor} is to act")
+        try:
+            self._decide(player, action, amount, self.bank_after(player))
+        except IllegalAction as error:
+            raise Refused("illegal_action", str(error)) from None
+        self.next_turn()
+
+    def bank_after(self, player: str) -> float:
+        """What is left of ``player``'s time bank if they decide now: the action clock is spent first."""
+        bank = self.banks[player]
+        overtime = asyncio.get_running_loop().time() - self.clock.turn_started - self.action_seconds
+        return max(0.0, bank - overtime) if overtime > 0 else bank
+
+    def _decide(self, player: str, action: str, amount: int | None, bank: float) -> None:
+        self.outlet.apply(player, action, amount, bank)
+        self.clock.decision += 1
+
+    def _answered(self) -> None:
+        """The clock changed: whoever waits on the old one stops."""
+        if self.clock.answered is not None:
+            settle(self.clock.answered)
+
+    async def play(self) -> None:
+        """Wait on each decision's clock until the hand is over; ``expire`` when one runs out."""
+        clock = self.clock
+        loop = asyncio.get_running_loop()
+        while self.in_play:
+            asked = clock.decision
+            remaining = clock.deadline - loop.time()
+            if remaining <= 0:
+                self.expire(asked)
+                continue
+            # A bare future and a timer: the cheapest wait asyncio has, once per decision.
+            clock.answered = answered = loop.create_future()
+            timer = loop.call_later(remaining, settle, answered)
+            try:
+                await answered
+            finally:
+                timer.cancel()
+
+    def countdown(self) -> Countdown | None:
+        """The clock of the decision in progress, as the table view shows it."""
+        hand, clock = self.hand, self.clock
+        if hand.finished or hand.actor is None or not clock.turn_started:
+            return None
+        elapsed = asyncio.get_running_loop().time() - clock.turn_started
+        return Countdown(hand.players[hand.actor], max(0.0, clock.seconds - elapsed), clock.time_bank)
