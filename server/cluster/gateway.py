@@ -36,12 +36,12 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
-from server.cluster import schema
 from server.cluster.bus import Bus
 from server.cluster.schema import (
-    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway, deliver,
-    frames_for,
+    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway,
+    decisions_for, deliver, frames_for, realm_of, sockets_for,
 )
+from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import GATEWAY_REALM, Process
 from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
 from server.api.socketwire import WIRE, WebSocketProtocol
@@ -78,7 +78,7 @@ class Gateway:
 
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
-        self.realm = schema.realm_of(settings.nats) if settings.nats else GATEWAY_REALM
+        self.realm = realm_of(settings.nats) if settings.nats else GATEWAY_REALM
         self.me = Process.here("gateway", url, self.realm)
         self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
         self.clients: dict[int, Connection] = {}
@@ -139,7 +139,7 @@ class Gateway:
     def _send(self) -> None:
         pending, self._pending = self._pending, []
         if pending and self.bus is not None:
-            self.bus.publish(schema.sockets_for(self.realm), msgspec.msgpack.encode(pending))
+            self.bus.publish(sockets_for(self.realm), msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
         """Frames for this gateway's clients, from the director or a table's worker: each client's outbox keeps
@@ -172,9 +172,8 @@ class Gateway:
             client.drop(CLOSE_FLOOD, "too many messages")
             return True
         subject, player = seat
-        decision = Acted(schema.Route(self.subject, conn, player), message.action, message.amount)
-        self.bus.publish(schema.decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER,
-                                                                                                   [decision])))
+        decision = Acted(ClientRoute(self.subject, conn, player), message.action, message.amount)
+        self.bus.publish(decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [decision])))
         return True
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:

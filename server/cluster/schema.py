@@ -66,8 +66,9 @@ _REALM = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 def realm_of(url: str) -> str:
     """The realm of a gateway connecting with ``url``: its user, which must be one token of a subject."""
-    user = urllib.parse.urlsplit(url.split(",")[0]).username
-    if user is None or urllib.parse.urlsplit(url.split(",")[0]).password is None:
+    first = urllib.parse.urlsplit(url.split(",")[0])
+    user = first.username
+    if user is None or first.password is None:
         return GATEWAY_REALM  # a bare user in the URL is a token
     if not _REALM.fullmatch(user):
         raise ValueError(f"a gateway's NATS user is its realm, one token of a subject: letters, digits, - and _, "
