@@ -60,7 +60,7 @@ async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[
     server: Server = app.state.server
     # In the app's storage, as any tournament: its hand histories are then served like the others.
     runtime = TournamentRuntime.create("demo", demo_definition(players, seats), server.storage,
-                                       hand_pause=hand_pause)
+                                       hand_pause=hand_pause, placement=server.placement("demo"))
     server.add(runtime)
     hosted.add_bots(runtime, players, f"ws://{host}:{bound}", mix=DEFAULT_MIX, think=think, rng=rng)
     await asyncio.sleep(0.5)  # let the bots connect

@@ -45,11 +45,11 @@ async def test_a_broadcast_is_written_a_bounded_number_of_clients_per_turn_and_r
 async def test_tables_that_may_all_deal_at_once_are_woken_a_few_per_turn_and_every_one_is(monkeypatch):
     monkeypatch.setattr(server.tournament.tables, "TABLES_STARTED_PER_TURN", 4)
     runtime = TournamentRuntime.create("t1", definition(2), MemoryStorage(), hand_pause=0)
-    runtime.tables.wakers = {table: asyncio.Event() for table in range(1, 11)}
+    runtime.tables.hands.wakers = {table: asyncio.Event() for table in range(1, 11)}
 
-    runtime.tables.wake(list(range(1, 11)), 0)
-    woken = [sorted(t for t, waker in runtime.tables.wakers.items() if waker.is_set())]
+    runtime.tables.hands.wake(list(range(1, 11)), 0)
+    woken = [sorted(t for t, waker in runtime.tables.hands.wakers.items() if waker.is_set())]
     for _ in range(3):
         await asyncio.sleep(0)
-        woken.append(sorted(t for t, waker in runtime.tables.wakers.items() if waker.is_set()))
+        woken.append(sorted(t for t, waker in runtime.tables.hands.wakers.items() if waker.is_set()))
     assert woken == [[1, 2, 3, 4], list(range(1, 9)), list(range(1, 11)), list(range(1, 11))]

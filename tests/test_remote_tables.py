@@ -1,5 +1,5 @@
-"""A cluster's tables without a bus: the director's side (server/tournament/tables.py with ``workers`` set) deals
-and settles, a worker's side (server/cluster/playing.py) plays the hand it is sent; the test carries what passes
+"""A cluster's tables without a bus: the director's side (server/tournament/at_workers.py's hands) deals and
+settles, a worker's side (server/cluster/playing.py) plays the hand it is sent; the test carries what passes
 between them."""
 
 from __future__ import annotations
@@ -20,8 +20,11 @@ from server.cluster.schema import (
 from server.tournament.remote import HandOut, TableState
 from server.storage import MemoryStorage
 from server.cluster.playing import PlayedTable
+from engine.structure import Definition
+from server.tournament.at_workers import HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
-from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN
+from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN, Streams, StreamsHere
+from server.tournament.tables import Tables
 from tests.live_server import Watcher, until
 from tests.tournaments import definition as rules
 
@@ -56,6 +59,25 @@ class Dealt:
         self.closed.append(table)
 
 
+class AtDealt:
+    """A cluster's placement without a bus: this process writes the streams, the hands go to ``Dealt``."""
+
+    def __init__(self) -> None:
+        self.workers = Dealt()
+
+    def writers(self, streams: Streams) -> StreamsHere:
+        return StreamsHere(streams)
+
+    def hands(self, tables: Tables) -> HandsAtWorkers:
+        return HandsAtWorkers(tables, self.workers)
+
+
+def at_workers(tournament: str, definition: Definition) -> tuple[TournamentRuntime, Dealt]:
+    placement = AtDealt()
+    runtime = TournamentRuntime.create(tournament, definition, MemoryStorage(), hand_pause=0, placement=placement)
+    return runtime, placement.workers
+
+
 class Bus:
     """What a worker's frames publish: each client's lines, by number."""
 
@@ -73,8 +95,7 @@ async def test_no_table_deals_before_the_draw_has_told_every_player_where_they_s
     """A worker that took its tables as the tournament started had them dealt while the draw's snapshots were
     still going out: a player was told their turn, then sent the draw's snapshot, which showed the same turn,
     and a bot answered both (the cluster's ``not_your_turn`` errors). One server's tables start after the draw."""
-    runtime = TournamentRuntime.create("t", rules(9, action_seconds=60), MemoryStorage(), hand_pause=0)
-    workers = runtime.tables.workers = Dealt()
+    runtime, workers = at_workers("t", rules(9, action_seconds=60))
     players = [runtime.register(f"player {number}")[0] for number in range(PLAYERS)]
     connections = {player: Watcher(player) for player in players}
     for connection in connections.values():
@@ -86,8 +107,8 @@ async def test_no_table_deals_before_the_draw_has_told_every_player_where_they_s
         for connection in connections.values())), deal(table, out))
     runtime.start()
     for table in runtime.director.tables:  # the workers take their tables at once, as DirectorService answers them
-        assert runtime.tables.take(table, 1)
-        runtime.tables.state(table)
+        assert runtime.tables.hands.take(table, 1)
+        runtime.tables.hands.state(table)
     director = runtime.director
     await until(lambda: all(director.hand(table) is not None for table in director.tables))
     assert snapshots_when_dealt and min(snapshots_when_dealt) >= 2  # the connection's own, then the draw's
@@ -95,8 +116,7 @@ async def test_no_table_deals_before_the_draw_has_told_every_player_where_they_s
 
 async def one_table_running() -> tuple[TournamentRuntime, Dealt, int]:
     """A six-handed table whose tournament runs, as a cluster's director holds it: its hands go to ``Dealt``."""
-    runtime = TournamentRuntime.create("t", rules(6, action_seconds=60), MemoryStorage(), hand_pause=0)
-    workers = runtime.tables.workers = Dealt()
+    runtime, workers = at_workers("t", rules(6, action_seconds=60))
     for number in range(6):
         runtime.register(f"player {number}")
     runtime.start()
@@ -108,8 +128,8 @@ async def one_table_running() -> tuple[TournamentRuntime, Dealt, int]:
 @pytest.mark.asyncio
 async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one_server_settles_it() -> None:
     runtime, workers, table = await one_table_running()
-    assert runtime.tables.take(table, 7)
-    assert runtime.tables.state(table).kind == "wait"  # as DirectorService answers the take: the director deals
+    assert runtime.tables.hands.take(table, 7)
+    assert runtime.tables.hands.state(table).kind == "wait"  # as DirectorService answers the take: the director deals
     await until(lambda: table in workers.hands)  # dealt by the director itself, as soon as a worker holds it
     out = workers.hands[table]
     players = list(out.hand.players)
@@ -139,8 +159,8 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     assert back is not None and back.number == out.number
     dealt_bank = out.banks[topped_up]
     with pytest.raises(TournamentError):
-        runtime.tables.hand_back(table, msgspec.structs.replace(back, number=back.number + 1))
-    runtime.tables.hand_back(table, back)
+        runtime.tables.hands.hand_back(table, msgspec.structs.replace(back, number=back.number + 1))
+    runtime.tables.hands.hand_back(table, back)
     played.settled()
 
     director = runtime.director
@@ -179,9 +199,9 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     from server.cluster.schema import Closed
 
     runtime, workers, table = await one_table_running()
-    assert runtime.tables.take(table, 3)
+    assert runtime.tables.hands.take(table, 3)
     runtime.cancel()
-    assert runtime.tables.state(table).kind == "gone" and runtime.tables.state(table).kind == "gone"
+    assert runtime.tables.hands.state(table).kind == "gone" and runtime.tables.hands.state(table).kind == "gone"
     assert workers.closed == [table]  # once, and queued after what the cancellation said to the table
 
     played = PlayedTable(table, 3, lambda subject: None, lambda lines: None, lambda: None,  # type: ignore[arg-type]
@@ -224,8 +244,8 @@ class _Batch(msgspec.Struct, array_like=True):
 
 async def dealt_to_a_worker(runtime: TournamentRuntime, workers: Dealt, table: int) -> HandOut:
     """The hand the director deals once a worker has taken the table, as DirectorService answers the take."""
-    assert runtime.tables.take(table, 7)
-    runtime.tables.state(table)
+    assert runtime.tables.hands.take(table, 7)
+    runtime.tables.hands.state(table)
     await until(lambda: table in workers.hands)
     return workers.hands[table]
 

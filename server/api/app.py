@@ -43,7 +43,6 @@ from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.api.openapi import Operation, Problem, document
 from server.tournament.persistence import audit_lines
 from server.api.rest import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
-from server.tournament.runtime import TournamentRuntime
 from server.processes import Process
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
 from server.api.socketwire import WIRE, WebSocketProtocol
@@ -455,11 +454,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
             server.damaged[stored.id] = stored.damage
             continue
         try:
-            runtime = TournamentRuntime.restore(stored, server.storage, hand_pause=server.settings.hand_pause)
-            server.add(runtime)
-            runtime.bots.ws_url = server.settings.ws_url
-            if stored.open:
-                runtime.resume_after_restore()
+            server.restore(stored)
         except Exception as error:  # one tournament's broken journal must not keep the others down
             logging.getLogger("mttsim.server").exception("tournament %s could not be restored", stored.id)
             server.damaged[stored.id] = f"its journal does not replay: {error}"

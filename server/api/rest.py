@@ -16,7 +16,8 @@ from server.tournament import feeds
 from server.api.edge import Settings, bearer
 from server.errors import Refused
 from server.tournament.hub import Outbound, RateLimit
-from server.storage import MemoryStorage, SQLiteStorage, Storage
+from server.storage import MemoryStorage, SQLiteStorage, Storage, Stored
+from server.tournament.tables import Placement, PlayedHere
 from server.api.metrics import Metrics
 from server.tournament.runtime import TournamentRuntime
 from server.processes import Process
@@ -32,7 +33,8 @@ class ClusterService(Protocol):
 
     async def stop(self) -> None: ...
 
-    def attach(self, runtime: TournamentRuntime) -> None: ...
+    def placement(self, tournament: str) -> Placement:
+        """Where ``tournament``'s tables are played: by the cluster's workers."""
 
     async def processes(self) -> list[Process]: ...
 
@@ -69,15 +71,28 @@ class Server:
         self.tournaments[runtime.id] = runtime
         runtime.registry = self.tournaments
         runtime.tables.barrier = self.metrics.barrier_seconds.observe
-        if self.cluster is not None:
-            self.cluster.attach(runtime)
 
-    def create(self, definition: Definition) -> TournamentRuntime:
+    def placement(self, tournament: str) -> Placement:
+        """Where a tournament of this process plays its tables: here, or at the cluster's workers."""
+        return PlayedHere() if self.cluster is None else self.cluster.placement(tournament)
+
+    def create(self, definition: Definition, tournament: str | None = None) -> TournamentRuntime:
         """A new tournament, journaled, in the lobby and on its clock."""
-        runtime = TournamentRuntime.create(secrets.token_hex(4), definition, self.storage,
-                                           hand_pause=self.settings.hand_pause)
+        tournament = tournament or secrets.token_hex(4)
+        runtime = TournamentRuntime.create(tournament, definition, self.storage, hand_pause=self.settings.hand_pause,
+                                           placement=self.placement(tournament))
         self.add(runtime)
         runtime.keep_time()
+        return runtime
+
+    def restore(self, stored: Stored) -> TournamentRuntime:
+        """A tournament as its journal leaves it, in the lobby; an open one plays on."""
+        runtime = TournamentRuntime.restore(stored, self.storage, hand_pause=self.settings.hand_pause,
+                                            placement=self.placement(stored.id))
+        self.add(runtime)
+        runtime.bots.ws_url = self.settings.ws_url
+        if stored.open:
+            runtime.resume_after_restore()
         return runtime
 
 

@@ -29,9 +29,10 @@ from nats.js.kv import KeyValue
 
 from server.cluster.schema import (
     LEASE_SECONDS, NO_RESPONDERS, PROCESS_SECONDS, REQUEST_SECONDS, STREAM_KEPT, STREAM_PREFIX, STREAM_SECONDS,
-    STREAMS, numbered, realm_of, stream_subject,
+    STREAMS, realm_of, stream_subject,
 )
 from server.processes import Process, Role
+from server.tournament.stream import numbered
 
 
 class Lease:

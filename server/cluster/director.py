@@ -39,13 +39,18 @@ from engine.status import TournamentError
 from server.cluster.bus import Bus
 from server.errors import Refused
 from server.tournament.hub import CLOSE_INTERNAL, Connection
+from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
+from server.tournament.streams import Streams, Writers
+from server.tournament.tables import Tables
+from server.turns import TurnBatch
 from server.cluster.schema import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
     Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, ToDirector,
     ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
+from engine.wire import TableMessage, encoder
 from server.tournament.remote import HandOut, TableState
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
@@ -58,7 +63,6 @@ _commands = msgspec.msgpack.Decoder(list[TableCommand])
 _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
 _frames = msgspec.msgpack.Decoder(list[ToGateway])
-GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 HEARTBEAT_SECONDS = 1.0
 # A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
 # storm of 15,000 handshakes) misses its registrations, but not for this long without a client's message.
@@ -80,7 +84,8 @@ class DirectorService:
         self.local_subject = frames_for(self.me.id)
         self.local: dict[int, Connection] = {}
         self._next_local = 0
-        self._notices: list[Notice] = []
+        self.links: dict[str, TableLinks] = {}  # each tournament's tables, as its runtime was built with them
+        self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
         self._heartbeat: asyncio.Task[None] | None = None
         self.registered: list[Process] = []  # the registry as last read, every heartbeat
 
@@ -102,11 +107,10 @@ class DirectorService:
             await asyncio.gather(self._heartbeat, return_exceptions=True)
         await self.bus.close()
 
-    def attach(self, runtime: TournamentRuntime) -> None:
-        """``runtime``'s tables are played by workers, which write their streams."""
-        links = TableLinks(self, runtime)
-        runtime.tables.workers = links
-        runtime.streams.remote = links
+    def placement(self, tournament: str) -> TableLinks:
+        """Where ``tournament``'s tables are played: by the workers, which write their streams."""
+        links = self.links[tournament] = TableLinks(self, tournament)
+        return links
 
     def route(self, connection: Connection) -> Route:
         """Where a client's frames go: its gateway, or this process for a socket of its own."""
@@ -128,12 +132,9 @@ class DirectorService:
 
     def notify(self, tournament: str, table: int, state: TableState) -> None:
         """Queue a notice; those of one turn of the event loop leave together."""
-        if not self._notices:
-            asyncio.get_running_loop().call_soon(self._send_notices)
-        self._notices.append(Notice(tournament, table, state))
+        self._notices.add(Notice(tournament, table, state))
 
-    def _send_notices(self) -> None:
-        pending, self._notices = self._notices, []
+    def _send_notices(self, pending: list[Notice]) -> None:
         for start in range(0, len(pending), NOTICES_PER_MESSAGE):
             self.bus.publish(NOTICES, encode(pending[start:start + NOTICES_PER_MESSAGE]))
 
@@ -153,29 +154,26 @@ class DirectorService:
 
     def _answer(self, command: TableCommand) -> TableState:
         runtime = self.tournaments.get(command.tournament)
-        if runtime is None or command.table not in runtime.director.tables:
+        links = self.links.get(command.tournament)
+        if runtime is None or links is None or command.table not in runtime.director.tables:
             return GONE
-        tables, table = runtime.tables, command.table
+        hands, table = links.held, command.table
         try:
             if command.verb == "take":
-                if not tables.take(table, command.epoch):
+                if not hands.take(table, command.epoch):
                     return FENCED
-            elif tables.fenced(table, command.epoch):
+            elif hands.fenced(table, command.epoch):
                 return FENCED
             elif command.verb == "deal":
-                started = tables.started.get(table)
-                if runtime.director.hand(table) is not None and started is not None:  # its hand was lost: again
-                    tables.hand_out(table, [started])
-                elif runtime.director.hand(table) is None and tables.may_deal(table) and not tables.gone(table):
-                    tables.deal(table)
+                hands.deal_asked(table)
             elif command.verb == "end":
                 if command.hand is not None:
-                    tables.hand_back(table, command.hand)
+                    hands.hand_back(table, command.hand)
         except (TournamentError, Refused, msgspec.DecodeError):  # the state moved on since the worker's last look
             logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
         except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state
             logger.exception("table %s/%s: %s failed", command.tournament, table, command.verb)
-        return tables.state(table)
+        return hands.state(table)
 
     async def _beat(self) -> None:
         while True:
@@ -329,56 +327,64 @@ class GatewayLink(Frames):
 
 
 class TableLinks:
-    """The director's side of one tournament's tables in a cluster: what it says to each table goes to the worker
-    holding its lease, under the lease's epoch, in one message per table and turn of the event loop.
+    """One tournament's tables in a cluster, as its director holds them: the ``Placement`` its runtime is built
+    with (server/tournament/tables.py). What the director says to each table goes to the worker holding its
+    lease, under the lease's epoch, in one message per table and turn of the event loop.
 
-    It is the tournament's ``Workers`` (server/tournament/tables.py) and the ``Remote``
-    of its streams (server/tournament/streams.py). What is said to a table nobody holds
-    is dropped: the worker that takes it is sent the table's clients, and
-    each of them a snapshot.
+    It is the ``Writers`` of the tournament's streams (server/tournament/streams.py) and the ``Workers`` of its
+    hands (server/tournament/at_workers.py). What is said to a table nobody holds is dropped: the worker that
+    takes it is sent the table's clients, and each of them a snapshot.
     """
 
-    def __init__(self, service: DirectorService, runtime: TournamentRuntime) -> None:
+    def __init__(self, service: DirectorService, tournament: str) -> None:
         self.service = service
-        self.runtime = runtime
-        self.pending: dict[int, list[ToTable]] = {}
-        self.pending_bytes: dict[int, int] = {}
+        self.tournament = tournament
+        self.pending: dict[int, TurnBatch[ToTable]] = {}
+        self.streams: Streams | None = None
+        self._hands: HandsAtWorkers | None = None
+
+    # ------------------------------------------------------------ as a Placement
+
+    def writers(self, streams: Streams) -> Writers:
+        self.streams = streams
+        return self
+
+    def hands(self, tables: Tables) -> HandsAtWorkers:
+        self._hands = HandsAtWorkers(tables, self)
+        return self._hands
+
+    @property
+    def held(self) -> HandsAtWorkers:
+        assert self._hands is not None, "the runtime was built with this placement"
+        return self._hands
 
     def _queue(self, table: int, item: ToTable, size: int = 64) -> None:
-        if table not in self.runtime.tables.epochs:
+        if table not in self.held.epochs:
             return
-        if not self.pending:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self.pending.setdefault(table, []).append(item)
-        self.pending_bytes[table] = self.pending_bytes.get(table, 0) + size
-        if self.pending_bytes[table] > CHUNK_BYTES:  # a thousand observers' snapshots: under NATS's limit
-            self.service.server.outbound.before()
-            self._send(table, self.pending.pop(table))
-
-    def flush(self) -> None:
-        pending, self.pending = self.pending, {}
-        self.service.server.outbound.before()  # the journal's commit: nothing leaves that a crash could take back
-        for table, items in pending.items():
-            self._send(table, items)
+        batch = self.pending.get(table)
+        if batch is None:  # a thousand observers' snapshots leave in a few messages, under NATS's limit
+            batch = self.pending[table] = TurnBatch(partial(self._send, table), CHUNK_BYTES)
+        batch.add(item, size)
 
     def _send(self, table: int, items: list[ToTable]) -> None:
-        self.pending_bytes.pop(table, None)
-        batch = TableBatch(self.runtime.tables.epochs[table], items)
-        self.service.bus.publish(table_subject(self.runtime.id, table), encode(batch))
+        self.service.server.outbound.before()  # the journal's commit: nothing leaves that a crash could take back
+        batch = TableBatch(self.held.epochs[table], items)
+        self.service.bus.publish(table_subject(self.tournament, table), encode(batch))
 
-    # ------------------------------------------------------------ as the streams' Remote
+    # ------------------------------------------------------------ as the streams' Writers
 
-    def publish(self, table: int, message: bytes, concerned: str | None) -> None:
+    def publish(self, table: int, message: TableMessage) -> None:
         """A message of the table's stream, if anyone watches it (as one server encodes none for nobody): the
         end of a hand-for-hand round, said to two thousand tables nobody watched, held the next round's deals."""
-        if self.runtime.streams.watchers.get(table):
-            self._queue(table, Publish(message, concerned or ""), len(message))
+        if self.streams is not None and self.streams.watchers.get(table):
+            encoded = encoder.encode(message)
+            self._queue(table, Publish(encoded, getattr(message, "player", None) or ""), len(encoded))
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         self._queue(table, Watching(self.service.route(connection), watching))
         relay = connection.relay
         if isinstance(relay, GatewayLink) and connection.player is not None:  # its decisions go there straight
-            relay.frame(ToGateway([connection.number], table=table_subject(self.runtime.id, table) if watching else "",
+            relay.frame(ToGateway([connection.number], table=table_subject(self.tournament, table) if watching else "",
                                   player=connection.player))
 
     def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None:
@@ -387,17 +393,21 @@ class TableLinks:
     def forget(self, connection: Connection) -> None:
         self.service.forget(connection)
 
-    # ------------------------------------------------------------ as the tables' Workers
+    def seq(self, table: int) -> int:
+        return 0  # the table's worker numbers its stream, and each snapshot it sends
+
+    # ------------------------------------------------------------ as the hands' Workers
 
     def notify(self, table: int, state: TableState) -> None:
-        self.service.notify(self.runtime.id, table, state)
+        self.service.notify(self.tournament, table, state)
 
     def deal(self, table: int, out: HandOut) -> None:
         dealt = 64 + 2 * len(out.hand.deck) + 32 * len(out.hand.players)  # about its MessagePack's size
         self._queue(table, out, dealt + sum(len(event) for event in out.opening))
 
     def adopt(self, table: int) -> None:
-        routes = [self.service.route(connection) for connection in self.runtime.streams.watchers.get(table, ())]
+        watchers = self.streams.watchers.get(table, ()) if self.streams is not None else ()
+        routes = [self.service.route(connection) for connection in watchers]
         self._queue(table, Adopt(routes), 32 * len(routes))
 
     def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:

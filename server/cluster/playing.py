@@ -22,10 +22,10 @@ from collections.abc import Callable
 
 import msgspec
 
-from engine.events import Event, HoleDealt
+from engine.events import Event
 from engine.hand import Hand
 from engine.wire import (
-    Private, PrivateMessage, SittingOut, Snapshot, TableMessage, TimedOut, encoder, error_message,
+    PrivateMessage, SittingOut, Snapshot, TableMessage, TimedOut, encoder, error_message,
 )
 from server.tournament import views
 from server.cluster.schema import (
@@ -33,7 +33,9 @@ from server.cluster.schema import (
     realm_in,
 )
 from server.tournament.remote import Decision, HandBack, HandOut
-from server.tournament.decisions import Decisions, mark_sitting_out
+from server.tournament.decisions import Decisions, Grace, mark_sitting_out
+from server.tournament.stream import TableStream
+from server.turns import TurnBatch
 from server.errors import Refused
 
 logger = logging.getLogger("mttsim.worker")
@@ -41,14 +43,36 @@ _snapshots = msgspec.json.Decoder(Snapshot)
 _batch = msgspec.msgpack.Decoder(TableBatch)
 
 
-class Numbered(msgspec.Struct, tag="event", tag_field="type"):
-    """engine.wire's ``Envelope`` around an event encoded already: the director encodes what it says, the worker
-    numbers it."""
+class Routes:
+    """The ``Sink`` of a table's stream at its worker: the table's clients at their gateways, a line once per
+    gateway, and every line kept, in one message per turn of the loop, in the table's stream in JetStream (never
+    awaited: a decision does not wait on a disk), read by the worker that takes the table over, to number on
+    from its last."""
 
-    seq: int
-    table: int
-    event: msgspec.Raw
-    at: float
+    def __init__(self, frames: Callable[[str], Frames], kept: Callable[[bytes], None]) -> None:
+        self.frames = frames  # the frames to a gateway (or the director), by subject: shared by the worker's tables
+        self.routes: dict[tuple[str, int], str] = {}  # (subject, number) -> player, or "" for an observer
+        self.keeping: TurnBatch[bytes] = TurnBatch(lambda lines: kept(b"\n".join(lines)))
+
+    def listening(self) -> bool:
+        return True  # JetStream keeps every line, for the number a worker taking the table over starts from
+
+    def fan_out(self, line: bytes, concerned: str) -> None:
+        self.keeping.add(line)
+        grouped: dict[str, tuple[list[int], list[int]]] = {}
+        for (subject, number), player in self.routes.items():
+            now, later = grouped.setdefault(subject, ([], []))
+            (now if concerned and player == concerned else later).append(number)
+        for subject, (now, later) in grouped.items():
+            self.frames(subject).broadcast(line, now, later)
+
+    def tell(self, player: str, line: bytes) -> None:
+        for (subject, number), owner in self.routes.items():
+            if owner == player:
+                self.frames(subject).send(number, line, urgent=True)
+
+    def to(self, route: Route, message: bytes) -> None:
+        self.frames(route.subject).send(route.number, message, urgent=True)
 
 
 class PlayedTable:
@@ -59,22 +83,18 @@ class PlayedTable:
                  seq: int = 0) -> None:
         self.table = table
         self.epoch = epoch
-        self.frames = frames  # the frames to a gateway (or the director), by subject: shared by the worker's tables
-        self.kept = kept  # the lines of one turn of the loop, to the table's stream in JetStream
         self.woken = woken  # a hand arrived to be played
         self.acted = acted  # observes the seconds a decision took to apply and send
         self.expired = expired
-        self.seq = seq  # the last number of the table's stream: JetStream's, for a table taken over
-        self.keeping: list[bytes] = []
-        self.routes: dict[tuple[str, int], str] = {}  # (subject, number) -> player, or "" for an observer
+        self.sink = Routes(frames, kept)
+        self.stream = TableStream(table, self.sink, seq)  # on from JetStream's last number, for a table taken over
         self.out: tuple[HandOut, Hand] | None = None  # a hand sent to be played, not begun
         self.desk: Decisions | None = None  # the hand in play, until the director has it back
         self.last = 0  # the number of the last hand begun: a hand sent again (its answer was lost) is not replayed
         self.banks: dict[str, float] = {}
         self.sitting: set[str] = set()
         self.changed: dict[str, bool] = {}  # who sat out or came back during the hand
-        self.grace_due: set[str] = set()
-        self.graced: list[str] = []
+        self.disconnect_grace = Grace(0.0, 0.0, time.monotonic)  # the hand's, as it is dealt
         self.decisions: list[Decision] = []
         self.names: dict[str, str] = {}
         self.closed = asyncio.Event()  # the director said nothing more follows: the table may be let go
@@ -91,7 +111,7 @@ class PlayedTable:
             return
         for item in batch.items:
             if isinstance(item, Publish):
-                self._publish(item.message, item.concerned)
+                self.stream.publish_encoded(item.message, item.concerned)
             elif isinstance(item, Acted):
                 self._act(item)
             elif isinstance(item, SnapshotFor):
@@ -99,9 +119,9 @@ class PlayedTable:
             elif isinstance(item, Watching):
                 key = (item.route.subject, item.route.number)
                 if item.on:
-                    self.routes[key] = item.route.player
+                    self.sink.routes[key] = item.route.player
                 else:
-                    self.routes.pop(key, None)
+                    self.sink.routes.pop(key, None)
             elif isinstance(item, HandOut):
                 if item.number > self.last:
                     try:
@@ -112,7 +132,7 @@ class PlayedTable:
                         continue
                     self.woken()
             elif isinstance(item, Adopt):
-                self.routes = {(route.subject, route.number): route.player for route in item.routes}
+                self.sink.routes = {(route.subject, route.number): route.player for route in item.routes}
             elif isinstance(item, Back):
                 if self.desk is not None and item.player in self.sitting:
                     self.sit_out(item.player, False)
@@ -135,7 +155,7 @@ class PlayedTable:
         """Whether the director placed ``route``'s player there, at a client of a gateway of ``realm``: a gateway
         speaks for its own clients only, so that a decision forged on the bus for anyone else is refused, even
         with a gateway's credentials (NATS lets only ``realm``'s user publish on the subject it came on)."""
-        if (route.player and self.routes.get((route.subject, route.number)) == route.player
+        if (route.player and self.sink.routes.get((route.subject, route.number)) == route.player
                 and in_realm(realm, route.subject.removeprefix(frames_for("")))):
             return True
         logger.warning("table %s: a decision for %r from %s/%s, where the director placed no such player of realm "
@@ -149,57 +169,31 @@ class PlayedTable:
                 raise Refused("no_hand", "you have no hand in progress")
             self.desk.act(acted.route.player, acted.action, acted.amount)
         except Refused as refusal:
-            self._to(acted.route, error_message(refusal.code, refusal.message))
+            self.sink.to(acted.route, error_message(refusal.code, refusal.message))
             return
         self.acted(time.perf_counter() - started)
 
     def _snapshot(self, asked: SnapshotFor) -> None:
         """The director's snapshot, numbered in the stream and completed with the hand in play."""
         snapshot = _snapshots.decode(asked.snapshot)
-        snapshot.seq = self.seq
+        snapshot.seq = self.stream.seq
         desk = self.desk
         if desk is not None:
             if snapshot.table is not None:
                 views.playing(snapshot.table, desk.hand, desk.number, desk.countdown(), self.sitting)
             if snapshot.you is not None:
                 views.your_hand(snapshot.you, desk.hand)
-        self._to(asked.route, encoder.encode(snapshot))
-
-    def _to(self, route: Route, message: bytes) -> None:
-        self.frames(route.subject).send(route.number, message, urgent=True)
+        self.sink.to(asked.route, encoder.encode(snapshot))
 
     # ------------------------------------------------------------ the stream, and the hand's Outlet
-
-    def _publish(self, message: bytes, concerned: str) -> None:
-        """Number ``message`` in the table's stream and send it to the table's clients, once per gateway."""
-        self.seq += 1
-        line = encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time()))
-        if not self.keeping:
-            asyncio.get_running_loop().call_soon(self._keep)
-        self.keeping.append(line)
-        grouped: dict[str, tuple[list[int], list[int]]] = {}
-        for (subject, number), player in self.routes.items():
-            now, later = grouped.setdefault(subject, ([], []))
-            (now if concerned and player == concerned else later).append(number)
-        for subject, (now, later) in grouped.items():
-            self.frames(subject).broadcast(line, now, later)
-
-    def _keep(self) -> None:
-        """The turn's lines, in one message to the table's stream in JetStream: never awaited (a decision does not
-        wait on a disk), read by the worker that takes the table over, to number on from its last."""
-        lines, self.keeping = self.keeping, []
-        self.kept(b"\n".join(lines))
 
     def publish(self, message: TableMessage) -> None:
         if isinstance(message, TimedOut):
             self.expired()
-        self._publish(encoder.encode(message), getattr(message, "player", None) or "")
+        self.stream.publish(message)
 
     def tell(self, player: str, message: PrivateMessage) -> None:
-        line = encoder.encode(Private(message, time.time()))
-        for (subject, number), owner in self.routes.items():
-            if owner == player:
-                self.frames(subject).send(number, line, urgent=True)
+        self.stream.tell(player, message)
 
     def apply(self, player: str, action: str, amount: int | None, bank: float) -> None:
         assert self.desk is not None
@@ -209,11 +203,7 @@ class PlayedTable:
         self._route(events)
 
     def grace(self, player: str) -> bool:
-        if player not in self.grace_due or player in self.routes.values():  # due, and disconnected
-            return False
-        self.grace_due.discard(player)
-        self.graced.append(player)
-        return True
+        return self.disconnect_grace.take(player, player in self.sink.routes.values())
 
     def sit_out(self, player: str, sitting_out: bool) -> None:
         if mark_sitting_out(self.sitting, player, sitting_out):
@@ -221,12 +211,7 @@ class PlayedTable:
             self.publish(SittingOut(player, sitting_out))
 
     def _route(self, events: list[Event]) -> None:
-        """A hand's events: hole cards to their owner only."""
-        for event in events:
-            if isinstance(event, HoleDealt):
-                self.tell(event.player, event)
-            else:
-                self.publish(event)
+        self.stream.route_hand(events)
 
     # ------------------------------------------------------------ the hand
 
@@ -236,11 +221,14 @@ class PlayedTable:
         (out, hand), self.out = self.out, None
         self.last = out.number
         self.banks, self.sitting, self.changed = dict(out.banks), set(out.sitting_out), {}
-        self.grace_due, self.graced, self.decisions, self.names = set(out.grace), [], [], out.names
+        dealt_at = time.monotonic()
+        self.disconnect_grace = Grace(out.grace_seconds, out.grace_every,
+                                      lambda: out.clock + time.monotonic() - dealt_at, dict(out.last_grace))
+        self.decisions, self.names = [], out.names
         desk = self.desk = Decisions(self.table, out.number, hand, self, self.banks, self.sitting, out.action_seconds,
                                      out.grace_seconds, lambda player: self.names.get(player, player))
         for event in out.opening:
-            self._publish(event, "")
+            self.stream.publish_encoded(event)
         self._route(list(hand.events))
         desk.next_turn()
 
@@ -260,7 +248,9 @@ class PlayedTable:
             self.desk = None
             return None
         playing.result()  # a bug in the hand stops the table
-        return HandBack(out.number, self.decisions, self.changed, self.graced)
+        graced = {player: when for player, when in self.disconnect_grace.given.items()
+                  if out.last_grace.get(player) != when}
+        return HandBack(out.number, self.decisions, self.changed, graced)
 
     def settled(self) -> None:
         """The director has the hand back: snapshots and decisions are its again."""

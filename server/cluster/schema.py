@@ -15,7 +15,6 @@ Everything crosses as small msgspec Structs encoded with MessagePack:
 
 from __future__ import annotations
 
-import asyncio
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ import msgspec
 
 from server.processes import GATEWAY_REALM
 from server.tournament.remote import HandBack, HandOut, TableState
+from server.turns import TurnBatch
 
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
 TABLES = "mttsim.director.list"  # which tables there are
@@ -124,15 +124,6 @@ def stream_subject(tournament: str, table: int | str) -> str:
     """A table's stream, as its workers wrote it: JetStream keeps it (``STREAMS``), and a worker that takes the
     table over numbers on from it."""
     return f"{STREAM_PREFIX}.{tournament}.{table}"
-
-
-class Seq(msgspec.Struct):
-    """The number of a message of a table's stream (engine.wire's ``Envelope``, read for its ``seq`` alone)."""
-
-    seq: int
-
-
-numbered = msgspec.json.Decoder(Seq)  # what server/cluster/bus.py reads of a kept line
 
 
 class Route(msgspec.Struct, array_like=True):
@@ -236,7 +227,8 @@ class Publisher(Protocol):
 
 class Frames:
     """What waits to go to one gateway's clients (or the director's own), in order: a table's message once for
-    all of them, and what one turn of the event loop queued in one bus message (or a few).
+    all of them, and what one turn of the event loop queued in one bus message (or a few, under
+    ``CHUNK_BYTES`` each).
 
     The director's sends pass ``before``, its journal's commit: nothing leaves that a crash could take back.
     """
@@ -245,8 +237,7 @@ class Frames:
         self.bus = bus
         self.subject = subject
         self.before = before
-        self.pending: list[ToGateway] = []
-        self.pending_bytes = 0
+        self.pending: TurnBatch[ToGateway] = TurnBatch(self._publish, CHUNK_BYTES)
 
     def send(self, number: int, message: bytes, urgent: bool) -> None:
         if urgent:
@@ -257,29 +248,23 @@ class Frames:
     def broadcast(self, message: bytes, now: list[int], later: list[int]) -> None:
         """``message`` to the clients ``now`` and ``later``; the messages in a row to the same clients share a
         frame (a player's turn follows the last action at their table)."""
-        last = self.pending[-1] if self.pending else None
+        queued = self.pending.items
+        last = queued[-1] if queued else None
         if last is not None and not last.close and last.now == now and last.later == later:
             last.lines.append(message)
-            self._count(len(message))
+            self.pending.grow(len(message) + 8)
         else:
             self.frame(ToGateway(now, [message], later))
 
     def frame(self, frame: ToGateway) -> None:
-        if not self.pending:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self.pending.append(frame)
-        self._count(sum(len(line) for line in frame.lines) + 8 * (len(frame.now) + len(frame.later)))
-
-    def _count(self, size: int) -> None:
-        self.pending_bytes += size + 8
-        if self.pending_bytes > CHUNK_BYTES:
-            self.flush()
+        self.pending.add(frame, sum(len(line) + 8 for line in frame.lines) + 8 * (len(frame.now) + len(frame.later)))
 
     def flush(self) -> None:
-        if self.pending:
-            self.before()
-            self.bus.publish(self.subject, msgspec.msgpack.encode(self.pending))
-            self.pending, self.pending_bytes = [], 0
+        self.pending.flush()
+
+    def _publish(self, frames: list[ToGateway]) -> None:
+        self.before()
+        self.bus.publish(self.subject, msgspec.msgpack.encode(frames))
 
 
 class Client(Protocol):

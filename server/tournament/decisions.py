@@ -42,6 +42,34 @@ def mark_sitting_out(sitting_out: set[str], player: str, out: bool) -> bool:
     return True
 
 
+class Grace:
+    """Disconnect grace (docs/config.md, an option beside rules.md E.20): a player disconnected at their deadline
+    gets ``seconds`` more, once per ``every`` seconds of the tournament clock. The one rule, wherever the hand
+    is played: a cluster's worker is dealt the hand with ``given`` and the clock, and hands back whom it graced,
+    and when.
+
+    Kept in memory: a restart forgets it.
+    """
+
+    def __init__(self, seconds: float, every: float, now: Callable[[], float],
+                 given: dict[str, float] | None = None) -> None:
+        self.seconds = seconds
+        self.every = every
+        self.now = now
+        self.given: dict[str, float] = {} if given is None else given  # player -> when they last had it
+
+    def take(self, player: str, connected: bool) -> bool:
+        """Whether ``player``, at their deadline, gets grace now; if so it is counted as given."""
+        if connected or not self.seconds:
+            return False
+        now = self.now()
+        last = self.given.get(player)
+        if last is not None and now - last < self.every:
+            return False
+        self.given[player] = now
+        return True
+
+
 class TableClock:
     """The decision in progress at one table."""
 

@@ -72,7 +72,9 @@ class HandOut(msgspec.Struct, tag="deal", array_like=True):
     opening: list[bytes]
     banks: dict[str, float]  # what is left of each player's time bank
     sitting_out: list[str]
-    grace: list[str]  # the players whose disconnect grace is due again
+    last_grace: dict[str, float]  # when (the tournament clock) each player was last given disconnect grace
+    clock: float  # the tournament clock at the deal: the worker's grace counts on from it
+    grace_every: float  # seconds of the tournament clock between two disconnect graces of one player
     names: dict[str, str]
     action_seconds: float
     grace_seconds: float
@@ -91,9 +93,10 @@ class Decision(msgspec.Struct, array_like=True):
 
 class HandBack(msgspec.Struct, array_like=True):
     """A hand a worker played, for the director to journal and settle: its decisions as they were taken
-    (player, action, amount, time bank left), who sits out now, and who was given disconnect grace."""
+    (player, action, amount, time bank left), who sits out now, and who was given disconnect grace, when (the
+    tournament clock)."""
 
     number: int
     decisions: list[Decision]
     sitting_out: dict[str, bool]
-    graced: list[str]
+    graced: dict[str, float]

@@ -48,7 +48,7 @@ from server.tournament.hub import Connection
 from server.storage import MemoryStorage, Storage, Stored
 from server.tournament.persistence import Journal
 from server.tournament.streams import Streams
-from server.tournament.tables import Tables
+from server.tournament.tables import Placement, PlayedHere, Tables
 
 logger = logging.getLogger("mttsim.server")
 
@@ -57,9 +57,11 @@ class TournamentRuntime:
     """A tournament served live: registration over REST, then tables played over websockets."""
 
     def __init__(self, tournament_id: str, definition: Definition, *, hand_pause: float = 2.0,
-                 storage: Storage | None = None, seed: int | None = None, secret: bytes | None = None) -> None:
+                 storage: Storage | None = None, seed: int | None = None, secret: bytes | None = None,
+                 placement: Placement | None = None) -> None:
         """``seed`` drives the director's draws; ``secret`` keys the decks (engine.cards.keyed_deck). Without a
         secret the decks come from the seeded RNG, as before decks were keyed: a script's, or an old journal's.
+        ``placement``: where the tables are played (server/tournament/tables.py), here unless told.
         """
         self.id = tournament_id
         self.definition = definition
@@ -72,9 +74,10 @@ class TournamentRuntime:
             self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
         self.clock = TournamentClock()
-        self.streams = Streams(self.session, self.now)
-        self.streams.snapshot = self.snapshot_message
-        self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended)
+        placement = placement or PlayedHere()
+        self.streams = Streams(self.session, self.now, self.snapshot_message, placement.writers)
+        self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended,
+                             placement)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.tickets: list[Ticket] = []  # the players this tournament sent on (a satellite's seats, a flight's)
         self.board = feeds.board(self)  # its page's live feed
@@ -99,20 +102,22 @@ class TournamentRuntime:
         return self.streams.log
 
     @classmethod
-    def create(cls, tournament_id: str, definition: Definition, storage: Storage, *,
-               hand_pause: float = 2.0, seed: int | None = None) -> TournamentRuntime:
+    def create(cls, tournament_id: str, definition: Definition, storage: Storage, *, hand_pause: float = 2.0,
+               seed: int | None = None, placement: Placement | None = None) -> TournamentRuntime:
         """A new tournament, stored with its definition and seed before anyone can register."""
         secret = secrets.token_bytes(32)
-        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed, secret=secret)
+        runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed, secret=secret,
+                      placement=placement)
         storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed, secret)
         return runtime
 
     @classmethod
-    def restore(cls, stored: Stored, storage: Storage, *, hand_pause: float = 2.0) -> TournamentRuntime:
+    def restore(cls, stored: Stored, storage: Storage, *, hand_pause: float = 2.0,
+                placement: Placement | None = None) -> TournamentRuntime:
         """The tournament as its journal leaves it: the newest snapshot, then every record after it."""
         definition = msgspec.json.decode(stored.definition, type=Definition)
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed,
-                      secret=stored.secret)
+                      secret=stored.secret, placement=placement)
         runtime.journal.replay(stored, runtime.session)
         return runtime
 
@@ -160,18 +165,11 @@ class TournamentRuntime:
         if isinstance(record, r.Start):
             self._begin(events)
         elif isinstance(record, r.Act):
-            if self.tables.workers is None:
-                self.streams.route_hand(record.table, events)
-            else:  # played by the table's worker, which routed them as it played
-                self.streams.record(events)
+            self.tables.hands.route(record.table, [], events)
         elif isinstance(record, r.StartHand):
             hand = director.hand(record.table)
             assert hand is not None
-            if self.tables.workers is None:
-                self.streams.route(events)
-                self.streams.route_hand(record.table, hand.events)
-            else:  # the table's worker routes the deal with the hand it is sent
-                self.streams.record([*events, *hand.events])
+            self.tables.hands.route(record.table, events, hand.events)
         elif events:
             self.streams.route(events)
         if closed:
@@ -406,7 +404,7 @@ class TournamentRuntime:
     def snapshot_message(self, connection: Connection) -> bytes:
         table, player, director, facts = connection.table, connection.player, self.director, self.facts()
         return encoder.encode(Snapshot(
-            self.streams.seq.get(table, 0) if table is not None else 0,
+            self.streams.writers.seq(table) if table is not None else 0,
             views.summary(director, facts),
             views.table_view(director, table, facts) if table is not None and table in director.tables else None,
             views.you(director, player, facts) if player is not None else None,

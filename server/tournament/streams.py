@@ -19,17 +19,15 @@ from typing import Any, Protocol
 
 from engine.director import Status
 from engine.events import (
-    AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, HoleDealt,
-    MysteryBountyDrawn,
+    AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, MysteryBountyDrawn,
     PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
     Reentered, Seated, TableBroken, TableClosing, TableKept, TableOpened,
 )
-from engine.wire import (
-    Announcement, Chat, Envelope, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
-)
+from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
 from server.tournament.hub import Connection, RateLimit, Relay
 from server.tournament.records import Session
+from server.tournament.stream import TableStream
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
@@ -38,37 +36,105 @@ ANNOUNCEMENTS_KEPT = 10  # the director's latest announcements, shown to a page 
 EVENTS_KEPT = 100_000  # the latest events in memory (``Streams.log``): about 16 MB
 
 
-class Remote(Protocol):
-    """In a cluster (server/cluster/director.py): the workers that hold the tables, each its table's stream's one
-    writer.
+class Writers(Protocol):
+    """Who writes the tables' streams (a ``Placement``'s, server/tournament/tables.py): this process
+    (``StreamsHere``), or in a cluster the workers holding the tables (server/cluster/director.py's
+    ``TableLinks``), to which what the director says to a table goes, with the table's clients and their
+    snapshots, which a worker completes with the hand it plays."""
 
-    What the director says to a table goes to its worker, which numbers it
-    and sends it to the table's clients; so do the snapshots of the table's
-    clients, which the worker completes with the hand it plays.
-    """
+    def publish(self, table: int, message: TableMessage) -> None: ...
 
-    def publish(self, table: int, message: bytes, concerned: str | None) -> None: ...
-
-    def watch(self, table: int, connection: Connection, watching: bool) -> None: ...
+    def watch(self, table: int, connection: Connection, watching: bool) -> None:
+        """``connection`` watches ``table`` now, or no longer."""
 
     def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None: ...
 
     def forget(self, connection: Connection) -> None:
         """The connection is gone."""
 
+    def seq(self, table: int) -> int:
+        """The last number of ``table``'s stream, as known here, for a snapshot."""
+
+
+class Watchers:
+    """The ``Sink`` of a table's stream in this process: the connections watching the table.
+
+    A cluster gateway's clients get a line through their gateway, once for
+    all of them there: sent once a client, the copies were most of what the
+    director wrote to the bus (docs/performance.md).
+    """
+
+    __slots__ = ("streams", "table")
+
+    def __init__(self, streams: Streams, table: int) -> None:
+        self.streams = streams
+        self.table = table
+
+    def listening(self) -> bool:
+        return bool(self.streams.watchers.get(self.table))
+
+    def fan_out(self, line: bytes, concerned: str) -> None:
+        relayed: dict[Relay, tuple[list[int], list[int]]] | None = None
+        for connection in list(self.streams.watchers.get(self.table, ())):
+            urgent = bool(concerned) and connection.player == concerned
+            relay = connection.relay
+            if relay is None:
+                connection.send(line, urgent=urgent)
+                continue
+            if relayed is None:
+                relayed = {}
+            now, later = relayed.setdefault(relay, ([], []))
+            (now if urgent else later).append(connection.number)
+        if relayed is not None:
+            for relay, (now, later) in relayed.items():
+                relay.broadcast(line, now, later)
+
+    def tell(self, player: str, line: bytes) -> None:
+        self.streams.send_to(player, line)
+
+
+class StreamsHere:
+    """This process writes every table's stream (one ``mttsim serve``)."""
+
+    def __init__(self, streams: Streams) -> None:
+        self.streams = streams
+        self.tables: dict[int, TableStream] = {}
+
+    def stream(self, table: int) -> TableStream:
+        stream = self.tables.get(table)
+        if stream is None:
+            stream = self.tables[table] = TableStream(table, Watchers(self.streams, table))
+        return stream
+
+    def publish(self, table: int, message: TableMessage) -> None:
+        self.stream(table).publish(message)
+
+    def watch(self, table: int, connection: Connection, watching: bool) -> None:
+        pass  # the sink reads the watchers as it sends
+
+    def snapshot(self, table: int, connection: Connection, snapshot: bytes) -> None:
+        connection.send(snapshot)
+
+    def forget(self, connection: Connection) -> None:
+        pass
+
+    def seq(self, table: int) -> int:
+        stream = self.tables.get(table)
+        return stream.seq if stream is not None else 0
+
 
 class Streams:
     """The table streams of one tournament and the connections on them."""
 
-    def __init__(self, session: Session, now: Callable[[], float]) -> None:
+    def __init__(self, session: Session, now: Callable[[], float], snapshot: Callable[[Connection], bytes],
+                 writers: Callable[[Streams], Writers]) -> None:
         self.session = session
         self.now = now
-        self.snapshot: Callable[[Connection], bytes] = lambda connection: b""  # set by the runtime
+        self.snapshot = snapshot  # a connection's snapshot, as the runtime makes it
         # The latest director and hand events, in order, for tests and a debugger. The audit trail is the
         # journal's (``GET /api/tournaments/{id}/events`` reads it): kept whole here, a 250,000-entry field's
         # events took about 4 GB.
         self.log: deque[tuple[float, Any]] = deque(maxlen=EVENTS_KEPT)
-        self.seq: dict[int, int] = {}
         self.watchers: dict[int, set[Connection]] = {}
         self.players: dict[str, set[Connection]] = {}
         self.lobby: set[Connection] = set()  # observers who came before there was a table to watch
@@ -77,7 +143,7 @@ class Streams:
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
         self.announcements: list[Announcement] = []
         self._chat_rates: dict[str, RateLimit] = {}
-        self.remote: Remote | None = None  # set in a cluster: the tables' streams are their workers'
+        self.writers = writers(self)
 
     def connected(self, player: str) -> bool:
         return bool(self.players.get(player))
@@ -89,37 +155,9 @@ class Streams:
     # ------------------------------------------------------------- sending
 
     def publish(self, table: int, event: TableMessage) -> None:
-        """Number, encode once, and queue to everyone watching ``table``: at once to the player it
-        concerns, with the next broadcast tick to the others (server/tournament/hub.py).
-
-        A cluster gateway's clients get it through their gateway, once for all
-        of them there: sent once a client, the copies were most of what the
-        director wrote to the bus (docs/performance.md).
-        """
-        concerned = getattr(event, "player", None)  # who acted, whose turn: they hear of it at once
-        if self.remote is not None:
-            self.remote.publish(table, encoder.encode(event), concerned)
-            return
-        seq = self.seq.get(table, 0) + 1
-        self.seq[table] = seq
-        watchers = self.watchers.get(table)
-        if not watchers:
-            return
-        message = encoder.encode(Envelope(seq, table, event, time.time()))
-        relayed: dict[Relay, tuple[list[int], list[int]]] | None = None
-        for connection in list(watchers):
-            urgent = concerned is not None and connection.player == concerned
-            relay = connection.relay
-            if relay is None:
-                connection.send(message, urgent=urgent)
-                continue
-            if relayed is None:
-                relayed = {}
-            now, later = relayed.setdefault(relay, ([], []))
-            (now if urgent else later).append(connection.number)
-        if relayed is not None:
-            for relay, (now, later) in relayed.items():
-                relay.broadcast(message, now, later)
+        """To everyone watching ``table``, numbered in its stream (server/tournament/stream.py): at once to the
+        player it concerns, with the next broadcast tick to the others (server/tournament/hub.py)."""
+        self.writers.publish(table, event)
 
     def publish_everywhere(self, event: TableMessage) -> None:
         """To every table stream, including one whose table the same command has just closed."""
@@ -127,11 +165,13 @@ class Streams:
             self.publish(table, event)
 
     def tell(self, player: str, event: PrivateMessage) -> None:
-        connections = self.players.get(player)
-        if connections:
-            message = encoder.encode(Private(event, time.time()))
-            for connection in list(connections):
-                connection.send(message)
+        if self.players.get(player):
+            self.send_to(player, encoder.encode(Private(event, time.time())))
+
+    def send_to(self, player: str, line: bytes) -> None:
+        """At once to every connection of ``player``."""
+        for connection in list(self.players.get(player, ())):
+            connection.send(line)
 
     def announce(self, text: str) -> None:
         """The director's word, at once to every connection of the tournament."""
@@ -188,15 +228,6 @@ class Streams:
         # Everything the field needs now exists (connections, seats, the tables) and lives as long as the
         # tournament: out of the collector's way, so that its collections stay small (docs/performance.md).
         gc.freeze()
-
-    def route_hand(self, table: int, events: list[Event]) -> None:
-        """A hand's events to its table; hole cards to their owner only."""
-        self.record(events)
-        for event in events:
-            if isinstance(event, HoleDealt):
-                self.tell(event.player, event)
-            else:
-                self.publish(table, event)
 
     def route_event(self, event: Event) -> None:
         """One director event to the table streams and players it concerns."""
@@ -325,11 +356,9 @@ class Streams:
             self._presence_changed(connection.player)
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
-            if self.remote is not None:
-                self.remote.watch(connection.table, connection, False)
+            self.writers.watch(connection.table, connection, False)
         self.lobby.discard(connection)
-        if self.remote is not None:
-            self.remote.forget(connection)
+        self.writers.forget(connection)
 
     def _presence_changed(self, player: str) -> None:
         """A player's connections changed: their table hears of it once per ``PRESENCE_TICK``, and only if
@@ -361,10 +390,10 @@ class Streams:
         self.send_snapshot(connection)
 
     def send_snapshot(self, connection: Connection) -> None:
-        """The connection's snapshot: in a cluster, through the worker of its table, which numbers the table's
-        stream and has the hand."""
-        if self.remote is not None and connection.table is not None:
-            self.remote.snapshot(connection.table, connection, self.snapshot(connection))
+        """The connection's snapshot, through the writer of its table's stream (in a cluster, its worker, which
+        numbers the stream and has the hand)."""
+        if connection.table is not None:
+            self.writers.snapshot(connection.table, connection, self.snapshot(connection))
         else:
             connection.send(self.snapshot(connection))
 
@@ -376,14 +405,12 @@ class Streams:
     def _watch(self, connection: Connection, table: int | None) -> None:
         if connection.table is not None:
             self.watchers.get(connection.table, set()).discard(connection)
-            if self.remote is not None:
-                self.remote.watch(connection.table, connection, False)
+            self.writers.watch(connection.table, connection, False)
         self.lobby.discard(connection)
         connection.table = table
         if table is not None:
             self.watchers.setdefault(table, set()).add(connection)
-            if self.remote is not None:
-                self.remote.watch(table, connection, True)
+            self.writers.watch(table, connection, True)
         elif connection.player is None:
             self.lobby.add(connection)
 

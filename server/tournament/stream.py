@@ -1,0 +1,83 @@
+"""One table's stream: number, wrap, fan out. The one writer of a table's messages, wherever the table is played.
+
+In one ``mttsim serve`` the tournament's process writes every table's
+stream to the connections watching it (server/tournament/streams.py's
+``Watchers``); in a cluster the worker holding a table's lease writes it to
+the table's clients at their gateways (server/cluster/playing.py's
+``Routes``). They differ only in the ``Sink``, as Centrifuge's brokers and
+Colyseus' presence do: numbering, the envelope, who hears a message at once
+and hole cards to their owner alone are this module's, once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+import msgspec
+
+from engine.events import Event, HoleDealt
+from engine.wire import Private, PrivateMessage, TableMessage, encoder
+
+
+class Numbered(msgspec.Struct, tag="event", tag_field="type"):
+    """engine.wire's ``Envelope`` (the same bytes) around an event encoded once: a cluster's director encodes what
+    it says, the table's worker numbers it. Read back (``numbered``), its event is left undecoded."""
+
+    seq: int
+    table: int
+    event: msgspec.Raw
+    at: float
+
+
+numbered = msgspec.json.Decoder(Numbered)  # a kept line's number, for the worker that takes a table over
+
+
+class Sink(Protocol):
+    """Where a table's numbered lines go."""
+
+    def listening(self) -> bool:
+        """Whether anyone hears the table now: a line for nobody is numbered, never encoded (the end of a
+        hand-for-hand round said to two thousand tables nobody watched held the next round's deals)."""
+
+    def fan_out(self, line: bytes, concerned: str) -> None:
+        """To every client of the table: at once to ``concerned``'s (who acted, whose turn), with the next
+        broadcast tick to the others."""
+
+    def tell(self, player: str, line: bytes) -> None:
+        """To ``player``'s clients alone, at once."""
+
+
+class TableStream:
+    """The numbered stream of one table, written to a ``Sink``."""
+
+    __slots__ = ("table", "sink", "seq")
+
+    def __init__(self, table: int, sink: Sink, seq: int = 0) -> None:
+        self.table = table
+        self.sink = sink
+        self.seq = seq  # the last number given; a worker taking the table over starts from the kept one
+
+    def publish_encoded(self, message: bytes, concerned: str = "") -> None:
+        """Number ``message`` (an encoded ``TableMessage``) and send it; ``concerned`` hears it at once."""
+        self.seq += 1
+        if self.sink.listening():
+            self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time())),
+                              concerned)
+
+    def publish(self, message: TableMessage) -> None:
+        if self.sink.listening():
+            self.publish_encoded(encoder.encode(message), getattr(message, "player", None) or "")
+        else:
+            self.seq += 1
+
+    def tell(self, player: str, message: PrivateMessage) -> None:
+        self.sink.tell(player, encoder.encode(Private(message, time.time())))
+
+    def route_hand(self, events: list[Event]) -> None:
+        """A hand's events: hole cards to their owner only, the rest to the table."""
+        for event in events:
+            if isinstance(event, HoleDealt):
+                self.tell(event.player, event)
+            else:
+                self.publish(event)
