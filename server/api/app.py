@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from functools import partial
 from collections.abc import AsyncIterator
 from typing import Annotated, Literal, TypedDict
 
@@ -35,17 +36,16 @@ from server.api.admin import (
     cancellation_preview, compensate, hand_for_hand, open_registration, pause, resume, seat_command, start,
     withdraw_prize,
 )
-from server.api.edge import BodyLimit, Settings, bearer, body_of, reply, web_client
-from server.errors import Code, Refused
-from server.tournament.hub import Connection
+from server.api.edge import BodyLimit, Settings, bearer, body_of, client, refused, reply, web_client
+from server.errors import Refused
 from server.storage import HandRow
 from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from server.api.openapi import Operation, Problem, document
+from server.api.openapi import Operation, document
 from server.tournament.persistence import audit_lines
 from server.api.rest import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
 from server.processes import Process
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
-from server.api.socketwire import WIRE, WebSocketProtocol
+from server.api.socketwire import WebSocketProtocol, serve, wire_of
 
 
 # The websocket transport: the protocol the table streams write through (server/tournament/hub.py), a frame limit
@@ -60,20 +60,6 @@ class UvicornWebsockets(TypedDict):
 def uvicorn_websockets() -> UvicornWebsockets:
     """Uvicorn's websocket options for this app (``uvicorn.run(app, **uvicorn_websockets())``)."""
     return UvicornWebsockets(ws=WebSocketProtocol, ws_max_size=65536, ws_per_message_deflate=False)
-
-# Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
-STATUS_OF: dict[Code, int] = {
-    "bad_request": 400, "bad_definition": 400,
-    "admin_only": 401, "bad_token": 401,
-    "observer": 403,
-    "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
-    "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
-    "not_your_turn": 409, "illegal_action": 409,
-    "too_large": 413,
-    "too_many_connections": 429, "chat_limit": 429,
-    "damaged": 503, "unavailable": 503,
-}
-
 
 # ------------------------------------------------------------------ request and response bodies
 
@@ -399,24 +385,11 @@ async def play(websocket: WebSocket) -> None:
         await websocket.send_text(admitted.message.decode())
         await websocket.close(admitted.code, admitted.reason)
         return
-    runtime, wire, settings = admitted.runtime, wire_of(websocket), server.settings
-    connection = Connection(websocket.close, wire, player=admitted.player, outbound=server.outbound,
-                            max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+    runtime, wire = admitted.runtime, wire_of(websocket)
+    connection = client(server.settings, server.outbound, websocket.close, wire, player=admitted.player)
     runtime.connect(connection, admitted.table)
-    wire.attach(lambda data: receive(runtime, connection, data, server.metrics), connection.lost, connection.flush)
-    try:
-        await connection.ended
-    finally:
-        leave(runtime, connection)
-        await connection.stop()
-
-
-def wire_of(websocket: WebSocket) -> WebSocketProtocol:
-    """The protocol an accepted websocket's connection writes through (server/tournament/hub.py)."""
-    wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
-    if wire is None:
-        raise RuntimeError("run the app under uvicorn with server.api.app.uvicorn_websockets() (mttsim serve does)")
-    return wire
+    await serve(connection, wire, lambda data: receive(runtime, connection, data, server.metrics),
+                partial(leave, runtime, connection))
 
 
 async def lobby_socket(websocket: WebSocket) -> None:
@@ -426,20 +399,11 @@ async def lobby_socket(websocket: WebSocket) -> None:
     await websocket.accept()
     wire = wire_of(websocket)
     connection = lobby_connection(server, websocket.close, wire)
-    wire.attach(lambda data: lobby_message(server, connection, data), connection.lost, connection.flush)
-    try:
-        await connection.ended
-    finally:
-        server.lobby.subscribers.discard(connection)
-        await connection.stop()
+    await serve(connection, wire, lambda data: lobby_message(server, connection, data),
+                partial(server.lobby.subscribers.discard, connection))
 
 
 # ------------------------------------------------------------------ the application
-
-
-async def refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, Refused)
-    return reply(Problem(exc.code, exc.message), STATUS_OF[exc.code])
 
 
 @contextlib.asynccontextmanager

@@ -4,6 +4,8 @@ gateway (which keeps no state of its own) both stand on it."""
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,7 +17,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.structure import MAX_NESTING, nesting_depth
-from server.errors import Refused
+from server.errors import Code, Refused
+from server.tournament.hub import Connection, Outbound, Relay, Wire
 from server.api.openapi import Problem
 
 MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
@@ -47,6 +50,50 @@ def reply(body: Any, status: int = 200) -> Response:
 def bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+
+def is_admin(request: Request, settings: Settings) -> bool:
+    """The one admin check, of the director's endpoints and a gateway's own."""
+    token = bearer(request)
+    return token is not None and secrets.compare_digest(token.encode(), settings.admin_token.encode())
+
+
+def require_admin(request: Request, settings: Settings) -> None:
+    if not is_admin(request, settings):
+        raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
+
+
+# Every refusal code and its HTTP status: the only place statuses are chosen (the websocket sends the code).
+STATUS_OF: dict[Code, int] = {
+    "bad_request": 400, "bad_definition": 400,
+    "admin_only": 401, "bad_token": 401,
+    "observer": 403,
+    "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
+    "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
+    "not_your_turn": 409, "illegal_action": 409,
+    "too_large": 413,
+    "too_many_connections": 429, "chat_limit": 429,
+    "damaged": 503, "unavailable": 503,
+}
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    """A refusal as a problem document, with its code's status (the exception handler of both applications)."""
+    assert isinstance(exc, Refused)
+    return reply(Problem(exc.code, exc.message), STATUS_OF[exc.code])
+
+
+LOBBY_RATE, LOBBY_BURST = 1.0, 5  # messages a lobby session may send (each asks for the snapshot again)
+
+
+def client(settings: Settings, outbound: Outbound, close: Callable[[int, str], Awaitable[None]], wire: Wire | None,
+           *, player: str | None = None, relay: Relay | None = None, number: int = 0,
+           lobby: bool = False) -> Connection:
+    """The one way a session's ``Connection`` is built: its outbox's limits and its rate, by the settings (a
+    lobby's rate is its own)."""
+    rate, burst = (LOBBY_RATE, LOBBY_BURST) if lobby else (settings.rate, settings.burst)
+    return Connection(close, wire, player=player, outbound=outbound, max_queue=settings.max_queue, rate=rate,
+                      burst=burst, relay=relay, number=number)
 
 
 async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:

@@ -13,7 +13,8 @@ from starlette.websockets import WebSocket
 
 from engine.structure import Definition
 from server.tournament import feeds
-from server.api.edge import Settings, bearer
+from server.api import edge
+from server.api.edge import Settings
 from server.errors import Refused
 from server.tournament.hub import Outbound, RateLimit
 from server.storage import MemoryStorage, SQLiteStorage, Storage, Stored
@@ -105,14 +106,11 @@ def server_of(request: Request | WebSocket) -> Server:
 
 
 def is_admin(request: Request) -> bool:
-    token = bearer(request)
-    admin_token = server_of(request).settings.admin_token.encode()
-    return token is not None and secrets.compare_digest(token.encode(), admin_token)
+    return edge.is_admin(request, server_of(request).settings)
 
 
 def require_admin(request: Request) -> None:
-    if not is_admin(request):
-        raise Refused("admin_only", "this needs the admin token: Authorization: Bearer <token>")
+    edge.require_admin(request, server_of(request).settings)
 
 
 def runtime_of(request: Request) -> TournamentRuntime:

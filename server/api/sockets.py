@@ -20,6 +20,7 @@ from engine.wire import (
 )
 from server.errors import Refused
 from server.tournament.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Relay, Wire
+from server.api.edge import client
 from server.api.metrics import Metrics
 from server.api.rest import Server
 from server.tournament.runtime import TournamentRuntime
@@ -70,8 +71,7 @@ def leave(runtime: TournamentRuntime, connection: Connection) -> None:
 def lobby_connection(server: Server, close: Callable[[int, str], Awaitable[None]], wire: Wire | None,
                      relay: Relay | None = None, number: int = 0) -> Connection:
     """A lobby session, subscribed to the feed: any message it sends asks for the snapshot again."""
-    connection = Connection(close, wire, player=None, outbound=server.outbound, max_queue=server.settings.max_queue,
-                            rate=1.0, burst=5, relay=relay, number=number)
+    connection = client(server.settings, server.outbound, close, wire, relay=relay, number=number, lobby=True)
     server.lobby.subscribe(connection)
     return connection
 

@@ -9,9 +9,10 @@ import logging
 import struct
 from collections.abc import Callable
 
+from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from server.tournament.hub import CLOSE_INTERNAL
+from server.tournament.hub import CLOSE_INTERNAL, Connection
 
 MAX_BATCH = 64  # messages per frame at most
 WIRE = "mttsim.wire"  # the scope extension through which the app reaches the protocol
@@ -90,3 +91,23 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         super().connection_lost(exc)
         if self._on_lost is not None:
             self._on_lost()
+
+
+def wire_of(websocket: WebSocket) -> WebSocketProtocol:
+    """The protocol an accepted websocket's connection writes through (server/tournament/hub.py)."""
+    wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
+    if wire is None:
+        raise RuntimeError("run the app under uvicorn with server.api.app.uvicorn_websockets() (mttsim serve does)")
+    return wire
+
+
+async def serve(connection: Connection, wire: WebSocketProtocol, heard: Callable[[bytes], None],
+                left: Callable[[], None]) -> None:
+    """The one websocket session's shell, of a tournament's socket, the lobby's and a gateway's: each message to
+    ``heard`` until either side closes, then ``left``, then the outbox stops."""
+    wire.attach(heard, connection.lost, connection.flush)
+    try:
+        await connection.ended
+    finally:
+        left()
+        await connection.stop()

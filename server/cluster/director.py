@@ -43,7 +43,7 @@ from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.streams import Streams, Writers
 from server.tournament.tables import Tables
-from server.turns import TurnBatch
+from server.turns import TurnBatch, beat
 from server.cluster.schema import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
     Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, ToDirector,
@@ -52,6 +52,7 @@ from server.cluster.schema import (
 from server.processes import Process
 from engine.wire import TableMessage, encoder
 from server.tournament.remote import HandOut, TableState
+from server.api.edge import client
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
 if TYPE_CHECKING:
@@ -95,7 +96,9 @@ class DirectorService:
         await self.bus.listen_from(sockets_for("*"), self.sockets)
         await self.bus.serve_tasks(HTTP, self.http)
         await self.bus.listen(self.local_subject, self._local_frames)
-        self._heartbeat = asyncio.get_running_loop().create_task(self._beat(), name="cluster:heartbeat")
+        self._heartbeat = asyncio.get_running_loop().create_task(
+            beat(HEARTBEAT_SECONDS, self._beat, "the director could not register with the cluster", logger),
+            name="cluster:heartbeat")
 
     async def processes(self) -> list[Process]:
         """Every process registered now (``GET /api/cluster``)."""
@@ -176,16 +179,11 @@ class DirectorService:
         return hands.state(table)
 
     async def _beat(self) -> None:
-        while True:
-            try:
-                await self.bus.register(self.me)
-                self.registered = await self.bus.cluster()
-                for gateway in self.lost_gateways({process.id for process in self.registered}):
-                    logger.warning("gateway %s is gone: its clients' sessions end", gateway)
-                    self.gateways.pop(gateway).end_all()
-            except Exception:  # the bus is down or reconnecting: the next beat tries again
-                logger.warning("the director could not register with the cluster", exc_info=True)
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+        await self.bus.register(self.me)
+        self.registered = await self.bus.cluster()
+        for gateway in self.lost_gateways({process.id for process in self.registered}):
+            logger.warning("gateway %s is gone: its clients' sessions end", gateway)
+            self.gateways.pop(gateway).end_all()
 
     def lost_gateways(self, registered: set[str]) -> list[str]:
         """The gateways gone from the registry that have also been silent for ``GATEWAY_SILENCE_SECONDS``."""
@@ -252,9 +250,7 @@ class DirectorService:
         if isinstance(admitted, Turned):
             link.frame(ToGateway([conn], [admitted.message], close=admitted.code, reason=admitted.reason))
             return
-        connection = Connection(close, None, player=admitted.player, outbound=server.outbound,
-                                max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst, relay=link,
-                                number=conn)
+        connection = client(settings, server.outbound, close, None, player=admitted.player, relay=link, number=conn)
         link.sessions[item.conn] = (connection, admitted.runtime)
         admitted.runtime.connect(connection, admitted.table)
 

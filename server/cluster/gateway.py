@@ -21,8 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import msgspec
 from nats.errors import NoRespondersError
@@ -44,10 +43,12 @@ from server.cluster.schema import (
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import GATEWAY_REALM, Process
 from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
-from server.api.socketwire import WIRE, WebSocketProtocol
+from server.api.socketwire import serve, wire_of
 from server.api.metrics import CONTENT_TYPE, SECONDS
 from server.api.openapi import Problem
-from server.api.edge import BodyLimit, Settings, bearer, web_client
+from server.api.edge import BodyLimit, Settings, client, refused, require_admin, web_client
+from server.errors import Refused
+from server.turns import TurnBatch, beat
 
 logger = logging.getLogger("mttsim.gateway")
 HEARTBEAT_SECONDS = 1.0
@@ -88,7 +89,7 @@ class Gateway:
                                  waited=self.metrics.event_lag_seconds.observe)
         self.bus: Bus | None = None
         self._next = 0
-        self._pending: list[ToDirector] = []
+        self._pending: TurnBatch[ToDirector] = TurnBatch(self._send)
         self._director: str | None = None  # the director process whose sessions this gateway's clients have
         self.seats: dict[int, tuple[str, str]] = {}  # client -> its table's subject and its player, the director's word
 
@@ -103,21 +104,17 @@ class Gateway:
         the registry that took its full time-out (5 s, on a busy or reconnecting bus) let the registration lapse
         (after ``PROCESS_SECONDS``), and a director that then heard nothing from the gateway's clients for a while
         took the live gateway for gone and ended their sessions (issue 38)."""
+        assert self.bus is not None
+        bus = self.bus
         async with asyncio.TaskGroup() as loops:
-            loops.create_task(self._every_beat(lambda bus: bus.register(self.me), "register with the cluster"))
-            loops.create_task(self._every_beat(self._look_for_directors, "read the cluster's registry"))
+            loops.create_task(beat(HEARTBEAT_SECONDS, lambda: bus.register(self.me),
+                                   "the gateway could not register with the cluster", logger))
+            loops.create_task(beat(HEARTBEAT_SECONDS, self._look_for_directors,
+                                   "the gateway could not read the cluster's registry", logger))
 
-    async def _look_for_directors(self, bus: Bus) -> None:
-        self.directors_seen({process.id for process in await bus.cluster() if process.role == "director"})
-
-    async def _every_beat(self, work: Callable[[Bus], Awaitable[None]], what: str) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            try:
-                assert self.bus is not None
-                await work(self.bus)
-            except Exception:
-                logger.warning("the gateway could not %s", what, exc_info=True)
+    async def _look_for_directors(self) -> None:
+        assert self.bus is not None
+        self.directors_seen({process.id for process in await self.bus.cluster() if process.role == "director"})
 
     def directors_seen(self, directors: set[str]) -> None:
         """A director that replaced the one this gateway knew (a restart) has none of its clients' sessions:
@@ -132,13 +129,10 @@ class Gateway:
         self._director = min(directors)
 
     def to_director(self, item: ToDirector) -> None:
-        if not self._pending:
-            asyncio.get_running_loop().call_soon(self._send)
-        self._pending.append(item)
+        self._pending.add(item)
 
-    def _send(self) -> None:
-        pending, self._pending = self._pending, []
-        if pending and self.bus is not None:
+    def _send(self, pending: list[ToDirector]) -> None:
+        if self.bus is not None:
             self.bus.publish(sockets_for(self.realm), msgspec.msgpack.encode(pending))
 
     def from_director(self, data: bytes) -> None:
@@ -179,28 +173,24 @@ class Gateway:
     async def session(self, websocket: WebSocket, tournament: str) -> None:
         """A client's socket, its session in the director's process until either side closes it."""
         await websocket.accept()
-        wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
-        assert wire is not None, "run the gateway under uvicorn with server.api.app.uvicorn_websockets()"
+        wire = wire_of(websocket)
         self._next += 1
         conn, name = self._next, self.me.id
-        settings = self.settings  # what clients are slow to read, and their decisions (the rest, the director)
-        client = self.clients[conn] = Connection(websocket.close, wire, player=None, outbound=self.outbound,
-                                                 max_queue=settings.max_queue, rate=settings.rate, burst=settings.burst)
+        # Its outbox's limits, and the rate of its decisions (the rest, the director's).
+        connection = self.clients[conn] = client(self.settings, self.outbound, websocket.close, wire)
 
         def heard(data: bytes) -> None:
             self.metrics.messages_in.inc()
-            if not self.to_table(client, conn, data):
+            if not self.to_table(connection, conn, data):
                 self.to_director(ToDirector("in", name, conn, data))
 
-        self.to_director(ToDirector("open", name, conn, tournament=tournament, query=dict(websocket.query_params)))
-        wire.attach(heard, client.lost, client.flush)
-        try:
-            await client.ended
-        finally:
+        def left() -> None:
             del self.clients[conn]
             self.seats.pop(conn, None)
             self.to_director(ToDirector("gone", name, conn))
-            await client.stop()
+
+        self.to_director(ToDirector("open", name, conn, tournament=tournament, query=dict(websocket.query_params)))
+        await serve(connection, wire, heard, left)
 
 
 def gateway_of(request: Request | WebSocket) -> Gateway:
@@ -219,10 +209,7 @@ async def lobby(websocket: WebSocket) -> None:
 async def metrics(request: Request) -> Response:
     """This gateway's own metrics (the director's are at its own ``/metrics``), with the admin token."""
     gateway = gateway_of(request)
-    token = bearer(request) or ""
-    if not secrets.compare_digest(token.encode(), gateway.settings.admin_token.encode()):
-        return Response(msgspec.json.encode(Problem("admin_only", "this needs the admin token")), status_code=401,
-                        media_type="application/json")
+    require_admin(request, gateway.settings)
     return Response(generate_latest(gateway.metrics.registry), media_type=CONTENT_TYPE)
 
 
@@ -272,6 +259,7 @@ def create_gateway(settings: Settings, url: str) -> Starlette:
         WebSocketRoute("/ws/lobby", lobby),
     ]
     routes += web_client()
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BodyLimit)])
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+                    middleware=[Middleware(BodyLimit)])
     app.state.gateway = Gateway(settings, url)
     return app

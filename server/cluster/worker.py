@@ -39,6 +39,7 @@ from server.processes import Process
 from server.tournament.remote import HandBack, TableState
 from server.api.metrics import SECONDS
 from server.cluster.playing import PlayedTable
+from server.turns import TurnBatch, beat
 
 logger = logging.getLogger("mttsim.worker")
 encode = msgspec.msgpack.encode
@@ -83,7 +84,8 @@ class TableWorker:
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
         self.frames: dict[str, Frames] = {}  # to each gateway (and the director's own clients), shared by the tables
-        self._asked: list[tuple[TableCommand, asyncio.Future[TableState]]] = []
+        self._asked: TurnBatch[tuple[TableCommand, asyncio.Future[TableState]]] = TurnBatch(
+            self._send, COMMANDS_PER_REQUEST)
         self._stopped: list[Lease] = []  # the leases of tables whose task was cancelled, let go together
         self._lost: set[Lease] = set()  # leases found expired or taken: their tasks end, with nothing to let go
         self._requests: set[asyncio.Task[None]] = set()  # held, so that none is collected before it is answered
@@ -108,14 +110,8 @@ class TableWorker:
     async def _run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self._renew())
-            while True:
-                try:
-                    await self._look(group)
-                except (NatsTimeout, NoRespondersError):
-                    logger.warning("no director answers yet")
-                except Exception:
-                    logger.exception("looking for tables failed")
-                await asyncio.sleep(LOOK_SECONDS)
+            await beat(LOOK_SECONDS, partial(self._look, group),
+                       "looking for tables failed (no director answers yet?)", logger)
 
     async def _look(self, group: asyncio.TaskGroup) -> None:
         """Register, then take tables nobody holds, up to this worker's share."""
@@ -145,17 +141,10 @@ class TableWorker:
         and every player's action waiting on it, for the length of it.
         """
         answer: asyncio.Future[TableState] = asyncio.get_running_loop().create_future()
-        if not self._asked:
-            asyncio.get_running_loop().call_soon(self._send)
-        self._asked.append((command, answer))
-        if len(self._asked) >= COMMANDS_PER_REQUEST:
-            self._send()
+        self._asked.add((command, answer))
         return await answer
 
-    def _send(self) -> None:
-        if not self._asked:  # sent already, full
-            return
-        asked, self._asked = self._asked, []
+    def _send(self, asked: list[tuple[TableCommand, asyncio.Future[TableState]]]) -> None:
         request = asyncio.get_running_loop().create_task(self._request(asked))
         self._requests.add(request)
         request.add_done_callback(self._requests.discard)

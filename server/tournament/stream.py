@@ -22,7 +22,7 @@ from engine.wire import Private, PrivateMessage, TableMessage, encoder
 
 class Numbered(msgspec.Struct, tag="event", tag_field="type"):
     """engine.wire's ``Envelope`` (the same bytes) around an event encoded once: a cluster's director encodes what
-    it says, the table's worker numbers it. Read back (``numbered``), its event is left undecoded."""
+    it says, the table's worker numbers it."""
 
     seq: int
     table: int
@@ -30,7 +30,13 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
     at: float
 
 
-numbered = msgspec.json.Decoder(Numbered)  # a kept line's number, for the worker that takes a table over
+class Position(msgspec.Struct):
+    """What a worker taking a table over reads of the stream's last kept line: its number alone."""
+
+    seq: int
+
+
+numbered = msgspec.json.Decoder(Position)
 
 
 class Sink(Protocol):
