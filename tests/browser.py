@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
-from playwright.async_api import expect
+from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from tests.live_server import bots, create
 from tests.tournaments import AllBut, rig_winners
@@ -24,6 +25,28 @@ def chromium() -> str:
     path = shutil.which("chromium")
     assert path, "Debian's chromium is missing: ./dev test installs it with apt-get"
     return path
+
+
+class Contexts:
+    """The suite's one Chromium, as a test sees it (the ``browser`` fixture of tests/conftest.py): every context or
+    page it opens is its own, and is closed when the test ends, so that no cookie, storage or socket crosses from
+    one test to the next."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.opened: list[BrowserContext] = []
+
+    async def new_context(self, **options: Any) -> BrowserContext:
+        context = await self.browser.new_context(**options)
+        self.opened.append(context)
+        return context
+
+    async def new_page(self, **options: Any) -> Page:
+        return await (await self.new_context(**options)).new_page()
+
+    async def close(self) -> None:
+        for context in self.opened:
+            await context.close()
 
 
 async def my_turn(page):

@@ -4,7 +4,13 @@ that start mttsim processes (docs/architecture.md, "Tests")."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, async_playwright
+
+from tests.browser import CHROMIUM_FLAGS, Contexts, chromium
 
 BY_MODULE = {
     "cluster": {"test_cluster"},
@@ -15,10 +21,28 @@ BY_MODULE = {
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
-        if module.startswith("test_browser"):
+        if module.startswith("test_browser") or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
         for marker, modules in BY_MODULE.items():
             if module in modules:
                 item.add_marker(marker)
         if hasattr(getattr(item, "obj", None), "hypothesis"):  # given by hypothesis's @given
             item.add_marker(pytest.mark.property)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium_browser() -> AsyncIterator[Browser]:
+    """Debian's chromium, launched once for the whole run (it took a second or two a test, thirty times)."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        yield browser
+        await browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium_browser: Browser) -> AsyncIterator[Contexts]:
+    """The session's Chromium with a context of the test's own (tests/browser.py's ``Contexts``); a test that
+    takes it runs on the session's event loop, the browser's."""
+    contexts = Contexts(chromium_browser)
+    yield contexts
+    await contexts.close()

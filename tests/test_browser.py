@@ -13,13 +13,13 @@ import json
 
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, my_turn, tab, watch_errors
+from tests.browser import ARTIFACTS, SIZES, WIDTH, my_turn, tab, watch_errors
 from tests.live_server import live_server
 from tests.tournaments import Favour, rig_winners
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 DEFINITION = {
     "name": "Browser test", "seats_per_table": 3, "starting_stack": 3000, "buy_in_cents": 500, "fee_cents": 50,
     "min_players": 2, "max_players": 4, "action_seconds": 6, "time_bank_seconds": 0,
@@ -52,14 +52,13 @@ async def accept(dialog) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_a_person_plays_a_tournament_in_the_browser(size):
+async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
     """The play-through, at 1366 x 900 and at 390 x 844 with nothing wider than the screen: registration through
     the lobby, hands played by clicking and by keyboard, the clock running out, a break called from the director's
     console, a move when a table breaks, and the results; every page's screenshot goes to test-artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
     shot = lambda page, name: page.screenshot(path=ARTIFACTS / f"{name}-{size}.png")  # noqa: E731
-    async with live_server(hand_pause=0.4) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.4) as live:
         admin, admin_errors = await new_page(browser, size)
         person, person_errors = await new_page(browser, size)
 
@@ -170,4 +169,3 @@ async def test_a_person_plays_a_tournament_in_the_browser(size):
             await shot(person, f"tab-{name}")
             assert await person.evaluate(WIDTH) <= SIZES[size]["width"], name
         assert admin_errors == person_errors == observer_errors == []
-        await browser.close()

@@ -14,15 +14,13 @@ import tomllib
 import httpx
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
 from engine.events import Acted
 from tests.browser import (
     ARTIFACTS,
-    CHROMIUM_FLAGS,
     SIZES,
     alice_among_stations,
-    chromium,
     my_turn,
     open_as,
     tab,
@@ -31,7 +29,7 @@ from tests.browser import (
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 from tests.tournaments import AllBut, rig_winners
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def start(live, tournament: str) -> None:
@@ -64,9 +62,8 @@ async def calling_until(page, selector: str, timeout: float = 60, text: re.Patte
         await page.wait_for_timeout(100)
 
 
-async def test_the_lobby_is_live_with_badges_filters_and_sorting_and_no_page_polls_the_server():
-    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_the_lobby_is_live_with_badges_filters_and_sorting_and_no_page_polls_the_server(browser):
+    async with live_server(hand_pause=0.2) as live:
         alpha, _ = await create(live, {**definition(6, 3), "name": "Alpha freezeout", "buy_in_cents": 3000}, 0)
         bravo, _ = await create(live, {**definition(6, 3), "name": "Bravo PKO re-buy",
                                        "rebuys": {"levels": 1, "price_cents": 1000, "chips": 1000},
@@ -119,12 +116,10 @@ async def test_the_lobby_is_live_with_badges_filters_and_sorting_and_no_page_pol
         await page.goto(f"{live.http}/#/t/no-such-id")  # refused for good: said once, not retried forever
         await expect(page.locator("#notice")).to_contain_text("The server refused this page")
         assert errors == [] and failures == []
-        await browser.close()
 
 
-async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_redraw_it():
-    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_redraw_it(browser):
+    async with live_server(hand_pause=0.2) as live:
         tournament, _ = await create(live, {**definition(9, 9), "name": "Typed into"}, 0)
         admin = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         errors = watch_errors(admin)
@@ -142,14 +137,12 @@ async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_red
         await row.locator(".add-bots").click()
         await expect(row).to_contain_text("8 / 8", timeout=5_000)
         assert errors == []
-        await browser.close()
 
 
-async def test_the_tournament_tabs_and_the_directors_console():
+async def test_the_tournament_tabs_and_the_directors_console(browser):
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 10}, {"small_blind": 20, "big_blind": 40, "minutes": 10},
               {"small_blind": 30, "big_blind": 60, "ante": 60, "bb_ante": True, "minutes": 15}]
-    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.2) as live:
         body = {**definition(6, 3, action_seconds=3, levels=levels), "breaks": {"every_levels": 2, "minutes": 5}}
         tournament, seats = await create(live, body, 6)
         live.runtime(tournament).entries.names["p4"] = "Dora the long-named explorer"
@@ -214,12 +207,10 @@ async def test_the_tournament_tabs_and_the_directors_console():
         await expect(admin.locator("#console-result")).to_contain_text("Added 60 s")
         await admin.screenshot(path=ARTIFACTS / "console-done.png")
         assert errors == []
-        await browser.close()
 
 
-async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motion():
-    async with live_server(hand_pause=1.5) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motion(browser):
+    async with live_server(hand_pause=1.5) as live:
         tournament, seats = await create(live, definition(3, 3, action_seconds=60, time_bank_seconds=20), 3)
         (alice, token), others = seats[0], seats[1:]
         bots(live, tournament, others, "station", think=(0.6, 0.8))
@@ -283,12 +274,10 @@ async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motio
         # Retried: under load a redraw can replace the node between locating and reading it (an empty style).
         await expect(reduced.locator(".dealt").first).to_have_css("animation-name", "none")
         assert errors == []
-        await browser.close()
 
 
-async def test_chat_between_players_with_a_mute_and_observers_read_only():
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_chat_between_players_with_a_mute_and_observers_read_only(browser):
+    async with live_server(hand_pause=0.3) as live:
         tournament, seats = await create(live, definition(3, 3, action_seconds=60), 3)
         (alice, alice_token), (bob, bob_token), station = seats
         bots(live, tournament, [station], "station")
@@ -313,12 +302,10 @@ async def test_chat_between_players_with_a_mute_and_observers_read_only():
         await asyncio.sleep(0.5)
         await expect(pages["alice"].locator("#chat-lines")).not_to_contain_text("still there?")
         await pages["alice"].screenshot(path=ARTIFACTS / "chat.png")
-        await browser.close()
 
 
-async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_the_replayer_hides_cards():
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_the_replayer_hides_cards(browser):
+    async with live_server(hand_pause=0.3) as live:
         tournament, seats = await create(live, definition(3, 3, action_seconds=30), 3)
         (alice, token), others = seats[0], seats[1:]
         runtime = live.runtime(tournament)
@@ -375,12 +362,10 @@ async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_th
         await lobby.locator(f"tr[data-id='{other}'] button.register").click()
         await expect(lobby.locator("#message")).to_have_text("name: required")
         assert errors == []
-        await browser.close()
 
 
-async def test_the_dealer_button_stays_in_sight_beside_a_long_name():
-    async with live_server(hand_pause=0.5) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_the_dealer_button_stays_in_sight_beside_a_long_name(browser):
+    async with live_server(hand_pause=0.5) as live:
         tournament, seats = await create(live, definition(2, 2, action_seconds=30), 2)
         markup = '<b>Max</b><img src=x onerror="window.pwned=1">'  # a name is text on the page, never markup
         for player, name in zip([player for player, _ in seats], ["Maximilian Alexander von Long-Named Player",
@@ -401,17 +386,15 @@ async def test_the_dealer_button_stays_in_sight_beside_a_long_name():
             await expect(page.locator(".seat").filter(has_text=markup)).to_have_count(1)
             assert await page.locator(".seat img, .seat b").count() == 0
             assert await page.evaluate("window.pwned") is None
-        await browser.close()
 
 
-async def test_the_add_on_is_offered_at_once_not_at_the_next_deal():
+async def test_the_add_on_is_offered_at_once_not_at_the_next_deal(browser):
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.05},
               {"small_blind": 20, "big_blind": 40, "minutes": 60}]
     body = definition(3, 3, action_seconds=30, levels=levels,
                       rebuys={"levels": 1, "price_cents": 1000, "chips": 3000},
                       add_on={"price_cents": 500, "chips": 5000, "offer_seconds": 60})
-    async with live_server(hand_pause=30) as live, async_playwright() as playwright:  # no second deal in this test
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=30) as live:  # no second deal in this test
         tournament, alice, page = await alice_among_stations(live, browser, body, 3)
         await start(live, tournament)
         await my_turn(page)
@@ -419,15 +402,13 @@ async def test_the_add_on_is_offered_at_once_not_at_the_next_deal():
         await expect(page.locator("#add-on-dialog")).to_contain_text("5,000 chips for $5.00", timeout=20_000)
         assert live.runtime(tournament).director.hands_played <= 1
         assert "Hand #2" not in await page.locator("#log").inner_text()
-        await browser.close()
 
 
-async def test_an_event_of_another_table_is_set_aside_not_applied_nor_taken_for_a_gap():
+async def test_an_event_of_another_table_is_set_aside_not_applied_nor_taken_for_a_gap(browser):
     """In a cluster the table a player's move left is another process, whose last events (the move itself) can
     reach the player after the new table's snapshot: applied to the new table they could take the player's own
     seat away, and taken for a gap they cost a snapshot."""
-    async with live_server() as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server() as live:
         page = await browser.new_page()
         await page.goto(f"{live.http}/")
         answers = await page.evaluate("""async () => {
@@ -442,4 +423,3 @@ async def test_an_event_of_another_table_is_set_aside_not_applied_nor_taken_for_
                     state.seq];
         }""")
         assert answers == [None, 10, True, False, 10, True, 11]
-        await browser.close()

@@ -6,19 +6,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
 from engine.events import Acted
-from tests.browser import CHROMIUM_FLAGS, alice_among_stations, chromium, my_turn, open_as, tab
+from tests.browser import alice_among_stations, my_turn, open_as, tab
 from tests.live_server import bots, create, definition, live_server, until
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 
-async def test_modified_keys_and_enter_on_a_focused_button_do_not_act_as_shortcuts():
-    async with live_server(hand_pause=0.2) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_modified_keys_and_enter_on_a_focused_button_do_not_act_as_shortcuts(browser):
+    async with live_server(hand_pause=0.2) as live:
         rules = definition(2, 2, action_seconds=60)
         tournament, alice, page = await alice_among_stations(live, browser, rules, 2)
         await live_admin_start(live, tournament)
@@ -43,7 +42,6 @@ async def test_modified_keys_and_enter_on_a_focused_button_do_not_act_as_shortcu
         await page.keyboard.press("Enter")  # the focused button, not a bet
         await until(lambda: len(alices_actions()) > len(before), timeout=20)
         assert alices_actions()[len(before)] == expected
-        await browser.close()
 
 
 async def live_admin_start(live, tournament: str) -> None:
@@ -55,14 +53,13 @@ async def live_admin_start(live, tournament: str) -> None:
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
 
 
-async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page_says_where_they_finished():
+async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page_says_where_they_finished(browser):
     """Issue 16: busted players stayed seated as 0-chip ghosts until a reload."""
     import httpx
 
     from tests.live_server import ADMIN
 
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         rules = definition(3, 3, action_seconds=30, paid=1)
         tournament, alice, person = await alice_among_stations(live, browser, rules, 3, rig=True)
         observer = await open_as(browser, live, f"/#/t/{tournament}/table/1", {})
@@ -77,17 +74,15 @@ async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page
         await expect(observer.locator(f".seat[data-player='{alice}']")).to_have_count(0)
         await expect(person.locator(f".seat[data-player='{alice}']")).to_have_count(0)
         await expect(person.locator(".controls.mine")).to_have_count(0)
-        await browser.close()
 
 
-async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand():
+async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand(browser):
     """Issue 16: after the admin cancelled, the player's page still offered actions on the void hand."""
     import httpx
 
     from tests.live_server import ADMIN
 
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         rules = definition(2, 2, action_seconds=60)
         tournament, alice, person = await alice_among_stations(live, browser, rules, 2)
         async with httpx.AsyncClient(base_url=live.http) as client:
@@ -97,17 +92,15 @@ async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand()
             await client.post(f"/api/tournaments/{tournament}/cancel", headers=ADMIN)
         await expect(person.locator(".controls.mine")).to_have_count(0, timeout=10_000)
         await expect(person.locator(".seat.actor .clock")).to_have_count(0)
-        await browser.close()
 
 
-async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messages_arrive():
+async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messages_arrive(browser):
     """Issue 16: any incoming message rebuilt the bet box, replacing a typed amount and losing the focus."""
     import httpx
 
     from tests.live_server import ADMIN
 
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         rules = definition(2, 2, action_seconds=60, stack=5000)
         tournament, alice, person = await alice_among_stations(live, browser, rules, 2)
         async with httpx.AsyncClient(base_url=live.http) as client:
@@ -122,18 +115,16 @@ async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messa
             await expect(person.locator("#summary")).not_to_contain_text("paused", timeout=10_000)
         assert await box.input_value() == "12"
         assert await person.evaluate("document.activeElement && document.activeElement.id") == "amount"
-        await browser.close()
 
 
-async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_paid():
+async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_paid(browser):
     """Issue 16: a finished tournament showed no standings and no winner."""
     import httpx
 
     from tests.live_server import ADMIN
 
     levels = [{"small_blind": 50 * 2**k, "big_blind": 100 * 2**k, "hands": 2} for k in range(8)]
-    async with live_server(hand_pause=0.02) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.02) as live:
         tournament, seats = await create(live, definition(3, 3, action_seconds=5, stack=500, paid=2, levels=levels), 3)
         bots(live, tournament, seats, "pushfold")
         async with httpx.AsyncClient(base_url=live.http) as client:
@@ -150,10 +141,9 @@ async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_pa
         for row, result in zip(await rows.all(), paid):
             await expect(row).to_contain_text(f"${result.prize_cents / 100:,.2f}")
         await expect(rows.first).to_contain_text(name)
-        await browser.close()
 
 
-async def test_at_390_by_844_no_page_scrolls_sideways():
+async def test_at_390_by_844_no_page_scrolls_sideways(browser):
     """Issue 16: on a phone the page was 835 px wide (the bet controls, seats and log off screen), and the refund
     preview made it 1,675 px. The demo's formats (a knockout with re-buys, an add-on and late registration)
     put their banners and bounties on the page too (issue 33)."""
@@ -164,8 +154,7 @@ async def test_at_390_by_844_no_page_scrolls_sideways():
     from tests.live_server import ADMIN
 
     demo = msgspec.structs.replace(demo_definition(12, 6), action_seconds=60, time_bank_seconds=0)  # two tables
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         tournament, seats = await create(live, definition(9, 9, action_seconds=60), 9)
         (alice, token), others = seats[0], seats[1:]
         bots(live, tournament, others, "station")
@@ -201,4 +190,3 @@ async def test_at_390_by_844_no_page_scrolls_sideways():
             await client.post(f"/api/tournaments/{demo_id}/hand-for-hand", headers=ADMIN, json={"on": True})
         await expect(page.locator(".banner", has_text="Hand-for-hand")).to_be_visible()
         assert await page.evaluate(width) <= 390, "the demo's table, hand-for-hand"
-        await browser.close()

@@ -7,22 +7,22 @@ import re
 
 import httpx
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, SIZES, WIDTH, chromium, open_as, watch_errors
+from tests.browser import ARTIFACTS, SIZES, WIDTH, open_as, watch_errors
 from tests.live_server import ADMIN, definition, live_server, until
 from tests.tournaments import AllBut, rig_winners
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_her_page(size):
+async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_her_page(browser, size):
     ARTIFACTS.mkdir(exist_ok=True)
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 60}, {"small_blind": 20, "big_blind": 40, "minutes": 60}]
     body = definition(10, 4, action_seconds=30, stack=2000, paid=1, levels=levels,
                       late_registration={"until_level": 2, "stack": 500}, reentry={"until_level": 2, "max_count": 1})
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright, \
+    async with live_server(hand_pause=0.3) as live, \
             httpx.AsyncClient(base_url=live.http) as client:
         tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
         added = await client.post(f"/api/tournaments/{tournament}/bots", headers=ADMIN,
@@ -36,7 +36,6 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         # risks all of its own and the field stays above the bubble.
         rig_winners(director, AllBut("p4"))
 
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await (await browser.new_context(viewport=SIZES[size])).new_page()
         errors = watch_errors(page)
         await page.goto(live.http + "/")
@@ -78,16 +77,14 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
         assert director.stacks.get("p5") is not None and director.person("p5") == director.person("p4")
         await expect(page.locator("#reentry")).to_have_count(0)
         assert not errors, errors
-        await browser.close()
 
 
-async def test_the_admin_adds_bots_that_reenter_with_the_chance_typed_in_the_lobby():
+async def test_the_admin_adds_bots_that_reenter_with_the_chance_typed_in_the_lobby(browser):
     body = definition(10, 4, late_registration={"until_level": 1}, reentry={"until_level": 1})
-    async with live_server() as live, async_playwright() as playwright, \
+    async with live_server() as live, \
             httpx.AsyncClient(base_url=live.http) as client:
         tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
         plain = (await client.post("/api/tournaments", json=definition(10, 4), headers=ADMIN)).json()["id"]
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         await expect(page.locator(f"tr[data-id='{plain}'] .add-bots")).to_be_visible()
         assert not await page.locator(f"tr[data-id='{plain}'] .bot-reentry").count()  # no re-entry there
@@ -99,4 +96,3 @@ async def test_the_admin_adds_bots_that_reenter_with_the_chance_typed_in_the_lob
         await expect(page.locator("#message")).to_contain_text("3 bots registered")
         runtime = live.runtime(tournament)
         assert sorted(runtime.entries.bot_reentry.values()) == [0.25, 0.25, 0.25]
-        await browser.close()

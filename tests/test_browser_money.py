@@ -9,12 +9,12 @@ import json
 
 import httpx
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, alice_among_stations, chromium, my_turn, open_as, tab
+from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def losing_alice(live, browser, body):
@@ -22,7 +22,7 @@ async def losing_alice(live, browser, body):
     return await alice_among_stations(live, browser, body, 3, rig=True, name="Alice")
 
 
-async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_page_shows():
+async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_page_shows(browser):
     ARTIFACTS.mkdir(exist_ok=True)
     body = definition(3, 3, action_seconds=4, stack=3000,
                       rebuys={"levels": 1, "price_cents": 1000, "fee_cents": 100, "chips": 3000},
@@ -30,8 +30,7 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
                       levels=[{"small_blind": 10, "big_blind": 20, "hands": 3},
                               {"small_blind": 20, "big_blind": 40, "minutes": 60}],
                       refund_policy={"name": "B"})
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         tournament, alice, person = await losing_alice(live, browser, body)
         admin = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
         async with httpx.AsyncClient(base_url=live.http) as client:
@@ -77,7 +76,6 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
         assert ledger["paid_in"] == ledger["refunds"] + ledger["fees_kept"] and ledger["held"] == 0
         assert shown == {p: director.ledger.received_by(p) for p in shown}
         await expect(person.locator("#log")).to_contain_text("The tournament is cancelled")
-        await browser.close()
 
 
 async def final_table_in_the_money(live, browser):
@@ -94,9 +92,8 @@ async def final_table_in_the_money(live, browser):
     return live.runtime(tournament), alice, person, [player for player, _ in others]
 
 
-async def test_a_deal_in_the_browser():
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_a_deal_in_the_browser(browser):
+    async with live_server(hand_pause=0.3) as live:
         runtime, _, person, _ = await final_table_in_the_money(live, browser)
         await person.click("#press-deal", timeout=20_000)
         await expect(person.locator("#deal-dialog")).to_contain_text("Deal proposal (ICM)", timeout=20_000)
@@ -109,12 +106,10 @@ async def test_a_deal_in_the_browser():
         await tab(person, "payouts")  # the results tab shows what the deal paid, not the prize table
         for cents in proposal.amounts.values():
             await expect(person.locator("#payouts")).to_contain_text(f"${cents / 100:,.2f}")
-        await browser.close()
 
 
-async def test_a_custom_deal_typed_in_the_browser():
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_a_custom_deal_typed_in_the_browser(browser):
+    async with live_server(hand_pause=0.3) as live:
         runtime, alice, person, stations = await final_table_in_the_money(live, browser)
         await person.click("#propose-box summary", timeout=20_000)
         await person.select_option("#deal-kind", "custom")
@@ -128,13 +123,11 @@ async def test_a_custom_deal_typed_in_the_browser():
         await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
         assert {r.player: r.prize_cents for r in runtime.director.standings()} == {
             player: int(dollars) * 100 for player, dollars in typed.items()}
-        await browser.close()
 
 
-async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
+async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts(browser):
     body = definition(3, 3, action_seconds=4, bounty={"cents": 400, "progressive_percent": 50})
-    async with live_server(hand_pause=0.3) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server(hand_pause=0.3) as live:
         tournament, alice, person = await losing_alice(live, browser, body)
         async with httpx.AsyncClient(base_url=live.http) as client:
             await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
@@ -145,15 +138,13 @@ async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts():
         await person.click("text=All-in")
         await person.click("#raise")  # with the worst cards: a station covers her and takes her bounty
         await expect(person.locator("#log")).to_contain_text("for knocking out you", timeout=20_000)
-        await browser.close()
 
 
-async def test_a_second_entry_from_the_lobby_plays_on_its_own_page():
+async def test_a_second_entry_from_the_lobby_plays_on_its_own_page(browser):
     body = definition(6, 3, entries_per_person=2)
-    async with live_server() as live, async_playwright() as playwright:
+    async with live_server() as live:
         async with httpx.AsyncClient(base_url=live.http) as client:
             tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await open_as(browser, live, "/", {})
         await page.fill(".name-input", "Ann")
         await page.click(".register")
@@ -164,12 +155,10 @@ async def test_a_second_entry_from_the_lobby_plays_on_its_own_page():
         assert runtime.director.person("p2") == runtime.director.person("p1") == "p1"
         await page.click(".more-entry")
         await expect(page.locator("#status")).to_contain_text("playing as p2")
-        await browser.close()
 
 
-async def test_the_page_says_what_a_satellite_and_a_flight_are():
-    async with live_server(hand_pause=0.5) as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_the_page_says_what_a_satellite_and_a_flight_are(browser):
+    async with live_server(hand_pause=0.5) as live:
         satellite, seats = await create(live, definition(6, 3, satellite={"seat_value_cents": 2200}), 6)
         flight, _ = await create(live, definition(6, 3, flight={"stop_share_percent": 50}), 2)
         bots(live, satellite, seats, "station")
@@ -182,15 +171,13 @@ async def test_the_page_says_what_a_satellite_and_a_flight_are():
         await expect(page.locator("#payouts tr")).to_have_count(3)  # two seats, then $16.00 in cash
         await page.goto(f"{live.http}/#/t/{flight}")
         await expect(page.locator("#banner")).to_contain_text("Day-1 flight: it stops when 50% of the field is left")
-        await browser.close()
 
 
-async def test_the_lobby_and_the_tournament_page_show_the_rebuy_and_add_on_terms():
+async def test_the_lobby_and_the_tournament_page_show_the_rebuy_and_add_on_terms(browser):
     body = definition(6, 6, rebuys={"levels": 2, "price_cents": 1000, "fee_cents": 100, "chips": 3000, "max_count": 2},
                       add_on={"price_cents": 500, "chips": 5000},
                       levels=[{"small_blind": 10, "big_blind": 20, "minutes": 10}] * 3)
-    async with live_server() as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server() as live:
         tournament, _ = await create(live, body, 0)
         page = await open_as(browser, live, "/", {})
         row = page.locator(f"tr[data-id='{tournament}'] .terms")
@@ -198,12 +185,10 @@ async def test_the_lobby_and_the_tournament_page_show_the_rebuy_and_add_on_terms
         await expect(row).to_contain_text("Add-on: $5.00 for 5,000 chips")
         await page.goto(live.http + f"/#/t/{tournament}")
         await expect(page.locator("#terms")).to_contain_text("Re-buys: $11.00 for 3,000 chips, up to 2")
-        await browser.close()
 
 
-async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it():
-    async with live_server() as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it(browser):
+    async with live_server() as live:
         tournament, _ = await create(live, definition(4, 4), 2)
         page = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
         await tab(page, "console")
@@ -225,15 +210,13 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it()
         assert live.runtime(tournament).director.ledger.summary()["compensations"] == 250
         await page.click("#withdraw")
         await expect(page.locator("#correction-result")).to_contain_text("no prize to withdraw")
-        await browser.close()
 
 
-async def test_the_lobby_shows_an_announced_tournament_with_its_times():
+async def test_the_lobby_shows_an_announced_tournament_with_its_times(browser):
     import time
 
     opens = time.time() + 3600
-    async with live_server() as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server() as live:
         async with httpx.AsyncClient(base_url=live.http) as client:
             body = definition(4, 4, registration_opens_at=opens, starts_at=opens + 1800)
             tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
@@ -243,13 +226,11 @@ async def test_the_lobby_shows_an_announced_tournament_with_its_times():
         await expect(row.locator(".times")).to_contain_text("registration opens")
         await expect(row.locator(".times")).to_contain_text("starts")
         await expect(row.locator("button.register")).to_have_count(0)  # not open yet
-        await browser.close()
 
 
-async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happened():
+async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happened(browser):
     """Issue 16: a cancel, and a start below the minimum (which cancels), acted on one click, and said nothing."""
-    async with live_server() as live, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+    async with live_server() as live:
         short, _ = await create(live, {**definition(6, 6), "min_players": 3}, 2)
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         questions = []
@@ -269,4 +250,3 @@ async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happene
         # A cancelled tournament takes no command: its row offers none (issue 33).
         await expect(row).to_have_attribute("data-status", "cancelled")
         await expect(row.locator(".admin button")).to_have_count(0)
-        await browser.close()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, CHROMIUM_FLAGS, chromium
+from tests.browser import ARTIFACTS
 from tests.live_server import ADMIN, definition, live_server, until
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def test_a_restored_tournament_shows_its_voided_hands(tmp_path):
+async def test_a_restored_tournament_shows_its_voided_hands(browser, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     db = str(tmp_path / "journal.db")
     async with live_server(hand_pause=0.5, db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
@@ -25,11 +25,10 @@ async def test_a_restored_tournament_shows_its_voided_hands(tmp_path):
         await until(lambda: director.hands_played >= 2 and any(director.hand(t) for t in director.tables))
         in_progress = sorted((t, director.hand_number(t)) for t in director.tables if director.hand(t))
     # The server stopped with hands in progress; a new one on the same journal brings the tournament back.
-    async with live_server(hand_pause=0.5, db=db) as live, async_playwright() as playwright:
+    async with live_server(hand_pause=0.5, db=db) as live:
         runtime = live.runtime(tournament)
         assert [(v.table, v.hand) for v in runtime.voided] == in_progress
         assert runtime.director.chips_in_play() == runtime.director.chips_issued
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
         await page.goto(f"{live.http}/#/t/{tournament}")
         banner = page.locator("#restored")
@@ -37,4 +36,3 @@ async def test_a_restored_tournament_shows_its_voided_hands(tmp_path):
         for table, hand in in_progress:
             await expect(banner).to_contain_text(f"hand #{hand} (table {table})")
         await page.screenshot(path=ARTIFACTS / "restored.png")
-        await browser.close()

@@ -400,14 +400,13 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
         assert_settled(show(director_port, tournament), 12)
 
 
-@pytest.mark.asyncio
-@pytest.mark.browser
-async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_killed():
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_killed(browser):
     """Issue 38: the web client knew one address, its page's. It asks the cluster's gateways once; when its own
     is killed, its socket goes on through the other with the same token, and the player plays on."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
-    from tests.browser import CHROMIUM_FLAGS, chromium, watch_errors
+    from tests.browser import watch_errors
 
     with two_gateways("0.05") as run:
         director_port, port_a, port_b, a = run.director_port, run.port_a, run.port_b, run.a
@@ -419,41 +418,38 @@ async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_ki
         seat = httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": "Ada"}).json()
         start(director_port, tournament, 2)
 
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
-            page = await browser.new_page()
-            errors = watch_errors(page)
-            sockets: list[str] = []
-            lines: list[str] = []  # what the page's sockets received, line by line
+        page = await browser.new_page()
+        errors = watch_errors(page)
+        sockets: list[str] = []
+        lines: list[str] = []  # what the page's sockets received, line by line
 
-            def opened(socket: Any) -> None:
-                sockets.append(socket.url)
-                socket.on("framereceived", lambda payload: lines.extend(str(payload).split("\n")))
+        def opened(socket: Any) -> None:
+            sockets.append(socket.url)
+            socket.on("framereceived", lambda payload: lines.extend(str(payload).split("\n")))
 
-            page.on("websocket", opened)
-            await page.goto(f"{through_a}/")
-            await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
-                                [f"mttsim:seat:{tournament}", json.dumps(seat)])
-            await page.goto(f"{through_a}/#/t/{tournament}")
-            mine = f'"player":"{seat["player_id"]}"'
+        page.on("websocket", opened)
+        await page.goto(f"{through_a}/")
+        await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                            [f"mttsim:seat:{tournament}", json.dumps(seat)])
+        await page.goto(f"{through_a}/#/t/{tournament}")
+        mine = f'"player":"{seat["player_id"]}"'
 
-            async def one_decision() -> None:
-                """Her check or call, clicked, and seen taken: its ``acted`` event comes back to her page."""
-                buttons = page.locator(".controls.mine").locator("#check, #call")
-                await expect(buttons.first).to_be_visible(timeout=60_000)
-                seen = len(lines)
-                await buttons.first.click()
-                await asyncio.to_thread(wait_for, "her decision taken", lambda: any(
-                    '"type":"acted"' in line and mine in line for line in lines[seen:]), 60)
+        async def one_decision() -> None:
+            """Her check or call, clicked, and seen taken: its ``acted`` event comes back to her page."""
+            buttons = page.locator(".controls.mine").locator("#check, #call")
+            await expect(buttons.first).to_be_visible(timeout=60_000)
+            seen = len(lines)
+            await buttons.first.click()
+            await asyncio.to_thread(wait_for, "her decision taken", lambda: any(
+                '"type":"acted"' in line and mine in line for line in lines[seen:]), 60)
 
-            await one_decision()
-            a.send_signal(signal.SIGKILL)
-            a.wait(10)
-            await asyncio.to_thread(wait_for, "a socket through gateway B", lambda: any(
-                f"127.0.0.1:{port_b}/ws/tournaments/{tournament}" in url for url in sockets))
-            await one_decision()  # through B, as herself
-            assert all("WebSocket connection" in error for error in errors), errors  # A refused, no other
-            await browser.close()
+        await one_decision()
+        a.send_signal(signal.SIGKILL)
+        a.wait(10)
+        await asyncio.to_thread(wait_for, "a socket through gateway B", lambda: any(
+            f"127.0.0.1:{port_b}/ws/tournaments/{tournament}" in url for url in sockets))
+        await one_decision()  # through B, as herself
+        assert all("WebSocket connection" in error for error in errors), errors  # A refused, no other
 
 
 def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():

@@ -7,7 +7,7 @@ import typing
 import httpx
 import pytest
 
-from server.api.app import STATUS_OF
+from server.api.edge import STATUS_OF
 from server.errors import Code
 
 from tests.live_server import ADMIN, create, definition, live_server

@@ -8,12 +8,12 @@ import statistics
 
 import httpx
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import expect
 
 from engine.structure import DefinitionError, generate_structure, load_definition, nice_blind
 from server.cli import main
 from bots.simulator import simulate
-from tests.browser import CHROMIUM_FLAGS, chromium, open_as, watch_errors
+from tests.browser import open_as, watch_errors
 from tests.live_server import live_server
 
 
@@ -52,13 +52,12 @@ def test_the_command_prints_a_definition_the_server_reads(capsys):
     assert main(["structure", "--players", "1", "--hours", "2", "--stack", "20000"]) == 2
 
 
-@pytest.mark.asyncio
-async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it():
-    async with live_server() as live, async_playwright() as playwright:
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it(browser):
+    async with live_server() as live:
         async with httpx.AsyncClient(base_url=live.http) as client:
             bad = await client.post("/api/structures", json={"players": 1, "hours": 1, "stack": 100})
             assert bad.status_code == 400 and "players" in bad.json()["message"]
-        browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         errors = watch_errors(page)
         await page.fill("#structure-players", "50")
@@ -71,4 +70,3 @@ async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it():
         await page.click("#create")
         await expect(page.locator("tr[data-id]")).to_contain_text("50 players, 1 h turbo")
         assert errors == []
-        await browser.close()
