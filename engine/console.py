@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import bounties, eliminations, floor, handforhand
+from engine import bounties, standings
 from engine.events import ClockAdjusted, Event, PlayerRemoved
 from engine.status import Status, TournamentError
 
@@ -78,7 +78,7 @@ def force_hand_for_hand(t: Tournament, on: bool) -> list[Event]:
     t.hand_for_hand_forced = on
     if not on and t._round is not None and not t._round_started:  # a round no table has dealt yet: let go now
         t._round, t._round_to_deal = None, set()
-    return handforhand.check(t)
+    return []  # the director checks hand-for-hand at once
 
 
 def verify_remove(t: Tournament, player: str, refund: bool) -> None:
@@ -100,10 +100,7 @@ def remove(t: Tournament, player: str, refund: bool) -> list[Event]:
     if t._in_hand(player):
         t.removals[player] = refund
         return []
-    events = take_out(t, player, refund) + eliminations.after_a_bust(t)
-    if t.status is Status.RUNNING:
-        events += floor.after_change(t) + handforhand.check(t)
-    return events
+    return take_out(t, player, refund) + standings.after_a_bust(t)  # the director's sequence follows
 
 
 def removed_after_hand(t: Tournament, players: tuple[str, ...], busted: bool) -> list[Event]:
@@ -116,7 +113,7 @@ def removed_after_hand(t: Tournament, players: tuple[str, ...], busted: bool) ->
             if t.stacks.get(player):
                 events += take_out(t, player, refund)
     if events and not busted:
-        events += eliminations.after_a_bust(t)
+        events += standings.after_a_bust(t)
     return events
 
 

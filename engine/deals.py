@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine import eliminations
+from engine import standings
 from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
 from engine.money import largest_remainder
@@ -211,7 +211,7 @@ def close(t: Tournament, deal: Deal) -> list[Event]:
     t.proposal = None
     if deal.keep_cents:
         for player in deal.seat_order:
-            eliminations.pay_prize(t, player, deal.amounts[player])
+            standings.pay_prize(t, player, deal.amounts[player])
             t.dealt[player] = t.dealt.get(player, 0) + deal.amounts[player]
         left = t.players_left
         t.prizes = [t.ledger.pool_cents] + [0] * (left - 1) + t.prizes[left:]
@@ -219,8 +219,8 @@ def close(t: Tournament, deal: Deal) -> list[Event]:
         return [DealPaid(dict(deal.amounts), deal.keep_cents)]
     order = sorted(deal.seat_order, key=lambda p: (-t.stacks[p], deal.seat_order.index(p)))
     for place, player in enumerate(order, start=1):
-        eliminations.pay_prize(t, player, deal.amounts[player])
-        eliminations.record(t, Result(player, place, deal.amounts[player]))
-    events = eliminations.end(t, deal=True)  # the players left collect their bounties first
+        standings.pay_prize(t, player, deal.amounts[player])
+        standings.record(t, Result(player, place, deal.amounts[player]))
+    events = standings.end(t, deal=True)  # the players left collect their bounties first
     t.stacks.clear()
     return events

@@ -17,9 +17,16 @@ The loop a caller runs::
 
 The policies live in their own modules, each a set of functions of the
 tournament: engine.floor (breaking, balancing, merges), engine.handforhand,
-engine.eliminations (ranking, prizes, the finish), engine.rebuys (re-buys
-and add-ons), engine.deals and engine.bounties. This class is the one public
-face: its commands, their ``verify_*`` and typed ``can_*`` queries.
+engine.eliminations (ranking), engine.lateentry, engine.rebuys (re-buys and
+add-ons), engine.console, engine.deals. They return events and never call
+one another: what follows what (a hand's busts offered re-buys, ranked once
+answered, then the floor, the late-entry windows and hand-for-hand until
+none has more to add) is this class's sequence (``_settle``, ``_answered``,
+``_conclude``, ``_after_change``). What several share, and which calls no
+policy, are the primitives: engine.standings (places, prizes, the end),
+engine.windows (the late-entry windows), engine.bounties, engine.seating.
+This class is the one public face: its commands, their ``verify_*`` and
+typed ``can_*`` queries.
 
 Rules (../shared/docs/rules.md): statuses F.23; seating A.1, M.50; balancing
 A.3-A.4; breaking B.5-B.8; button and blinds C.9-C.12 (engine.table);
@@ -42,6 +49,7 @@ from typing import Any
 
 from engine import (
     bounties, cancellation, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry, rebuys,
+    standings, windows,
 )
 from engine.cards import shuffled_deck
 from engine.deals import Deal
@@ -212,13 +220,13 @@ class Tournament:
     def can_reenter(self, player: str, new_entry: str) -> bool:
         return _passes(self.verify_reenter, player, new_entry)
 
-    def entries_open(self, window: lateentry.Window) -> bool:
+    def entries_open(self, window: windows.Window) -> bool:
         """Whether late registration (or re-entry) is open now."""
-        return lateentry.is_open(self, window)
+        return windows.is_open(self, window)
 
-    def entries_close_at(self, window: lateentry.Window) -> float | None:
+    def entries_close_at(self, window: windows.Window) -> float | None:
         """When late registration (or re-entry) closes by its level, on the caller's clock; None if unknown."""
-        return lateentry.closes_at(self, window)
+        return windows.closes_at(self, window)
 
     def can_unregister(self, player: str) -> bool:
         return _passes(self.verify_unregister, player)
@@ -300,7 +308,7 @@ class Tournament:
 
     def verify_register(self, player: str, person: str | None = None) -> None:
         if self.status is Status.RUNNING and self.definition.late_registration is not None:
-            lateentry.verify_open(self, "late_registration")
+            windows.verify_open(self, "late_registration")
         elif self.status is not Status.REGISTER:
             raise TournamentError(f"registration is open only in Register; the tournament is {self.status}")
         if not isinstance(player, str) or not player:
@@ -337,7 +345,7 @@ class Tournament:
             return events
         self._price_prizes()
         self.late_entries += 1
-        return events + lateentry.seat(self, player) + lateentry.check(self)
+        return self._seated_late(events + lateentry.seat(self, player))
 
     def _admit(self, player: str, stack: int) -> int:
         """An entry's chips and its buy-in, fee and bounty through the ledger; returns what it paid."""
@@ -357,7 +365,7 @@ class Tournament:
 
     def reenter(self, player: str, new_entry: str) -> list[Event]:
         """The eliminated ``player``'s person buys ``new_entry``: a new stack, seat and place (F.27)."""
-        return lateentry.reenter(self, player, new_entry)
+        return self._seated_late(lateentry.reenter(self, player, new_entry))
 
     def verify_unregister(self, player: str) -> None:
         if self.status is not Status.REGISTER:
@@ -462,8 +470,44 @@ class Tournament:
             self.next_break_at = now + (breaks.at_minute * 60 or 3600)
         events.append(self._level_event())
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
-            return events + eliminations.seat_everyone_left(self)
+            return events + standings.seat_everyone_left(self)
         return events + lateentry.check(self) + handforhand.check(self)
+
+    # ---------------------------------------------------------- the policies' sequence
+
+    def _settle(self, busts: list[Bust], *, round_: bool) -> list[Event]:
+        """A hand's or round's busts: re-buys offered first; the batch is ranked once no offer of it is waiting."""
+        offers = rebuys.offer(self, busts, round_=round_)
+        if offers is None:
+            return self._conclude(busts, round_=round_)
+        if not round_:  # the rest of the room goes on: tables due to close close, counting the offered as in
+            offers += self._after_change()
+        return offers
+
+    def _answered(self, player: str, *, rebought: bool) -> list[Event]:
+        """``player`` answered their re-buy offer: their batch is ranked if it waited for them last."""
+        held = rebuys.answered(self, player, rebought=rebought)
+        return self._conclude(held.busts, round_=held.round_) if held is not None else []
+
+    def _conclude(self, busts: list[Bust], *, round_: bool) -> list[Event]:
+        return eliminations.conclude(self, busts, round_) + self._after_change()
+
+    def _after_change(self) -> list[Event]:
+        """Between hands: the floor (breaks, balancing), the late-entry windows and hand-for-hand, in that order,
+        again until none has more to add. Each reads what the ones before it changed (a window closed lets a
+        table break into a merge), and none calls another."""
+        events: list[Event] = []
+        while self.status is Status.RUNNING:
+            added = floor.after_change(self) + lateentry.check(self) + handforhand.check(self)
+            if not added:
+                break
+            events += added
+        return events
+
+    def _seated_late(self, events: list[Event]) -> list[Event]:
+        """A late entry or a re-entry seated: the tables balanced (between rounds under hand-for-hand, D.15), and
+        the windows checked (capacity)."""
+        return events + (floor.balance(self) if self._round is None else []) + lateentry.check(self)
 
     # ---------------------------------------------------------- the clock
 
@@ -477,7 +521,11 @@ class Tournament:
         if self.status is not Status.RUNNING:
             return []
         self._now = now
-        events = rebuys.expire(self, now) + deals.expire(self, now)
+        events: list[Event] = []
+        for player in rebuys.expired(self, now):
+            if player in self.rebuy_offers:  # a batch ranked meanwhile may have taken them out
+                events += rebuys.decline_rebuy(self, player, "expired") + self._answered(player, rebought=False)
+        events += rebuys.end_add_on(self, now) + deals.expire(self, now)
         levels = self.definition.levels
         while True:
             if self.break_until is not None:
@@ -639,9 +687,9 @@ class Tournament:
             self._round_busts += busts
             self._round.discard(table)
             if not self._round:
-                events += handforhand.close_round(self)
+                events += self._settle(handforhand.close_round(self), round_=True)
         else:
-            events += rebuys.settle(self, busts, round_=False)
+            events += self._settle(busts, round_=False)
         if self._deal_due and self.status is Status.RUNNING and not self._held:
             events.append(deals.propose(self))
         return events + flights.maybe_close(self)
@@ -671,14 +719,16 @@ class Tournament:
 
     def rebuy(self, player: str) -> list[Event]:
         """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice (during a hand too)."""
-        return rebuys.rebuy(self, player)
+        offered = player in self.rebuy_offers
+        events = rebuys.rebuy(self, player)
+        return events + self._answered(player, rebought=True) if offered else events
 
     def verify_decline_rebuy(self, player: str) -> None:
         rebuys.verify_decline_rebuy(self, player)
 
     def decline_rebuy(self, player: str) -> list[Event]:
         """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
-        return rebuys.decline_rebuy(self, player)
+        return rebuys.decline_rebuy(self, player) + self._answered(player, rebought=False)
 
     def verify_add_on(self, player: str) -> None:
         rebuys.verify_add_on(self, player)
@@ -737,14 +787,15 @@ class Tournament:
 
     def force_hand_for_hand(self, on: bool) -> list[Event]:
         """Hand-for-hand on the director's word (``on``), or let go."""
-        return console.force_hand_for_hand(self, on)
+        return console.force_hand_for_hand(self, on) + handforhand.check(self)
 
     def verify_remove(self, player: str, refund: bool) -> None:
         console.verify_remove(self, player, refund)
 
     def remove(self, player: str, refund: bool) -> list[Event]:
         """Take an entry out (when its hand ends, if it is in one), its buy-in and fee refunded or not."""
-        return console.remove(self, player, refund)
+        events = console.remove(self, player, refund)
+        return events + self._after_change() if events else events  # none while their hand goes on
 
     # --------------------------------------------- corrections (engine.corrections)
 

@@ -11,15 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import msgspec
 
-from engine import bounties, floor, lateentry
-from engine.events import (
-    Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned, StatusChanged,
-    TournamentFinished,
-)
+from engine import bounties, windows
+from engine.events import Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned
 from engine.hand import Hand
 from engine.money import equal_shares
+from engine.standings import after_a_bust, pay_prize, prize, record
 from engine.status import Status
 
 if TYPE_CHECKING:
@@ -99,25 +96,9 @@ def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
     return ()
 
 
-def prize(t: Tournament, place: int) -> int:
-    return t.prizes[place - 1] if place <= len(t.prizes) else 0
-
-
-def pay_prize(t: Tournament, player: str, cents: int, *, ticket: bool = False) -> None:
-    if cents:
-        t.ledger.record("ticket" if ticket else "prize", player, cents)
-
-
-def record(t: Tournament, result: Result) -> Result:
-    """A place, its prize counting what a partial deal paid the player before (engine.deals)."""
-    if t.dealt:
-        result = msgspec.structs.replace(result, prize_cents=result.prize_cents + t.dealt.get(result.player, 0))
-    t.results[result.player] = result
-    return result
-
-
 def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
-    """Rank a batch whose re-buy offers are all answered, then what follows between hands."""
+    """Rank a batch whose re-buy offers are all answered; the director's floor, windows and hand-for-hand follow
+    between hands."""
     events = eliminate(t, busts, round_=round_)
     if t.status is not Status.RUNNING:
         return events
@@ -128,14 +109,14 @@ def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
     if flight is not None and flight.stop_share_percent is not None and t._h4h_points \
             and t.players_left < min(t._h4h_points):
         t.flight_stopping = True
-    return events + floor.after_change(t)
+    return events
 
 
 def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list[Event]:
     """The batch's places, prizes and bounties, worst place first, as a floor announces them (G.28-G.30)."""
     if not busts:
         return []
-    closed = lateentry.before_ranking(t, len(busts))
+    closed = windows.before_ranking(t, len(busts))
     ties: str = t.definition.hand_for_hand_ties if round_ else "pokerstars"
     if t.definition.satellite is not None:
         ties = "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
@@ -161,56 +142,3 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     return events + after_a_bust(t)
 
 
-def after_a_bust(t: Tournament) -> list[Event]:
-    """A satellite with a seat for everyone left is over (K.45); one player left wins, or qualifies from a flight."""
-    if t.players_left <= t.seats_won:
-        return seat_everyone_left(t)
-    if t.players_left == 1:
-        if t.definition.flight is not None:
-            t.flight_stopping = True  # the last player standing qualifies; the flight pays no prize
-            return []
-        return finish(t)
-    return []
-
-
-def seat_everyone_left(t: Tournament) -> list[Event]:
-    """A satellite ends at the end of the hand in which players left <= seats: each left wins a seat (K.45).
-
-    Their stacks no longer matter; places go by stack for the record, and
-    hands still in progress at other tables are void (Decision). Cash the
-    pool still holds with nobody left to take it (more seats than players
-    from the start) is shared among them, the odd cents to the better
-    placed (Decision).
-    """
-    events: list[Event] = [t._void(table) for table, state in sorted(t.tables.items()) if state.hand is not None]
-    events += lateentry.close(t, "bubble")  # before the places of those left are given
-    left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
-    cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
-    for place, (player, extra) in enumerate(zip(left, equal_shares(cash, len(left))), start=1):
-        t.results[player] = Result(player, place, prize(t, place) + extra, True)
-        pay_prize(t, player, prize(t, place), ticket=True)
-        pay_prize(t, player, extra)
-    return events + end(t)
-
-
-def finish(t: Tournament) -> list[Event]:
-    """The last player wins first place: what the pool still holds (the prize table's first prize)."""
-    events = lateentry.close(t, "bubble")  # a merge can end it while entries could still come (engine.floor)
-    (winner,) = t.stacks
-    prize = t.ledger.pool_cents
-    pay_prize(t, winner, prize)
-    record(t, Result(winner, 1, prize))
-    return events + end(t)
-
-
-def end(t: Tournament, *, deal: bool = False) -> list[Event]:
-    """The tournament is over: the players left collect their own bounties (J.43), or what no knockout drew of a
-    mystery bounty's envelopes; the house keeps the fees."""
-    events: list[Event] = [bounties.pay(t, player, (player,)) for player in sorted(t.bounties)]
-    if bounties.is_mystery(t):
-        events += bounties.undrawn(t, list(t.stacks))
-    t.status = Status.FINISHED
-    t.hand_for_hand = False
-    if t.ledger.fees_cents:
-        t.ledger.record("fee_kept", "", t.ledger.fees_cents)
-    return [*events, TournamentFinished(tuple(t.standings()), deal), StatusChanged(t.status.value)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from engine import eliminations, handforhand, lateentry
+from engine import standings, windows
 from engine.events import (
     EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing,
 )
@@ -50,13 +50,14 @@ def seated_with(t: Tournament, entry: str) -> list[int]:
 
 
 def after_change(t: Tournament) -> list[Event]:
-    """Between hands: close tables no longer needed, balance, and check hand-for-hand."""
+    """Between hands: close tables no longer needed, and balance (the director's sequence goes on with the
+    windows and hand-for-hand)."""
     events = plan_breaks(t)
     # Only the tables locked to close that are between hands: in a large field many more are locked and
     # still playing their hand, and looking at those after every hand would cost more than the hand.
     for table in sorted(t._breaking_idle):
         events += break_table(t, table)
-    return events + balance(t) + lateentry.check(t) + handforhand.check(t)
+    return events + balance(t)
 
 
 def plan_breaks(t: Tournament) -> list[Event]:
@@ -69,7 +70,7 @@ def plan_breaks(t: Tournament) -> list[Event]:
     """
     events: list[Event] = []
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
-    no_merges = len(t._open) > needed and bool(t._people) and lateentry.any_open(t)
+    no_merges = len(t._open) > needed and bool(t._people) and windows.any_open(t)
     while len(t._open) > needed:
         fewest, _ = t._open.sizes()
         chosen = None
@@ -125,17 +126,17 @@ def merge(t: Tournament, absorbed: str) -> list[Event]:
         t._pending_chips[into] = t._pending_chips.get(into, 0) + chips
     else:
         t.stacks[into] += chips
-    prize = eliminations.prize(t, place)
+    prize = standings.prize(t, place)
     ticket = place <= t.seats_won
     t.results[absorbed] = Result(absorbed, place, prize, ticket)
-    eliminations.pay_prize(t, absorbed, prize, ticket=ticket)
+    standings.pay_prize(t, absorbed, prize, ticket=ticket)
     if absorbed in t.bounties:  # the heads are summed with the stacks (M.51)
         t.bounties[into] += t.bounties.pop(absorbed)
     events: list[Event] = [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, prize, table)]
     if t.players_left <= t.seats_won:
-        return events + eliminations.seat_everyone_left(t)
+        return events + standings.seat_everyone_left(t)
     if t.players_left == 1:
-        return events + eliminations.finish(t)
+        return events + standings.finish(t)
     return events
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import rebuys
 from engine.events import Event, HandForHandEnded, HandForHandStarted
 
 if TYPE_CHECKING:
     from engine.director import Tournament
+    from engine.eliminations import Bust
 
 
 def due(t: Tournament) -> bool:
@@ -49,8 +49,8 @@ def check(t: Tournament) -> list[Event]:
     return events
 
 
-def close_round(t: Tournament) -> list[Event]:
-    """Every table has finished the round: its busts are one batch across tables (D.17), then moves."""
+def close_round(t: Tournament) -> list[Bust]:
+    """Every table has finished the round: its busts, one batch across tables (D.17), for the director to settle."""
     busts, t._round_busts, t._round = t._round_busts, [], None
     t._round_to_deal = set()
-    return rebuys.settle(t, busts, round_=True)
+    return busts

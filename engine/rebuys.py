@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from engine import eliminations, floor
 from engine.events import AddOnEnded, AddOnOffered, AddOnTaken, Event, RebuyDeclined, RebuyOffered, RebuyTaken
 from engine.status import Status, TournamentError
 
@@ -63,10 +62,7 @@ def rebuy(t: Tournament, player: str) -> list[Event]:
     count = t.rebuys_taken.get(player, 0) + 1
     t.rebuys_taken[player] = count
     _buy_chips(t, player, "rebuy", rebuys.price_cents, rebuys.fee_cents, rebuys.chips)
-    events: list[Event] = [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]
-    if player in t.rebuy_offers:
-        events += answered(t, player, rebought=True)
-    return events
+    return [RebuyTaken(player, rebuys.chips, count, rebuys.price_cents + rebuys.fee_cents)]  # answers an offer
 
 
 def _buy_chips(t: Tournament, player: str, kind: Literal["rebuy", "add_on"], price: int, fee: int, chips: int) -> None:
@@ -85,10 +81,11 @@ def verify_decline_rebuy(t: Tournament, player: str) -> None:
         raise TournamentError(f"{player} has no re-buy offer")
 
 
-def decline_rebuy(t: Tournament, player: str) -> list[Event]:
-    """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
+def decline_rebuy(t: Tournament, player: str, reason: Literal["declined", "expired"] = "declined") -> list[Event]:
+    """A no to a re-buy offer, said or by its deadline: the player is eliminated with the busts of their hand
+    (F.25), once the director has every answer of the batch."""
     verify_decline_rebuy(t, player)
-    return [RebuyDeclined(player, "declined"), *answered(t, player, rebought=False)]
+    return [RebuyDeclined(player, reason)]  # the director ranks the batch once every offer is answered
 
 
 def verify_add_on(t: Tournament, player: str) -> None:
@@ -112,13 +109,14 @@ def add_on(t: Tournament, player: str) -> list[Event]:
     return [AddOnTaken(player, offer.chips, offer.price_cents + offer.fee_cents)]
 
 
-def expire(t: Tournament, now: float) -> list[Event]:
-    """Offers whose clock has run out: a re-buy offer is a no, the add-on closes."""
+def expired(t: Tournament, now: float) -> list[str]:
+    """The players whose re-buy offer's clock has run out by ``now``, first deadline first: each is a no."""
+    return [player for player, until in sorted(t.rebuy_offers.items(), key=lambda item: item[1]) if until <= now]
+
+
+def end_add_on(t: Tournament, now: float) -> list[Event]:
+    """The add-on closes at its deadline."""
     events: list[Event] = []
-    for player, until in sorted(t.rebuy_offers.items(), key=lambda item: item[1]):
-        if until <= now and player in t.rebuy_offers:
-            events.append(RebuyDeclined(player, "expired"))
-            events += answered(t, player, rebought=False)
     if t.add_on_until is not None and now >= t.add_on_until:
         t.add_on_until = None
         events.append(AddOnEnded())
@@ -135,13 +133,14 @@ def end_period(t: Tournament, ends_at: float) -> list[Event]:
     return [AddOnOffered(t.add_on_until, offer.price_cents + offer.fee_cents, offer.chips)]
 
 
-def settle(t: Tournament, busts: list[Bust], *, round_: bool) -> list[Event]:
-    """A hand's or round's busts: offer re-buys first, and rank the batch once every offer is answered."""
+def offer(t: Tournament, busts: list[Bust], *, round_: bool) -> list[Event] | None:
+    """A hand's or round's busts: re-buys offered to those who may buy one, their batch held until every offer is
+    answered; None when nobody is offered one (the director ranks the batch now)."""
     rebuys = t.definition.rebuys
     offered = [] if rebuys is None or t.rebuy_period_over else [
         bust for bust in busts if t.rebuys_taken.get(bust.player, 0) < rebuys.max_count]
     if not offered:
-        return eliminations.conclude(t, busts, round_)
+        return None
     assert rebuys is not None
     t._held.append(Held(busts, round_, {bust.player for bust in offered}))
     events: list[Event] = []
@@ -149,18 +148,17 @@ def settle(t: Tournament, busts: list[Bust], *, round_: bool) -> list[Event]:
         until = t._now + rebuys.offer_seconds
         t.rebuy_offers[bust.player] = until
         events.append(RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
-    if not round_:  # the rest of the room goes on: tables due to close close, counting the offered as in
-        events += floor.after_change(t)
     return events
 
 
-def answered(t: Tournament, player: str, *, rebought: bool) -> list[Event]:
+def answered(t: Tournament, player: str, *, rebought: bool) -> Held | None:
+    """``player`` answered their offer; the batch it held, once every offer of it is answered."""
     del t.rebuy_offers[player]
     held = next(h for h in t._held if player in h.waiting)
     held.waiting.discard(player)
     if rebought:
         held.busts = [bust for bust in held.busts if bust.player != player]
     if held.waiting:
-        return []
+        return None
     t._held.remove(held)
-    return eliminations.conclude(t, held.busts, held.round_)
+    return held
