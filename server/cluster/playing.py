@@ -32,7 +32,7 @@ from server.cluster.schema import (
     Acted, Adopt, Back, Closed, Frames, Publish, Route, SnapshotFor, TableBatch, Watching, frames_for, in_realm,
     realm_in,
 )
-from server.tournament.remote import Decision, HandBack, HandOut
+from server.tournament.remote import Act, HandBack, HandOut
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out
 from server.tournament.stream import TableStream
 from server.turns import TurnBatch
@@ -95,7 +95,7 @@ class PlayedTable:
         self.sitting: set[str] = set()
         self.changed: dict[str, bool] = {}  # who sat out or came back during the hand
         self.disconnect_grace = Grace(0.0, 0.0, time.monotonic)  # the hand's, as it is dealt
-        self.decisions: list[Decision] = []
+        self.decisions: list[Act] = []
         self.names: dict[str, str] = {}
         self.closed = asyncio.Event()  # the director said nothing more follows: the table may be let go
 
@@ -199,7 +199,7 @@ class PlayedTable:
         assert self.desk is not None
         events = self.desk.hand.act(action, amount, player)
         self.banks[player] = bank
-        self.decisions.append(Decision(player, action, amount, bank))
+        self.decisions.append(Act(self.table, action, amount, player, bank))
         self._route(events)
 
     def grace(self, player: str) -> bool:

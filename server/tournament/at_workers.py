@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+
+import msgspec
 from typing import Protocol
 
 from engine.events import Event
@@ -20,7 +22,6 @@ from engine.status import TournamentError
 from engine.wire import Countdown, encoder
 from server.tournament.decisions import mark_sitting_out
 from server.tournament.hub import Connection
-from server.tournament.records import Act
 from server.tournament.remote import DealtHand, HandBack, HandOut, TableState
 from server.tournament.tables import TABLES_STARTED_PER_TURN, Tables
 from server.turns import TurnBatch
@@ -219,9 +220,9 @@ class HandsAtWorkers:
         topped_up = {player: max(0.0, entries.time_bank.get(player, bank) - bank)
                      for player, bank in self.handed_banks.pop(table, {}).items()}
         try:
-            for decision in back.decisions:
-                tables.submit(Act(table, decision.action, decision.amount, decision.player,
-                                  decision.bank + topped_up.get(decision.player, 0.0)))
+            for decision in back.decisions:  # journaled as taken, at this table, with the top-up counted
+                tables.submit(msgspec.structs.replace(decision, table=table,
+                                                      bank=decision.bank + topped_up.get(decision.player, 0.0)))
         except (IllegalAction, TournamentError):
             logger.exception("table %s: the hand its worker played was refused here; it is void", table)
             tables.void(table)

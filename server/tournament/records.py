@@ -24,20 +24,13 @@ from engine.director import Tournament
 from engine.events import Event, LevelChanged
 from engine.refunds import RefundPolicy
 from server.tournament.entries import Entries
+from server.tournament.remote import Act
+
+__all__ = ["Act"]  # a record, defined with what a cluster's worker hands back (server/tournament/remote.py)
 
 
 class Record(msgspec.Struct, array_like=True, tag=True):
     """One journaled command."""
-
-
-class Act(Record, tag="act"):
-    """A decision, with what is left of the player's time bank after it."""
-
-    table: int
-    action: str
-    amount: int | None
-    player: str
-    bank: float
 
 
 class Advance(Record, tag="advance"):

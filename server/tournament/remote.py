@@ -81,22 +81,24 @@ class HandOut(msgspec.Struct, tag="deal", array_like=True):
     pause: float  # how long the finished hand shows before it is handed back
 
 
-class Decision(msgspec.Struct, array_like=True):
-    """A decision as a worker took it, and the player's time bank after it: the director journals it as an
-    ``Act`` (an array, as the tuple it replaced was: the bytes on the bus are the same)."""
+class Act(msgspec.Struct, array_like=True, tag="act"):
+    """A decision, with what is left of the player's time bank after it: the journal's record
+    (server/tournament/records.py, ``["act", 3, "call", None, "p7", 28.5]``), and what a worker hands back of each
+    decision it took, which the director journals as it came."""
 
-    player: str
+    table: int
     action: str
     amount: int | None
+    player: str
     bank: float
 
 
 class HandBack(msgspec.Struct, array_like=True):
-    """A hand a worker played, for the director to journal and settle: its decisions as they were taken
-    (player, action, amount, time bank left), who sits out now, and who was given disconnect grace, when (the
-    tournament clock)."""
+    """A hand a worker played, for the director to journal and settle: its decisions as they were taken (the
+    journal's ``Act`` records, with the time bank left), who sits out now, and who was given disconnect grace,
+    when (the tournament clock)."""
 
     number: int
-    decisions: list[Decision]
+    decisions: list[Act]
     sitting_out: dict[str, bool]
     graced: dict[str, float]
