@@ -46,8 +46,8 @@ from server.tournament.tables import Tables
 from server.turns import TurnBatch, beat
 from server.cluster.schema import (
     CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
-    Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, ToDirector,
-    ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
+    Deal, Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, Take,
+    ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
 from engine.wire import TableMessage, encoder
@@ -162,20 +162,19 @@ class DirectorService:
             return GONE
         hands, table = links.held, command.table
         try:
-            if command.verb == "take":
+            if isinstance(command, Take):
                 if not hands.take(table, command.epoch):
                     return FENCED
             elif hands.fenced(table, command.epoch):
                 return FENCED
-            elif command.verb == "deal":
+            elif isinstance(command, Deal):
                 hands.deal_asked(table)
-            elif command.verb == "end":
-                if command.hand is not None:
-                    hands.hand_back(table, command.hand)
+            else:
+                hands.hand_back(table, command.hand)
         except (TournamentError, Refused, msgspec.DecodeError):  # the state moved on since the worker's last look
-            logger.debug("table %s/%s: %s refused", command.tournament, table, command.verb, exc_info=True)
+            logger.debug("table %s/%s: %s refused", command.tournament, table, type(command).__name__, exc_info=True)
         except Exception:  # a bug must not take the director down with it: logged, and the worker is told the state
-            logger.exception("table %s/%s: %s failed", command.tournament, table, command.verb)
+            logger.exception("table %s/%s: %s failed", command.tournament, table, type(command).__name__)
         return hands.state(table)
 
     async def _beat(self) -> None:

@@ -48,7 +48,6 @@ NOTICES_PER_MESSAGE = 5_000  # about 150 kB
 
 # The bus's words, checked by mypy where they are written and by msgspec where they are read: a typo is an error
 # at the desk, and a message with a word outside them is malformed (refused with a log line), never a KeyError.
-Verb: TypeAlias = Literal["take", "deal", "end"]
 SocketKind: TypeAlias = Literal["open", "in", "gone"]
 
 
@@ -102,14 +101,32 @@ class Notice(msgspec.Struct, array_like=True):
     state: TableState
 
 
-class TableCommand(msgspec.Struct, array_like=True):
-    """``take`` (a new lease), ``deal``, or ``end`` (with ``hand``, the played hand), under ``epoch``."""
+class Take(msgspec.Struct, tag="take", array_like=True):
+    """A worker took the table's lease with ``epoch``."""
 
-    verb: Verb
     tournament: str
     table: int
     epoch: int
-    hand: HandBack | None = None
+
+
+class Deal(msgspec.Struct, tag="deal", array_like=True):
+    """The worker asks for the table's hand: the next one if it may deal, or the one out, sent again."""
+
+    tournament: str
+    table: int
+    epoch: int
+
+
+class End(msgspec.Struct, tag="end", array_like=True):
+    """The hand the worker played, handed back."""
+
+    tournament: str
+    table: int
+    epoch: int
+    hand: HandBack
+
+
+TableCommand: TypeAlias = Take | Deal | End  # a worker's, under its lease's epoch, answered with a TableState
 
 
 TABLE_PREFIX = "mttsim.table."

@@ -32,11 +32,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from server.cluster.bus import Bus, Lease
 from server.cluster.schema import (
-    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Frames, Notice, TableCommand, Verb, decisions_for, stream_subject,
-    table_subject,
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Deal, End, Frames, Notice, TableCommand, Take, decisions_for,
+    stream_subject, table_subject,
 )
 from server.processes import Process
-from server.tournament.remote import HandBack, TableState
+from server.tournament.remote import TableState
 from server.api.metrics import SECONDS
 from server.cluster.playing import PlayedTable
 from server.turns import TurnBatch, beat
@@ -202,8 +202,8 @@ class TableWorker:
                 if state.kind in FINAL:
                     stopped.set()
 
-        async def ask(verb: Verb, hand: HandBack | None = None) -> TableState:
-            command = TableCommand(verb, tournament, table, lease.epoch, hand)
+        async def ask(command_for: Callable[[str, int, int], TableCommand]) -> TableState:
+            command = command_for(tournament, table, lease.epoch)
             while True:
                 try:
                     heard(await self.ask(command))
@@ -255,19 +255,19 @@ class TableWorker:
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],
                      arrived: asyncio.Event, stopped: asyncio.Event, played: PlayedTable) -> None:
         """Play each hand sent, ask to deal when the director says the table may, until it is gone or fenced off."""
-        state = await ask("take")
+        state = await ask(Take)
         while state.kind not in FINAL:
             if played.out is not None:
                 back = await played.play(stopped)
                 if back is None:
                     state = newest()
                     continue
-                state = await ask("end", back)
+                state = await ask(partial(End, hand=back))
                 played.settled()
                 self.metrics.hands.inc()
                 continue
             if state.kind == "ready":
-                state = await ask("deal")
+                state = await ask(Deal)
                 continue
             if newest().version > state.version:
                 state = newest()
@@ -279,7 +279,7 @@ class TableWorker:
                     await arrived.wait()
                 state = newest()
             except TimeoutError:  # a lost notice, or a hand told ``out`` that has not come: ask again
-                state = await ask("deal")
+                state = await ask(Deal)
 
 
 async def work(url: str, metrics_port: int | None) -> None:
