@@ -168,8 +168,8 @@ async def test_a_table_cancelled_as_a_notice_arrives_stops() -> None:
     arrived, stopped = asyncio.Event(), asyncio.Event()
     asked: list[str] = []
 
-    async def ask(verb: str, hand: bytes = b"") -> TableState:
-        asked.append(verb)
+    async def ask(command_for) -> TableState:  # the worker's own ask, as _play gives it: a command's constructor
+        asked.append(command_for("t", 1, 1).__struct_config__.tag)
         return TableState("wait", 1)
 
     played = PlayedTable(1, 1, lambda subject: None, lambda lines: None, arrived.set,  # type: ignore[arg-type, return-value]
