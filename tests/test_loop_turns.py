@@ -53,3 +53,23 @@ async def test_tables_that_may_all_deal_at_once_are_woken_a_few_per_turn_and_eve
         await asyncio.sleep(0)
         woken.append(sorted(t for t, waker in runtime.tables.hands.wakers.items() if waker.is_set()))
     assert woken == [[1, 2, 3, 4], list(range(1, 9)), list(range(1, 11)), list(range(1, 11))]
+
+
+async def test_a_turn_batch_hands_on_what_one_turn_queued_once_in_order_and_at_once_at_its_limit():
+    from server.turns import TurnBatch
+
+    handed: list[list[int]] = []
+    batch: TurnBatch[int] = TurnBatch(handed.append, limit=10)
+    for item in (1, 2, 3):
+        batch.add(item)
+    assert handed == []  # nobody who queues waits for it
+    await asyncio.sleep(0)
+    assert handed == [[1, 2, 3]]
+    batch.add(4, size=4)
+    batch.add(5, size=6)  # the limit: at once
+    assert handed == [[1, 2, 3], [4, 5]]
+    await asyncio.sleep(0)  # the turn's flush finds nothing more
+    batch.add(6)
+    batch.grow(9)  # the last item grew to the limit
+    assert handed == [[1, 2, 3], [4, 5], [6]]
+

@@ -349,3 +349,18 @@ def test_a_dealt_hand_crosses_as_data_and_deals_the_same_hand_with_its_decisions
     again = msgspec.msgpack.decode(wire, type=DealtHand).build()
     assert again.events == hand.events and again.rules == hand.rules
     assert again.legal_actions() == hand.legal_actions() and again.stacks == hand.stacks
+
+
+def test_disconnect_grace_is_given_to_a_disconnected_player_once_per_its_period_wherever_the_hand_is_played():
+    """One rule (issue 36): the director's and a worker's Grace agree, the worker's dealt with what was given."""
+    from server.tournament.decisions import Grace
+
+    now = [100.0]
+    here = Grace(20.0, 600.0, lambda: now[0])
+    assert not here.take("p1", connected=True)
+    assert here.take("p1", connected=False) and here.given == {"p1": 100.0}
+    now[0] = 500.0
+    assert not here.take("p1", connected=False)  # within its 10 minutes
+    at_worker = Grace(20.0, 600.0, lambda: now[0] + 200.0, dict(here.given))  # dealt at 500, played 200 s on
+    assert at_worker.take("p1", connected=False) and at_worker.given["p1"] == 700.0
+    assert not Grace(0.0, 600.0, lambda: now[0]).take("p2", connected=False)  # none in this tournament

@@ -39,3 +39,49 @@ def test_memory_keeps_the_latest_events_and_the_audit_trail_stays_whole_in_the_j
     assert kept == players[-10:]
     trail = [json.loads(line) for line in audit_lines(runtime.storage.records("t"))]
     assert [event["player"] for event in trail if event["type"] == "registered"] == players
+
+
+class Sink:
+    """A table's sink that keeps what it is given, listening or not."""
+
+    def __init__(self, listening: bool = True) -> None:
+        self.heard = listening
+        self.lines: list[tuple[bytes, str]] = []
+        self.told: list[tuple[str, bytes]] = []
+
+    def listening(self) -> bool:
+        return self.heard
+
+    def fan_out(self, line: bytes, concerned: str) -> None:
+        self.lines.append((line, concerned))
+
+    def tell(self, player: str, line: bytes) -> None:
+        self.told.append((player, line))
+
+
+def test_a_table_stream_writes_the_wires_envelope_numbered_on_without_a_gap_and_hole_cards_to_their_owner():
+    """One TableStream writes a table's stream wherever the table is played (issue 36): its lines are the bytes of
+    engine.wire's Envelope, numbered one more each, also while nobody listens (then nothing is encoded)."""
+    import msgspec
+
+    from engine.events import HandStarted, HoleDealt
+    from engine.wire import Envelope, Turn, encoder
+    from server.tournament.stream import TableStream, numbered
+
+    sink = Sink()
+    stream = TableStream(4, sink, seq=41)
+    turn = Turn("p2", 30.0, 5.0)
+    stream.publish(turn)
+    (line, concerned), = sink.lines
+    envelope = msgspec.json.decode(line, type=Envelope)
+    assert concerned == "p2" and envelope.seq == 42 and envelope.table == 4 and envelope.event == turn
+    assert line == encoder.encode(Envelope(42, 4, turn, envelope.at))
+    assert numbered.decode(line).seq == 42  # what a worker taking the table over reads of it
+    sink.heard = False
+    stream.publish(turn)  # nobody listens: numbered, not sent
+    sink.heard = True
+    started = HandStarted(4, 7, 1, 1, ())
+    stream.route_hand([started, HoleDealt("p1", (3, 4)), HoleDealt("p2", (5, 6))])
+    assert [msgspec.json.decode(line)["seq"] for line, _ in sink.lines] == [42, 44]
+    assert [player for player, _ in sink.told] == ["p1", "p2"]
+    assert all(msgspec.json.decode(line)["type"] == "private" for _, line in sink.told)
