@@ -77,11 +77,15 @@ def test_a_table_stream_writes_the_wires_envelope_numbered_on_without_a_gap_and_
     assert concerned == "p2" and envelope.seq == 42 and envelope.table == 4 and envelope.event == turn
     assert line == encoder.encode(Envelope(42, 4, turn, envelope.at))
     assert numbered.decode(line).seq == 42  # what a worker taking the table over reads of it
+    stream.publish_encoded(encoder.encode(turn), "p2")  # a cluster's director encodes, the worker numbers
+    wrapped, concerned = sink.lines[-1]
+    at = msgspec.json.decode(wrapped, type=Envelope).at
+    assert concerned == "p2" and wrapped == encoder.encode(Envelope(43, 4, turn, at))
     sink.heard = False
     stream.publish(turn)  # nobody listens: numbered, not sent
     sink.heard = True
     started = HandStarted(4, 7, 1, 1, ())
     stream.route_hand([started, HoleDealt("p1", (3, 4)), HoleDealt("p2", (5, 6))])
-    assert [msgspec.json.decode(line)["seq"] for line, _ in sink.lines] == [42, 44]
+    assert [msgspec.json.decode(line)["seq"] for line, _ in sink.lines] == [42, 43, 45]
     assert [player for player, _ in sink.told] == ["p1", "p2"]
     assert all(msgspec.json.decode(line)["type"] == "private" for _, line in sink.told)

@@ -17,7 +17,7 @@ from typing import Protocol
 import msgspec
 
 from engine.events import Event, HoleDealt
-from engine.wire import Private, PrivateMessage, TableMessage, encoder
+from engine.wire import Envelope, Private, PrivateMessage, TableMessage, encoder
 
 
 class Numbered(msgspec.Struct, tag="event", tag_field="type"):
@@ -72,10 +72,11 @@ class TableStream:
                               concerned)
 
     def publish(self, message: TableMessage) -> None:
-        if self.sink.listening():
-            self.publish_encoded(encoder.encode(message), getattr(message, "player", None) or "")
-        else:
-            self.seq += 1
+        """Number ``message`` and send it; the player it concerns (who acted, whose turn) hears it at once."""
+        self.seq += 1
+        if self.sink.listening():  # encoded once, in the wire's own envelope: the bytes of a Numbered
+            self.sink.fan_out(encoder.encode(Envelope(self.seq, self.table, message, time.time())),
+                              getattr(message, "player", None) or "")
 
     def tell(self, player: str, message: PrivateMessage) -> None:
         self.sink.tell(player, encoder.encode(Private(message, time.time())))
