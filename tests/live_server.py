@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 import uvicorn
 
 from bots.client import SeatReport, play_seat
@@ -27,6 +28,7 @@ from server.tournament import records
 from server.api.app import create_app, uvicorn_websockets
 from server.api.edge import Settings
 from server.tournament.runtime import TournamentRuntime
+from tests.tournaments import definition as tournament_definition
 
 ADMIN = {"Authorization": "Bearer admin-token"}
 
@@ -64,14 +66,12 @@ async def live_server(**settings: Any) -> AsyncIterator[Live]:
 
 def definition(players: int, seats: int, *, action_seconds: float = 2.0, time_bank_seconds: float = 0.0,
                paid: int = 1, stack: int = 1000, **more: Any) -> dict[str, Any]:
-    share = 100 // (paid + 1)
-    payouts = [{"places": "1", "percent": 100 - share * (paid - 1)}]
-    if paid > 1:
-        payouts.append({"places": f"2-{paid}", "percent": share})
-    return {"name": "live test", "seats_per_table": seats, "starting_stack": stack, "buy_in_cents": 1000,
-            "fee_cents": 100, "min_players": 2, "max_players": players,
-            "levels": [{"small_blind": 10, "big_blind": 20, "minutes": 60}], "payouts": payouts,
-            "action_seconds": action_seconds, "time_bank_seconds": time_bank_seconds, **more}
+    """The REST body of tests.tournaments' definition (the one builder), for at most ``players``; ``more`` are
+    the body's own fields, as JSON gives them."""
+    body: dict[str, Any] = msgspec.to_builtins(tournament_definition(
+        seats, starting_stack=stack, paid=paid, max_players=players, action_seconds=action_seconds,
+        time_bank_seconds=time_bank_seconds))
+    return {**body, "name": "live test", **more}
 
 
 async def create(live: Live, body: dict[str, Any], players: int) -> tuple[str, list[tuple[str, str]]]:

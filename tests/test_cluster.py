@@ -616,6 +616,16 @@ def test_a_nats_url_is_shown_without_its_token():
     assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
 
 
+def line(table: int, seq: int) -> bytes:
+    """A line of a table's stream as its worker keeps it (server/tournament/stream.py's Numbered)."""
+    import msgspec
+
+    from engine.wire import Presence, encoder
+    from server.tournament.stream import Numbered
+
+    return encoder.encode(Numbered(seq, table, msgspec.Raw(encoder.encode(Presence("p1", True))), 0.0))
+
+
 @pytest.mark.asyncio
 async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
     """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
@@ -626,9 +636,9 @@ async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
         bus = await Bus.connect(users.tables, "tables")
         try:
             assert await bus.last_seq("t", 1) == 0
-            bus.publish(stream_subject("t", 1), b'{"type":"event","seq":5}\n{"type":"event","seq":6}')
-            bus.publish(stream_subject("t", 2), b'{"type":"event","seq":9}')
-            bus.publish(stream_subject("t", 1), b'{"type":"event","seq":7}')
+            bus.publish(stream_subject("t", 1), line(1, 5) + b"\n" + line(1, 6))  # a loop turn's lines
+            bus.publish(stream_subject("t", 2), line(2, 9))
+            bus.publish(stream_subject("t", 1), line(1, 7))
 
             async def kept() -> tuple[int, int]:
                 return await bus.last_seq("t", 1), await bus.last_seq("t", 2)

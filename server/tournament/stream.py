@@ -30,13 +30,7 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
     at: float
 
 
-class Position(msgspec.Struct):
-    """What a worker taking a table over reads of the stream's last kept line: its number alone."""
-
-    seq: int
-
-
-numbered = msgspec.json.Decoder(Position)
+numbered = msgspec.json.Decoder(Numbered)  # a kept line, its event undecoded: a worker taking a table over reads it
 
 
 class Sink(Protocol):
