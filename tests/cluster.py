@@ -64,8 +64,10 @@ def mttsim(*args: str) -> subprocess.Popen[str]:
 LOGS: dict[int, str] = {}  # pid -> its log, to show when a test fails
 
 
-def log_of(process: subprocess.Popen[str]) -> str:
-    return Path(LOGS[process.pid]).read_text()[-3000:]
+def log_of(process: subprocess.Popen[str], whole: bool = False) -> str:
+    """What ``process`` has logged: its last 3,000 characters, to describe a time-out, or all of it."""
+    text = Path(LOGS[process.pid]).read_text()
+    return text if whole else text[-3000:]
 
 
 def director(users: localcluster.Users, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:

@@ -510,14 +510,14 @@ def test_mttsim_cluster_starts_a_killed_worker_and_director_again_and_the_tourna
         holder = next(iter(owners(port).values()))
         doomed = next(int(str(p["pid"])) for p in cluster(port) if p["id"] == holder)
         os.kill(doomed, signal.SIGKILL)
-        wait_for("the worker started again", lambda: "table worker" in log_of(command)
-                 and "started again" in log_of(command), describe=lambda: log_of(command))
+        wait_for("the worker started again", lambda: "table worker" in log_of(command, whole=True)
+                 and "started again" in log_of(command, whole=True), describe=lambda: log_of(command))
         wait_for("two workers again", lambda: len([p for p in cluster(port) if p["role"] == "tables"
                                                    and p["pid"] != doomed]) == 2, describe=lambda: log_of(command))
         director_pid = next(int(str(p["pid"])) for p in cluster(port) if p["role"] == "director")
         assert show(port + 1, tournament)["status"] == "running"
         os.kill(director_pid, signal.SIGKILL)
-        wait_for("the director started again", lambda: log_of(command).count("started again") == 2,
+        wait_for("the director started again", lambda: log_of(command, whole=True).count("started again") == 2,
                  describe=lambda: log_of(command))
         wait_for("the tournament to finish", lambda: roles(port) == everyone
                  and show(port + 1, tournament)["status"] == "finished", timeout=300,

@@ -110,14 +110,17 @@ class TableWorker:
     async def _run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self._renew())
-            await beat(LOOK_SECONDS, partial(self._look, group),
-                       "looking for tables failed (no director answers yet?)", logger)
+            await beat(LOOK_SECONDS, partial(self._look, group), "looking for tables failed", logger)
 
     async def _look(self, group: asyncio.TaskGroup) -> None:
         """Register, then take tables nobody holds, up to this worker's share."""
         self.me.tables = sorted(self.held)
         await self.bus.register(self.me)
-        listed = _tables.decode(await self.bus.request(TABLES, b""))
+        try:
+            listed = _tables.decode(await self.bus.request(TABLES, b""))
+        except (NatsTimeout, NoRespondersError):  # expected while the director starts (again): a line, not a trace
+            logger.warning("no director answers yet")
+            return
         workers = max(1, sum(process.role == "tables" for process in await self.bus.cluster()))
         share = math.ceil(len(listed) / workers)
         free = [(tournament, table) for tournament, table in listed if f"{tournament}.{table}" not in self.held]
