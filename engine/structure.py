@@ -477,6 +477,48 @@ def nice_blind(value: float) -> int:
     return max(2, int(round(best / 2)) * 2)
 
 
+MAX_STEP = 2.0  # a big blind at most doubles from one level to the next (rooms run 20-50% steps)
+MIN_STEP = 1.2  # the smallest step the round numbers make
+
+
+def _round_blinds_near(value: float) -> list[int]:
+    """``nice_blind``'s round numbers, even, from a tenth of ``value``'s power of ten to ten times it."""
+    exponent = 10 ** math.floor(math.log10(max(value, 2.0)))
+    return sorted({max(2, int(round(mantissa * scale / 2)) * 2) for scale in (exponent / 10, exponent, exponent * 10)
+                   for mantissa in _NICE})
+
+
+def nice_at_most(limit: float) -> int:
+    """The largest round blind not above ``limit`` (at least 2)."""
+    return max([2, *(blind for blind in _round_blinds_near(limit) if blind <= limit)])
+
+
+def nice_above(value: int) -> int:
+    """The smallest round blind above ``value``: the next level's when the curve is flatter than the round
+    numbers (a tiny blind, or the gentle levels after the requested end)."""
+    return min(blind for blind in _round_blinds_near(value) if blind > value)
+
+
+def levels_for_hours(hours: float, speed: Speed) -> int:
+    """The levels played in ``hours`` (the breaks take 5 minutes an hour)."""
+    return max(2, round(hours * 55 / LEVEL_MINUTES[speed]))
+
+
+def levels_climbing(first: float, last: float, step: float) -> int:
+    """The fewest levels from a big blind of ``first`` to ``last`` whose big blind grows at most ``step`` a level."""
+    return 2 if last <= first else max(2, 1 + math.ceil(math.log(last / first) / math.log(step) - 1e-9))
+
+
+def structure_hours(players: int, hours: float, stack: int, speed: Speed = "regular") -> float:
+    """How long ``generate_structure``'s levels take to the field's end: ``hours``, or, where the big blind would
+    have to more than double a level to get there, the shortest that climbs at most twice a level (to 0.1 h)."""
+    first, last = stack / STARTING_BIG_BLINDS[speed], players * stack / ENDING_AVERAGE_BIG_BLINDS
+    needed = levels_climbing(first, last, MAX_STEP)
+    if needed <= levels_for_hours(hours, speed):
+        return hours
+    return math.ceil(needed * LEVEL_MINUTES[speed] / 55 * 10) / 10
+
+
 def generate_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
                        ante: Literal["bb", "classic"] = "bb") -> Definition:
     """A whole definition from a few numbers: levels whose big blind grows geometrically from the starting
@@ -486,22 +528,32 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
     if players < 2 or hours <= 0 or stack < 100:
         raise DefinitionError("structure: at least 2 players, a positive number of hours, a stack of 100 or more")
     minutes = LEVEL_MINUTES[speed]
-    playing_minutes = hours * 60 * 55 / 60  # the breaks take 5 minutes an hour
-    levels_to_end = max(2, round(playing_minutes / minutes))
     first = stack / STARTING_BIG_BLINDS[speed]
     last = players * stack / ENDING_AVERAGE_BIG_BLINDS
-    growth = (last / first) ** (1 / (levels_to_end - 1)) if last > first else 1.25
+    levels_to_end = max(levels_for_hours(hours, speed), levels_climbing(first, last, MAX_STEP))
+    if last <= first or (last / first) ** (1 / (levels_to_end - 1)) < MIN_STEP:
+        # Flatter than the round numbers can climb (a long event, a small field): fewer, longer levels, as a
+        # director would lengthen them, rather than steps of no change.
+        levels_to_end = levels_climbing(first, last, MIN_STEP)
+        minutes = max(minutes, round(hours * 55 / levels_to_end))
+    growth = (last / first) ** (1 / (levels_to_end - 1)) if last > first else MIN_STEP
     big_blinds: list[int] = []
     for number in range(levels_to_end + EXTRA_LEVELS):
         late = max(0, number - levels_to_end + 1)  # after the requested end, gentler steps
         blind = nice_blind(first * growth ** (number - late) * min(growth, 1.5) ** late)
-        big_blinds.append(blind if not big_blinds or blind > big_blinds[-1] else nice_blind(big_blinds[-1] * 1.2))
+        if big_blinds and blind > MAX_STEP * big_blinds[-1]:  # rounded up past a doubling: the round number below
+            blind = nice_at_most(MAX_STEP * big_blinds[-1])
+        big_blinds.append(blind if not big_blinds or blind > big_blinds[-1] else nice_above(big_blinds[-1]))
     levels = [Level(small_blind=bb // 2, big_blind=bb, minutes=minutes,
                     ante=(bb if ante == "bb" else max(1, bb // 8)) if number >= 2 else 0,
                     bb_ante=ante == "bb" and number >= 2)
               for number, bb in enumerate(big_blinds)]
+    made = structure_hours(players, hours, stack, speed)
+    name = f"{players} players, {hours:g} h {speed}"
+    if made > hours:
+        name = f"{players} players, {made:g} h {speed} (the shortest that at most doubles a level; {hours:g} h asked)"
     return Definition(
-        name=f"{players} players, {hours:g} h {speed}", seats_per_table=9, starting_stack=stack,
+        name=name, seats_per_table=9, starting_stack=stack,
         buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=players, levels=levels,
         payouts=default_payouts(players), breaks=Breaks(at_minute=55, minutes=5),
     )

@@ -15,7 +15,9 @@ import msgspec
 
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
-from engine.structure import Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition
+from engine.structure import (
+    Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition, structure_hours,
+)
 from server.cluster.local import NATS_ENV, shown
 
 
@@ -322,6 +324,13 @@ def structure_command(args: argparse.Namespace) -> int:
     except DefinitionError as problem:
         print(f"mttsim structure: {problem}", file=sys.stderr)
         return 2
+    made = structure_hours(args.players, args.hours, args.stack, speed)
+    if made > args.hours:
+        faster = next((other for other in ("turbo", "hyper") if other != speed and
+                       structure_hours(args.players, args.hours, args.stack, other) <= args.hours), None)
+        print(f"mttsim structure: in {args.hours:g} h the big blind would have to more than double a level; this "
+              f"structure takes about {made:g} h, the shortest that climbs at most twice a level"
+              + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
     print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
     return 0
 

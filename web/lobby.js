@@ -469,7 +469,7 @@ export class Lobby {
           body: { ...body, speed: speed.value, ante: ante.value },
         });
         definition.value = JSON.stringify(made, null, 1);
-        return `A structure of ${made.levels.length} levels for ${body.players} players in about ${body.hours} h.`;
+        return `A structure of ${made.levels.length} levels: ${made.name}.`;
       });
     return el(
       "p",
