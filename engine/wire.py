@@ -197,6 +197,10 @@ class Summary(msgspec.Struct, kw_only=True):
     reentry_open: bool = False
     late_registration_ends_in: float | None = None
     late_registration_ends_at: float | None = None
+    # A finished tournament's winner (their name; the first place of a deal), and when it finished or was
+    # cancelled (seconds since the epoch); None before.
+    winner: str | None = None
+    finished_at: float | None = None
 
 
 class Countdown(msgspec.Struct):

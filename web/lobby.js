@@ -47,19 +47,32 @@ export function badges(t) {
   return names;
 }
 
+const started = (t) => t.status === "running" || t.status === "finished" || t.status === "cancelled";
+
+// The badges a row shows: its formats, less the windows that have closed (the format filter still finds them).
+export function liveBadges(t) {
+  return badges(t).filter(
+    (b) => !started(t) || ((b !== "late reg" || t.late_registration_open) && (b !== "re-entry" || t.reentry_open)),
+  );
+}
+
 // A tournament's late registration, re-entry, re-buy and add-on terms, as the lobby and its page show them.
 export function terms(t) {
   const parts = [];
   const r = t.rebuys;
-  if (r)
+  const addOnOpen = Boolean(t.add_on_open_for || t.add_on_closes_at);
+  if (r && started(t) && !t.rebuy_period) parts.push(`Re-buys: over (they ran to the end of level ${r.levels})`);
+  else if (r)
     parts.push(
       `Re-buys: ${money(r.price_cents + r.fee_cents)} for ${chips(r.chips)} chips, up to ${r.max_count}, ` +
         `until the end of level ${r.levels}` +
         (r.allowed_at === "starting_stack" ? " (at or below the starting stack)" : " (at zero chips)"),
     );
   const a = t.add_on;
-  if (a)
-    parts.push(`Add-on: ${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once, when the re-buys end`);
+  const addOnTerms = a && `${money(a.price_cents + a.fee_cents)} for ${chips(a.chips)} chips, once`;
+  if (a && addOnOpen) parts.push(`Add-on: open now, ${addOnTerms}`);
+  else if (a && started(t) && !t.rebuy_period) parts.push("Add-on: over");
+  else if (a) parts.push(`Add-on: ${addOnTerms}, when the re-buys end`);
   const b = t.bounty;
   if (b && b.mystery)
     parts.push(
@@ -68,9 +81,11 @@ export function terms(t) {
     );
   const late = t.late_registration;
   const stack = chips((late && late.stack) || t.starting_stack);
-  if (late) parts.push(`Late registration until the end of level ${late.until_level}, with ${stack} chips`);
+  if (late && started(t) && !t.late_registration_open) parts.push("Late registration: closed");
+  else if (late) parts.push(`Late registration until the end of level ${late.until_level}, with ${stack} chips`);
   const again = t.reentry;
-  if (again)
+  if (again && started(t) && !t.reentry_open) parts.push("Re-entry: closed");
+  else if (again)
     parts.push(
       `Re-entry: ${money(t.buy_in_cents + t.fee_cents)} for ${stack} chips and a new seat, up to ${again.max_count}, ` +
         `until the end of level ${again.until_level}`,
@@ -94,6 +109,11 @@ export function when(t) {
   if (t.status === "waiting" && t.registration_opens_at)
     return [`registration opens ${clock(t.registration_opens_at)}`, starts].filter(Boolean).join(", ");
   if (t.status === "register" && starts) return starts;
+  if (t.status === "finished")
+    return [t.winner && `won by ${t.winner}`, t.finished_at && `finished ${clock(t.finished_at)}`]
+      .filter(Boolean)
+      .join(", ");
+  if (t.status === "cancelled" && t.finished_at) return `cancelled ${clock(t.finished_at)}`;
   return t.started_at ? `started ${new Date(t.started_at * 1000).toLocaleTimeString()}` : "not started";
 }
 
@@ -368,7 +388,7 @@ export class Lobby {
       el(
         "td",
         { class: "badges" },
-        badges(t).map((b) => el("span", { class: `badge badge-${b}` }, b)),
+        liveBadges(t).map((b) => el("span", { class: `badge badge-${b}` }, b)),
       ),
       el("td", { class: "terms" }, terms(t)),
       el(

@@ -209,7 +209,7 @@ class Session:
     them under these names).
     """
 
-    __slots__ = ("director", "entries", "paused", "last_now", "started_wall")
+    __slots__ = ("director", "entries", "paused", "last_now", "started_wall", "finished_wall")
 
     def __init__(self, director: Tournament, entries: Entries) -> None:
         self.director = director
@@ -217,6 +217,7 @@ class Session:
         self.paused = False
         self.last_now = 0.0  # the newest tournament clock value a command was given
         self.started_wall: float | None = None
+        self.finished_wall: float | None = None  # when it finished or was cancelled (seconds since the epoch)
 
     def state(self) -> dict[str, Any]:
         """The snapshot's dictionary (the keys of every snapshot written so far)."""
@@ -224,13 +225,15 @@ class Session:
         return {"director": self.director, "names": entries.names, "tokens": entries.tokens, "bots": entries.bots,
                 "bot_reentry": entries.bot_reentry,
                 "time_bank": entries.time_bank, "paused": self.paused, "last_now": self.last_now,
-                "next_player": entries.next_number, "started_wall": self.started_wall}
+                "next_player": entries.next_number, "started_wall": self.started_wall,
+                "finished_wall": self.finished_wall}
 
     def load(self, state: dict[str, Any]) -> None:
         self.director = state["director"]
         self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"],
                           state.get("bot_reentry", {}))  # absent from snapshots older than hosted re-entries
         self.paused, self.last_now, self.started_wall = state["paused"], state["last_now"], state["started_wall"]
+        self.finished_wall = state.get("finished_wall")  # absent from states written before finishes were timed
 
 
 def from_wire(player: str, message: wire.MoneyMessage) -> AnyRecord:

@@ -161,6 +161,8 @@ class TournamentRuntime:
         director = self.director
         closed = director.status in (Status.FINISHED, Status.CANCELLED)
         if closed:
+            if self.session.finished_wall is None:
+                self.session.finished_wall = time.time()
             self.journal.close(self.session)
         if isinstance(record, r.Start):
             self._begin(events)
@@ -397,6 +399,7 @@ class TournamentRuntime:
         figures = self._stack_figures.get(self.journal.position, 0, lambda: views.stack_figures(self.director))
         return views.Facts(
             self.id, now=self.now(), paused=self.session.paused, started_wall=self.session.started_wall,
+            finished_wall=self.session.finished_wall,
             restored_at=self.restored_at, voided=self.voided, entries=self.entries,
             sitting_out=self.tables.sitting_out, connected=self.streams.connected, countdown=self.tables.countdown,
             button=self.tables.button, stack_figures=figures)

@@ -43,10 +43,11 @@ ROWS_PER_PAGE = 1000
 class Facts:
     """What the views read besides the director: the runtime's facts at this moment."""
 
-    __slots__ = ("id", "now", "paused", "started_wall", "restored_at", "voided", "entries", "sitting_out",
-                 "connected", "countdown", "button", "stack_figures")
+    __slots__ = ("id", "now", "paused", "started_wall", "finished_wall", "restored_at", "voided", "entries",
+                 "sitting_out", "connected", "countdown", "button", "stack_figures")
 
     def __init__(self, tournament_id: str, *, now: float, paused: bool, started_wall: float | None,
+                 finished_wall: float | None,
                  restored_at: float | None, voided: list[VoidedHand], entries: Entries, sitting_out: set[str],
                  connected: Callable[[str], bool], countdown: Callable[[int], Countdown | None],
                  button: Callable[[int], int], stack_figures: tuple[int | None, int | None]) -> None:
@@ -54,6 +55,7 @@ class Facts:
         self.now = now
         self.paused = paused
         self.started_wall = started_wall
+        self.finished_wall = finished_wall
         self.restored_at = restored_at
         self.voided = voided
         self.entries = entries
@@ -73,10 +75,12 @@ def stack_figures(director: Tournament) -> tuple[int | None, int | None]:
 def summary(director: Tournament, facts: Facts) -> Summary:
     definition = director.definition
     level = definition.levels[director.level]
-    ends_at = director.level_ends_at()
+    running = director.status is Status.RUNNING  # a finished or cancelled tournament's clocks stand still
+    ends_at = director.level_ends_at() if running else None
     average_stack, largest_stack = facts.stack_figures
     now = facts.now
     late_ends_at = director.entries_close_at("late_registration")
+    standings = director.standings() if director.status is Status.FINISHED else []
     return Summary(
         id=facts.id, name=definition.name, status=director.status.value, paused=facts.paused,
         starting_stack=definition.starting_stack, entries=len(director.entries), players_left=director.players_left,
@@ -84,11 +88,11 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         level=director.level + 1, small_blind=level.small_blind, big_blind=level.big_blind,
         ante=level.ante, bb_ante=level.bb_ante, hand_for_hand=director.hand_for_hand,
         level_ends_in=max(0.0, ends_at - now) if ends_at is not None else None,
-        on_break_for=max(0.0, director.break_until - now) if director.break_until else None,
+        on_break_for=max(0.0, director.break_until - now) if director.break_until and running else None,
         average_stack=average_stack, largest_stack=largest_stack, tables=len(director.tables),
         started_at=facts.started_wall,
         prize_pool_cents=director.prize_pool_cents or definition.buy_in_cents * len(director.entries),
-        add_on_open_for=max(0.0, director.add_on_until - now) if director.add_on_until else None,
+        add_on_open_for=max(0.0, director.add_on_until - now) if director.add_on_until and running else None,
         rebuy_period=not director.rebuy_period_over, deals=definition.deals, deal=deal_view(director, now),
         bounty=definition.bounty, flight=definition.flight, final=definition.final,
         entries_per_person=definition.entries_per_person, restored_at=facts.restored_at, voided_hands=facts.voided,
@@ -100,6 +104,8 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         late_registration_open=director.entries_open("late_registration"),
         reentry_open=director.entries_open("reentry"),
         late_registration_ends_in=max(0.0, late_ends_at - now) if late_ends_at is not None else None,
+        winner=facts.entries.name(standings[0].player) if standings else None,
+        finished_at=facts.finished_wall if director.status in (Status.FINISHED, Status.CANCELLED) else None,
     )
 
 

@@ -1,0 +1,72 @@
+"""Nothing stale (issue 40): the lobby's terms and badges and a tournament's banners follow its state, and a finished
+tournament has no running clock, in the API or on the page."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+from playwright.async_api import expect
+
+from tests.browser import watch_errors
+from tests.live_server import ADMIN, bots, create, definition, live_server, until
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+# Two quick levels of hands (the re-buy period and late registration end with the first, and the second is paused
+# while the pages are read), then blinds that put every stack all in, on a clock whose level is not the last, so
+# that a clock would run after the finish if anything let it.
+LEVELS = [{"small_blind": 10, "big_blind": 20, "hands": 2}, {"small_blind": 20, "big_blind": 40, "hands": 8},
+          {"small_blind": 500, "big_blind": 1000, "minutes": 60},
+          {"small_blind": 1000, "big_blind": 2000, "minutes": 60}]
+
+
+async def test_terms_badges_and_banners_follow_the_state_and_a_finished_tournament_stands_still(browser):
+    body = definition(6, 3, levels=LEVELS, paid=1, late_registration={"until_level": 1},
+                      rebuys={"levels": 1, "price_cents": 1000, "fee_cents": 100, "chips": 1000},
+                      add_on={"price_cents": 500, "chips": 1000, "offer_seconds": 3})
+    async with live_server(hand_pause=0.1) as live:
+        tournament, seats = await create(live, body, 3)
+        director = live.runtime(tournament).director
+        lobby = await browser.new_page(viewport={"width": 1366, "height": 900})
+        errors = watch_errors(lobby)
+        await lobby.goto(live.http + "/")
+        row = lobby.locator(f"tr[data-id='{tournament}']")
+        await expect(row.locator(".terms")).to_contain_text("Re-buys: $11.00 for 1,000 chips")
+        await expect(row.locator(".badges")).to_contain_text("late reg")  # before the start: the format
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+        bots(live, tournament, seats, "station")
+        page = await browser.new_page(viewport={"width": 1366, "height": 900})
+        page_errors = watch_errors(page)
+        await page.goto(f"{live.http}/#/t/{tournament}")
+
+        await until(lambda: director.rebuy_period_over, timeout=60)
+        async with httpx.AsyncClient(base_url=live.http) as client:  # level 2 stands still while the pages are read
+            assert (await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)).status_code == 200
+        assert director.level == 1 and director.add_on_until is not None
+        terms = row.locator(".terms")
+        await expect(terms).to_contain_text("Re-buys: over (they ran to the end of level 1)")
+        await expect(terms).to_contain_text("Add-on: open now, $5.00 for 1,000 chips")
+        await expect(terms).to_contain_text("Late registration: closed")
+        await expect(row.locator(".badges")).not_to_contain_text("late reg")
+        await expect(row.locator(".badges")).to_contain_text("re-buy")  # the format stays
+        await expect(page.locator("#terms")).to_contain_text("Re-buys: over")
+        await expect(page.locator("#terms")).not_to_contain_text("until the end of level 1")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            assert (await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)).status_code == 200
+
+        await until(lambda: director.status.value == "finished", timeout=120)
+        winner = live.runtime(tournament).entries.name(director.standings()[0].player)
+        await expect(row.locator(".times")).to_contain_text(f"won by {winner}, finished ")
+        await expect(terms).to_contain_text("Add-on: over")
+        next_level = page.locator(".summary div", has_text="Next level").locator("b")
+        await expect(next_level).to_have_text("—")
+        await asyncio.sleep(3)  # a clock that ran would have moved by now
+        await expect(next_level).to_have_text("—")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        assert shown["level_ends_in"] is None and shown["on_break_for"] is None and shown["winner"] == winner
+        assert shown["finished_at"] is not None
+        assert not errors and not page_errors, errors + page_errors
