@@ -4,12 +4,13 @@ tournament has no running clock, in the API or on the page."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import watch_errors
+from tests.browser import SIZES, watch_errors
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -70,3 +71,43 @@ async def test_terms_badges_and_banners_follow_the_state_and_a_finished_tourname
         assert shown["level_ends_in"] is None and shown["on_break_for"] is None and shown["winner"] == winner
         assert shown["finished_at"] is not None
         assert not errors and not page_errors, errors + page_errors
+
+
+async def bottom_seat(page) -> str:
+    """The player of the seat drawn lowest, once the table is drawn, and whether it sits in the middle."""
+    await expect(page.locator(".seat").first).to_be_visible(timeout=20_000)
+    return await page.evaluate("""() => {
+        const boxes = [...document.querySelectorAll('.seat')].map((node) => [node, node.getBoundingClientRect()]);
+        const oval = document.querySelector('.oval').getBoundingClientRect();
+        const [node, box] = boxes.reduce((low, seat) => seat[1].top > low[1].top ? seat : low);
+        const centred = Math.abs(box.left + box.width / 2 - (oval.left + oval.width / 2)) < oval.width * 0.05;
+        return centred ? node.dataset.player : 'off centre: ' + node.dataset.player;
+    }""")
+
+
+async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_the_first(browser):
+    """Issue 40: one's own seat was drawn where its number put it (top centre in the demo); every room turns the
+    table so that it is at the bottom, beside the action bar."""
+    async with live_server(hand_pause=30) as live:
+        for size in range(2, 11):
+            tournament, seats = await create(live, definition(size, size, action_seconds=60), size)
+            async with httpx.AsyncClient(base_url=live.http) as client:
+                assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+            director = live.runtime(tournament).director
+            (table,) = director.tables
+            ours = [seats[0], seats[-1]]  # two players at the one table, wherever the draw put them
+            viewports = [SIZES["desktop"], SIZES["phone"]] if size in (2, 6, 9, 10) else [SIZES["desktop"]]
+            for viewport in viewports:
+                for player, token in ours:
+                    page = await browser.new_page(viewport=viewport)
+                    await page.goto(live.http + "/")
+                    seat = json.dumps({"player_id": player, "token": token})
+                    await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"mttsim:seat:{tournament}", seat])
+                    await page.goto(f"{live.http}/#/t/{tournament}")
+                    assert await bottom_seat(page) == player, (size, viewport, player)
+                    await page.context.close()
+            observer = await browser.new_page(viewport=SIZES["desktop"])
+            await observer.goto(f"{live.http}/#/t/{tournament}/table/{table}")
+            first = director.tables[table].table.seats[0]
+            assert first is not None and await bottom_seat(observer) == first, size
+            await observer.context.close()

@@ -122,7 +122,11 @@ export class TableView {
       return;
     }
     const me = you && you.player;
-    const seats = table.seats.map((s) => this.seatNode(s, me));
+    // The table turns so that one's own seat is at the bottom, beside the action bar, as every room draws it;
+    // an observer (or a player out) sees the first seat there.
+    const hero = (me && this.state.seat(me)) || null;
+    const turn = hero ? hero.seat : 0;
+    const seats = table.seats.map((s) => this.seatNode(s, me, turn));
     const board = el(
       "div",
       { class: "board" },
@@ -161,9 +165,9 @@ export class TableView {
     this.drawClock();
   }
 
-  seatNode(s, me) {
+  seatNode(s, me, turn) {
     const { table, you } = this.state;
-    const angle = (2 * Math.PI * s.seat) / table.size + Math.PI / 2;
+    const angle = (2 * Math.PI * (s.seat - turn)) / table.size + Math.PI / 2; // seat "turn" at the bottom
     const cards =
       s.shown && s.shown.length
         ? s.shown.map(cardNode)
