@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import SIZES, watch_errors
+from tests.browser import SIZES, alice_among_stations, my_turn, watch_errors
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -111,3 +112,44 @@ async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_th
             first = director.tables[table].table.seats[0]
             assert first is not None and await bottom_seat(observer) == first, size
             await observer.context.close()
+
+
+async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_clamped_in_sight_never_sent(browser):
+    """Issue 40: "Raise to (R)" showed no amount, and 1 then Enter made a minimum raise with no sign of the
+    correction. The button shows its amount, which is the frame sent; out of range, the box is clamped with the
+    reason and nothing is sent until the player presses again."""
+    async with live_server(hand_pause=0.3) as live:
+        rules = definition(2, 2, action_seconds=60, stack=5000)
+        tournament, alice, page = await alice_among_stations(live, browser, rules, 2)
+        sent: list[dict] = []
+        page.on("websocket", lambda socket: socket.on(
+            "framesent", lambda payload: sent.append(json.loads(payload)) if '"act"' in str(payload) else None))
+        await page.reload()
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await my_turn(page)
+        turn = live.runtime(tournament).director.hand(live.runtime(tournament).director.where[alice][0])
+        legal = turn.legal_actions()
+        raise_button = page.get_by_role("button", name=re.compile(r"^(Bet|Raise to|All-in) "))
+        word = "Bet" if legal.call == 0 and legal.can_check else "Raise to"
+        await expect(raise_button).to_have_text(f"{word} {legal.min_raise_to:,} (R)")
+        box = page.get_by_label("amount")
+        await box.fill("1")
+        await expect(page.locator("#amount-note")).to_contain_text(f"minimum {'bet' if word == 'Bet' else 'raise'}")
+        await box.press("Enter")  # out of range: clamped in the box, with the reason, and not sent
+        await expect(box).to_have_value(str(legal.min_raise_to))
+        await expect(page.locator("#amount-note")).to_contain_text("press again")
+        await page.wait_for_timeout(300)
+        assert sent == []
+        await box.fill("999999")
+        await expect(raise_button).to_have_text(f"All-in {legal.max_raise_to:,} (R)")
+        await box.press("Enter")
+        await expect(box).to_have_value(str(legal.max_raise_to))
+        assert sent == []
+        amount = legal.min_raise_to + 100
+        await box.fill(str(amount))
+        await expect(raise_button).to_have_text(f"{word} {amount:,} (R)")
+        await expect(page.locator("#amount-note")).to_be_empty()
+        await raise_button.click()
+        await until(lambda: bool(sent), timeout=10)
+        assert sent == [{"type": "act", "action": "bet" if word == "Bet" else "raise", "amount": amount}]

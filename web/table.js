@@ -8,6 +8,15 @@ import { beep, prefs, presets, setPref } from "./prefs.js";
 
 const LOG_LINES = 400;
 
+// Why `amount` cannot be bet or raised to as it is ("minimum raise 500"), or "" when it can.
+function outOfRange(turn, amount, betting) {
+  if (!Number.isInteger(amount) || amount <= 0)
+    return `a whole number of chips, ${chips(turn.min_raise_to)} to ${chips(turn.max_raise_to)}`;
+  if (amount < turn.min_raise_to) return `minimum ${betting ? "bet" : "raise"} ${chips(turn.min_raise_to)}`;
+  if (amount > turn.max_raise_to) return `at most ${chips(turn.max_raise_to)}, all-in`;
+  return "";
+}
+
 export class TableView {
   constructor(state, { send, root, log, chat, logKey, player }) {
     Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player });
@@ -449,14 +458,26 @@ export class TableView {
         value: amount,
         "aria-label": "amount",
       });
+      const note = el("span", { class: "amount-note", id: "amount-note", role: "status" });
+      const raise = el("button", { id: "raise", onclick: () => this.betOrRaise() }, "");
+      // The button says what it sends. An amount typed out of range stays as typed (the next digit may bring it
+      // in) with the reason beside it; making the bet then clamps it in the box and sends nothing (betOrRaise).
+      const show = () => {
+        const typed = Number(box.value);
+        raise.textContent = `${this.sizeLabel(Number.isFinite(typed) ? clamp(typed) : turn.min_raise_to)} (R)`;
+        note.textContent = outOfRange(turn, typed, maxBet === 0);
+      };
       slider.oninput = () => {
         this.amount = Number(slider.value);
         box.value = slider.value;
+        show();
       };
       box.oninput = () => {
         this.amount = Number(box.value);
         slider.value = clamp(this.amount);
+        show();
       }; // kept as typed
+      show();
       const sizes = presets(prefs().presets, {
         pot: table.pot,
         call: turn.call,
@@ -472,6 +493,7 @@ export class TableView {
             onclick: () => {
               this.amount = clamp(value);
               box.value = slider.value = this.amount;
+              show();
             },
           },
           label,
@@ -483,11 +505,8 @@ export class TableView {
           el("span", { class: "presets" }, sizes.map(preset)),
           slider,
           box,
-          el(
-            "button",
-            { id: "raise", onclick: () => this.act(maxBet === 0 ? "bet" : "raise", clamp(Number(box.value))) },
-            `${maxBet === 0 ? "Bet" : "Raise to"} (R)`,
-          ),
+          raise,
+          note,
         ),
       );
     }
@@ -583,14 +602,35 @@ export class TableView {
     else if (key === "r" && turn.min_raise_to !== null) this.betOrRaise();
   }
 
+  // "Raise to 500", "Bet 300", "All-in 2,585": what the bet button sends.
+  sizeLabel(amount) {
+    const turn = this.state.turn;
+    if (amount >= turn.max_raise_to) return `All-in ${chips(turn.max_raise_to)}`;
+    return `${this.betting() ? "Bet" : "Raise to"} ${chips(amount)}`;
+  }
+
+  betting() {
+    const mine = this.state.seat(this.state.you.player);
+    return (mine ? mine.bet : 0) + this.state.turn.call === 0;
+  }
+
+  // The amount in the box, sent as the button says. One out of range (or no whole number) is clamped in the box,
+  // with the reason, and waits for the player to press again: never sent corrected behind their back.
   betOrRaise() {
     const turn = this.state.turn;
     const box = this.root.querySelector("#amount");
-    const amount = Math.max(
-      turn.min_raise_to,
-      Math.min(turn.max_raise_to, Number(box ? box.value : turn.min_raise_to)),
-    );
-    const mine = this.state.seat(this.state.you.player);
-    this.act((mine ? mine.bet : 0) + turn.call === 0 ? "bet" : "raise", amount);
+    const typed = box ? Number(box.value) : turn.min_raise_to;
+    const reason = outOfRange(turn, typed, this.betting());
+    if (box && reason) {
+      const clamped = Number.isFinite(typed)
+        ? Math.max(turn.min_raise_to, Math.min(turn.max_raise_to, Math.round(typed)))
+        : turn.min_raise_to;
+      box.value = clamped;
+      box.dispatchEvent(new Event("input"));
+      this.root.querySelector("#amount-note").textContent = `${reason}: now ${chips(clamped)}, press again`;
+      box.focus();
+      return;
+    }
+    this.act(this.betting() ? "bet" : "raise", typed);
   }
 }
