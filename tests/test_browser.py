@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -80,7 +81,8 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
         await person.goto(live.http + "/")
         await person.fill(".name-input", "Alice")
         await person.click(".register")
-        await expect(person.locator("tr[data-id]")).to_contain_text("you are p1")
+        await expect(person.locator("tr[data-id] .registered")).to_have_text("Registered as Alice · your page")
+        await expect(person.locator("#message")).to_have_class(re.compile(r"\bok\b"))  # not the colour of errors
         await shot(person, "lobby")
         assert await person.evaluate(WIDTH) <= SIZES[size]["width"], "the lobby"
 
@@ -91,10 +93,10 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
         await expect(admin.locator("tr[data-id]")).to_contain_text("4 / 4")
         await admin.click(".start")
         await expect(admin.locator("tr[data-id] .status")).to_have_text("running")
-        await expect(person.locator("tr[data-id] .status")).to_have_text("running")  # live, no reload
+        # Her lobby, open, follows the start without a reload and opens her table (issue 40), as the rooms' do.
+        await expect(person).to_have_url(re.compile(f"#/t/{tournament}$"))
 
         # The person sees their two cards, face up, and what they make.
-        await person.goto(f"{live.http}/#/t/{tournament}")
         await expect(person.locator(".seat.me .cards .card:not(.back)")).to_have_count(2, timeout=20_000)
         await expect(person.locator("#strength")).not_to_be_empty()
         first_table = await person.locator(".middle").inner_text()

@@ -148,7 +148,7 @@ async def test_a_second_entry_from_the_lobby_plays_on_its_own_page(browser):
         page = await open_as(browser, live, "/", {})
         await page.fill(".name-input", "Ann")
         await page.click(".register")
-        await expect(page.locator("tr[data-id]")).to_contain_text("you are p1")
+        await expect(page.locator("tr[data-id]")).to_contain_text("Registered as Ann")
         await page.click(".another-entry")
         await expect(page.locator(".more-entry")).to_have_text(" and p2")
         runtime = live.runtime(tournament)

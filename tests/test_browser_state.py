@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from tests.browser import SIZES, alice_among_stations, my_turn, watch_errors
-from tests.live_server import ADMIN, bots, create, definition, live_server, until
+from tests.live_server import ADMIN, admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -153,3 +153,40 @@ async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_c
         await raise_button.click()
         await until(lambda: bool(sent), timeout=10)
         assert sent == [{"type": "act", "action": "bet" if word == "Bet" else "raise", "amount": amount}]
+
+
+async def test_register_in_the_lobby_leads_to_the_seat_before_any_clock_runs_for_it(browser):
+    """Issue 40: Register answered in red with an internal id, nothing opened the table, and the player was timed
+    out meanwhile. The row names the player and links their page; the start opens the table of a player whose
+    lobby is open, a late registration at once; and no clock runs for a seat nobody has opened yet."""
+    body = definition(6, 6, action_seconds=5, time_bank_seconds=30, late_registration={"until_level": 1},
+                      levels=[{"small_blind": 10, "big_blind": 20, "minutes": 60}] * 2)
+    async with live_server(hand_pause=0.3) as live:
+        tournament, seats = await create(live, body, 2)
+        bots(live, tournament, seats, "station")
+        runtime = live.runtime(tournament)
+
+        async def register(name: str):
+            page = await browser.new_page(viewport=SIZES["desktop"])
+            errors = watch_errors(page)
+            await page.goto(live.http + "/")
+            row = page.locator(f"tr[data-id='{tournament}']")
+            await row.get_by_label("name for live test").fill(name)
+            await row.get_by_role("button", name="Register").click()
+            return page, row, errors
+
+        alice, row, errors = await register("Alice")
+        await expect(row.locator(".registered")).to_have_text("Registered as Alice · your page")
+        await expect(alice.locator("#message")).to_have_class(re.compile(r"\bok\b"))  # not the colour of errors
+        await expect(alice.locator("#message")).to_contain_text("Registered in live test as Alice")
+        await admin(live, tournament, "start")
+        await expect(alice).to_have_url(re.compile(f"#/t/{tournament}$"))  # the start opens her table
+        await expect(alice.locator(".seat.me")).to_contain_text("Alice")
+        ada = next(player for player, name in runtime.entries.names.items() if name == "Alice")
+        assert runtime.entries.time_bank[ada] == 30.0
+
+        bob, _, bob_errors = await register("Bob")  # late: straight to his seat
+        await expect(bob).to_have_url(re.compile(f"#/t/{tournament}$"))
+        await expect(bob.locator(".seat.me")).to_contain_text("Bob")
+        await expect(alice.locator("#log")).not_to_contain_text("You ran out of time")
+        assert not errors and not bob_errors, errors + bob_errors

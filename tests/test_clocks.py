@@ -69,7 +69,10 @@ def test_time_banks_are_topped_up_every_n_levels_and_a_restore_gives_the_same_ba
 async def test_a_disconnected_player_gets_extra_time_once_a_period():
     body = definition(2, 2, action_seconds=0.2, disconnect_grace_seconds=0.5, disconnect_grace_every_minutes=60)
     async with live_server(hand_pause=0.05) as live:
-        tournament, _ = await create(live, body, 2)  # nobody connects: both are disconnected
+        tournament, seats = await create(live, body, 2)
+        for _, token in seats:  # each has been here, and is gone: both are disconnected
+            async with connect(f"{live.ws}/ws/tournaments/{tournament}?token={token}") as socket:
+                await receive_json(socket)
         runtime = live.runtime(tournament)
         async with connect(f"{live.ws}/ws/tournaments/{tournament}?table=1") as watcher:
             await receive_json(watcher)

@@ -118,7 +118,8 @@ async def one_table_running() -> tuple[TournamentRuntime, Dealt, int]:
     """A six-handed table whose tournament runs, as a cluster's director holds it: its hands go to ``Dealt``."""
     runtime, workers = at_workers("t", rules(6, action_seconds=60))
     for number in range(6):
-        runtime.register(f"player {number}")
+        player, _ = runtime.register(f"player {number}")
+        runtime.connect(Watcher(player), None)  # type: ignore[arg-type]  # here, as their gateways' clients are
     runtime.start()
     (table,) = runtime.director.tables
     await until(lambda: runtime.tables.may_deal(table))

@@ -310,3 +310,26 @@ async def test_live_breaks_close_the_fewest_players_table_mid_hand_or_not_as_the
     events = [json.loads(line) for line in trail.text.splitlines()]
     broken, _ = check_breaks(events)
     assert broken == 8  # 9 tables to 1
+
+
+async def test_a_player_who_never_connected_sits_out_from_the_draw_spends_no_clock_and_is_back_on_connecting():
+    """Issue 40: a player who had registered and not yet opened the table was timed out hand after hand, and found
+    their time bank spent. Seated before their first connection, a player sits out (blinds posted, decisions at
+    once, the bank kept); their first connection brings them back."""
+    async with live_server(hand_pause=0.05) as live:
+        rules = definition(3, 3, action_seconds=5.0, time_bank_seconds=30.0)
+        tournament, seats = await create(live, rules, 3)
+        (late, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station")
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player, _ in others))
+        started = time.monotonic()
+        await admin(live, tournament, "start")
+        director = runtime.director
+        await until(lambda: director.hands_played >= 3, timeout=30)
+        assert time.monotonic() - started < 5.0  # no action clock of 5 s ran for the absent player
+        assert late in runtime.tables.sitting_out and runtime.entries.time_bank[late] == 30.0
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await receive_json(websocket)
+            await until(lambda: late not in runtime.tables.sitting_out)
+            assert runtime.entries.time_bank[late] == 30.0

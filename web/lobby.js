@@ -139,7 +139,8 @@ export class Lobby {
     this.sort = { key: "status", up: true };
     this.message = el("p", { id: "message", class: "message" });
     this.body = el("tbody");
-    this.feed = new Feed("lobby", { resync: () => this.socket.send({ type: "sync" }), onChange: () => this.draw() });
+    this.feed = new Feed("lobby", { resync: () => this.socket.send({ type: "sync" }), onChange: () => this.changed() });
+    this.statuses = new Map(); // each tournament's status as last drawn: a start of one's own opens its table
     this.socket = new Socket("/ws/lobby", {
       onMessage: (m) => this.feed.receive(m),
       onStatus: (s) => {
@@ -161,18 +162,32 @@ export class Lobby {
     clearInterval(this.ticker);
   }
 
-  say(text) {
+  say(text, ok = false) {
     this.message.textContent = text;
+    this.message.classList.toggle("ok", ok); // what worked is not said in the colour of errors
   }
 
   async attempt(work) {
     try {
       const said = await work();
-      this.say(typeof said === "string" ? said : "");
+      this.say(typeof said === "string" ? said : "", true);
       this.draw();
     } catch (error) {
       this.say(error.message);
     }
+  }
+
+  // The feed changed: when a tournament one is registered in starts, its table opens, as the rooms' lobbies do.
+  changed() {
+    for (const [id, t] of this.feed.rows) {
+      const before = this.statuses.get(id);
+      this.statuses.set(id, t.status);
+      if (before === "register" && t.status === "running" && mySeat(id)) {
+        location.hash = `#/t/${id}`;
+        return;
+      }
+    }
+    this.draw();
   }
 
   filters() {
@@ -324,11 +339,13 @@ export class Lobby {
             class: "register",
             onclick: () =>
               this.attempt(async () => {
-                saveSeat(
-                  t.id,
-                  await api(`/api/tournaments/${t.id}/register`, { method: "POST", body: { name: name.value } }),
-                );
-                return `You are registered in ${t.name}.`;
+                const seat = await api(`/api/tournaments/${t.id}/register`, {
+                  method: "POST",
+                  body: { name: name.value },
+                });
+                saveSeat(t.id, { ...seat, name: name.value.trim() });
+                if (t.status === "running") location.hash = `#/t/${t.id}`; // late: straight to the seat
+                return `Registered in ${t.name} as ${name.value.trim()}: your table opens when it starts.`;
               }),
           },
           "Register",
@@ -394,7 +411,14 @@ export class Lobby {
       el(
         "td",
         {},
-        seat ? `you are ${seat.player_id}` : "",
+        seat
+          ? el(
+              "span",
+              { class: "registered" },
+              `Registered as ${seat.name || seat.player_id} · `,
+              el("a", { class: "my-table", href: `#/t/${t.id}` }, t.status === "running" ? "your table" : "your page"),
+            )
+          : "",
         ...moreSeats(t.id).map((more) =>
           el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`),
         ),

@@ -28,7 +28,7 @@ import msgspec
 from engine.cards import KeyedDecks, shuffled_deck
 from engine.director import Status, Tournament
 from engine.events import (
-    DealProposed, EntriesMerged, Event, HandStarted, Refunded, StatusChanged, TableBroken, TableOpened,
+    DealProposed, EntriesMerged, Event, HandStarted, Refunded, Seated, StatusChanged, TableBroken, TableOpened,
 )
 from engine.hand import Hand
 from engine.history import to_phh
@@ -179,7 +179,12 @@ class TournamentRuntime:
             if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
                 self._task.cancel()
         for event in events:
-            if isinstance(event, TableBroken):
+            if isinstance(event, Seated) and director.status is Status.RUNNING and not self.streams.ever(event.player):
+                # Seated before their first connection (the draw, or a late entry on its way to the table): dealt
+                # in and sat out, as rooms do, so that no clock nor time bank runs for nobody (issue 40). The
+                # draw's snapshots show it; a late seat's table hears it.
+                self.tables.sit_out_absent(event.player, tell=not isinstance(record, r.Start))
+            elif isinstance(event, TableBroken):
                 self.tables.wake([event.table])  # its task ends
             elif isinstance(event, TableOpened):
                 self.tables.open(event.table)
@@ -376,6 +381,9 @@ class TournamentRuntime:
 
     def connect(self, connection: Connection, table: int | None) -> None:
         self.streams.connect(connection, table)
+        if connection.player is not None and connection.player in self.tables.absent:  # here at last: back
+            self.tables.absent.discard(connection.player)
+            self.tables.set_sitting_out(connection.player, False)
 
     def disconnect(self, connection: Connection) -> None:
         self.streams.disconnect(connection)

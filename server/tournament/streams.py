@@ -148,6 +148,10 @@ class Streams:
     def connected(self, player: str) -> bool:
         return bool(self.players.get(player))
 
+    def ever(self, player: str) -> bool:
+        """Whether ``player`` has had a connection to this tournament (since this process started)."""
+        return player in self.players
+
     def record(self, events: list[Event]) -> None:
         stamp = time.time()
         self.log.extend((stamp, event) for event in events)

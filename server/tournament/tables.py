@@ -108,6 +108,7 @@ class Tables:
         self.started: dict[int, HandStarted] = {}  # the hands in progress, from their start
         self.buttons: dict[int, int] = {}
         self.sitting_out: set[str] = set()
+        self.absent: set[str] = set()  # sat out for having never connected: their first connection brings them back
         definition = session.director.definition
         self.grace = Grace(definition.disconnect_grace_seconds, definition.disconnect_grace_every_minutes * 60, now)
         self._group: asyncio.TaskGroup | None = None  # the running tables' tasks, which a table opened late joins
@@ -224,6 +225,14 @@ class Tables:
             return
         if mark_sitting_out(self.sitting_out, player, sitting_out) and where is not None:
             self.streams.publish(where[0], SittingOut(player, sitting_out))
+
+    def sit_out_absent(self, player: str, tell: bool) -> None:
+        """``player``, just seated, has never connected: they sit out until they do. Never in a hand yet, so
+        this is the tables' to say wherever hands are played; ``tell``: their table hears it."""
+        self.absent.add(player)
+        where = self.session.director.where.get(player)
+        if mark_sitting_out(self.sitting_out, player, True) and tell and where is not None:
+            self.streams.publish(where[0], SittingOut(player, True))
 
     def countdown(self, table: int) -> Countdown | None:
         """The clock of the decision in progress at ``table``, as the table view shows it."""
