@@ -40,6 +40,13 @@ class Back(ClientMessage, tag="back"):
     """Stop sitting out."""
 
 
+class SitOut(ClientMessage, tag="sit_out"):
+    """Sit out from the next hand dealt to the player (``next_hand``), or from the next one in which they are the
+    big blind (``next_big_blind``); ``null`` takes the request back. A hand in progress is played as usual."""
+
+    when: Literal["next_hand", "next_big_blind"] | None = "next_hand"
+
+
 class Sync(ClientMessage, tag="sync"):
     """Ask for a fresh snapshot (after a gap in the event numbers)."""
 
@@ -99,7 +106,7 @@ class Say(ClientMessage, tag="say"):
 
 
 MoneyMessage = Rebuy | DeclineRebuy | TakeAddOn | PressDeal | AnswerDeal | ProposeDeal
-Incoming = Act | Back | Sync | Watch | Follow | Say | MoneyMessage
+Incoming = Act | Back | SitOut | Sync | Watch | Follow | Say | MoneyMessage
 incoming_decoder = msgspec.json.Decoder(Incoming)
 
 

@@ -146,7 +146,8 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
                 if event.get("type") == "hand_started":
                     hands_seen.add(event["hand"])
                 if event.get("type") == "turn" and event["player"] != me and not refused_turn:
-                    await websocket.send(json.dumps({"type": "act", "action": "fold"}))
+                    action = "check" if event["can_check"] else "fold"
+                    await websocket.send(json.dumps({"type": "act", "action": action}))
                 elif event.get("type") == "your_turn":
                     if not refused_field:
                         await websocket.send(json.dumps({"type": "act", "action": "fold", "player": "p2"}))
@@ -333,3 +334,45 @@ async def test_a_player_who_never_connected_sits_out_from_the_draw_spends_no_clo
             await receive_json(websocket)
             await until(lambda: late not in runtime.tables.sitting_out)
             assert runtime.entries.time_bank[late] == 30.0
+
+
+async def test_a_player_who_asks_to_sit_out_next_hand_sits_out_from_the_next_hand_and_is_back_on_asking():
+    """Issue 40: rooms have "Sit out next hand" and "Sit out next big blind"; here only a timeout sat a player out.
+    The request takes effect when the next hand is dealt to the player (the one in progress is played as usual),
+    the table hears it, and "back" returns them."""
+    async with live_server(hand_pause=0.05) as live:
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=30), 2)
+        runtime = live.runtime(tournament)
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await receive_json(websocket)  # the snapshot: the server has the connection
+            await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
+            await admin(live, tournament, "start")
+            asked_in_hand = dealt = None
+            told: list[bool] = []
+            while not told:
+                message = await receive_json(websocket)
+                event = message.get("event", {})
+                if event.get("type") == "your_turn" and asked_in_hand is None:
+                    asked_in_hand = event["hand"]
+                    await websocket.send(json.dumps({"type": "sit_out", "when": "next_hand"}))
+                    assert me not in runtime.tables.sitting_out  # not in the hand being played
+                    action = "check" if event["can_check"] else "fold"
+                    await websocket.send(json.dumps({"type": "act", "action": action}))
+                elif event.get("type") == "your_turn" and event["hand"] == asked_in_hand:  # the hand goes on
+                    action = "check" if event["can_check"] else "call"
+                    await websocket.send(json.dumps({"type": "act", "action": action}))
+                elif event.get("type") == "your_turn":
+                    raise AssertionError("a player sitting out is not asked")
+                elif event.get("type") == "hand_started":
+                    dealt = event["hand"]
+                elif event.get("type") == "sitting_out" and event["player"] == me:
+                    told.append(event["sitting_out"])
+                    assert asked_in_hand is not None and dealt == asked_in_hand + 1  # from the next hand
+            assert told == [True] and me in runtime.tables.sitting_out
+            await websocket.send(json.dumps({"type": "sit_out", "when": "next_big_blind"}))
+            await websocket.send(json.dumps({"type": "back"}))
+            await until(lambda: me not in runtime.tables.sitting_out and not runtime.tables.sit_out_asked)
+            await websocket.send(json.dumps({"type": "sit_out", "when": "sideways"}))
+            while (message := await receive_json(websocket)).get("type") != "error":
+                pass
+            assert message["code"] == "invalid_message"  # a malformed request changes nothing

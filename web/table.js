@@ -421,6 +421,7 @@ export class TableView {
     if (!you) return el("div", { class: "controls observer" }, "Watching as an observer");
     const bank = el("span", { class: "time-bank", id: "time-bank" });
     if (you.sitting_out) {
+      this.sitOutNext = null; // done: what was asked has happened
       return el(
         "div",
         { class: "controls" },
@@ -510,13 +511,29 @@ export class TableView {
         ),
       );
     }
-    return el("div", { class: "controls mine" }, buttons, bank);
+    return el("div", { class: "controls mine" }, buttons, bank, this.sitOutChoice());
+  }
+
+  // "Sit out next hand" and "Sit out next big blind", as the rooms offer them: the server sits the player out
+  // from that hand (docs/protocol.md); unticked, the request is taken back. "I'm back" clears it.
+  sitOutChoice() {
+    const choice = (when, label) => {
+      const input = el("input", { type: "checkbox", id: `sit-out-${when}`, checked: this.sitOutNext === when });
+      input.onchange = () => {
+        this.sitOutNext = input.checked ? when : null;
+        for (const other of this.root.querySelectorAll(".sit-out input")) if (other !== input) other.checked = false;
+        this.send({ type: "sit_out", when: this.sitOutNext });
+      };
+      return el("label", { class: "pre sit-out" }, input, label);
+    };
+    return el("span", { class: "sit-out-choice" }, choice("next_hand", "Sit out next hand"),
+      choice("next_big_blind", "Sit out next big blind"));
   }
 
   // Before the player's turn: boxes that act for them when it comes (PokerStars' pre-action buttons).
   preActions(bank) {
     const { table } = this.state;
-    if (!table || !this.inHand()) return el("div", { class: "controls" }, bank);
+    if (!table || !this.inHand()) return el("div", { class: "controls" }, bank, this.sitOutChoice());
     const box = (value, label) => {
       const input = el("input", {
         type: "checkbox",
@@ -537,6 +554,7 @@ export class TableView {
       box("check_fold", "Check/Fold"),
       box("call_any", "Call any"),
       bank,
+      this.sitOutChoice(),
     );
   }
 

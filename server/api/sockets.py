@@ -15,7 +15,7 @@ from typing import NamedTuple
 import msgspec
 
 from engine.wire import (
-    MAX_MESSAGE_BYTES, Act, Back, Follow, Incoming, Say, Sync, Watch, describe_decode_error, error_message,
+    MAX_MESSAGE_BYTES, Act, Back, Follow, Incoming, Say, SitOut, Sync, Watch, describe_decode_error, error_message,
     incoming_decoder,
 )
 from server.errors import Refused
@@ -127,6 +127,8 @@ def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming
         runtime.player_act(connection.player, request, connection)
     elif isinstance(request, Back):
         runtime.player_back(connection.player)
+    elif isinstance(request, SitOut):
+        runtime.tables.sit_out_next(connection.player, request.when)
     else:
         runtime.player_money(connection.player, request)
 

@@ -375,6 +375,7 @@ class TournamentRuntime:
         self.tables.player_act(player, message.action, message.amount, connection)
 
     def player_back(self, player: str) -> None:
+        self.tables.sit_out_asked.pop(player, None)  # "I'm back" also takes back a sit-out asked for
         self.tables.set_sitting_out(player, False)
 
     # ---------------------------------------------------------- connections

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from typing import NoReturn, Protocol
+from typing import Literal, NoReturn, Protocol
 
 from engine.director import Status
 from engine.events import Event, HandStarted
@@ -109,6 +109,7 @@ class Tables:
         self.buttons: dict[int, int] = {}
         self.sitting_out: set[str] = set()
         self.absent: set[str] = set()  # sat out for having never connected: their first connection brings them back
+        self.sit_out_asked: dict[str, Literal["next_hand", "next_big_blind"]] = {}  # from which hand, by choice
         definition = session.director.definition
         self.grace = Grace(definition.disconnect_grace_seconds, definition.disconnect_grace_every_minutes * 60, now)
         self._group: asyncio.TaskGroup | None = None  # the running tables' tasks, which a table opened late joins
@@ -186,7 +187,20 @@ class Tables:
                 self.barrier(asyncio.get_running_loop().time() - self._barrier_opened)
             self._barrier_opened = 0.0
         self.started[table], self.buttons[table] = started, started.button
+        if self.sit_out_asked:
+            self._sit_out_as_asked(table)
         self.hands.play(table, opening)
+
+    def _sit_out_as_asked(self, table: int) -> None:
+        """The players of the hand just dealt who asked to sit out from it: from now, before its first decision."""
+        hand = self.session.director.hand(table)
+        assert hand is not None
+        for position, player in enumerate(hand.players):
+            when = self.sit_out_asked.get(player)
+            if when == "next_hand" or (when == "next_big_blind" and position == hand.bb_index):
+                del self.sit_out_asked[player]
+                if mark_sitting_out(self.sitting_out, player, True):
+                    self.streams.publish(table, SittingOut(player, True))
 
     def end(self, table: int) -> None:
         """Settle the finished hand: stacks, busts, breaks and moves are the director's answer."""
@@ -218,6 +232,15 @@ class Tables:
         """A decision with no hand to take it: the player is back, if they sat out, and told so."""
         self.set_sitting_out(player, False)
         raise Refused("no_hand", "you have no hand in progress")
+
+    def sit_out_next(self, player: str, when: Literal["next_hand", "next_big_blind"] | None) -> None:
+        """A player's own choice: sit out from their next hand, or their next big blind (None: not after all)."""
+        if player not in self.session.director.stacks:
+            raise Refused("refused", "only a player in the tournament sits out")
+        if when is None:
+            self.sit_out_asked.pop(player, None)
+        else:
+            self.sit_out_asked[player] = when
 
     def set_sitting_out(self, player: str, sitting_out: bool) -> None:
         where = self.session.director.where.get(player)
