@@ -190,3 +190,28 @@ async def test_register_in_the_lobby_leads_to_the_seat_before_any_clock_runs_for
         await expect(bob.locator(".seat.me")).to_contain_text("Bob")
         await expect(alice.locator("#log")).not_to_contain_text("You ran out of time")
         assert not errors and not bob_errors, errors + bob_errors
+
+
+async def test_sit_out_next_hand_takes_effect_at_the_next_hand_and_im_back_returns(browser):
+    async with live_server(hand_pause=0.5) as live:
+        rules = definition(2, 2, action_seconds=30, stack=5000)
+        tournament, alice, page = await alice_among_stations(live, browser, rules, 2)
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
+        await admin(live, tournament, "start")
+        await my_turn(page)
+        (table, _) = runtime.director.where[alice]
+        asked_in = runtime.director.hand_number(table)
+        await page.get_by_label("Sit out next hand").check()
+        await until(lambda: alice in runtime.tables.sit_out_asked)
+        assert alice not in runtime.tables.sitting_out  # this hand is played as usual
+        while runtime.director.hand_number(table) == asked_in:  # she plays the hand out, checking or calling
+            buttons = page.locator(".controls.mine").locator("#check, #call")
+            if await buttons.count():
+                await buttons.first.click()
+            await asyncio.sleep(0.1)
+        await expect(page.locator(".seat.me .marks")).to_contain_text("sitting out", timeout=20_000)
+        assert runtime.director.hand_number(table) > asked_in
+        await page.get_by_role("button", name="I'm back").click()
+        await expect(page.locator(".seat.me .marks")).not_to_contain_text("sitting out")
+        assert alice not in runtime.tables.sitting_out
