@@ -15,7 +15,7 @@ import msgspec
 from engine.events import Event, Result
 from engine.refunds import RefundPolicy
 from engine.structure import (
-    AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite,
+    AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite, TimeBank,
 )
 
 MAX_MESSAGE_BYTES = 4096
@@ -208,6 +208,7 @@ class Summary(msgspec.Struct, kw_only=True):
     # cancelled (seconds since the epoch); None before.
     winner: str | None = None
     finished_at: float | None = None
+    time_bank: TimeBank | None = None  # the time bank's top-ups, to show beside it (None: none)
 
 
 class Countdown(msgspec.Struct):

@@ -215,3 +215,30 @@ async def test_sit_out_next_hand_takes_effect_at_the_next_hand_and_im_back_retur
         await page.get_by_role("button", name="I'm back").click()
         await expect(page.locator(".seat.me .marks")).not_to_contain_text("sitting out")
         assert alice not in runtime.tables.sitting_out
+
+
+async def test_the_clock_is_a_bar_that_shrinks_then_turns_to_the_time_bank_whose_refill_is_shown(browser):
+    async with live_server(hand_pause=0.5) as live:
+        rules = definition(2, 2, action_seconds=2, stack=5000, time_bank={"seconds": 20, "add_seconds": 10,
+                                                                           "every_levels": 2})
+        rules.pop("time_bank_seconds")
+        tournament, alice, page = await alice_among_stations(live, browser, rules, 2)
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
+        await admin(live, tournament, "start")
+        await my_turn(page)
+        await expect(page.locator("#time-bank")).to_contain_text("Time bank 20s · +10s every 2 levels")
+        clock = page.locator(".seat.me .clock")
+        width = "node => parseFloat(node.querySelector('.bar').style.width)"
+        await until_true(lambda: clock.evaluate(f"{width} < 100"))  # it shrinks as the action clock runs
+        await expect(clock).to_have_class(re.compile(r"\bbank\b"), timeout=20_000)  # then the time bank's
+        await expect(clock.locator(".seconds")).to_contain_text("time bank")
+
+
+async def until_true(probe) -> None:
+    """Poll an async ``probe`` of the page until it answers true."""
+    for _ in range(200):
+        if await probe():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("never true")

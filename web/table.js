@@ -8,6 +8,14 @@ import { beep, prefs, presets, setPref } from "./prefs.js";
 
 const LOG_LINES = 400;
 
+// How the time bank refills, beside it: " · +10s every 2 levels" (nothing when it does not).
+function refill(state) {
+  const bank = state.tournament && state.tournament.time_bank;
+  if (!bank || !bank.add_seconds) return "";
+  const every = bank.every_levels === 1 ? "every level" : `every ${bank.every_levels} levels`;
+  return ` · +${bank.add_seconds}s ${every}`;
+}
+
 // Why `amount` cannot be bet or raised to as it is ("minimum raise 500"), or "" when it can.
 function outOfRange(turn, amount, betting) {
   if (!Number.isInteger(amount) || amount <= 0)
@@ -240,15 +248,20 @@ export class TableView {
       clock && you && clock.player === you.player
         ? Math.max(0, (Date.now() - clock.since) / 1000 - (clock.seconds - clock.time_bank))
         : 0;
-    if (bank && you) bank.textContent = `Time bank ${Math.max(0, you.time_bank - spent).toFixed(0)}s`;
+    const banked = you ? Math.max(0, you.time_bank - spent).toFixed(0) : 0;
+    if (bank && you) bank.textContent = `Time bank ${banked}s${refill(this.state)}`;
     const node = this.root.querySelector(".seat.actor .clock");
     if (!clock || !node) return;
+    // A bar that shrinks over the action clock, then, in another colour, over the time bank, as rooms draw it.
     const left = Math.max(0, clock.seconds - (Date.now() - clock.since) / 1000);
-    node.textContent =
-      left <= clock.time_bank && clock.time_bank > 0
-        ? `time bank ${left.toFixed(0)}s`
-        : `${(left - clock.time_bank).toFixed(0)}s`;
-    node.classList.toggle("bank", left <= clock.time_bank && clock.time_bank > 0);
+    const inBank = left <= clock.time_bank && clock.time_bank > 0;
+    const action = clock.seconds - clock.time_bank;
+    const share = inBank ? left / clock.time_bank : action > 0 ? (left - clock.time_bank) / action : 0;
+    const bar = node.querySelector(".bar") || node.appendChild(el("span", { class: "bar" }));
+    const text = node.querySelector(".seconds") || node.appendChild(el("span", { class: "seconds" }));
+    bar.style.width = `${Math.round(Math.max(0, Math.min(1, share)) * 100)}%`;
+    text.textContent = inBank ? `time bank ${left.toFixed(0)}s` : `${(left - clock.time_bank).toFixed(0)}s`;
+    node.classList.toggle("bank", inBank);
   }
 
   secondsLeft(offer) {

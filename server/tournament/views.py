@@ -106,6 +106,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         late_registration_ends_in=max(0.0, late_ends_at - now) if late_ends_at is not None else None,
         winner=facts.entries.name(standings[0].player) if standings else None,
         finished_at=facts.finished_wall if director.status in (Status.FINISHED, Status.CANCELLED) else None,
+        time_bank=definition.time_bank,
     )
 
 
