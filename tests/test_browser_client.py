@@ -315,6 +315,7 @@ async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_th
         page = await open_as(browser, live, f"/#/t/{tournament}", {
             f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
         errors = watch_errors(page)
+        await until(lambda: all(runtime.streams.connected(player) for player, _ in seats))  # everyone at the table
         await start(live, tournament)
         deadline = asyncio.get_running_loop().time() + 60
         while alice in runtime.director.stacks:  # all-in whenever it is her turn, until she is out

@@ -19,7 +19,7 @@ from typing import Protocol
 from engine.events import Event
 from engine.hand import IllegalAction
 from engine.status import TournamentError
-from engine.wire import Countdown, encoder
+from engine.wire import Countdown, SittingOut, encoder
 from server.tournament.decisions import mark_sitting_out
 from server.tournament.hub import Connection
 from server.tournament.remote import DealtHand, HandBack, HandOut, TableState
@@ -149,8 +149,13 @@ class HandsAtWorkers:
     def back_during_hand(self, table: int, player: str, sitting_out: bool) -> bool:
         if self.tables.session.director.hand(table) is None:
             return False
-        if not sitting_out:  # the worker playing the hand has the say: it may have sat them out meanwhile
+        if not sitting_out:
+            # The worker playing the hand has the say on this hand (it may have sat them out meanwhile, and its
+            # hand back says so); from the next one they are back here too, also should the hand be between
+            # the worker's hands when it hears (a first connection as the deal goes out, issue 40).
             self.workers.back(table, player)
+            if mark_sitting_out(self.tables.sitting_out, player, False):
+                self.tables.streams.publish(table, SittingOut(player, False))
         return True
 
     def countdown(self, table: int) -> Countdown | None:
