@@ -242,3 +242,55 @@ async def until_true(probe) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError("never true")
+
+
+PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 640}]
+
+
+@pytest.mark.parametrize("phone", PHONES, ids=["390x844", "360x640"])
+async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_together_with_every_banner(browser, phone):
+    """Issue 40: at 390x844 the header, two banners and two rows of tabs pushed the table 540 px down, and Fold
+    and Call needed a scroll on every turn. With re-buys, late registration and hand-for-hand all showing."""
+    body = definition(20, 9, action_seconds=60, stack=5000, paid=3, late_registration={"until_level": 1},
+                      rebuys={"levels": 1, "price_cents": 1000, "chips": 5000}, add_on={"price_cents": 500,
+                                                                                      "chips": 5000})
+    async with live_server(hand_pause=0.5) as live:
+        tournament, seats = await create(live, body, 12)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others, "station", think=(0.3, 0.6))
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player, _ in others))
+        page = await browser.new_page(viewport=phone)
+        errors = watch_errors(page)
+        await page.goto(live.http + "/")
+        seat = json.dumps({"player_id": alice, "token": token})
+        await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"mttsim:seat:{tournament}", seat])
+        await page.goto(f"{live.http}/#/t/{tournament}")
+        await admin(live, tournament, "start")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            forced = await client.post(f"/api/tournaments/{tournament}/hand-for-hand", json={"on": True},
+                                       headers=ADMIN)
+            assert forced.status_code == 200, forced.text
+        banner = page.locator("#banner")
+        await expect(banner).to_contain_text("Re-buys")
+        await expect(banner).to_contain_text("late registration")
+        await expect(banner).to_contain_text("Hand-for-hand")
+        await my_turn(page)
+        for shown in (".middle .pot", ".seat.me .cards", ".controls.mine #call, .controls.mine #check", "#raise"):
+            await expect(page.locator(shown).first).to_be_in_viewport(ratio=1)
+        folded = await banner.evaluate("node => node.getBoundingClientRect().height")
+        await banner.click()  # a tap opens every banner, another folds them
+        await expect(banner).to_have_class(re.compile(r"\bopen\b"))
+        assert await banner.evaluate("node => node.getBoundingClientRect().height") > folded
+        await banner.click()
+        overlaps = await page.evaluate("""() => {
+            const middle = document.querySelector('.middle').getBoundingClientRect();
+            return [...document.querySelectorAll('.seat')].filter((seat) => {
+                const box = seat.getBoundingClientRect();
+                return box.left < middle.right && box.right > middle.left && box.top < middle.bottom
+                    && box.bottom > middle.top;
+            }).map((seat) => seat.dataset.player);
+        }""")
+        assert overlaps == [], overlaps  # no seat over the board and the pot
+        assert await page.evaluate("document.documentElement.scrollWidth") <= phone["width"]
+        assert not errors, errors

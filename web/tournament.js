@@ -58,6 +58,10 @@ export class TournamentPage {
       this.nodes[name] = el("div", { id: name });
     }
     this.nodes.notice.className = "notice";
+    // On a phone the banners are one line; a tap opens them (docs/web.md), another folds them again.
+    this.nodes.banner.onclick = (event) => {
+      if (!event.target.closest("button, a, input")) this.nodes.banner.classList.toggle("open");
+    };
     this.nodes.notice.hidden = true;
     this.nodes.log.className = "log";
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
