@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import SIZES, alice_among_stations, my_turn, watch_errors
+from tests.browser import ARTIFACTS, SIZES, alice_among_stations, my_turn, watch_errors
 from tests.live_server import ADMIN, admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -278,6 +278,8 @@ async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_togethe
         await my_turn(page)
         for shown in (".middle .pot", ".seat.me .cards", ".controls.mine #call, .controls.mine #check", "#raise"):
             await expect(page.locator(shown).first).to_be_in_viewport(ratio=1)
+        ARTIFACTS.mkdir(exist_ok=True)
+        await page.screenshot(path=ARTIFACTS / f"phone-table-{phone['width']}x{phone['height']}.png")
         folded = await banner.evaluate("node => node.getBoundingClientRect().height")
         await banner.click()  # a tap opens every banner, another folds them
         await expect(banner).to_have_class(re.compile(r"\bopen\b"))
