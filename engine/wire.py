@@ -209,6 +209,7 @@ class Summary(msgspec.Struct, kw_only=True):
     winner: str | None = None
     finished_at: float | None = None
     time_bank: TimeBank | None = None  # the time bank's top-ups, to show beside it (None: none)
+    bounty_pool_cents: int | None = None  # a bounty tournament's bounties, paid and still on heads (or envelopes)
 
 
 class Countdown(msgspec.Struct):

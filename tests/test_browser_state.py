@@ -296,3 +296,35 @@ async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_togethe
         assert overlaps == [], overlaps  # no seat over the board and the pot
         assert await page.evaluate("document.documentElement.scrollWidth") <= phone["width"]
         assert not errors, errors
+
+
+async def test_a_pko_shows_its_bounty_pool_beside_the_prize_pool_and_the_replayer_counts_the_pot_as_the_table(browser):
+    """Issue 40: in a PKO nobody saw the bounty pool beside the prize pool; the replayer's "Pot" left out the
+    street's bets while the table's included them."""
+    import tomllib
+
+    body = definition(6, 3, action_seconds=30, bounty={"cents": 400, "progressive_percent": 50})
+    async with live_server(hand_pause=0.3) as live:
+        tournament, alice, page = await alice_among_stations(live, browser, body, 3)
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
+        await admin(live, tournament, "start")
+        summary = page.locator("#summary")
+        await expect(summary).to_contain_text("Bounty pool$12.00")  # three heads of $4.00, none won yet
+        ledger = runtime.director.ledger
+        assert ledger.bounties_cents + ledger.summary()["bounties"] == 1200
+        storage = live.app.state.server.storage
+        while not storage.hands(tournament, alice, None):  # one hand played out: she checks or calls
+            buttons = page.locator(".controls.mine").locator("#check, #call")
+            if await buttons.count():
+                await buttons.first.click()
+            await asyncio.sleep(0.1)
+        await page.click("#tab-hands")
+        link = page.locator(".hand-link").first
+        await expect(link).to_be_visible(timeout=10_000)
+        number = int(await link.get_attribute("data-hand"))
+        truth = tomllib.loads(storage.hand(tournament, number))
+        await link.click()
+        await page.click("#replay-start")
+        posted = sum(truth["antes"]) + sum(truth["blinds_or_straddles"])
+        await expect(page.locator("#replay-pot")).to_have_text(f"Pot {posted:,}")  # the blinds are in the pot

@@ -160,7 +160,8 @@ export function handsPanel(id, seat, names) {
         el("h3", {}, `Hand #${hand}, step ${at + 1} of ${steps.length}`),
         el("p", { class: "step", id: "replay-step" }, step.text),
         el("div", { class: "board" }, step.board.map(cardNode)),
-        el("p", {}, `Pot ${chips(step.pot)}`),
+        // The pot as the table shows it: everything in the middle, this street's bets included (docs/web.md).
+        el("p", { id: "replay-pot" }, `Pot ${chips(step.pot + step.bets.reduce((a, b) => a + b, 0))}`),
         el(
           "table",
           { class: "list replay-seats" },

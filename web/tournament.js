@@ -242,6 +242,9 @@ export class TournamentPage {
       ["Next level", next],
       ["Players left", `${t.players_left} / ${t.entries}`],
       ["Prize pool", money(t.prize_pool_cents)],
+      ...(t.bounty_pool_cents !== null && t.bounty_pool_cents !== undefined
+        ? [["Bounty pool", money(t.bounty_pool_cents)]]
+        : []),
       ["Average stack", t.average_stack === null ? "—" : chips(t.average_stack)],
       ["Largest stack", t.largest_stack === null ? "—" : chips(t.largest_stack)],
       ["Status", t.paused ? "paused" : t.status],

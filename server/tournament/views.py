@@ -107,6 +107,8 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         winner=facts.entries.name(standings[0].player) if standings else None,
         finished_at=facts.finished_wall if director.status in (Status.FINISHED, Status.CANCELLED) else None,
         time_bank=definition.time_bank,
+        bounty_pool_cents=director.ledger.bounties_cents + director.ledger.summary()["bounties"]
+        if definition.bounty is not None else None,
     )
 
 
