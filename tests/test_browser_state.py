@@ -131,7 +131,7 @@ async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_c
         turn = live.runtime(tournament).director.hand(live.runtime(tournament).director.where[alice][0])
         legal = turn.legal_actions()
         raise_button = page.get_by_role("button", name=re.compile(r"^(Bet|Raise to|All-in) "))
-        word = "Bet" if legal.call == 0 and legal.can_check else "Raise to"
+        word = "Bet" if turn.bets[legal.player] + legal.call == 0 else "Raise to"  # nothing in yet this street
         await expect(raise_button).to_have_text(f"{word} {legal.min_raise_to:,} (R)")
         box = page.get_by_label("amount")
         await box.fill("1")

@@ -146,8 +146,7 @@ async def test_nobody_acts_for_another_seat_or_sees_another_players_cards():
                 if event.get("type") == "hand_started":
                     hands_seen.add(event["hand"])
                 if event.get("type") == "turn" and event["player"] != me and not refused_turn:
-                    action = "check" if event["can_check"] else "fold"
-                    await websocket.send(json.dumps({"type": "act", "action": action}))
+                    await websocket.send(json.dumps({"type": "act", "action": "fold"}))
                 elif event.get("type") == "your_turn":
                     if not refused_field:
                         await websocket.send(json.dumps({"type": "act", "action": "fold", "player": "p2"}))
