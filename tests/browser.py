@@ -10,7 +10,7 @@ from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
-from tests.live_server import bots, create
+from tests.live_server import bots, create, until
 from tests.tournaments import AllBut, rig_winners
 
 
@@ -92,4 +92,7 @@ async def alice_among_stations(live, browser, body, players: int, *, rig: bool =
     bots(live, tournament, others, "station")
     page = await open_as(browser, live, f"/#/t/{tournament}", {
         f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+    # Everyone at the table before the start: a player seated before their first connection sits out (issue 40).
+    runtime = live.runtime(tournament)
+    await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
     return tournament, alice, page
