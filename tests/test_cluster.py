@@ -599,7 +599,8 @@ async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_ano
         await director.publish(table_subject("t", 2), b"")  # heard by the tables' user, not by the edge
         await director.publish(theirs, b"")
         expected = sorted([*allowed, table_subject("t", 2), theirs])
-        for _ in range(100):
+        deadline = asyncio.get_running_loop().time() + 60  # a busy machine delivers late; the end is the same
+        while asyncio.get_running_loop().time() < deadline:
             if sorted(heard) == expected and len(violations) >= len(forbidden) + len(spied):
                 break
             await asyncio.sleep(0.05)
