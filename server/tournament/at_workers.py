@@ -19,7 +19,7 @@ from typing import Protocol
 from engine.events import Event
 from engine.hand import IllegalAction
 from engine.status import TournamentError
-from engine.wire import Countdown, SittingOut, encoder
+from engine.wire import Countdown, encoder
 from server.tournament.decisions import mark_sitting_out
 from server.tournament.hub import Connection
 from server.tournament.remote import DealtHand, HandBack, HandOut, TableState
@@ -154,8 +154,7 @@ class HandsAtWorkers:
             # hand back says so); from the next one they are back here too, also should the hand be between
             # the worker's hands when it hears (a first connection as the deal goes out, issue 40).
             self.workers.back(table, player)
-            if mark_sitting_out(self.tables.sitting_out, player, False):
-                self.tables.streams.publish(table, SittingOut(player, False))
+            self.tables.mark(player, False, table)
         return True
 
     def countdown(self, table: int) -> Countdown | None:

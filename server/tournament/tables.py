@@ -199,8 +199,7 @@ class Tables:
             when = self.sit_out_asked.get(player)
             if when == "next_hand" or (when == "next_big_blind" and position == hand.bb_index):
                 del self.sit_out_asked[player]
-                if mark_sitting_out(self.sitting_out, player, True):
-                    self.streams.publish(table, SittingOut(player, True))
+                self.mark(player, True, table)
 
     def end(self, table: int) -> None:
         """Settle the finished hand: stacks, busts, breaks and moves are the director's answer."""
@@ -246,16 +245,19 @@ class Tables:
         where = self.session.director.where.get(player)
         if where is not None and self.hands.back_during_hand(where[0], player, sitting_out):
             return
-        if mark_sitting_out(self.sitting_out, player, sitting_out) and where is not None:
-            self.streams.publish(where[0], SittingOut(player, sitting_out))
+        self.mark(player, sitting_out, where[0] if where is not None else None)
+
+    def mark(self, player: str, sitting_out: bool, table: int | None) -> None:
+        """``player`` sits out, or is back, here; ``table`` (if any) hears of a change."""
+        if mark_sitting_out(self.sitting_out, player, sitting_out) and table is not None:
+            self.streams.publish(table, SittingOut(player, sitting_out))
 
     def sit_out_absent(self, player: str, tell: bool) -> None:
         """``player``, just seated, has never connected: they sit out until they do. Never in a hand yet, so
         this is the tables' to say wherever hands are played; ``tell``: their table hears it."""
         self.absent.add(player)
         where = self.session.director.where.get(player)
-        if mark_sitting_out(self.sitting_out, player, True) and tell and where is not None:
-            self.streams.publish(where[0], SittingOut(player, True))
+        self.mark(player, True, where[0] if tell and where is not None else None)
 
     def countdown(self, table: int) -> Countdown | None:
         """The clock of the decision in progress at ``table``, as the table view shows it."""
