@@ -77,9 +77,9 @@ class Server:
         """Where a tournament of this process plays its tables: here, or at the cluster's workers."""
         return PlayedHere() if self.cluster is None else self.cluster.placement(tournament)
 
-    def create(self, definition: Definition, tournament: str | None = None) -> TournamentRuntime:
+    def create(self, definition: Definition) -> TournamentRuntime:
         """A new tournament, journaled, in the lobby and on its clock."""
-        tournament = tournament or secrets.token_hex(4)
+        tournament = secrets.token_hex(4)
         runtime = TournamentRuntime.create(tournament, definition, self.storage, hand_pause=self.settings.hand_pause,
                                            placement=self.placement(tournament))
         self.add(runtime)
