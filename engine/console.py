@@ -1,8 +1,9 @@
 """The director's console: floor decisions a tournament director takes by hand (docs/director.md).
 
 Time added to or taken from the level or break under way, a break called
-now, hand-for-hand forced on or let go, and an entry removed from the
-tournament with its buy-in and fee refunded or not. Each is a command with
+now, hand-for-hand forced on or let go, a level not yet started edited, and
+an entry removed from the tournament with its buy-in and fee refunded or not
+(the director's moves of players follow the floor's rules: engine/floor.py). Each is a command with
 its ``verify_`` query, journaled like any other, so a restore replays it.
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from engine import bounties, standings
-from engine.events import ClockAdjusted, Event, PlayerRemoved
+from engine.events import ClockAdjusted, Event, LevelEdited, PlayerRemoved
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
@@ -79,6 +82,48 @@ def force_hand_for_hand(t: Tournament, on: bool) -> list[Event]:
     if not on and t._round is not None and not t._round_started:  # a round no table has dealt yet: let go now
         t._round, t._round_to_deal = None, set()
     return []  # the director checks hand-for-hand at once
+
+
+def _count(value: object, name: str, *, least: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= 10**12:
+        raise TournamentError(f"{name}: a whole number of chips, at least {least}")
+    return value
+
+
+def verify_edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int,
+                      minutes: float | None) -> None:
+    """A level may change until it starts: never the one under way or one played (its hands were dealt at it)."""
+    if t.status in (Status.FINISHED, Status.CANCELLED):
+        raise TournamentError(f"the levels of a tournament {t.status} are what was played")
+    levels = t.definition.levels
+    if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= len(levels):
+        raise TournamentError(f"level: 1 to {len(levels)}")
+    if t.status is Status.RUNNING and level <= t.level + 1:
+        raise TournamentError(f"level {level} has started (the tournament is at level {t.level + 1}): only a "
+                              f"level not yet started can be edited")
+    big = _count(big_blind, "big_blind", least=1)
+    if _count(small_blind, "small_blind", least=0) > big:
+        raise TournamentError("small_blind: at most the big blind")
+    _count(ante, "ante", least=0)
+    if minutes is not None:
+        if levels[level - 1].minutes is None:
+            raise TournamentError(f"level {level} lasts a number of hands, not minutes")
+        if not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or not 0 < minutes <= MAX_BREAK_MINUTES:
+            raise TournamentError(f"minutes: more than 0 and at most {MAX_BREAK_MINUTES}")
+
+
+def edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int,
+               minutes: float | None) -> list[Event]:
+    """Level ``level`` (from 1) as the director now wants it; ``minutes`` None keeps its length. The definition
+    the tournament holds is what every view and the clock read, so the edit is the level played."""
+    verify_edit_level(t, level, small_blind, big_blind, ante, minutes)
+    levels = list(t.definition.levels)
+    old = levels[level - 1]
+    new = msgspec.structs.replace(old, small_blind=small_blind, big_blind=big_blind, ante=ante,
+                                  minutes=old.minutes if minutes is None else minutes)
+    levels[level - 1] = new
+    t.definition = msgspec.structs.replace(t.definition, levels=levels)
+    return [LevelEdited(level, small_blind, big_blind, ante, new.minutes)]
 
 
 def verify_remove(t: Tournament, player: str, refund: bool) -> None:

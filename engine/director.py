@@ -789,6 +789,29 @@ class Tournament:
         """Hand-for-hand on the director's word (``on``), or let go."""
         return console.force_hand_for_hand(self, on) + handforhand.check(self)
 
+    def verify_edit_level(self, level: int, small_blind: int, big_blind: int, ante: int = 0,
+                          minutes: float | None = None) -> None:
+        console.verify_edit_level(self, level, small_blind, big_blind, ante, minutes)
+
+    def edit_level(self, level: int, small_blind: int, big_blind: int, ante: int = 0,
+                   minutes: float | None = None) -> list[Event]:
+        """Change a level not yet started (numbered from 1): its blinds, ante and, for a timed level, minutes."""
+        return console.edit_level(self, level, small_blind, big_blind, ante, minutes)
+
+    def verify_move(self, player: str, table: int) -> None:
+        floor.verify_move(self, player, table)
+
+    def move(self, player: str, table: int) -> list[Event]:
+        """The director moves a player between hands to ``table``, by the balancing rules (A.3-A.4, M.50)."""
+        return floor.move(self, player, table)
+
+    def verify_balance_now(self) -> None:
+        floor.verify_balance_now(self)
+
+    def balance_now(self) -> list[Event]:
+        """The balancing moves due now; refused, with the rule, when there is none to make."""
+        return floor.balance_now(self)
+
     def verify_remove(self, player: str, refund: bool) -> None:
         console.verify_remove(self, player, refund)
 

@@ -331,7 +331,7 @@ class PlayerMoved(Event, frozen=True, tag="player_moved"):
     from_table: int
     to_table: int
     seat: int
-    reason: Literal["break", "balance"]
+    reason: Literal["break", "balance", "director"]
 
 
 class EntriesMerged(Event, frozen=True, tag="entries_merged"):
@@ -396,6 +396,16 @@ class ClockAdjusted(Event, frozen=True, tag="clock_adjusted"):
 
     seconds: float
     ends_at: float
+
+
+class LevelEdited(Event, frozen=True, tag="level_edited"):
+    """The director changed level ``level`` (numbered from 1), one not yet started: it is now played so."""
+
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    minutes: float | None
 
 
 class PlayerRemoved(Event, frozen=True, tag="player_removed"):

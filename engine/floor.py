@@ -2,7 +2,8 @@
 
 Between hands a tournament closes the tables no longer needed (fewest
 players first, ties at random), seats their players at open seats drawn at
-random, and balances the rest so that no two tables differ by two or more.
+random, and balances the rest so that no two tables differ by two or more. The
+director may move a player, or ask for the balance, by the same rules.
 The sizes of the open tables are indexed (engine.seating.OpenTables), so
 each step costs the logarithm of the field, not the field.
 """
@@ -16,7 +17,8 @@ from engine import standings, windows
 from engine.events import (
     EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing,
 )
-from engine.seating import SeatingError, balancing_mover, draw_open_seats, worst_seat
+from engine.seating import SeatingError, balancing_mover, draw_open_seats, shares_table, worst_seat
+from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
     from engine.director import Tournament, _Playing
@@ -196,3 +198,90 @@ def destination(t: Tournament, source: _Playing, shortest: int) -> tuple[_Playin
 
     drawn = t._open.draw_of_size(shortest, t.rng, takes_a_mover)
     return None if drawn is None else (t.tables[drawn], movers[drawn])
+
+
+def _between_rounds(t: Tournament, what: str) -> None:
+    if t.status is not Status.RUNNING:
+        raise TournamentError(f"{what} only while Running; the tournament is {t.status}")
+    if t._round is not None:
+        raise TournamentError(f"a hand-for-hand round is under way: {what} at its end, when every table has "
+                              f"finished (D.18)")
+
+
+def verify_move(t: Tournament, player: str, table: int) -> None:
+    """The director's move keeps the floor's rules: between hands (A.4), to an open table with a seat, never
+    beside another entry of the person (M.50), and leaving no two tables two or more apart (A.3), which
+    balancing would undo at once."""
+    _between_rounds(t, "a player is moved")
+    if player not in t.where:
+        raise TournamentError(f"{player!r} is not seated in this tournament")
+    source = t.where[player][0]
+    if table == source:
+        raise TournamentError(f"{player} already sits at table {table}")
+    if not isinstance(table, int) or isinstance(table, bool) or table not in t._open:
+        closing = isinstance(table, int) and table in t.tables
+        raise TournamentError(f"table {table} is closing (B.7)" if closing else f"no open table {table}")
+    if t.tables[source].hand is not None:
+        raise TournamentError(f"table {source} is playing a hand: a player moves between hands (A.4)")
+    if player in t.rebuy_offers:
+        raise TournamentError(f"{player} is answering a re-buy offer: move them once it is answered")
+    destination = t.tables[table].table
+    if not destination.open_seats():
+        raise TournamentError(f"table {table} is full")
+    if shares_table(player, destination, t._person):
+        raise TournamentError(f"another entry of {player}'s person sits at table {table} (M.50)")
+    sizes = dict(t._open.size)
+    if source in sizes:
+        sizes[source] -= 1
+    sizes[table] += 1
+    if max(sizes.values()) - min(sizes.values()) >= 2:
+        raise TournamentError(f"the tables would be {max(sizes.values())} and {min(sizes.values())} players: "
+                              f"they stay within one of each other (A.3)")
+
+
+def move(t: Tournament, player: str, table: int) -> list[Event]:
+    """The player leaves their seat for the seat at ``table`` that posts the big blind soonest (A.4)."""
+    verify_move(t, player, table)
+    source_id, seat = t.where[player]
+    source = t.tables[source_id]
+    to = t.tables[table]
+    to_seat = worst_seat(to.table)
+    to.table.seat(source.table.remove(seat), to_seat)
+    t.where[player] = (table, to_seat)
+    if source_id in t._open:
+        t._open.resize(source_id, t._open.size[source_id] - 1)
+    t._open.resize(table, t._open.size[table] + 1)
+    t.moves += 1
+    return [PlayerMoved(player, source_id, table, to_seat, "director")]
+
+
+def verify_balance_now(t: Tournament) -> None:
+    """Why no balancing move can be made now, if none can: the tables are within one of each other, or the
+    fullest are in a hand (their player moves when it ends, A.4), or no player of theirs may sit at a shortest
+    table (M.50)."""
+    _between_rounds(t, "the tables are balanced")
+    if len(t._open) < 2:
+        raise TournamentError("one table is open: there is nothing to balance")
+    shortest, fullest = t._open.sizes()
+    if fullest - shortest < 2:
+        raise TournamentError(f"the tables are balanced ({fullest} and {shortest} players): a player moves only "
+                              f"when two tables differ by two or more (A.3)")
+    source_id = t._open.lowest_idle(fullest)  # the table balance() moves from
+    if source_id is None:
+        raise TournamentError(f"every table of {fullest} players is playing a hand: one of its players moves "
+                              f"when its hand ends (A.4)")
+    source = t.tables[source_id].table
+    for table, size in t._open.size.items():  # a query draws nothing: the candidates are looked at in turn
+        if size == shortest:
+            try:
+                balancing_mover(source, t.tables[table].table, t._person)
+                return
+            except SeatingError:
+                pass
+    raise TournamentError("every player who could move has another entry at each shortest table (M.50)")
+
+
+def balance_now(t: Tournament) -> list[Event]:
+    """The director's "balance now": the moves balancing makes (A.3-A.4), or the reason there are none."""
+    verify_balance_now(t)
+    return balance(t)

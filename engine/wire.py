@@ -210,6 +210,8 @@ class Summary(msgspec.Struct, kw_only=True):
     finished_at: float | None = None
     time_bank: TimeBank | None = None  # the time bank's top-ups, to show beside it (None: none)
     bounty_pool_cents: int | None = None  # a bounty tournament's bounties, paid and still on heads (or envelopes)
+    # Why hand-for-hand is on: the director's word, the pay jump (D.14), or let go and ending with its round.
+    hand_for_hand_reason: Literal["director", "pay_jump", "ending"] | None = None
 
 
 class Countdown(msgspec.Struct):
@@ -373,7 +375,7 @@ class Moved(msgspec.Struct, tag="moved", tag_field="type"):
     from_table: int
     to_table: int
     seat: int
-    reason: Literal["break", "balance"]
+    reason: Literal["break", "balance", "director"]
 
 
 class Presence(msgspec.Struct, tag="presence", tag_field="type"):

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from engine.console import take_out
 from engine.events import (
-    BountyWon, BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, PlayerRemoved,
+    BountyWon, BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, LevelEdited,
+    PlayerMoved, PlayerRemoved,
 )
+from engine.seating import worst_seat
 from engine.status import TournamentError
 from engine.structure import Bounty, Level
-from tests.tournaments import deal, play_out, running
+from tests.tournaments import deal, play_out, running, seated
 
 LEVELS = [Level(10, 20, minutes=10), Level(20, 40, minutes=10), Level(40, 80, minutes=10)]
 
@@ -131,3 +134,92 @@ def test_a_bounty_entry_removed_with_a_refund_gets_back_exactly_what_it_paid():
     assert t.ledger.pool_cents == pool - 600 and t.ledger.bounties_cents == heads - 400  # the others' money stays
     assert t.ledger.received_by("p1") == sum(t.ledger.paid_by("p1").values()) == 1100
     assert t.prize_pool_cents == 5 * 600
+
+
+def test_a_level_not_yet_started_is_edited_and_played_as_edited():
+    t, dealer = running(4, 4, levels=LEVELS)
+    assert t.edit_level(2, 25, 50, 5, 15) == [LevelEdited(2, 25, 50, 5, 15)]
+    assert t.level_ends_at() == 600  # the level under way keeps its length
+    t.advance(600)
+    assert (t.level, t.definition.levels[1]) == (1, Level(25, 50, ante=5, minutes=15))
+    assert t.level_ends_at() == 600 + 15 * 60
+    deal(t, dealer, 1)
+    assert (t.hand(1).small_blind, t.hand(1).big_blind, t.hand(1).ante) == (25, 50, 5)
+    assert t.edit_level(3, 50, 100, 0, None) == [LevelEdited(3, 50, 100, 0, 10)]  # None keeps the minutes
+
+
+def test_a_started_level_or_nonsense_is_refused_and_changes_nothing():
+    t, _ = running(4, 4, levels=LEVELS)
+    before = t.definition
+    for level, why in ((1, "level 1 has started"), (0, "level: 1 to 3"), (4, "level: 1 to 3")):
+        with pytest.raises(TournamentError, match=why):
+            t.edit_level(level, 20, 40)
+    with pytest.raises(TournamentError, match="at most the big blind"):
+        t.edit_level(2, 50, 40)
+    for bad in (0, -5, True, 2.5):
+        with pytest.raises(TournamentError, match="big_blind"):
+            t.edit_level(2, 0, bad)
+    with pytest.raises(TournamentError, match="minutes"):
+        t.edit_level(2, 20, 40, 0, 0)
+    assert t.definition is before
+    t.advance(600)
+    with pytest.raises(TournamentError, match="level 2 has started"):
+        t.edit_level(2, 20, 40)
+    by_hands, _ = running(4, 4, levels=[Level(10, 20, hands=5), Level(20, 40, hands=5)])
+    with pytest.raises(TournamentError, match="number of hands"):
+        by_hands.edit_level(2, 20, 40, 0, 10)
+
+
+def sizes(t):
+    return {table: len(seated(t, table)) for table in sorted(t.tables)}
+
+
+def test_the_director_moves_a_player_by_the_balancing_rules():
+    t, dealer = running(16, 6, levels=LEVELS, people={"p1": "ann", "p2": "ann"})
+    full = next(table for table, size in sizes(t).items() if size == 6)
+    short = [table for table, size in sizes(t).items() if size == 5]
+    player = next(p for p in seated(t, full) if p not in ("p1", "p2"))
+    with pytest.raises(TournamentError, match=f"already sits at table {full}"):
+        t.move(player, full)
+    with pytest.raises(TournamentError, match="no open table 9"):
+        t.move(player, 9)
+    other = seated(t, short[0])[0]
+    with pytest.raises(TournamentError, match="within one of each other"):  # 6, 4, 6
+        t.move(other, short[1])
+    ann = t.where["p2"][0]
+    with pytest.raises(TournamentError, match="M.50"):
+        t.move("p1", ann)
+    deal(t, dealer, full)
+    with pytest.raises(TournamentError, match="playing a hand"):
+        t.move(player, short[0])
+    play_out(t, full)
+    t.end_hand(full)
+    player = next(p for p in seated(t, full) if p not in ("p1", "p2"))
+    seat = worst_seat(t.tables[short[0]].table)
+    assert t.move(player, short[0]) == [PlayerMoved(player, full, short[0], seat, "director")]
+    assert t.where[player] == (short[0], seat) and seated(t, short[0]).count(player) == 1
+    assert sorted(sizes(t).values()) == [5, 5, 6] and t.chips_in_play() == t.chips_issued
+    t.force_hand_for_hand(True)
+    with pytest.raises(TournamentError, match="D.18"):
+        t.move(player, full)
+
+
+def test_balance_now_moves_what_balancing_would_or_says_why_not():
+    t, dealer = running(16, 6, levels=LEVELS)
+    with pytest.raises(TournamentError, match=r"balanced \(6 and 5 players\)"):
+        t.balance_now()
+    full = next(table for table, size in sizes(t).items() if size == 6)
+    short = next(table for table, size in sizes(t).items() if size == 5)
+    deal(t, dealer, full)
+    t.remove(seated(t, short)[0], False)
+    t.remove(seated(t, short)[0], False)  # 6, 3, 5: the table of six is playing
+    assert sizes(t)[short] == 3
+    with pytest.raises(TournamentError, match="every table of 6 players is playing a hand"):
+        t.balance_now()
+    t2, _ = running(16, 6, levels=LEVELS)
+    short2 = next(table for table, size in sizes(t2).items() if size == 5)
+    for player in seated(t2, short2)[:2]:
+        take_out(t2, player, False)  # out without the director's sequence, which would balance at once
+    [moved] = t2.balance_now()
+    assert moved.reason == "balance" and moved.to_table == short2
+    assert sorted(sizes(t2).values()) == [4, 5, 5]

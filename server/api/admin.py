@@ -4,6 +4,7 @@ breaks, hand-for-hand, a player's seat, announcements) and the money corrections
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Annotated, Literal
 
@@ -14,6 +15,7 @@ from starlette.responses import Response
 from engine.refunds import RefundPolicy
 from engine.wire import RefundRow
 from server.tournament import chaining
+from server.tournament.director_log import LogLine, actions_of
 from server.tournament import records as r
 from server.errors import Refused, refusals
 from server.api.edge import Body, body_of, reply
@@ -82,6 +84,27 @@ class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
 
 
+class LevelRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A level not yet started as it is to be played: its blinds and ante, and (a timed level) its minutes;
+    without ``minutes`` it keeps its length."""
+
+    small_blind: Annotated[int, msgspec.Meta(ge=0, le=10**12)]
+    big_blind: Annotated[int, msgspec.Meta(gt=0, le=10**12)]
+    ante: Annotated[int, msgspec.Meta(ge=0, le=10**12)] = 0
+    minutes: Annotated[float, msgspec.Meta(gt=0, le=1440)] | None = None
+
+
+class MoveRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A player moved, between hands, to an open seat of ``table`` (the one posting the big blind soonest)."""
+
+    player: str
+    table: Annotated[int, msgspec.Meta(ge=1)]
+
+
+class DirectorLog(msgspec.Struct):
+    actions: list[LogLine]
+
+
 class CancellationPreview(msgspec.Struct):
     refunds: list[RefundRow]
 
@@ -148,17 +171,47 @@ async def console_command(request: Request, kind: type[Body], command: Callable[
 
 async def adjust_clock(request: Request) -> Response:
     return await console_command(request, ClockRequest,
-                                 lambda runtime, body: runtime.submit(r.AdjustClock(body.seconds)))
+                                 lambda runtime, body: runtime.submit(r.AdjustClock(body.seconds, time.time())))
 
 
 async def call_break(request: Request) -> Response:
-    return await console_command(request, BreakRequest,
-                                 lambda runtime, body: runtime.submit(r.CallBreak(runtime.now(), body.minutes)))
+    return await console_command(
+        request, BreakRequest,
+        lambda runtime, body: runtime.submit(r.CallBreak(runtime.now(), body.minutes, time.time())))
 
 
 async def hand_for_hand(request: Request) -> Response:
     return await console_command(request, HandForHandRequest,
-                                 lambda runtime, body: runtime.submit(r.ForceHandForHand(body.on)))
+                                 lambda runtime, body: runtime.submit(r.ForceHandForHand(body.on, time.time())))
+
+
+async def edit_level(request: Request) -> Response:
+    """A level not yet started, edited: 409 for the level under way or one played."""
+    number = request.path_params["level"]
+    if not (number.isascii() and number.isdigit() and len(number) <= 6):
+        raise Refused("bad_request", f"level: a level's number, not {number!r}")
+    return await console_command(request, LevelRequest, lambda runtime, body: runtime.submit(r.EditLevel(
+        int(number), body.small_blind, body.big_blind, body.ante, body.minutes, time.time())))
+
+
+async def move_player(request: Request) -> Response:
+    return await console_command(
+        request, MoveRequest, lambda runtime, body: runtime.submit(r.MovePlayer(body.player, body.table, time.time())))
+
+
+async def balance_now(request: Request) -> Response:
+    require_admin(request)
+    runtime = runtime_of(request)
+    with refusals():
+        runtime.submit(r.BalanceNow(time.time()))
+    return reply(runtime.summary())
+
+
+async def director_log(request: Request) -> Response:
+    """What the director did, from the audit trail (the journal), oldest first."""
+    require_admin(request)
+    runtime = runtime_of(request)
+    return reply(DirectorLog(actions_of(server_of(request).storage.records(runtime.id), runtime.entries.name)))
 
 
 async def seat_command(request: Request) -> Response:
@@ -171,13 +224,18 @@ async def seat_command(request: Request) -> Response:
             raise Refused("refused", f"{body.player!r} is not playing in this tournament")
         if body.action == "sit_out":
             runtime.tables.set_sitting_out(body.player, True)
+            runtime.submit(r.SitOutPlayer(body.player, time.time()))
             return reply(SeatDone("sitting_out"))
-        runtime.submit(r.RemovePlayer(body.player, body.refund))
+        runtime.submit(r.RemovePlayer(body.player, body.refund, time.time()))
     return reply(SeatDone("removed_when_hand_ends" if body.player in runtime.director.removals else "removed"))
 
 
 async def announce(request: Request) -> Response:
-    return await console_command(request, AnnounceRequest, lambda runtime, body: runtime.streams.announce(body.text))
+    def tell(runtime: TournamentRuntime, body: AnnounceRequest) -> None:
+        runtime.submit(r.Announce(body.text, time.time()))
+        runtime.streams.announce(body.text)
+
+    return await console_command(request, AnnounceRequest, tell)
 
 
 async def cancellation_preview(request: Request) -> Response:

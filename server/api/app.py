@@ -31,10 +31,10 @@ from engine.structure import Definition, DefinitionError, Speed, generate_struct
 from engine.wire import Details, Summary
 from server.tournament import hosted
 from server.api.admin import (
-    AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest,
-    HandForHandRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce, call_break, cancel,
-    cancellation_preview, compensate, hand_for_hand, open_registration, pause, resume, seat_command, start,
-    withdraw_prize,
+    AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest, DirectorLog,
+    HandForHandRequest, LevelRequest, MoveRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce,
+    balance_now, call_break, cancel, cancellation_preview, compensate, director_log, edit_level, hand_for_hand,
+    move_player, open_registration, pause, resume, seat_command, start, withdraw_prize,
 )
 from server.api.edge import BodyLimit, Settings, bearer, body_of, client, refused, reply, web_client
 from server.errors import Refused
@@ -367,6 +367,20 @@ OPERATIONS = [
               response=SeatDone, who="admin", refusals=(400, 404, 409),
               summary="Sit a player out, or remove them, when their hand ends if they are in one (their chips "
                       "leave play; refund: their buy-in and fee back, before prizes are paid)"),
+    Operation(method="POST", path="/api/tournaments/{id}/levels/{level}", endpoint=edit_level, body=LevelRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Edit a level not yet started (numbered from 1): blinds, ante and minutes; 409 for the level "
+                      "under way or one played. Journaled: a restart keeps it"),
+    Operation(method="POST", path="/api/tournaments/{id}/move", endpoint=move_player, body=MoveRequest,
+              response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Move a player between hands to table N, to its seat posting the big blind soonest; 409 where "
+                      "the balancing rules forbid it (rules.md A.3-A.4, M.50), with the rule"),
+    Operation(method="POST", path="/api/tournaments/{id}/balance", endpoint=balance_now, response=Summary,
+              who="admin", refusals=(404, 409),
+              summary="Balance now: the moves balancing makes (A.3-A.4), or 409 saying why there is none"),
+    Operation(method="GET", path="/api/tournaments/{id}/director-log", endpoint=director_log, response=DirectorLog,
+              who="admin", refusals=(404,),
+              summary="The director's actions from the audit trail: when, what, whom, and what came of it"),
     Operation(method="POST", path="/api/tournaments/{id}/announce", endpoint=announce, body=AnnounceRequest,
               response=Summary, who="admin", refusals=(400, 404),
               summary="Tell every page of the tournament something (the last ten are kept for pages that open later)"),

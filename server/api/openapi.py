@@ -51,7 +51,7 @@ def document(operations: list[Operation]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for op in operations:
         parameters = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-                      for name in ("id", "hand") if f"{{{name}}}" in op.path]
+                      for name in ("id", "hand", "level") if f"{{{name}}}" in op.path]
         parameters += [{"name": name, "in": "query", "required": False, "schema": schema_of[kind]}
                        for name, kind in op.query]
         ok = {"description": op.summary, **_ref(schema_of[op.response])} if op.response is not None else \

@@ -145,4 +145,4 @@ def withdraw_prize(runtime: TournamentRuntime, player: str, cents: int | None, r
             if sent.player == player and sent.entry and target is not None \
                     and target.director.can_unregister(sent.entry):
                 target.submit(r.Unregister(sent.entry))
-        runtime.submit(r.WithdrawPrize(player, amount, reason))
+        runtime.submit(r.WithdrawPrize(player, amount, reason, time.time()))

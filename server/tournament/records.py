@@ -104,36 +104,82 @@ class OpenRegistration(Record, tag="open"):
     """An announced (Waiting) tournament opens for registration (rules.md F.23)."""
 
 
+# The director's console's records carry ``wall``, when it was done in seconds since the epoch, for the log of
+# the director's actions (server/tournament/director_log.py); records journaled before it was kept read 0.
+
+
 class Compensate(Record, tag="compensate"):
     player: str
     cents: int
     reason: str
+    wall: float = 0.0
 
 
 class WithdrawPrize(Record, tag="withdraw_prize"):
     player: str
     cents: int
     reason: str
+    wall: float = 0.0
 
 
 class AdjustClock(Record, tag="adjust_clock"):
     """The director's console (engine/console.py): time added to or taken from the level or break."""
 
     seconds: float
+    wall: float = 0.0
 
 
 class CallBreak(Record, tag="call_break"):
     now: float
     minutes: float
+    wall: float = 0.0
 
 
 class ForceHandForHand(Record, tag="force_hand_for_hand"):
     on: bool
+    wall: float = 0.0
 
 
 class RemovePlayer(Record, tag="remove_player"):
     player: str
     refund: bool
+    wall: float = 0.0
+
+
+class EditLevel(Record, tag="edit_level"):
+    """A level not yet started (numbered from 1) as the director set it; ``minutes`` None keeps its length."""
+
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    minutes: float | None
+    wall: float
+
+
+class MovePlayer(Record, tag="move_player"):
+    player: str
+    table: int
+    wall: float
+
+
+class BalanceNow(Record, tag="balance_now"):
+    wall: float
+
+
+class SitOutPlayer(Record, tag="sit_out_player"):
+    """The director sat a player out: the tables' business (the director's state is unchanged), journaled for
+    the log."""
+
+    player: str
+    wall: float
+
+
+class Announce(Record, tag="announce"):
+    """A message from the director to every table, journaled for the log."""
+
+    text: str
+    wall: float
 
 
 class Start(Record, tag="start"):
@@ -143,10 +189,12 @@ class Start(Record, tag="start"):
 
 class Pause(Record, tag="pause"):
     now: float
+    wall: float = 0.0
 
 
 class Resume(Record, tag="resume"):
     now: float
+    wall: float = 0.0
 
 
 class Cancel(Record, tag="cancel"):
@@ -196,10 +244,11 @@ class RejectDeal(Record, tag="reject_deal"):
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
              | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
-             | RemovePlayer | Reenter | ProposeDeal | BotReentry)
+             | RemovePlayer | Reenter | ProposeDeal | BotReentry | EditLevel | MovePlayer | BalanceNow | SitOutPlayer
+             | Announce)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
 WAKING = (Register, Reenter, EndHand, VoidHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
-          RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer)
+          RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer, MovePlayer, BalanceNow)
 
 
 class Session:
@@ -318,6 +367,14 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.force_hand_for_hand(on)
         case RemovePlayer(player, refund):
             return director.remove(player, refund)
+        case EditLevel(level, small_blind, big_blind, ante, minutes):
+            return director.edit_level(level, small_blind, big_blind, ante, minutes)
+        case MovePlayer(player, table):
+            return director.move(player, table)
+        case BalanceNow():
+            return director.balance_now()
+        case SitOutPlayer() | Announce():
+            return []
         case OpenRegistration():
             return director.open_registration()
         case Start(now, wall):

@@ -304,7 +304,7 @@ class TournamentRuntime:
     def compensate(self, player: str, cents: int, reason: str) -> None:
         """The director's compensation to a player, from the house (seed 004)."""
         with refusals():
-            self.submit(r.Compensate(player, cents, reason))
+            self.submit(r.Compensate(player, cents, reason, time.time()))
 
     def cancellation_preview(self, policy: RefundPolicy | None = None,
                              entry_into: str | None = None) -> list[RefundRow]:
@@ -321,7 +321,7 @@ class TournamentRuntime:
     def pause(self) -> None:
         if self.director.status is not Status.RUNNING or self.session.paused:
             raise Refused("not_running", "only a running, unpaused tournament can be paused")
-        self.submit(r.Pause(self.now()))
+        self.submit(r.Pause(self.now(), time.time()))
         self.clock.pause()
         self.streams.publish_everywhere(TournamentState(True))
 
@@ -331,7 +331,7 @@ class TournamentRuntime:
         if not self.session.paused:
             raise Refused("not_paused", "the tournament is not paused")
         self.clock.resume()
-        self.submit(r.Resume(self.now()))
+        self.submit(r.Resume(self.now(), time.time()))
         self.streams.publish_everywhere(TournamentState(False))
 
     async def shutdown(self) -> None:

@@ -7,8 +7,9 @@ Nothing here changes the tournament. The runtime hands in what only it knows
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
+from engine import handforhand
 from engine.director import Status, Tournament
 from engine.events import Result, Shown
 from engine.hand import Hand
@@ -109,7 +110,16 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         time_bank=definition.time_bank,
         bounty_pool_cents=director.ledger.bounties_cents + director.ledger.summary()["bounties"]
         if definition.bounty is not None else None,
+        hand_for_hand_reason=hand_for_hand_reason(director),
     )
+
+
+def hand_for_hand_reason(director: Tournament) -> Literal["director", "pay_jump", "ending"] | None:
+    if not director.hand_for_hand:
+        return None
+    if director.hand_for_hand_forced:
+        return "director"
+    return "pay_jump" if handforhand.due(director) else "ending"
 
 
 def deal_view(director: Tournament, now: float) -> DealView | None:
