@@ -149,6 +149,7 @@ class Tournament:
         self._deal_due = False
         self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
         self.removals: dict[str, bool] = {}  # to take out when their hand ends -> with a refund or not
+        self.knockouts: dict[str, int] = {}  # player -> the players they eliminated (a shared pot counts whole)
         self.entries_closed: dict[str, str] = {}  # late registration, re-entry -> why it closed (engine.lateentry)
         self.reentered: dict[str, str] = {}  # an eliminated entry -> the entry its person bought after it
         self.reentries: dict[str, int] = {}  # person -> re-entries bought
@@ -166,6 +167,7 @@ class Tournament:
         state.setdefault("flight_entries", 0)
         state.setdefault("removed", {})
         state.setdefault("removals", {})
+        state.setdefault("knockouts", {})  # counted since; a snapshot of before counts from then on
         for late in ("entries_closed", "reentered", "reentries", "dealt"):
             state.setdefault(late, {})
         state.setdefault("deal_terms", None)
@@ -677,7 +679,7 @@ class Tournament:
         for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
             stack += self._pending_chips.pop(player, 0) if self._pending_chips else 0
             if stack == 0:
-                knockers = eliminations.knocked_out_by(hand, player) if self.definition.bounty else ()
+                knockers = eliminations.knocked_out_by(hand, player)
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
         events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]

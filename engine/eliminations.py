@@ -134,6 +134,8 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
         if table_id in t._open:
             t._open.resize(table_id, t._open.size[table_id] - 1)
         del t.stacks[result.player]
+        for knocker in knockers.get(result.player, ()):
+            t.knockouts[knocker] = t.knockouts.get(knocker, 0) + 1
         events.append(PlayerEliminated(result.player, result.place, record(t, result).prize_cents, table_id))
         if result.player in t.bounties:
             events.append(bounties.pay(t, result.player, knockers.get(result.player, ())))

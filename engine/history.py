@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from engine.cards import card_text
+from engine.cards import card_text, cards
 from engine.events import Acted, BoardDealt, HoleDealt, Posted, Shown
 from engine.hand import Hand
+from engine.wire import HandSeat
 
 
 def position_forced_bets(hand: Hand) -> tuple[list[int], list[int], bool]:
@@ -109,8 +111,8 @@ def redact(phh_text: str, seen_by: str | None) -> str:
     fields = {line.split(" = ", 1)[0]: number for number, line in enumerate(lines)}
     if "actions" not in fields or "players" not in fields:
         return phh_text
-    actions: list[str] = json.loads(lines[fields["actions"]].split(" = ", 1)[1])
-    players: list[str] = json.loads(lines[fields["players"]].split(" = ", 1)[1])
+    actions: list[str] = _field(lines[fields["actions"]])
+    players: list[str] = _field(lines[fields["players"]])
     visible = {action.split()[0] for action in actions if action.split()[1:2] == ["sm"]}
     if seen_by in players:
         visible.add(f"p{players.index(seen_by) + 1}")
@@ -118,6 +120,53 @@ def redact(phh_text: str, seen_by: str | None) -> str:
                 for action in actions for parts in [action.split()]]
     lines[fields["actions"]] = f"actions = {_toml(redacted)}\n"
     return "".join(lines)
+
+
+def _field(line: str) -> Any:
+    """A field's value: the text after ``key = `` is JSON, as ``to_phh`` writes it."""
+    return json.loads(line.split(" = ", 1)[1])
+
+
+def position_name(index: int, players: int) -> str:
+    """The seat's position by the names rooms use, from its index in PHH's order (clockwise from the seat left
+    of the button, so the button is last): SB, BB, then UTG first to act, UTG+1 ... and LJ, HJ, CO, BTN up to
+    the button. Heads-up the button (the small blind) is BTN and the other seat BB."""
+    if players == 2:
+        return ("BB", "BTN")[index]
+    if index < 2:
+        return ("SB", "BB")[index]
+    others, nth = players - 2, index - 2
+    if nth == 0 and others >= 3:
+        return "UTG"
+    from_button = others - 1 - nth
+    return ("BTN", "CO", "HJ", "LJ")[from_button] if from_button < 4 else f"UTG+{nth}"
+
+
+def hand_seat(phh_text: str, player: str) -> HandSeat | None:
+    """One player's line of a hand (their position, cards, the board, chips won or lost, whether they folded
+    before the flop), read from its PHH as a viewer may see it: cards ``????`` are None. None when they were
+    not dealt in."""
+    values = {line.split(" = ", 1)[0]: _field(line) for line in phh_text.splitlines() if " = " in line}
+    players: list[str] = values.get("players", [])
+    if player not in players:
+        return None
+    index = players.index(player)
+    token = f"p{index + 1}"
+    hole: tuple[int, ...] | None = None
+    board: list[int] = []
+    folded_preflop = False
+    for action in values["actions"]:
+        parts = action.split()
+        if parts[:3] == ["d", "dh", token] and parts[3] != "????":
+            hole = cards(parts[3])
+        elif parts[:2] == ["d", "db"]:
+            board += cards(parts[2])
+        elif parts == [token, "f"] and not board:
+            folded_preflop = True
+        elif parts[:2] == [token, "sm"]:
+            hole = cards(parts[2])
+    return HandSeat(position_name(index, len(players)), list(hole) if hole else None, board,
+                    values["finishing_stacks"][index] - values["starting_stacks"][index], folded_preflop)
 
 
 def to_phhs(phh_texts: Iterable[str]) -> str:

@@ -220,6 +220,18 @@ class Countdown(msgspec.Struct):
     time_bank: float
 
 
+class HandSeat(msgspec.Struct):
+    """One player's line of a finished hand in their list of hands: position (SB, BB, UTG ... CO, BTN), their
+    hole cards (None where the viewer may not see them), the board, chips won (negative: lost), and whether they
+    folded before the flop."""
+
+    position: str
+    cards: list[int] | None
+    board: list[int]
+    net: int
+    folded_preflop: bool
+
+
 class SeatView(msgspec.Struct):
     seat: int
     player: str
@@ -291,6 +303,7 @@ class Standing(msgspec.Struct):
     prize_cents: int
     ticket: bool
     name: str
+    knockouts: int = 0  # the players they eliminated
 
 
 class Ticket(msgspec.Struct):

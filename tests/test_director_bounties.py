@@ -119,3 +119,13 @@ def test_bounties_stay_outside_a_deal_and_each_player_collects_their_own():
     assert sorted(e.victim for e in own) == sorted(players) and all(e.cash_cents == (500,) for e in own)
     assert all(tournament.ledger.received_by(p) == proposal.amounts[p] + 500 for p in players)
     assert tournament.ledger.summary()["held"] == 0
+
+
+def test_knockouts_are_counted_in_every_tournament_bounty_or_not():
+    """A player's knockouts (their results summary in the client) are counted with or without bounties: the
+    winner of the pot holding the victim's last chips knocks them out (J.41's rule)."""
+    for bounty in (None, PKO):
+        t, dealer = running(3, 3, bounty=bounty)
+        hand(t, dealer, 1, winner="p1", all_in={"p1", "p2"})
+        out = [p for p in ("p2", "p3") if p not in t.stacks]
+        assert out and t.knockouts == {"p1": len(out)}

@@ -60,3 +60,43 @@ def test_a_redacted_history_keeps_shown_cards_and_the_viewers_own():
             '"d db 2h5c9d", "p1 sm AcKd", "p2 sm 7h7s"]\nplayers = ["ann", "bob", "cy"]\n')
     assert '"d dh p3 ????"' in redact(text, None) and '"d dh p1 AcKd"' in redact(text, None)
     assert '"d dh p3 2c3d"' in redact(text, "cy") and '"d dh p3 ????"' in redact(text, "ann")
+
+
+def test_positions_are_named_as_rooms_name_them_from_the_button_back():
+    from engine.history import position_name
+
+    named = {n: [position_name(i, n) for i in range(n)] for n in (2, 3, 6, 9, 10)}
+    assert named[2] == ["BB", "BTN"]
+    assert named[3] == ["SB", "BB", "BTN"]
+    assert named[6] == ["SB", "BB", "UTG", "HJ", "CO", "BTN"]
+    assert named[9] == ["SB", "BB", "UTG", "UTG+1", "UTG+2", "LJ", "HJ", "CO", "BTN"]
+    assert named[10] == ["SB", "BB", "UTG", "UTG+1", "UTG+2", "UTG+3", "LJ", "HJ", "CO", "BTN"]
+
+
+def test_a_players_line_of_a_hand_is_what_their_history_says_as_the_viewer_may_see_it():
+    from engine.cards import cards
+    from engine.history import hand_seat, redact
+
+    text = ('starting_stacks = [1000, 1000, 1000]\n'
+            'actions = ["d dh p1 AcKd", "d dh p2 7h7s", "d dh p3 2c3d", "p3 f", "p1 cc", "p2 cc", '
+            '"d db 2h5c9d", "p1 sm AcKd", "p2 sm 7h7s"]\nplayers = ["ann", "bob", "cy"]\n'
+            'finishing_stacks = [980, 1030, 990]\n')
+    cy = hand_seat(text, "cy")
+    assert (cy.position, cy.cards, cy.net, cy.folded_preflop) == ("BTN", list(cards("2c3d")), -10, True)
+    assert cy.board == list(cards("2h5c9d"))
+    assert hand_seat(redact(text, "ann"), "cy").cards is None  # cy's cards were never shown
+    bob = hand_seat(redact(text, None), "bob")  # shown at the showdown: anyone sees them
+    assert (bob.position, bob.cards, bob.net, bob.folded_preflop) == ("BB", list(cards("7h7s")), 30, False)
+    assert hand_seat(text, "dee") is None
+
+
+def test_every_random_hands_lines_add_up_to_nothing():
+    from engine.history import hand_seat
+
+    rng = random.Random(3)
+    for _ in range(200):
+        hand = play(rng, TDA_RULES)
+        text = to_phh(hand)
+        lines = [hand_seat(text, player) for player in hand.players]
+        assert sum(line.net for line in lines) == 0
+        assert all(line.cards is not None and len(line.cards) == 2 for line in lines)

@@ -26,9 +26,9 @@ from bots.client import FAULTS
 from bots.simulator import DEFAULT_MIX
 from bots.strategies import STRATEGIES, parse_mix
 from engine.director import Status
-from engine.history import redact
+from engine.history import hand_seat, redact
 from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
-from engine.wire import Details, Summary
+from engine.wire import Details, HandSeat, Summary
 from server.tournament import hosted
 from server.api.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest, DirectorLog,
@@ -38,7 +38,6 @@ from server.api.admin import (
 )
 from server.api.edge import BodyLimit, Settings, bearer, body_of, client, refused, reply, web_client
 from server.errors import Refused
-from server.storage import HandRow
 from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.api.openapi import Operation, document
 from server.tournament.persistence import audit_lines
@@ -111,8 +110,18 @@ class BotsAdded(msgspec.Struct):
     players: list[str]
 
 
+class ListedHand(msgspec.Struct):
+    """A finished hand; in a list of one player's hands, ``seat`` is their line of it as the asker may see it
+    (their own cards with their token or the admin's)."""
+
+    hand: int
+    table: int
+    players: list[str]
+    seat: HandSeat | None = None
+
+
 class HandList(msgspec.Struct):
-    hands: list[HandRow]
+    hands: list[ListedHand]
 
 
 class Health(msgspec.Struct):
@@ -203,8 +212,20 @@ async def hand_list(request: Request) -> Response:
     """Finished hands, optionally of one ``player`` or at one ``table``."""
     runtime = runtime_of(request)
     table = table_number(request.query_params.get("table"))
-    rows = server_of(request).storage.hands(runtime.id, request.query_params.get("player"), table)
-    return reply(HandList(rows))
+    storage = server_of(request).storage
+    player = request.query_params.get("player")
+    rows = storage.hands(runtime.id, player, table)
+    if player is None:
+        return reply(HandList([ListedHand(row.hand, row.table, row.players) for row in rows]))
+    admin = is_admin(request)
+    token = bearer(request)
+    viewer = runtime.player_for(token) if token and not admin else None
+    listed = []
+    for row in rows:
+        text = storage.hand(runtime.id, row.hand) or ""
+        listed.append(ListedHand(row.hand, row.table, row.players,
+                                 hand_seat(text if admin else redact(text, viewer), player)))
+    return reply(HandList(listed))
 
 
 async def hand_history(request: Request) -> Response:

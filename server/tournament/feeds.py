@@ -142,7 +142,7 @@ def board(runtime: TournamentRuntime) -> Feed:
             stacks = [director.stacks.get(p, 0) for p in state.table.players]
             rows[f"t:{number}"] = TableRow(number, len(stacks), max(stacks, default=0), min(stacks, default=0))
         for r in director.results.values():
-            rows[f"r:{r.place}:{r.player}"] = views.standing(r, facts.entries)
+            rows[f"r:{r.place}:{r.player}"] = views.standing(r, facts.entries, director.knockouts)
         if director.refunds:
             rows["refunds"] = [views.refund_row(refund, facts.entries) for refund in director.refunds]
         if runtime.tickets:

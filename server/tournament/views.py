@@ -192,8 +192,9 @@ def your_hand(mine: You, hand: Hand) -> None:
         mine.legal = Legal(legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to)
 
 
-def standing(result: Result, entries: Entries) -> Standing:
-    return Standing(result.player, result.place, result.prize_cents, result.ticket, entries.name(result.player))
+def standing(result: Result, entries: Entries, knockouts: dict[str, int]) -> Standing:
+    return Standing(result.player, result.place, result.prize_cents, result.ticket, entries.name(result.player),
+                    knockouts.get(result.player, 0))
 
 
 def refund_row(refund: Refund, entries: Entries) -> RefundRow:
@@ -219,7 +220,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
         ledger=director.ledger.summary(),
-        results=[standing(r, facts.entries) for r in results[rows]],
+        results=[standing(r, facts.entries, director.knockouts) for r in results[rows]],
         table_list=[table_view(director, table, facts)
                     for table in tables[page * TABLES_PER_PAGE:(page + 1) * TABLES_PER_PAGE]],
         page=page, pages=pages,
