@@ -17,6 +17,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import expect
 
 from engine.events import Acted
+from engine.history import hand_seat
 from tests.browser import (
     ARTIFACTS,
     SIZES,
@@ -178,11 +179,19 @@ async def test_the_tournament_tabs_and_the_directors_console(browser):
         await admin.click("#announce")
         await expect(viewer.locator("#announcement")).to_have_text("Director: Dinner break after level 2")
         await expect(viewer.locator("#log")).to_contain_text("Director: Dinner break after level 2")
-        await admin.click("#h4h-on")
+        switch = admin.get_by_role("switch")
+        await expect(switch).to_have_attribute("aria-checked", "false")
+        await switch.click()
         await expect(viewer.locator("#banner")).to_contain_text("Hand-for-hand", timeout=10_000)
-        await admin.click("#h4h-off")
+        await expect(switch).to_have_attribute("aria-checked", "true")
+        await expect(admin.locator("#h4h-state")).to_have_text(re.compile("^On, by the director"))
+        await switch.click()
+        await expect(admin.locator("#console-result")).to_have_text(
+            re.compile("Let go: hand-for-hand ends after the round under way.|Hand-for-hand is off."))
         await expect(viewer.locator("#banner")).not_to_contain_text("Hand-for-hand", timeout=20_000)
-        await admin.fill("#console-player", "p1")
+        await expect(switch).to_have_attribute("aria-checked", "false")
+        await admin.fill("#console-player", "bot 0")  # by name, as a director knows them
+        await expect(admin.locator("#console-chosen")).to_have_text(re.compile(r"^bot 0 \(p1\) · table \d · "))
         await admin.click("#sit-out")
         await expect(admin.locator("#console-result")).to_have_text("bot 0 (p1) is sitting out.")
         assert "p1" in runtime.tables.sitting_out
@@ -193,7 +202,7 @@ async def test_the_tournament_tabs_and_the_directors_console(browser):
             await (dialog.dismiss() if len(questions) == 1 else dialog.accept())
 
         admin.on("dialog", answer)
-        await admin.fill("#console-player", "p4")
+        await admin.fill("#console-player", "p4")  # or by id
         await admin.click("#remove-refund")  # dismissed: nothing happens
         assert "p4" in runtime.director.stacks
         await admin.click("#remove-refund")
@@ -348,6 +357,24 @@ async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_th
                 await expect(face_up).to_have_count(2 if seen else 0)
                 hidden += not seen
         assert hidden, "no hand had a card to hide"
+
+        # Each row as rooms list a hand: her position, her cards, the board and what she won or lost, as her
+        # history says; and the hands she folded before the flop hidden on request.
+        rows = page.locator("tr.hand-row")
+        for index in range(await rows.count()):
+            row = rows.nth(index)
+            line = hand_seat(live.app.state.server.storage.hand(tournament, int(await row.get_attribute("data-hand"))),
+                             alice)
+            await expect(row.locator(".position")).to_have_text(line.position)
+            await expect(row.locator(".hole .card:not(.back)")).to_have_count(2)
+            await expect(row.locator(".board .card")).to_have_count(len(line.board))
+            net = f"+{line.net:,}" if line.net > 0 else f"−{-line.net:,}" if line.net < 0 else "0"
+            await expect(row.locator(".net")).to_have_text(net)
+        folded = await page.locator("tr.hand-row.folded-preflop").count()
+        await page.get_by_label("Only hands I played").check()
+        await expect(page.locator("tr.hand-row:visible")).to_have_count(await rows.count() - folded)
+        await page.get_by_label("Only hands I played").uncheck()
+        await page.screenshot(path=ARTIFACTS / "hands-tab.png")
         await page.click("#replay-start")
         await expect(page.locator("#replay-step")).to_have_text("Blinds and antes; the cards are dealt")
         face_up = page.locator(".replay-seats .hole .card:not(.back)")
@@ -356,6 +383,15 @@ async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_th
         await page.click("#replay-next")
         await expect(page.locator("#replay-step")).not_to_have_text("Blinds and antes; the cards are dealt")
         await page.screenshot(path=ARTIFACTS / "replay-desktop.png")
+
+        # Her results: the field, her place and her knockouts.
+        await tab(page, "payouts")
+        result = runtime.director.results[alice]
+        knockouts = runtime.director.knockouts.get(alice, 0)
+        await expect(page.locator("#results-summary")).to_contain_text(
+            f"you finished {'3rd' if result.place == 3 else '2nd'} of 3")
+        await expect(page.locator("#results-summary")).to_contain_text(
+            f"with {knockouts} knockout{'' if knockouts == 1 else 's'}")
 
         # A refused registration says what to fix, never a validator's words.
         lobby = await open_as(browser, live, "/", {})

@@ -1,8 +1,9 @@
-// The director's console (admin token saved): the clock, breaks and hand-for-hand on demand, announcements, a
-// player's seat, the cancellation with its refund preview, and the money corrections. Every destructive action asks
-// first, and every action says what happened.
+// The director's console (admin token saved): the clock, breaks and hand-for-hand on demand, the levels to come,
+// announcements, a player's seat and moves, balancing, the log of what the director did, the cancellation with its
+// refund preview, and the money corrections. Every destructive action asks first, and every action says what
+// happened.
 
-import { api, el, money } from "./dom.js";
+import { api, chips, el, money } from "./dom.js";
 import { adminToken } from "./seats.js";
 
 // Who gets what back, and by which rule (rules.md I); the total is what left the prize pool and the fees.
@@ -36,16 +37,84 @@ export function refundTable(title, rows) {
   );
 }
 
+// A player picked by name, as a director thinks of them: the search box lists "Name (id)" and takes a name, a
+// "Name (id)" or an id; the chosen player (table and chips) is shown beside it. `rows` lists whom it offers.
+export function playerPicker(board, idPrefix, rows) {
+  const input = el("input", {
+    id: `${idPrefix}-player`,
+    list: `${idPrefix}-players`,
+    placeholder: "name",
+    autocomplete: "off",
+    "aria-label": "player",
+  });
+  const choices = el("datalist", { id: `${idPrefix}-players` });
+  const chosen = el("span", { class: "chosen", id: `${idPrefix}-chosen`, "aria-live": "polite" });
+  const known = () => rows(board());
+  const pick = () => {
+    const text = input.value.trim();
+    const players = known();
+    const tagged = text.match(/\(([^()]+)\)$/);
+    if (tagged) return players.find((p) => p.player === tagged[1]) || null;
+    const named = players.filter((p) => p.name.toLowerCase() === text.toLowerCase());
+    if (named.length === 1) return named[0];
+    return players.find((p) => p.player === text) || null;
+  };
+  const show = () => {
+    const p = pick();
+    chosen.textContent = p
+      ? `${p.name} (${p.player})${p.table ? ` · table ${p.table}` : ""}${p.stack ? ` · ${chips(p.stack)} chips` : ""}`
+      : input.value.trim()
+        ? "no such player: choose one from the list"
+        : "";
+  };
+  input.onfocus = () =>
+    choices.replaceChildren(...known().map((p) => el("option", { value: `${p.name} (${p.player})` })));
+  input.oninput = show;
+  return {
+    nodes: [input, choices, chosen],
+    // The id chosen; a name that is no one's is refused here, before anything is sent.
+    id: () => {
+      const p = pick();
+      if (!p) throw new Error(`No player ${JSON.stringify(input.value.trim())}: choose one from the list.`);
+      return p.player;
+    },
+    named: () => {
+      const p = pick();
+      return p ? `${p.name} (${p.player})` : input.value;
+    },
+  };
+}
+
+const playing = (b) => b.list("p:").map((p) => ({ player: p.key, name: p.name, table: p.table, stack: p.stack }));
+const everyone = (b) => [
+  ...playing(b),
+  ...b
+    .list("r:")
+    .filter((r) => !b.rows.has(`p:${r.player}`))
+    .map((r) => ({ player: r.player, name: r.name })),
+];
+
+const H4H_STATES = {
+  director: "On, by the director: every table deals together until you let it go.",
+  pay_jump: "On, for the pay jump (D.14): it ends after the first round with an elimination (D.16).",
+  ending: "Let go: it ends when every table has finished the round under way.",
+};
+
 export function consolePanel(id, board) {
   const out = el("p", { id: "console-result", class: "message", role: "status" });
   const post = (path, body) => api(`/api/tournaments/${id}/${path}`, { method: "POST", token: adminToken(), body });
+  const log = directorLog(id);
+  // What an action did, in green; a refusal, in red, says why and that nothing changed.
   const run = (work, question) => async () => {
-    if (question && !window.confirm(question())) return;
     try {
+      if (question && !window.confirm(question())) return;
       out.textContent = await work();
+      out.classList.add("ok");
     } catch (error) {
       out.textContent = error.message;
+      out.classList.remove("ok");
     }
+    log.refresh();
   };
   const seconds = el("input", { id: "clock-seconds", type: "number", value: 60, "aria-label": "seconds" });
   const breakMinutes = el("input", {
@@ -61,23 +130,8 @@ export function consolePanel(id, board) {
     placeholder: "to every table",
     "aria-label": "announcement",
   });
-  const player = el("input", {
-    id: "console-player",
-    list: "console-players",
-    placeholder: "player (p7)",
-    "aria-label": "player",
-  });
-  const choices = el("datalist", { id: "console-players" });
-  player.onfocus = () =>
-    choices.replaceChildren(
-      ...board()
-        .list("p:")
-        .map((p) => el("option", { value: p.key }, p.name)),
-    );
-  const named = () => {
-    const row = board().rows.get(`p:${player.value}`);
-    return row ? `${row.name} (${player.value})` : player.value;
-  };
+  const player = playerPicker(board, "console", playing);
+  const toTable = el("input", { id: "move-table", type: "number", min: 1, "aria-label": "to table" });
   const adjust = (delta) =>
     run(
       async () => {
@@ -91,13 +145,13 @@ export function consolePanel(id, board) {
   const remove = (refund) =>
     run(
       async () => {
-        const { outcome } = await post("seat", { player: player.value, action: "remove", refund });
+        const { outcome } = await post("seat", { player: player.id(), action: "remove", refund });
         const when = outcome === "removed" ? "is removed" : "will be removed when their hand ends";
-        return `${named()} ${when}${refund ? "; their buy-in and fee are refunded" : ""}.`;
+        return `${player.named()} ${when}${refund ? "; their buy-in and fee are refunded" : ""}.`;
       },
       () => {
         const how = refund ? "with a refund of their buy-in and fee" : "without a refund";
-        return `Remove ${named()} from the tournament ${how}? Their chips leave play.`;
+        return `Remove ${player.named()} from the tournament ${how}? Their chips leave play.`;
       },
     );
   // A button that posts to `path` and says `said` (a text, or a function of the answer).
@@ -115,7 +169,29 @@ export function consolePanel(id, board) {
     );
   const fieldset = (legend, ...children) => el("fieldset", {}, el("legend", {}, legend), ...children);
   const minutesOfBreak = () => ({ minutes: Number(breakMinutes.value) });
-  return el(
+  // Hand-for-hand as one switch: its state and why, and what letting it go does.
+  const h4hState = el("span", { id: "h4h-state" }, "Off.");
+  const h4h = el(
+    "button",
+    {
+      id: "h4h-switch",
+      role: "switch",
+      "aria-checked": "false",
+      "aria-describedby": "h4h-state",
+      onclick: run(async () => {
+        const on = h4h.getAttribute("aria-checked") !== "true";
+        const t = await post("hand-for-hand", { on });
+        panel.update(t);
+        if (on) return "Hand-for-hand on: every table finishes its hand, then all deal together.";
+        if (t.hand_for_hand_reason === "pay_jump")
+          return "The pay jump keeps hand-for-hand on (D.14) until a round with an elimination.";
+        return t.hand_for_hand ? "Let go: hand-for-hand ends after the round under way." : "Hand-for-hand is off.";
+      }),
+    },
+    "Hand-for-hand",
+  );
+  const levels = levelEditor(id, board, run, post);
+  const panel = el(
     "div",
     { class: "console", id: "console" },
     fieldset(
@@ -137,21 +213,9 @@ export function consolePanel(id, board) {
         minutesOfBreak,
         () => `A ${breakMinutes.value}-minute break: hands in progress finish first.`,
       ),
-      command(
-        "h4h-on",
-        "Hand-for-hand on",
-        "hand-for-hand",
-        () => ({ on: true }),
-        "Hand-for-hand: every table deals together.",
-      ),
-      command(
-        "h4h-off",
-        "Hand-for-hand off",
-        "hand-for-hand",
-        () => ({ on: false }),
-        (t) => (t.hand_for_hand ? "Let go: it ends after this round." : "Hand-for-hand is off."),
-      ),
+      el("span", { class: "switch-line" }, h4h, " ", h4hState),
     ),
+    levels,
     fieldset(
       "Announce",
       text,
@@ -159,22 +223,167 @@ export function consolePanel(id, board) {
     ),
     fieldset(
       "A player's seat",
-      player,
-      choices,
+      ...player.nodes,
+      el("br"),
       command(
         "sit-out",
         "Sit out",
         "seat",
-        () => ({ player: player.value, action: "sit_out" }),
-        () => `${named()} is sitting out.`,
+        () => ({ player: player.id(), action: "sit_out" }),
+        () => `${player.named()} is sitting out.`,
       ),
       el("button", { id: "remove-refund", onclick: remove(true) }, "Remove with refund"),
       el("button", { id: "remove-no-refund", onclick: remove(false) }, "Remove without refund"),
+      el("br"),
+      toTable,
+      command(
+        "move-player",
+        "Move to table",
+        "move",
+        () => ({ player: player.id(), table: Number(toTable.value) }),
+        () => `${player.named()} moves to table ${toTable.value}, to the seat posting the big blind soonest.`,
+      ),
+    ),
+    fieldset(
+      "Tables",
+      command("balance-now", "Balance now", "balance", null, "Balanced: the moves are on the tables."),
     ),
     out,
+    log,
     cancellationPanel(id),
-    correctionsPanel(id),
+    correctionsPanel(id, board),
   );
+  panel.update = (t) => {
+    h4h.setAttribute("aria-checked", String(Boolean(t.hand_for_hand)));
+    h4h.textContent = `Hand-for-hand: ${t.hand_for_hand ? "on" : "off"}`;
+    h4hState.textContent = t.hand_for_hand ? H4H_STATES[t.hand_for_hand_reason] || "On." : "Off.";
+    levels.update(t);
+  };
+  panel.refresh = () => log.refresh();
+  return panel;
+}
+
+// The levels not yet started, each editable (blinds, ante, minutes); the server refuses a started one (409).
+function levelEditor(id, board, run, post) {
+  const rows = el("tbody", { id: "level-rows" });
+  let drawnFor = null;
+  const field = (level, name, value, label) =>
+    el("input", {
+      type: "number",
+      min: 0,
+      value,
+      class: `level-${name}`,
+      "aria-label": `level ${level} ${label}`,
+    });
+  const draw = (t) => {
+    const info = board().rows.get("info");
+    if (!info) return;
+    rows.replaceChildren(
+      ...info.levels.map((level, i) => {
+        const number = i + 1;
+        if (t.status === "running" ? number <= t.level : t.status !== "register" && t.status !== "waiting")
+          return null;
+        const sb = field(number, "small-blind", level.small_blind, "small blind");
+        const bb = field(number, "big-blind", level.big_blind, "big blind");
+        const ante = field(number, "ante", level.ante, "ante");
+        const length = level.minutes === null ? null : field(number, "minutes", level.minutes, "minutes");
+        return el(
+          "tr",
+          { "data-level": number },
+          el("td", {}, `Level ${number}`),
+          el("td", {}, sb, " / ", bb),
+          el("td", {}, "ante ", ante),
+          el("td", {}, length ? [length, " min"] : `${level.hands} hands`),
+          el(
+            "td",
+            {},
+            el(
+              "button",
+              {
+                class: "save-level",
+                "aria-label": `save level ${number}`,
+                onclick: run(async () => {
+                  await post(`levels/${number}`, {
+                    small_blind: Number(sb.value),
+                    big_blind: Number(bb.value),
+                    ante: Number(ante.value),
+                    ...(length ? { minutes: Number(length.value) } : {}),
+                  });
+                  return `Level ${number} is now ${chips(Number(sb.value))}/${chips(Number(bb.value))}, ante ${chips(
+                    Number(ante.value),
+                  )}${length ? `, ${length.value} min` : ""}.`;
+                }),
+              },
+              "Save",
+            ),
+          ),
+        );
+      }).filter(Boolean),
+    );
+  };
+  const node = el(
+    "fieldset",
+    { id: "levels-ahead" },
+    el("legend", {}, "Levels to come"),
+    el("div", { class: "levels-scroll" }, el("table", { class: "list levels-edit" }, rows)),
+  );
+  // Drawn again when the level changes, never under the director's typing: a saved row already shows what the
+  // server now holds.
+  node.update = (t) => {
+    const key = `${t.status}:${t.level}`;
+    if (key !== drawnFor && board().rows.get("info")) {
+      drawnFor = key;
+      draw(t);
+    }
+  };
+  return node;
+}
+
+// The log of the director's actions, from the audit trail.
+function directorLog(id) {
+  const rows = el("tbody", {});
+  const node = el(
+    "details",
+    { class: "admin-panel", id: "director-log", open: true },
+    el("summary", {}, "Director's log"),
+    el(
+      "table",
+      { class: "list director-log" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ["Time", "Action", "Player", "Result"].map((h) => el("th", {}, h)),
+        ),
+      ),
+      rows,
+    ),
+  );
+  node.refresh = async () => {
+    try {
+      const { actions } = await api(`/api/tournaments/${id}/director-log`, { token: adminToken() });
+      rows.replaceChildren(
+        ...actions
+          .slice()
+          .reverse()
+          .map((a) =>
+            el(
+              "tr",
+              { class: "log-line" },
+              el("td", {}, a.wall ? new Date(a.wall * 1000).toLocaleTimeString() : "—"),
+              el("td", {}, a.action),
+              el("td", {}, a.player ? `${a.name} (${a.player})` : ""),
+              el("td", {}, a.result),
+            ),
+          ),
+      );
+    } catch (error) {
+      rows.replaceChildren(el("tr", {}, el("td", { colspan: 4 }, error.message)));
+    }
+  };
+  return node;
 }
 
 // The admin's cancellation: preview the refunds under policy A or B, then cancel with them.
@@ -217,8 +426,8 @@ function cancellationPanel(id) {
 }
 
 // The director's corrections (seed 004): a compensation from the house, or a prize paid in error taken back.
-function correctionsPanel(id) {
-  const player = el("input", { id: "correction-player", placeholder: "player (p7)", "aria-label": "player" });
+function correctionsPanel(id, board) {
+  const player = playerPicker(board, "correction", everyone);
   const cents = el("input", {
     id: "correction-cents",
     type: "number",
@@ -230,34 +439,37 @@ function correctionsPanel(id) {
   const out = el("p", { id: "correction-result", class: "message" });
   const act = (command, question) => async () => {
     const amount = cents.value ? Number(cents.value) : null;
-    if (!window.confirm(question(amount))) return;
     try {
+      if (!window.confirm(question(amount))) return;
       const details = await api(`/api/tournaments/${id}/${command}`, {
         method: "POST",
         token: adminToken(),
         body: {
-          player: player.value,
+          player: player.id(),
           reason: reason.value,
           ...(amount !== null || command === "compensate" ? { cents: amount } : {}),
         },
       });
       const { compensations, withdrawn } = details.ledger;
       out.textContent = `Done. Compensations ${money(compensations)}, withdrawn ${money(withdrawn)}.`;
+      out.classList.add("ok");
     } catch (error) {
       out.textContent = error.message;
+      out.classList.remove("ok");
     }
   };
   return el(
     "details",
     { class: "admin-panel" },
     el("summary", {}, "Corrections (admin)"),
-    el("p", {}, player, cents, reason),
+    el("p", {}, ...player.nodes),
+    el("p", {}, cents, reason),
     el(
       "p",
       {},
       el(
         "button",
-        { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.value} ${money(a || 0)} from the house?`) },
+        { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.named()} ${money(a || 0)} from the house?`) },
         "Pay compensation",
       ),
       el(
@@ -266,7 +478,7 @@ function correctionsPanel(id) {
           id: "withdraw",
           onclick: act(
             "withdraw",
-            (a) => `Take back ${a === null ? "all of the prize" : money(a)} from ${player.value}?`,
+            (a) => `Take back ${a === null ? "all of the prize" : money(a)} from ${player.named()}?`,
           ),
         },
         "Withdraw prize",

@@ -97,15 +97,47 @@ export function replaySteps(phh, names, viewer) {
   return steps;
 }
 
+// A player's hand as rooms list it: number, position, own cards, board, chips won or lost (docs/web.md).
+function handRow(h, open) {
+  const line = h.seat;
+  const net = line ? line.net : null;
+  return el(
+    "tr",
+    {
+      class: `hand-row${line && line.folded_preflop ? " folded-preflop" : ""}`,
+      "data-hand": h.hand,
+      "data-net": net ?? "",
+    },
+    el("td", {}, el("button", { class: "hand-link", "data-hand": h.hand, onclick: () => open(h.hand) }, `#${h.hand}`)),
+    el("td", {}, `table ${h.table}`),
+    el("td", { class: "position" }, line ? line.position : ""),
+    el("td", { class: "hole" }, line ? (line.cards || [null, null]).map(cardNode) : ""),
+    el("td", { class: "board" }, line ? line.board.map(cardNode) : ""),
+    el(
+      "td",
+      { class: `net${net > 0 ? " won" : net < 0 ? " lost" : ""}` },
+      net === null ? "" : net > 0 ? `+${chips(net)}` : net < 0 ? `−${chips(-net)}` : "0",
+    ),
+  );
+}
+
 export function handsPanel(id, seat, names) {
   const list = el("div", { class: "hand-list", id: "hand-list" });
   const viewer = el("div", { class: "replay", id: "replay" });
   const table = el("input", { id: "hands-table", type: "number", min: 1, placeholder: "table", "aria-label": "table" });
+  // Rooms hide the hands folded before the flop on request: the hands one played stay.
+  const played = el("input", { type: "checkbox", id: "hands-played" });
+  played.onchange = () => list.classList.toggle("played-only", played.checked);
   const panel = el(
     "div",
     {},
     seat
-      ? el("p", {}, "Your finished hands:")
+      ? el(
+          "p",
+          {},
+          "Your finished hands: ",
+          el("label", {}, played, " Only hands I played (hide those folded before the flop)"),
+        )
       : el("p", {}, "Finished hands at table ", table, " ", el("button", { onclick: () => panel.refresh() }, "List")),
     list,
     viewer,
@@ -121,20 +153,21 @@ export function handsPanel(id, seat, names) {
       return;
     }
     try {
-      const { hands } = await api(`/api/tournaments/${id}/hands?${query}`);
+      const { hands } = await api(`/api/tournaments/${id}/hands?${query}`, { token: seat && seat.token });
+      const newest = hands.slice(-50).reverse();
       list.replaceChildren(
-        ...(hands.length
-          ? hands
-              .slice(-50)
-              .reverse()
-              .map((h) =>
-                el(
-                  "button",
-                  { class: "hand-link", "data-hand": h.hand, onclick: () => open(h.hand) },
-                  `#${h.hand} (table ${h.table})`,
-                ),
-              )
-          : [el("p", {}, "No finished hand yet.")]),
+        newest.length
+          ? el(
+              "table",
+              { class: "list hands" },
+              el(
+                "tr",
+                {},
+                ["Hand", "Table", "Position", "Cards", "Board", "Won or lost"].map((h) => el("th", {}, h)),
+              ),
+              newest.map((h) => handRow(h, open)),
+            )
+          : el("p", {}, "No finished hand yet."),
       );
     } catch (error) {
       list.replaceChildren(el("p", { class: "message" }, error.message));

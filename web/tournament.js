@@ -33,6 +33,16 @@ const flightStop = (flight) =>
     ? `when level ${flight.stop_level} ends`
     : `when ${flight.stop_share_percent}% of the field is left`;
 
+const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+};
+const duration = (seconds) => {
+  const whole = Math.round(seconds / 60);
+  return whole >= 60 ? `${Math.floor(whole / 60)} h ${String(whole % 60).padStart(2, "0")} min` : `${whole} min`;
+};
+
 export class TournamentPage {
   constructor(view, statusLine, { id, table, entry }) {
     Object.assign(this, { view, statusLine, id });
@@ -66,6 +76,7 @@ export class TournamentPage {
     this.nodes.log.className = "log";
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
     this.payoutsTitle = el("h3", {}, "Payouts");
+    this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
     this.search = el("input", {
       id: "player-search",
       placeholder: "find a player",
@@ -80,7 +91,7 @@ export class TournamentPage {
         el("div", { class: "side" }, el("h3", {}, "Hand log"), this.nodes.log, this.nodes.chat),
       ),
       info: this.nodes.info,
-      payouts: el("div", {}, this.payoutsTitle, this.nodes.payouts),
+      payouts: el("div", {}, this.payoutsTitle, this.resultsSummary, this.nodes.payouts),
       players: el("div", {}, this.search, this.nodes.players),
       tables: this.nodes.tables,
       hands: handsPanel(id, this.seat, () => this.names()),
@@ -144,6 +155,7 @@ export class TournamentPage {
     for (const button of this.tabBar.children) button.setAttribute("aria-selected", String(button.dataset.tab === key));
     this.tab = key;
     if (key === "hands") this.panels.hands.refresh();
+    if (key === "console") this.panels.console.refresh();
   }
 
   // A new entry under the same token; the page opens again on it (the token now leads to the new entry).
@@ -270,6 +282,7 @@ export class TournamentPage {
     this.drawPlayers();
     this.drawTables();
     this.drawInfo(t);
+    if (this.panels.console) this.panels.console.update(t);
     const refunds = this.board.rows.get("refunds");
     this.nodes.refunds.replaceChildren(...(refunds ? [refundTable("Refunds paid", refunds)] : []));
     const said = this.board.rows.get("announcements") || [];
@@ -335,6 +348,7 @@ export class TournamentPage {
   drawPayouts(t) {
     const info = this.board.rows.get("info");
     const results = this.board.list("r:").sort((a, b) => a.place - b.place);
+    this.drawResultsSummary(t, results);
     const paid = results.filter((r) => r.prize_cents > 0 || r.place === 1);
     const tab = this.tabBar.querySelector("#tab-payouts");
     if (t.status === "finished" && paid.length) {
@@ -379,6 +393,24 @@ export class TournamentPage {
         ),
       );
     }
+  }
+
+  // What the rooms' results say at the top: how long it lasted, the field, and one's own place and knockouts.
+  drawResultsSummary(t, results) {
+    const own = this.seat && results.find((r) => r.player === this.seat.player_id);
+    const finished = t.status === "finished" && t.started_at && t.finished_at;
+    this.resultsSummary.hidden = !finished && !own;
+    if (this.resultsSummary.hidden) return;
+    const parts = [];
+    if (finished) parts.push(`Played in ${duration(t.finished_at - t.started_at)}`);
+    parts.push(`${chips(t.entries)} entries`);
+    if (own)
+      parts.push(
+        `you finished ${ordinal(own.place)} of ${chips(t.entries)}` +
+          (own.prize_cents ? ` (${money(own.prize_cents)})` : "") +
+          ` with ${own.knockouts} knockout${own.knockouts === 1 ? "" : "s"}`,
+      );
+    this.resultsSummary.textContent = parts.join(" · ");
   }
 
   drawPlayers() {
