@@ -193,7 +193,8 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it(b
         page = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
         await tab(page, "console")
         await page.locator("summary", has_text="Corrections (admin)").click()
-        await page.fill("#correction-player", "p2")
+        await page.fill("#correction-player", "bot 1")  # by name, as the console picks players
+        await expect(page.locator("#correction-chosen")).to_contain_text("bot 1 (p2)")
         await page.fill("#correction-cents", "250")
         await page.fill("#correction-reason", "our server dropped them")
         questions = []
@@ -206,7 +207,7 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it(b
         await page.click("#compensate")  # dismissed: nothing happens
         await page.click("#compensate")  # accepted
         await expect(page.locator("#correction-result")).to_contain_text("Compensations $2.50")
-        assert questions == ["Pay p2 $2.50 from the house?"] * 2
+        assert questions == ["Pay bot 1 (p2) $2.50 from the house?"] * 2
         assert live.runtime(tournament).director.ledger.summary()["compensations"] == 250
         await page.click("#withdraw")
         await expect(page.locator("#correction-result")).to_contain_text("no prize to withdraw")

@@ -469,7 +469,10 @@ function correctionsPanel(id, board) {
       {},
       el(
         "button",
-        { id: "compensate", onclick: act("compensate", (a) => `Pay ${player.named()} ${money(a || 0)} from the house?`) },
+        {
+          id: "compensate",
+          onclick: act("compensate", (a) => `Pay ${player.named()} ${money(a || 0)} from the house?`),
+        },
         "Pay compensation",
       ),
       el(
