@@ -12,9 +12,13 @@ swarm runs here, pinned to core 1, so each has a core of this 2-core machine.
     a bare ``websockets`` server broadcasting small JSON messages to as many
     clients, one a frame, received by the swarm's client, measured in the
     same run on the same cores.
+(d) What the time series costs the swarm (issue 34): ``--series-players``
+    thinking bots, once with a row every 5 s and once with none, the same
+    seed: the swarm's CPU of each, and the CPU spent making the rows as a
+    share of the run's (goal: under 2%).
 
 Run: .venv/bin/python benchmarks/bench_swarm.py [--sizes 2000,6000,10000] [--window S]
-         [--instant-players 1800,2700,3600] [--instant-hand-pause S]
+         [--instant-players 1800,2700,3600] [--instant-hand-pause S] [--series-players 5000]
 """
 
 from __future__ import annotations
@@ -82,13 +86,14 @@ def definition(players: int, action_seconds: float) -> dict:
     return body
 
 
-async def measure(players: int, think: tuple[float, float], duration: float, hand_pause: float) -> dict:
+async def measure(players: int, think: tuple[float, float], duration: float, hand_pause: float,
+                  interval: float | None = 5.0) -> dict:
     port = free_port()
     server = start_server(port, hand_pause)
     try:
         options = SwarmOptions(url=f"http://127.0.0.1:{port}", players=players, admin_token=TOKEN,
                                definition=definition(players, 15.0), think=think, duration=duration, seed=1,
-                               warmup=WARMUP,
+                               warmup=WARMUP, interval=interval,
                                mix={"tag": 4, "pushfold": 3, "station": 2, "random": 1})
         cpu_before, wall_before = process_cpu(server.pid), time.perf_counter()
         report = await run_swarm(options)
@@ -161,6 +166,8 @@ async def main() -> None:
     parser.add_argument("--instant-window", type=float, default=10.0, help="(b): seconds measured after the warm-up")
     parser.add_argument("--instant-hand-pause", type=float, default=0.0,
                         help="(b): seconds between hands (instant bots, and no pause either, by default)")
+    parser.add_argument("--series-players", type=int, default=5000, help="(d): the field (0 skips)")
+    parser.add_argument("--series-window", type=float, default=45.0, help="(d): seconds measured after the warm-up")
     args = parser.parse_args()
     pin(1)
     quiet_garbage_collector()  # as `mttsim swarm` does
@@ -199,6 +206,20 @@ async def main() -> None:
         floor = await broadcast_floor(players, 200)
         print(f"(c) messages delivered at the peak: {delivered:,.0f}/s; a bare websockets server broadcasting to "
               f"{players} clients, same cores: {floor:,.0f}/s -> {delivered / floor:.2f} of the floor")
+
+    if args.series_players:
+        print(f"(d) the time series' cost, {args.series_players} bots thinking 1-3 s")
+        runs = {}
+        for interval in (5.0, None):
+            runs[interval] = report = await measure(args.series_players, (1.0, 3.0), WARMUP + args.series_window,
+                                                    hand_pause=2.0, interval=interval)
+            print(f"  {'a row every 5 s' if interval else 'no time series'}: swarm CPU "
+                  f"{report['swarm_cpu_percent']}%, {report['actions_per_s']:,.0f} actions/s, "
+                  f"{len(report['history'])} rows", flush=True)
+        cpu = runs[5.0]["swarm_cpu_percent"] / 100 * runs[5.0]["wall_s"]
+        share = 100 * runs[5.0]["history_cpu_s"] / cpu if cpu else 0.0
+        print(f"  rows made in {runs[5.0]['history_cpu_s']:.3f} s of CPU: {share:.2f}% of the swarm's (goal under 2%);"
+              f" swarm CPU with / without: {runs[5.0]['swarm_cpu_percent'] / runs[None]['swarm_cpu_percent']:.3f}")
 
 
 if __name__ == "__main__":

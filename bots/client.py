@@ -56,6 +56,11 @@ class SeatReport:
     latencies: list[float] = field(default_factory=list)  # seconds from sending an action to seeing it acted
     lags: list[float] = field(default_factory=list)  # seconds from the server's stamp to receipt
     messages: int = 0
+    bytes: int = 0  # of the messages received
+    connects: list[float] = field(default_factory=list)  # seconds the first connection's handshake took
+    reconnects: list[float] = field(default_factory=list)  # ... and each later one's
+    snapshots_after: list[float] = field(default_factory=list)  # seconds from a connection to its snapshot
+    refused: list[str] = field(default_factory=list)  # why connections failed
 
 
 class _Event(msgspec.Struct):
@@ -119,6 +124,7 @@ class SeatBot(WSListener):
         self._ignored_turn = False
         self._done = False
         self._transport: WSTransport | None = None
+        self._connected_at: float | None = None  # until this connection's snapshot arrives
         self._thinking: asyncio.TimerHandle | None = None
         self._until_hang_up = rng.randint(3, 8)  # decisions, for a flaky bot
 
@@ -134,9 +140,11 @@ class SeatBot(WSListener):
         """
         refused = 0
         while not self._done:
+            began = time.monotonic()
             try:
                 transport, _ = await ws_connect(lambda: self, self.url, max_frame_size=MAX_FRAME_BYTES)
-            except OSError:
+            except OSError as error:
+                self.report.refused.append(f"{type(error).__name__}: {error.strerror or error}")
                 refused += 1
                 if refused > 120 * len(self.urls):
                     raise
@@ -147,6 +155,9 @@ class SeatBot(WSListener):
                         continue  # the next one now; after a round of refusals, the usual pause
             else:
                 refused = 0
+                self._connected_at = time.monotonic()
+                handshakes = self.report.reconnects if self.report.connects else self.report.connects
+                handshakes.append(self._connected_at - began)
                 try:
                     await transport.wait_disconnected()
                 finally:
@@ -161,6 +172,10 @@ class SeatBot(WSListener):
         """The addresses, the one this bot plays through now first (for its next entry)."""
         at = self.urls.index(self.url)
         return self.bases[at:] + self.bases[:at]
+
+    @property
+    def connected(self) -> bool:
+        return self._transport is not None
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self._transport = transport
@@ -196,6 +211,7 @@ class SeatBot(WSListener):
         report = self.report
         message = _read_line(line)
         report.messages += 1
+        report.bytes += len(line)
         if message.at:
             report.lags.append(received - message.at)
         kind = message.type
@@ -212,6 +228,9 @@ class SeatBot(WSListener):
                 report.errors.append(whole)
         elif kind == "snapshot":
             report.snapshots += 1
+            if self._connected_at is not None:
+                report.snapshots_after.append(time.monotonic() - self._connected_at)
+                self._connected_at = None
             self._starting_stack = whole["tournament"]["starting_stack"]
             if whole["you"] and whole["you"]["stack"] is not None:
                 self._stack = whole["you"]["stack"]

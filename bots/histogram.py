@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 GROWTH = 1.02  # each bucket 2% wider than the last: values read back within about 1%
 _LOG = math.log(GROWTH)
@@ -53,34 +52,3 @@ def percentiles(counts: dict[str, int], fractions: Sequence[float]) -> list[floa
                 answers.append(round(GROWTH ** (bucket + edge), 2))
                 break
     return answers
-
-
-def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One report of the shards of one run: counts added, the run's wall time the longest shard's, throughput
-    over it, percentiles from the merged histograms (``mttsim swarm --merge``)."""
-    tournaments = {report["tournament"] for report in reports}
-    if len(tournaments) != 1:
-        raise ValueError(f"the reports are of different tournaments: {', '.join(sorted(tournaments))}")
-    wall = max(report["wall_s"] for report in reports)
-    summed = ("players", "actions", "errors", "provoked_errors", "missed_deadlines", "timeouts", "reconnections",
-              "failovers", "messages", "late_registrations", "late_refused", "reentries")
-    merged: dict[str, Any] = {"tournament": tournaments.pop(), "shards": len(reports),
-                              "tables": max(report["tables"] for report in reports)}
-    for key in summed:
-        merged[key] = sum(report.get(key, 0) for report in reports)
-    merged["actions_per_s"] = round(merged["actions"] / wall, 1) if wall else 0.0
-    codes: Counter[str] = Counter()
-    for report in reports:
-        codes.update(report.get("error_codes", {}))
-    merged["error_codes"] = dict(codes)
-    latency = merge([report["histograms"]["latency_ms"] for report in reports])
-    lag = merge([report["histograms"]["event_lag_ms"] for report in reports])
-    p50, p95, p99 = percentiles(latency, (0.5, 0.95, 0.99))
-    merged["latency_ms"] = {"p50": p50, "p95": p95, "p99": p99, "max": max(r["latency_ms"]["max"] for r in reports)}
-    lag_p50, lag_p99 = percentiles(lag, (0.5, 0.99))
-    merged["event_lag_ms"] = {"p50": lag_p50, "p99": lag_p99}
-    merged["finished"] = all(report["finished"] for report in reports)
-    merged["wall_s"] = wall
-    merged["swarm_cpu_percent"] = round(sum(report["swarm_cpu_percent"] for report in reports), 1)
-    merged["histograms"] = {"latency_ms": latency, "event_lag_ms": lag}
-    return merged

@@ -16,7 +16,6 @@ probability ``reentry`` while re-entry is open, playing on under its token.
 from __future__ import annotations
 
 import asyncio
-import csv
 import gc
 import math
 import random
@@ -30,7 +29,8 @@ import httpx
 import msgspec
 
 from bots.client import SeatBot, SeatReport, strategy_for
-from bots.histogram import histogram, percentiles
+from bots.histogram import histogram
+from bots.timeline import DEFAULT_INTERVAL, Timeline
 
 
 @dataclass
@@ -48,6 +48,10 @@ class SwarmOptions:
     warmup: float = 0.0  # seconds of play at the start left out of the latencies and lags
     late: int = 0  # bots of this shard that register after the start, while late registration is open
     reentry: float = 0.0  # the chance a bot that is out re-enters, while re-entry is open
+    interval: float | None = DEFAULT_INTERVAL  # seconds between the rows of the time series (None: none kept)
+    # What a run stopped early (``duration``, a signal) does with the tournament: "cancel" it (with the admin
+    # token) or "leave" it to play on; None: cancel the one this swarm created, leave one it joined.
+    on_stop: str | None = None
 
 
 @dataclass
@@ -82,8 +86,13 @@ def default_swarm_definition(players: int) -> dict[str, Any]:
     return definition
 
 
-async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None) -> dict[str, Any]:
-    """Create or join the tournament, register this shard's bots, play to the end, and report."""
+async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None,
+                    stop: asyncio.Event | None = None,
+                    sampled: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Create or join the tournament, register this shard's bots, play to the end (or ``options.duration``,
+    or until ``stop`` is set), and report. ``progress`` hears of the figures every second, ``sampled`` of each
+    row of the time series."""
+    stop = stop or asyncio.Event()
     rng = random.Random(options.seed)
     admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
@@ -100,10 +109,13 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             tournament = created.json()["id"]
         mine = [k for k in range(options.players) if k % shards == shard]
         tags = rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
+        registrations: list[float] = []
 
         async def register(k: int, tag: str) -> SeatBot:
+            began = time.monotonic()
             answer = await http.post(f"/api/tournaments/{tournament}/register", json={"name": f"{tag} {k + 1}"})
             answer.raise_for_status()
+            registrations.append(time.monotonic() - began)
             seat = answer.json()
             strategy, fault = strategy_for(tag)
             # the bots spread over the gateways, each going on to the next when its own is gone
@@ -113,6 +125,8 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
 
         bots: list[SeatBot] = []
         for start in range(0, len(mine), 100):  # registration in batches keeps the server's queue short
+            if stop.is_set():
+                break
             bots += await asyncio.gather(*(register(k, tag) for k, tag in
                                            zip(mine[start:start + 100], tags[start:start + 100])))
         cpu_before, started = time.process_time(), time.perf_counter()
@@ -146,12 +160,13 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
 
         tasks = [asyncio.create_task(life(bot)) for bot in bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
-            while (await summary_of(http, tournament))["entries"] < options.players:
+            while (await summary_of(http, tournament))["entries"] < options.players and not stop.is_set():
                 await asyncio.sleep(0.2)
             await asyncio.sleep(0.5)  # let the last connections open
-            (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
+            if not stop.is_set():
+                (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
         if options.late:
-            while (window := await summary_of(http, tournament))["status"] == "register":
+            while (window := await summary_of(http, tournament))["status"] == "register" and not stop.is_set():
                 await asyncio.sleep(0.2)  # another shard starts it
             seconds = window.get("late_registration_ends_in") or 60.0
             tasks += [asyncio.create_task(late_arrival(options.players + k, tag, rng.uniform(0, seconds)))
@@ -160,15 +175,21 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
         outage = Outage()
+        timeline = Timeline(options.interval or DEFAULT_INTERVAL)
         warm = options.warmup == 0
+        stopped: str | None = None
         while not all(task.done() for task in tasks):
-            await asyncio.wait(tasks, timeout=1.0)
+            await asyncio.wait(tasks, timeout=1.0)  # a signal is seen within the second
             if not warm and time.perf_counter() - started >= options.warmup:
                 warm = True
                 for bot in bots:  # the start's burst (every table dealing at once) is not the steady state
                     bot.report.latencies.clear()
                     bot.report.lags.clear()
             if options.duration is not None and time.perf_counter() - started >= options.duration:
+                stopped = "duration"
+            if stop.is_set():
+                stopped = "signal"
+            if stopped is not None:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
@@ -184,15 +205,35 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             live.errors = sum(len(r.errors) for r in reports)
             if progress is not None:
                 progress(live)
+            if options.interval is not None and timeline.due(live.wall_s):
+                row = timeline.sample(bots, live.wall_s, live.players_left)
+                if sampled is not None:
+                    sampled(row)
         final = await summary_of(http, tournament, outage)
-        while options.duration is None and final["status"] == "running":
+        while stopped is None and final["status"] == "running":
             await asyncio.sleep(0.5)  # this shard's bots are out; the others' play on to the end
+            stopped = "signal" if stop.is_set() else None
             final = await summary_of(http, tournament, outage)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_before
+        if options.interval is not None:
+            timeline.sample(bots, wall, final["players_left"])
+        after = "finished" if final["status"] == "finished" else final["status"]
+        on_stop = options.on_stop or ("cancel" if options.tournament is None else "leave")
+        if stopped is not None and final["status"] in ("running", "register"):
+            after = "left"
+            if on_stop == "cancel":
+                cancelled = await http.post(f"/api/tournaments/{tournament}/cancel", headers=admin)
+                after = "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
     report = report_of([bot.report for bot in bots], tournament, final, wall, cpu)
     report["server_away"] = {"times": outage.times, "seconds": round(outage.seconds, 2)}
     report.update(counts)
+    report["stopped"] = stopped
+    report["tournament_after"] = after
+    report["interval_s"] = options.interval
+    report["history"] = timeline.rows
+    report["history_cpu_s"] = round(timeline.cpu_s, 4)
+    report["histograms"]["register_ms"] = histogram(registrations)
     return report
 
 
@@ -272,12 +313,15 @@ def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any],
     lags = [x for r in reports for x in r.lags]
     actions = sum(r.decisions for r in reports)
     p50, p95, p99, longest = percentiles_ms(latencies, (0.5, 0.95, 0.99, 1.0))
-    lag_p50, lag_p99 = percentiles_ms(lags, (0.5, 0.99))
+    lag_p50, lag_p95, lag_p99, lag_max = percentiles_ms(lags, (0.5, 0.95, 0.99, 1.0))
+    refused = Counter(reason for r in reports for reason in r.refused)
+    errors = Counter(f"{error.get('code')}: {error.get('message')}" for r in reports for error in r.errors)
+    missed = sum(r.missed_deadlines for r in reports)
     return {
         "tournament": tournament, "players": len(reports), "tables": final.get("tables", 0),
         "actions": actions, "actions_per_s": round(actions / wall, 1) if wall else 0.0,
         "latency_ms": {"p50": p50, "p95": p95, "p99": p99, "max": longest},
-        "event_lag_ms": {"p50": lag_p50, "p99": lag_p99},
+        "event_lag_ms": {"p50": lag_p50, "p95": lag_p95, "p99": lag_p99, "max": lag_max},
         "errors": sum(len(r.errors) for r in reports),
         "error_codes": dict(Counter(str(error.get("code")) for r in reports for error in r.errors)),
         "provoked_errors": sum(r.provoked_errors for r in reports),
@@ -286,25 +330,16 @@ def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any],
         "messages": sum(r.messages for r in reports),
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
         "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
-        "histograms": {"latency_ms": histogram(latencies), "event_lag_ms": histogram(lags)},
+        "bytes": sum(r.bytes for r in reports),
+        "histograms": {"latency_ms": histogram(latencies), "event_lag_ms": histogram(lags),
+                       "connect_ms": histogram(x for r in reports for x in r.connects),
+                       "reconnect_ms": histogram(x for r in reports for x in r.reconnects),
+                       "snapshot_ms": histogram(x for r in reports for x in r.snapshots_after)},
+        # Locust's failures: what failed, where, and how often (PREFIX_failures.csv)
+        "failures": [*({"method": "WS", "name": "act -> acted", "error": error, "occurrences": n}
+                       for error, n in errors.most_common()),
+                     *([{"method": "WS", "name": "act -> acted", "error": "missed deadline: the clock acted first",
+                         "occurrences": missed}] if missed else []),
+                     *({"method": "WS", "name": "connect", "error": reason, "occurrences": n}
+                       for reason, n in refused.most_common())],
     }
-
-
-def write_csv(prefix: str, report: dict[str, Any]) -> str:
-    """``PREFIX_stats.csv`` in Locust's columns: one row per measured kind, then the aggregate. Read from the
-    report's histograms, so that a merged report (bots/histogram.py) writes one the same way."""
-    path = f"{prefix}_stats.csv"
-    wall = report["wall_s"] or 1.0
-    failures = report["errors"] + report["missed_deadlines"]
-    latency, lag = report["histograms"]["latency_ms"], report["histograms"]["event_lag_ms"]
-    rows = [("WS", "act -> acted", latency, failures), ("WS", "event lag", lag, 0),
-            ("", "Aggregated", latency, failures)]
-    with open(path, "w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(["Type", "Name", "Request Count", "Failure Count", "Median Response Time",
-                         "95%", "99%", "Max Response Time", "Requests/s"])
-        for kind, name, counts, failed in rows:
-            requests = sum(counts.values())
-            writer.writerow([kind, name, requests, failed, *percentiles(counts, (0.5, 0.95, 0.99, 1.0)),
-                             round(requests / wall, 1)])
-    return path

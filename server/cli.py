@@ -1,4 +1,5 @@
-"""The ``mttsim`` command line."""
+"""mttsim: a real-time multi-table No-Limit Hold'em tournament simulator. Play-test a tournament's rules live in a
+browser, simulate its structure in accelerated time, and load-test the server with swarms of bots."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -19,6 +22,9 @@ from engine.structure import (
     Definition, DefinitionError, Speed, default_definition, generate_structure, load_definition, structure_hours,
 )
 from server.cluster.local import NATS_ENV, shown
+
+if TYPE_CHECKING:
+    from bots.thresholds import Threshold
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -146,7 +152,7 @@ def serve(args: argparse.Namespace) -> int:
     role = f"the director of the cluster at {shown(args.nats)}" if args.nats else "mttsim"
     print(f"{role} serving on http://{args.host}:{args.port}/"
           f" ({'nothing kept' if args.memory else f'journal: {args.db}'})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
+    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", **uvicorn_logging(args), **uvicorn_websockets())
     return 0
 
 
@@ -165,7 +171,7 @@ def gateway(args: argparse.Namespace) -> int:
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     app = create_gateway(Settings(admin_token=args.admin_token, nats=args.nats), f"http://{reachable}:{args.port}")
     print(f"gateway of the cluster at {shown(args.nats)} serving on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", log_level="warning", **uvicorn_websockets())
+    uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", **uvicorn_logging(args), **uvicorn_websockets())
     return 0
 
 
@@ -203,6 +209,42 @@ def table_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class JsonLines(logging.Formatter):
+    """A record as one JSON object a line (``--log-json``), for a log collector."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {"time": round(record.created, 3), "level": record.levelname.lower(), "logger": record.name,
+                 "message": record.getMessage()}
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return msgspec.json.encode(entry).decode()
+
+
+def log_handler(json_lines: bool) -> logging.Handler:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLines() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(name)s: "
+                                                                          "%(message)s"))
+    return handler
+
+
+def set_up_logging(args: argparse.Namespace) -> None:
+    """``--log-level`` and ``--log-json`` for mttsim's own loggers (and what they pass on to the root)."""
+    logging.basicConfig(level=args.log_level.upper(), handlers=[log_handler(args.log_json)], force=True)
+
+
+def uvicorn_logging(args: argparse.Namespace) -> dict[str, Any]:
+    """uvicorn's logs at the same level and in the same form; its access log (a line per request) at info."""
+    handler = {"()": "server.cli.log_handler", "json_lines": args.log_json}
+    config = {"version": 1, "disable_existing_loggers": False, "handlers": {"stderr": handler},
+              "loggers": {name: {"handlers": ["stderr"], "level": args.log_level.upper(), "propagate": False}
+                          for name in ("uvicorn", "uvicorn.error", "uvicorn.access")}}
+    return {"log_config": config, "log_level": args.log_level,
+            "access_log": args.log_level in ("debug", "info")}
+
+
 def allow_many_sockets() -> None:
     """Raise the soft limit on open files to the hard one: a server holds a socket per client and a swarm one per
     bot, and many systems start a process at 1,024 of a hard limit far above it. (A limit of 20,000, soft and
@@ -228,12 +270,17 @@ def quiet_garbage_collector() -> None:
 
 
 def swarm(args: argparse.Namespace) -> int:
-    """Load-test a server with bots over the wire (``mttsim swarm``)."""
+    """Load-test a server with bots over the wire (``mttsim swarm``); the exit code says whether the thresholds
+    passed (docs/swarm.md)."""
+    import signal
+
+    import httpx
     import uvloop
 
+    from bots import thresholds
     from bots.client import FAULTS
     from bots.strategies import STRATEGIES
-    from bots.swarm import Live, SwarmOptions, run_swarm, write_csv
+    from bots.swarm import Live, SwarmOptions, run_swarm
 
     try:
         mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
@@ -245,19 +292,24 @@ def swarm(args: argparse.Namespace) -> int:
             raise ValueError("--shard I/N needs 0 <= I < N")
         if (args.tournament is None) == (not args.create):
             raise ValueError("give exactly one of --tournament ID or --create")
+        if args.interval <= 0:
+            raise ValueError("--interval: a number of seconds above 0")
+        checks = [thresholds.parse(text) for text in
+                  (args.threshold or thresholds.defaults(stopping=args.duration is not None))]
         definition = None
         if args.config:
             path = Path(args.config)
             definition = msgspec.to_builtins(load_definition(path.read_bytes(), toml=path.suffix.lower() == ".toml"))
     except (OSError, ValueError) as error:
         print(f"mttsim swarm: {error}", file=sys.stderr)
-        return 2
+        return thresholds.USAGE
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=think, shard=shard_of,
-                           seed=args.seed, late=args.late, reentry=args.reentry)
+                           seed=args.seed, late=args.late, reentry=args.reentry, duration=args.duration,
+                           interval=args.interval, on_stop=args.on_stop)
     if mix:
         options.mix = mix
-    show = sys.stderr.isatty() and not args.json
+    terminal = sys.stderr.isatty() and not args.json
 
     def line(live: Live) -> None:
         sys.stderr.write(f"\r{live.players_left:>6} players left | {live.tables:>5} tables | "
@@ -265,55 +317,93 @@ def swarm(args: argparse.Namespace) -> int:
                          f" | {live.errors} errors ")
         sys.stderr.flush()
 
+    def row_line(row: dict[str, Any]) -> None:
+        """Without a terminal (a pipeline's log), a plain line per row of the time series."""
+        from bots.histogram import percentiles
+
+        p50, p99 = percentiles(row["latency_ms"], (0.5, 0.99))
+        print(f"mttsim swarm: {row['elapsed_s']:.0f} s: {row['players_left']} players left, {row['users']} bots "
+              f"connected, {row['actions'] / (row['seconds'] or 1):,.0f} actions/s, latency p50 {p50} ms p99 {p99} "
+              f"ms, {row['errors']} errors, {row['reconnections']} reconnections", file=sys.stderr, flush=True)
+
+    async def run() -> dict[str, Any]:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
+            loop.add_signal_handler(number, stop.set)
+        return await run_swarm(options, line if terminal else None, stop,
+                               None if terminal or args.json else row_line)
+
     quiet_garbage_collector()
     allow_many_sockets()
-    report = uvloop.run(run_swarm(options, line if show else None))
-    if show:
+    try:
+        report = uvloop.run(run())
+    except (httpx.HTTPError, OSError) as error:
+        print(f"mttsim swarm: could not run against {args.url}: {error}", file=sys.stderr)
+        return thresholds.COULD_NOT_RUN
+    if terminal:
         sys.stderr.write("\n")
+    return _swarm_outcome(args, report, checks, "swarm")
+
+
+def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: list[Threshold], command: str) -> int:
+    """Check the thresholds, write what was asked for (CSVs, the HTML report, JSON or a summary), and say with
+    the exit code how the run went."""
+    from bots import thresholds
+    from bots.loadreport import write_csvs, write_html
+
+    report["thresholds"] = thresholds.check(checks, report)
     if args.csv:
-        write_csv(args.csv, report)
+        write_csvs(args.csv, report)
+    if args.html:
+        write_html(args.html, report, {key: value for key, value in sorted(vars(args).items())
+                                       if key not in ("run", "admin_token") and value is not None})
     if args.json:
         print(msgspec.json.encode(report).decode())
     else:
         latency = report["latency_ms"]
-        print(f"{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
+        shards = f"{report['shards']} shards, " if "shards" in report else ""
+        print(f"{shards}{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
               f"({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
               f"{report['errors']} errors, {report['missed_deadlines']} missed deadlines, "
               f"{report['reconnections']} reconnections ({report['failovers']} to another gateway); "
-              f"swarm CPU {report['swarm_cpu_percent']}%; "
-              f"finished: {report['finished']}")
-        if args.late or args.reentry:
+              f"swarm CPU {report['swarm_cpu_percent']}%; finished: {report['finished']}")
+        if report.get("late_registrations") or report.get("reentries"):
             print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "
                   f"{report['reentries']} re-entries")
-    return 0
+        if report.get("stopped"):
+            print(f"stopped by {'the --duration' if report['stopped'] == 'duration' else 'a signal'}; the "
+                  f"tournament: {report['tournament_after']}")
+        for check in report["thresholds"]:
+            print(f"threshold {check['threshold']}: {'passed' if check['passed'] else 'FAILED'} "
+                  f"({check['actual']})")
+    if report.get("stopped") == "signal":
+        return thresholds.CUT_SHORT
+    if not all(check["passed"] for check in report["thresholds"]):
+        print(f"mttsim {command}: a threshold failed", file=sys.stderr)
+        return thresholds.THRESHOLD_FAILED
+    return thresholds.OK
 
 
 def swarm_merge(args: argparse.Namespace) -> int:
     """One report of the shards of one swarm run (``mttsim swarm-merge``): counts added, percentiles from the
-    merged histograms (bots/histogram.py), and the Locust-style CSV written from them."""
-    from bots.histogram import merged_report
-    from bots.swarm import write_csv
+    merged histograms (bots/histogram.py), the time series merged, the CSVs and report written from them, and
+    the thresholds checked on the whole run."""
+    from bots import thresholds
+    from bots.loadreport import merged_report
 
     try:
+        checks = [thresholds.parse(text) for text in (args.threshold or thresholds.defaults(stopping=False))]
         reports = [json.loads(Path(path).read_text()) for path in args.reports]
         report = merged_report(reports)
     except KeyError as missing:
         print(f"mttsim swarm-merge: a report has no {missing}: give the --json reports of mttsim swarm",
               file=sys.stderr)
-        return 2
+        return thresholds.USAGE
     except (OSError, ValueError) as error:
         print(f"mttsim swarm-merge: {error}", file=sys.stderr)
-        return 2
-    if args.csv:
-        write_csv(args.csv, report)
-    if args.json:
-        print(msgspec.json.encode(report).decode())
-    else:
-        latency = report["latency_ms"]
-        print(f"{report['shards']} shards, {report['players']} bots, {report['actions']:,} actions in "
-              f"{report['wall_s']} s ({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, "
-              f"p99 {latency['p99']} ms; {report['errors']} errors; finished: {report['finished']}")
-    return 0
+        return thresholds.USAGE
+    return _swarm_outcome(args, report, checks, "swarm-merge")
 
 
 def structure_command(args: argparse.Namespace) -> int:
@@ -335,24 +425,72 @@ def structure_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mttsim", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo_parser = commands.add_parser("demo", help="the server with a bot-filled tournament to watch in a browser")
-    demo_parser.add_argument("--host", default="127.0.0.1")
-    demo_parser.add_argument("--port", type=int, default=8000)
-    demo_parser.add_argument("--players", type=int, default=45)
-    demo_parser.add_argument("--seats", type=int, default=9)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's default after its help, where it has one worth saying (not None, not off); the examples
+    below a command as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" not in text and action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+EXAMPLES = {
+    "demo": "  mttsim demo                      # http://127.0.0.1:8000/ : 45 bots, a table to watch\n"
+            "  mttsim demo --players 90 --seats 6 --port 8080",
+    "simulate": "  mttsim simulate --players 2000 --seed 7\n"
+                "  mttsim simulate --config docs/examples/sunday-mystery.json --json --events-out events.jsonl",
+    "serve": "  mttsim serve --admin-token secret --db mttsim.db\n"
+             "  mttsim serve --log-level info --log-json     # uvicorn's access log too, as JSON lines",
+    "cluster": "  mttsim cluster --table-workers 2 --gateways 2 --admin-token secret",
+    "structure": "  mttsim structure --players 200 --hours 4 --stack 20000 > structure.json",
+    "swarm": "  mttsim swarm --create --admin-token secret --players 1000 --csv run --html run.html\n"
+             "  mttsim swarm --tournament t1 --players 500 --duration 300 \\\n"
+             "      --threshold 'latency.p99<100ms' --threshold 'errors==0'    # exit 99 if one fails",
+    "swarm-merge": "  mttsim swarm-merge shard0.json shard1.json --csv run --html run.html",
+}
+
+
+def _command(commands: Any, name: str, helped: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=helped, description=helped,
+                                                          formatter_class=HelpFormatter,
+                                                          epilog=f"example:\n{EXAMPLES[name]}")
+    return parser
+
+
+def _logging_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning",
+                        help="what is logged to stderr; info adds uvicorn's access log, a line per request")
+    parser.add_argument("--log-json", action="store_true", help="log one JSON object a line")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and option, with its help."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("mttsim")
+    except PackageNotFoundError:
+        release = "unknown (not installed)"
+    parser = argparse.ArgumentParser(prog="mttsim", description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"mttsim {release}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo_parser = _command(commands, "demo", "the server with a bot-filled tournament to watch in a browser")
+    demo_parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    demo_parser.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    demo_parser.add_argument("--players", type=int, default=45, help="bots in the tournament")
+    demo_parser.add_argument("--seats", type=int, default=9, help="seats per table")
     demo_parser.add_argument("--think-min", type=float, default=0.3, help="seconds a bot thinks, at least")
-    demo_parser.add_argument("--think-max", type=float, default=1.5)
-    demo_parser.add_argument("--hand-pause", type=float, default=2.0)
-    demo_parser.add_argument("--seed", type=int, default=None)
+    demo_parser.add_argument("--think-max", type=float, default=1.5, help="seconds a bot thinks, at most")
+    demo_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
+    demo_parser.add_argument("--seed", type=int, default=None, help="the bots' and the deal's seed (default: new)")
     demo_parser.set_defaults(run=demo)
-    simulate_parser = commands.add_parser("simulate", help="play a whole tournament with bots, in accelerated time")
+    simulate_parser = _command(commands, "simulate", "play a whole tournament with bots, in accelerated time")
     simulate_parser.add_argument("--config", help="tournament definition, JSON or TOML (docs/config.md)")
     simulate_parser.add_argument("--players", type=int, help="entries (default: 1000, or max_players of --config)")
     simulate_parser.add_argument("--seats", type=int, help="seats per table (overrides the definition)")
-    simulate_parser.add_argument("--seed", type=int, help="same seed, same tournament")
+    simulate_parser.add_argument("--seed", type=int, help="same seed, same tournament (default: a new one, printed)")
     simulate_parser.add_argument("--mix", help="bot strategies and weights, e.g. tag=4,pushfold=3,station=2,random=1")
     simulate_parser.add_argument("--events-out", metavar="PATH", help="write every event as a JSON line")
     simulate_parser.add_argument("--hands-out", metavar="PATH", help="write every hand as PHH (.phhs)")
@@ -362,13 +500,13 @@ def main(argv: list[str] | None = None) -> int:
                                  "(default: 0.5, if the definition has re-entry)")
     simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
     simulate_parser.set_defaults(run=simulate_command)
-    serve_parser = commands.add_parser("serve", help="run the real-time server")
-    serve_parser.add_argument("--host", default="127.0.0.1")
-    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser = _command(commands, "serve", "run the real-time server")
+    serve_parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    serve_parser.add_argument("--port", type=int, default=8000, help="the port to listen on")
     serve_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
     serve_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
     serve_parser.add_argument("--db", default="mttsim.db",
-                              help="the SQLite journal: tournaments survive a restart or a crash (default: mttsim.db)")
+                              help="the SQLite journal: tournaments survive a restart or a crash")
     serve_parser.add_argument("--memory", action="store_true", help="keep nothing on disk")
     serve_parser.add_argument("--nats", metavar="URL", default=os.environ.get(NATS_ENV),
                               help=f"join a cluster over this NATS server, nats://TOKEN@HOST:PORT where it wants a "
@@ -380,57 +518,87 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--metrics-port", type=int, help="also serve Prometheus metrics on 127.0.0.1:PORT")
     serve_parser.add_argument("--broadcast-tick", type=float, default=0.05,
                               help="seconds other players' actions may wait to leave together (0: at once)")
+    _logging_options(serve_parser)
     serve_parser.set_defaults(run=serve)
-    cluster_parser = commands.add_parser("cluster", help="a NATS server, a director, table workers and gateways, here")
-    cluster_parser.add_argument("--host", default="127.0.0.1")
+    cluster_parser = _command(commands, "cluster", "a NATS server, a director, table workers and gateways, here")
+    cluster_parser.add_argument("--host", default="127.0.0.1", help="the address the gateways and director listen on")
     cluster_parser.add_argument("--port", type=int, default=8000, help="the first gateway's port (the director: "
                                 "the port after the last gateway's)")
     cluster_parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
-    cluster_parser.add_argument("--table-workers", type=int, default=2)
-    cluster_parser.add_argument("--gateways", type=int, default=1)
+    cluster_parser.add_argument("--table-workers", type=int, default=2, help="processes that play the tables")
+    cluster_parser.add_argument("--gateways", type=int, default=1, help="processes the clients connect to")
     cluster_parser.add_argument("--nats", metavar="URL", help="an existing NATS server (default: start one)")
     cluster_parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
     cluster_parser.add_argument("--db", default="mttsim.db", help="the director's journal")
     cluster_parser.add_argument("--memory", action="store_true",
                                 help="keep nothing on disk once the cluster stops (the director's journal is in a "
                                      "temporary directory, so that a director started again restores from it)")
+    _logging_options(cluster_parser)
     cluster_parser.set_defaults(run=cluster)
-    structure_parser = commands.add_parser("structure", help="print a whole definition from a few numbers")
-    structure_parser.add_argument("--players", type=int, required=True)
+    structure_parser = _command(commands, "structure", "print a whole definition from a few numbers")
+    structure_parser.add_argument("--players", type=int, required=True, help="the expected field")
     structure_parser.add_argument("--hours", type=float, required=True, help="about when one player is left")
     structure_parser.add_argument("--stack", type=int, required=True, help="the starting stack")
     speed = structure_parser.add_mutually_exclusive_group()
     speed.add_argument("--turbo", action="store_true", help="5-minute levels (regular: 10)")
     speed.add_argument("--hyper", action="store_true", help="3-minute levels")
     structure_parser.add_argument("--ante", choices=["bb", "classic"], default="bb",
-                                  help="a big-blind ante (default) or everyone's, from level 3")
+                                  help="a big-blind ante, or everyone's, from level 3")
     structure_parser.set_defaults(run=structure_command)
-    swarm_parser = commands.add_parser("swarm", help="load-test a server with websocket bots")
+    swarm_parser = _command(commands, "swarm", "load-test a server with websocket bots; exit 99 when a threshold "
+                                               "fails (docs/swarm.md)")
     swarm_parser.add_argument("--url", default="http://127.0.0.1:8000",
                               help="the server, or a cluster's gateways separated by commas: the bots spread over "
-                                   "them, and a bot whose gateway is gone goes on to the next (default: %(default)s)")
-    swarm_parser.add_argument("--players", type=int, required=True)
+                                   "them, and a bot whose gateway is gone goes on to the next")
+    swarm_parser.add_argument("--players", type=int, required=True, help="bots (across every shard)")
     swarm_parser.add_argument("--tournament", help="join this tournament (its id)")
     swarm_parser.add_argument("--create", action="store_true", help="create the tournament (needs --admin-token)")
     swarm_parser.add_argument("--config", help="with --create: a definition file (default: the default structure)")
-    swarm_parser.add_argument("--admin-token")
-    swarm_parser.add_argument("--mix", help="strategies and faults with weights: tag=4,random=1,slow=1,flaky=1,rude=1")
-    swarm_parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default 0-0)")
-    swarm_parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I")
-    swarm_parser.add_argument("--seed", type=int)
-    swarm_parser.add_argument("--csv", metavar="PREFIX", help="write PREFIX_stats.csv (Locust's columns)")
+    swarm_parser.add_argument("--admin-token", help="the server's admin token: to create, start and cancel")
+    swarm_parser.add_argument("--mix", help="strategies and faults with weights: tag=4,random=1,slow=1,flaky=1,rude=1 "
+                                            "(default: tag=4,pushfold=3,station=2,random=1)")
+    swarm_parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default: 0-0)")
+    swarm_parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I (default: 0/1)")
+    swarm_parser.add_argument("--seed", type=int, help="the bots' seed (default: a new one)")
+    swarm_parser.add_argument("--csv", metavar="PREFIX",
+                              help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv "
+                                   "(Locust's files and columns)")
+    swarm_parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    swarm_parser.add_argument("--threshold", action="append", metavar="EXPR",
+                              help="pass/fail, several allowed: latency.p99<100ms, event_lag.p99<250ms, errors==0, "
+                                   "missed_deadlines<=5, finished (default: errors==0 and finished; with "
+                                   "--duration errors==0); exit 99 when one fails")
+    swarm_parser.add_argument("--duration", type=float, metavar="SECONDS",
+                              help="stop after this many seconds of play, report, and cancel or leave the "
+                                   "tournament (--on-stop)")
+    swarm_parser.add_argument("--on-stop", choices=["cancel", "leave"],
+                              help="what a run stopped early (--duration, Ctrl-C, SIGTERM) does with the "
+                                   "tournament (default: cancel one it created, leave one it joined)")
+    swarm_parser.add_argument("--interval", type=float, default=5.0, metavar="SECONDS",
+                              help="seconds between the rows of the time series")
     swarm_parser.add_argument("--late", type=int, default=0,
                               help="more bots (per shard) that register while late registration is open")
     swarm_parser.add_argument("--reentry", type=float, default=0.0,
                               help="the chance a bot that is out re-enters while re-entry is open")
-    swarm_parser.add_argument("--json", action="store_true")
+    swarm_parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    _logging_options(swarm_parser)
     swarm_parser.set_defaults(run=swarm)
-    merge_parser = commands.add_parser("swarm-merge", help="one report of the --json reports of a run's shards")
-    merge_parser.add_argument("reports", nargs="+", metavar="REPORT.json")
-    merge_parser.add_argument("--csv", metavar="PREFIX", help="write PREFIX_stats.csv (Locust's columns)")
-    merge_parser.add_argument("--json", action="store_true")
+    merge_parser = _command(commands, "swarm-merge", "one report of the --json reports of a run's shards")
+    merge_parser.add_argument("reports", nargs="+", metavar="REPORT.json", help="the shards' reports")
+    merge_parser.add_argument("--csv", metavar="PREFIX",
+                              help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv")
+    merge_parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    merge_parser.add_argument("--threshold", action="append", metavar="EXPR",
+                              help="pass/fail on the whole run, as mttsim swarm's (default: errors==0 and finished)")
+    merge_parser.add_argument("--json", action="store_true", help="print the merged report as JSON")
     merge_parser.set_defaults(run=swarm_merge)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if hasattr(args, "log_level"):
+        set_up_logging(args)
     code: int = args.run(args)
     return code
 

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from bots.histogram import histogram, merge, merged_report, percentiles
+from bots.histogram import histogram, merge, percentiles
+from bots.loadreport import merged_report
 from bots.swarm import percentiles_ms
 from server.cli import main
 
@@ -49,7 +50,8 @@ def report(tournament: str, values: list[float], players: int, wall: float) -> d
             "event_lag_ms": {"p50": 1.0, "p99": 2.0}, "errors": 1, "provoked_errors": 0, "missed_deadlines": 0,
             "timeouts": 0, "reconnections": 2, "messages": 10, "finished": True, "wall_s": wall,
             "swarm_cpu_percent": 30.0, "late_registrations": 0, "late_refused": 0, "reentries": 0,
-            "histograms": {"latency_ms": histogram(values), "event_lag_ms": histogram(values[:10])}}
+            "histograms": {"latency_ms": histogram(values), "event_lag_ms": histogram(values[:10])},
+            "failures": [{"method": "WS", "name": "act -> acted", "error": "illegal_action: no", "occurrences": 1}]}
 
 
 def test_a_merged_report_adds_the_counts_and_reads_its_percentiles_from_the_merged_histograms(tmp_path, capsys):
@@ -57,6 +59,8 @@ def test_a_merged_report_adds_the_counts_and_reads_its_percentiles_from_the_merg
     shards = [report("t1", first, 6, 10.0), report("t1", second, 4, 12.5)]
     merged = merged_report(shards)
     assert merged["players"] == 10 and merged["actions"] == 4_000 and merged["errors"] == 2
+    assert merged["failures"] == [{"method": "WS", "name": "act -> acted", "error": "illegal_action: no",
+                                   "occurrences": 2}]
     assert merged["wall_s"] == 12.5 and merged["actions_per_s"] == 320.0 and merged["swarm_cpu_percent"] == 60.0
     exact = percentiles_ms(first + second, (0.5, 0.99))
     assert abs(merged["latency_ms"]["p50"] - exact[0]) <= 0.011 * exact[0]
@@ -69,7 +73,10 @@ def test_a_merged_report_adds_the_counts_and_reads_its_percentiles_from_the_merg
         path = tmp_path / f"shard{number}.json"
         path.write_text(json.dumps(shard))
         paths.append(str(path))
-    assert main(["swarm-merge", *paths, "--json", "--csv", str(tmp_path / "all")]) == 0
+    # the shards' one error each fails the default errors==0: the merged run is judged on what it is asked
+    assert main(["swarm-merge", *paths, "--json", "--csv", str(tmp_path / "all")]) == 99
+    capsys.readouterr()
+    assert main(["swarm-merge", *paths, "--json", "--csv", str(tmp_path / "all"), "--threshold", "finished"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["actions"] == 4_000 and printed["latency_ms"] == merged["latency_ms"]
     rows = (tmp_path / "all_stats.csv").read_text().splitlines()

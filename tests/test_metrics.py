@@ -31,13 +31,27 @@ async def test_metrics_count_tables_players_actions_and_the_time_messages_wait()
         seen = samples(answer.text)
         assert seen[("mttsim_tournaments", (("status", "register"),))] == 1
         assert seen[("mttsim_tournaments", (("status", "running"),))] == 1
-        assert seen[("mttsim_tables", ())] == len(runtime.director.tables) == 2
-        assert seen[("mttsim_players_connected", ())] == 6 and seen[("mttsim_players_left", ())] == 6
-        actions = seen[("mttsim_actions_total", ())]
+        mine = (("tournament", tournament),)  # a figure of one tournament carries its label
+        assert seen[("mttsim_tables", mine)] == len(runtime.director.tables) == 2
+        assert seen[("mttsim_players_connected", mine)] == 6 and seen[("mttsim_players_left", mine)] == 6
+        assert seen[("mttsim_failovers_total", mine)] == 0  # a counter, by its name
+        actions = seen[("mttsim_actions_total", mine)]
         assert actions > 0 and seen[("mttsim_action_seconds_count", ())] == actions
         assert seen[("mttsim_action_seconds_bucket", (("le", "+Inf"),))] == actions
         assert seen[("mttsim_event_lag_seconds_count", ())] > 0
         assert 0 <= seen[("mttsim_event_lag_seconds_sum", ())] / seen[("mttsim_event_lag_seconds_count", ())] < 5
+        # The process's own figures, the build, the traffic; and no ``_created`` series.
+        assert seen[("process_resident_memory_bytes", ())] > 0 and ("python_gc_collections_total",
+                                                                     (("generation", "0"),)) in seen
+        build = next(labels for name, labels in seen if name == "mttsim_build_info")
+        assert dict(build)["compiled"] in ("true", "false") and dict(build)["version"]
+        assert seen[("mttsim_http_requests_total", (("method", "POST"), ("route", "/api/tournaments/{id}/start"),
+                                                    ("status", "200")))] == 1
+        assert seen[("mttsim_http_requests_total", (("method", "GET"), ("route", "/metrics"),
+                                                    ("status", "401")))] == 1
+        assert seen[("mttsim_websocket_messages_received_total", ())] >= actions
+        assert seen[("mttsim_websocket_frames_sent_total", ())] > 0
+        assert not any(name.endswith("_created") for name, _ in seen)
 
 
 async def test_the_barrier_histogram_times_each_hand_for_hand_round_from_last_settled_to_first_deal():
@@ -55,3 +69,23 @@ async def test_the_barrier_histogram_times_each_hand_for_hand_round_from_last_se
         seen = samples((await client.get("/metrics", headers=ADMIN)).text)
         assert seen[("mttsim_barrier_seconds_count", ())] >= 3
         assert seen[("mttsim_barrier_seconds_bucket", (("le", "+Inf"),))] == seen[("mttsim_barrier_seconds_count", ())]
+
+
+async def test_every_metric_the_shipped_grafana_dashboard_queries_exists_on_a_live_server():
+    import json
+    import re
+    from pathlib import Path
+
+    dashboard = json.loads((Path(__file__).resolve().parents[1] / "docs" / "grafana" / "mttsim.json").read_text())
+    queried = {name for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"\b((?:mttsim|process|python)_[a-z_]+)\b", target["expr"])}
+    assert {"mttsim_actions_total", "mttsim_players_left", "mttsim_failovers_total"} <= queried
+    async with live_server(hand_pause=0.02) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, seats = await create(live, definition(6, 3, stack=100_000), 6)
+        runtime = live.runtime(tournament)
+        bots(live, tournament, seats, "station")
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
+        await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
+        await until(lambda: runtime.director.hands_played >= 2)
+        exposed = {name for name, _ in samples((await client.get("/metrics", headers=ADMIN)).text)}
+    assert queried <= exposed, sorted(queried - exposed)

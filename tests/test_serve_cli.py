@@ -50,3 +50,52 @@ print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard > 256)
 """
     shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "True", shown.stderr
+
+
+def test_the_command_line_has_a_version_and_every_option_a_help_its_default_and_an_example(capsys):
+    import argparse
+
+    import pytest
+
+    from server import cli
+
+    with pytest.raises(SystemExit) as shown:
+        cli.main(["--version"])
+    assert shown.value.code == 0 and capsys.readouterr().out.startswith("mttsim ")
+    parser = cli.build_parser()
+    parser_of = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(parser_of) == {"demo", "simulate", "serve", "cluster", "structure", "swarm", "swarm-merge"}
+    for name, parser in parser_of.items():
+        for action in parser._actions:
+            if not isinstance(action, argparse._HelpAction):
+                assert action.help, f"mttsim {name} {action.option_strings or action.dest} has no help"
+        text = parser.format_help()
+        assert "example:\n  mttsim " + name in text, name
+        assert "``" not in text
+    assert "(default: 8000)" in parser_of["serve"].format_help()
+    assert "--log-level" in parser_of["swarm"].format_help() and "--log-json" in parser_of["cluster"].format_help()
+    assert "``" not in parser.format_help()
+
+
+def test_serve_at_info_logs_each_request_as_a_json_line():
+    import json
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--memory",
+                                "--admin-token", "t", "--log-level", "info", "--log-json"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/tournaments")
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=20)
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    assert any(line["logger"] == "uvicorn.access" and "/api/tournaments" in line["message"] for line in lines), err
+    assert all({"time", "level", "logger", "message"} <= set(line) for line in lines)

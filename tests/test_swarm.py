@@ -12,7 +12,7 @@ import pytest
 import uvicorn
 
 from bots.client import SeatBot
-from bots.histogram import merged_report
+from bots.loadreport import merged_report
 from bots.strategies import STRATEGIES
 from bots.swarm import KEEPALIVE_SECONDS, SwarmOptions, run_swarm
 from engine.wire import Private, YourTurn, encoder
@@ -49,8 +49,11 @@ async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tm
                                "errors", "missed_deadlines", "reconnections", "finished", "swarm_cpu_percent"}
         accounted(live, report["tournament"], 30, 500)
         rows = list(csv.DictReader(open(tmp_path / "run_stats.csv")))
-        assert [r["Name"] for r in rows] == ["act -> acted", "event lag", "Aggregated"]
+        assert [r["Name"] for r in rows] == ["act -> acted", "register", "connect", "reconnect", "snapshot",
+                                             "Aggregated"]
         assert int(rows[0]["Request Count"]) == report["actions"]  # every action acknowledged
+        assert int(rows[1]["Request Count"]) == int(rows[2]["Request Count"]) == 30  # each bot registered, connected
+        assert int(rows[4]["Request Count"]) >= 30  # and was sent its snapshot
 
 
 async def test_fault_injectors_cause_timeouts_reconnects_and_errors_and_the_tournament_still_ends():

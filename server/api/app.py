@@ -36,7 +36,7 @@ from server.api.admin import (
     balance_now, call_break, cancel, cancellation_preview, compensate, director_log, edit_level, hand_for_hand,
     move_player, open_registration, pause, resume, seat_command, start, withdraw_prize,
 )
-from server.api.edge import BodyLimit, Settings, bearer, body_of, client, refused, reply, web_client
+from server.api.edge import BodyLimit, CountRequests, Settings, bearer, body_of, client, refused, reply, web_client
 from server.errors import Refused
 from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.api.openapi import Operation, document
@@ -475,8 +475,14 @@ def create_app(settings: Settings, join_cluster: JoinCluster | None = None) -> S
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
     routes.append(WebSocketRoute("/ws/lobby", lobby_socket))
     routes += web_client()
+    server = Server(settings)
+    requests = server.metrics.http_requests
+
+    def counted(method: str, route: str, status: int) -> None:
+        requests.labels(method, route, str(status)).inc()
+
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
-                    middleware=[Middleware(BodyLimit)])
-    app.state.server = Server(settings)
+                    middleware=[Middleware(CountRequests, counted=counted), Middleware(BodyLimit)])
+    app.state.server = server
     app.state.join_cluster = join_cluster
     return app

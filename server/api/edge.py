@@ -112,6 +112,33 @@ def web_client() -> list[BaseRoute]:
     return [Mount("/", StaticFiles(directory=WEB_DIR, html=True))] if WEB_DIR.is_dir() else []
 
 
+class CountRequests:
+    """Every HTTP request answered, counted by method, route (its template: ``/api/tournaments/{id}``, never a
+    tournament's id, so the series stay few) and status, for ``mttsim_http_requests_total``."""
+
+    def __init__(self, app: ASGIApp, counted: Callable[[str, str, int], None]) -> None:
+        self.app = app
+        self.counted = counted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 500
+
+        async def answered(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, answered)
+        finally:
+            route = scope.get("route")
+            self.counted(scope["method"], getattr(route, "path", "unmatched"), status)
+
+
 class BodyLimit:
     """Refuse a request body over its limit with 413, before it is read whole: ``MAX_DEFINITION_BYTES`` for a
     tournament's definition, ``MAX_BODY_BYTES`` for every other body (docs/security.md)."""

@@ -52,7 +52,7 @@ class Server:
         self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
         self.metrics = Metrics(self.tournaments.values)
         self.outbound = Outbound(settings.broadcast_tick, before=self.storage.commit,
-                                 waited=self.metrics.event_lag_seconds.observe)
+                                 waited=self.metrics.event_lag_seconds.observe, flushed=self.metrics.frames_sent.inc)
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
         self.lobby = feeds.lobby(self.tournaments.values)

@@ -89,6 +89,7 @@ def receive(runtime: TournamentRuntime, connection: Connection, data: bytes, met
     """One incoming message: limits first, then a clear error or the command, and never an exception."""
     if connection.closed:
         return
+    metrics.messages_received.inc()
     if len(data) > MAX_MESSAGE_BYTES:
         connection.drop(CLOSE_TOO_BIG, f"message over {MAX_MESSAGE_BYTES} bytes")
         return
@@ -107,7 +108,7 @@ def receive(runtime: TournamentRuntime, connection: Connection, data: bytes, met
         connection.send(error_message(refusal.code, refusal.message))
     else:
         if isinstance(request, Act):
-            metrics.acted(time.perf_counter() - started)
+            metrics.acted(runtime.id, time.perf_counter() - started)
 
 
 def handle(runtime: TournamentRuntime, connection: Connection, request: Incoming) -> None:

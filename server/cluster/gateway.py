@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator
 import msgspec
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import Counter, Gauge, Histogram, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -44,7 +44,7 @@ from server.cluster.schema import Route as ClientRoute  # beside Starlette's Rou
 from server.processes import GATEWAY_REALM, Process
 from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
 from server.api.socketwire import serve, wire_of
-from server.api.metrics import CONTENT_TYPE, SECONDS
+from server.api.metrics import CONTENT_TYPE, SECONDS, process_registry
 from server.api.openapi import Problem
 from server.api.edge import BodyLimit, Settings, client, refused, require_admin, web_client
 from server.errors import Refused
@@ -59,7 +59,7 @@ HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
 
 class GatewayMetrics:
     def __init__(self, clients: dict[int, Connection]) -> None:
-        self.registry = CollectorRegistry()
+        self.registry = process_registry()
         self.connected = Gauge("mttsim_gateway_clients", "Sockets open on this gateway", registry=self.registry)
         self.connected.set_function(lambda: len(clients))
         self.messages_in = Counter("mttsim_gateway_messages_in", "Client messages passed to the director",

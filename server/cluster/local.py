@@ -190,12 +190,13 @@ def run(args: argparse.Namespace) -> int:
         db = str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mttsim-cluster-"))) / "journal.db") \
             if args.memory else args.db
         director_port = args.port + args.gateways
-        children = [Child("director", users.director, "--role", "director", "--host", args.host,
+        logs = ("--log-level", args.log_level, *(("--log-json",) if args.log_json else ()))  # each child logs alike
+        children = [Child("director", users.director, *logs, "--role", "director", "--host", args.host,
                           "--port", str(director_port), "--admin-token", token, "--hand-pause", str(args.hand_pause),
                           "--db", db)]
-        children += [Child(f"table worker {i + 1}", users.tables, "--role", "tables")
+        children += [Child(f"table worker {i + 1}", users.tables, *logs, "--role", "tables")
                      for i in range(args.table_workers)]
-        children += [Child(f"gateway {i + 1}", users.gateways[i], "--role", "gateway", "--host", args.host,
+        children += [Child(f"gateway {i + 1}", users.gateways[i], *logs, "--role", "gateway", "--host", args.host,
                            "--port", str(args.port + i), "--admin-token", token) for i in range(args.gateways)]
         print(f"NATS: {shown(users.director)}", flush=True)
         print(f"admin token: {token}", flush=True)

@@ -28,7 +28,7 @@ from functools import partial
 import msgspec
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from server.cluster.bus import Bus, Lease
 from server.cluster.schema import (
@@ -37,7 +37,7 @@ from server.cluster.schema import (
 )
 from server.processes import Process
 from server.tournament.remote import TableState
-from server.api.metrics import SECONDS
+from server.api.metrics import SECONDS, process_registry
 from server.cluster.playing import PlayedTable
 from server.turns import TurnBatch, beat
 
@@ -59,7 +59,7 @@ class WorkerMetrics:
     """A worker's own metrics, served on ``--metrics-port``."""
 
     def __init__(self) -> None:
-        self.registry = CollectorRegistry()
+        self.registry = process_registry()
         self.leases = Gauge("mttsim_leases_held", "Table leases this worker holds", registry=self.registry)
         self.taken = Counter("mttsim_tables_taken", "Table leases this worker took", registry=self.registry)
         self.expired = Counter("mttsim_clocks_expired", "Decision clocks this worker ran out",

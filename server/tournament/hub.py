@@ -69,12 +69,14 @@ class Outbound:
     """
 
     def __init__(self, tick: float, before: Callable[[], None], gather: float = 0.002,
-                 waited: Callable[[float], None] | None = None) -> None:
-        """``waited`` hears, at each send pass, how long its oldest message waited (server/api/metrics.py)."""
+                 waited: Callable[[float], None] | None = None, flushed: Callable[[int], None] | None = None) -> None:
+        """``waited`` hears, at each send pass, how long its oldest message waited, and ``flushed`` how many
+        frames it wrote (server/api/metrics.py)."""
         self.tick = tick
         self.before = before
         self.gather = gather
         self.waited = waited
+        self.flushed = flushed
         self._now_since = self._later_since = 0.0  # when the first client now waiting began to
         self._now: set[Connection] = set()
         self._later: set[Connection] = set()
@@ -130,7 +132,10 @@ class Outbound:
         """
         self.before()
         clients = list(waiting)
-        for connection in clients[:MAX_FLUSHES_PER_TURN]:
+        batch = clients[:MAX_FLUSHES_PER_TURN]
+        if self.flushed is not None:
+            self.flushed(sum(1 for connection in batch if connection.outbox))  # each writes its outbox as a frame
+        for connection in batch:
             connection.flush()
         if len(clients) > MAX_FLUSHES_PER_TURN:
             asyncio.get_running_loop().call_soon(self._write, clients[MAX_FLUSHES_PER_TURN:])
@@ -202,7 +207,7 @@ class Connection:
             self.outbound.later(self)
 
     def flush(self) -> None:
-        """Write what waits; a peer that is not reading keeps it waiting."""
+        """Write what waits, as one frame; a peer that is not reading keeps it waiting."""
         if self.closed or not self.outbox or self.wire is None or self.wire.paused:
             return
         outbox, self.outbox = self.outbox, []

@@ -1,0 +1,257 @@
+"""What a swarm run leaves behind: Locust's three CSV files and one self-contained HTML report with charts.
+
+Everything is written from the report (``mttsim swarm --json`` prints it), never from the bots: a report
+merged from a run's shards (``mttsim swarm-merge``) writes the same files. The charts are drawn by matplotlib
+as SVG inside the page, so that the file opens anywhere with no network and no script (docs/dependencies.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from bots.histogram import GROWTH, merge, percentiles
+from bots.timeline import merged as merged_history
+
+PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
+PERCENTILE_NAMES = ["50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "99.9%", "99.99%", "100%"]
+STATS_COLUMNS = ["Type", "Name", "Request Count", "Failure Count", "Median Response Time", "Average Response Time",
+                 "Min Response Time", "Max Response Time", "Average Content Size", "Requests/s", "Failures/s",
+                 *PERCENTILE_NAMES]
+HISTORY_COLUMNS = ["Timestamp", "User Count", "Type", "Name", "Requests/s", "Failures/s", *PERCENTILE_NAMES,
+                   "Total Request Count", "Total Failure Count", "Total Median Response Time",
+                   "Total Average Response Time", "Total Min Response Time", "Total Max Response Time",
+                   "Total Average Content Size"]
+# After Locust's columns, what a poker swarm adds: the interval's event lag, the field, errors and reconnections.
+HISTORY_EXTRA = ["Event Lag 50%", "Event Lag 95%", "Event Lag 99%", "Players Left", "Errors", "Reconnections"]
+FAILURES_COLUMNS = ["Method", "Name", "Error", "Occurrences"]
+# The kinds of request a bot makes, as rows of PREFIX_stats.csv: (type, name, histogram, what failed).
+KINDS = (("WS", "act -> acted", "latency_ms"), ("HTTP", "register", "register_ms"), ("WS", "connect", "connect_ms"),
+         ("WS", "reconnect", "reconnect_ms"), ("WS", "snapshot", "snapshot_ms"))
+
+
+def _mean(counts: dict[str, int]) -> float:
+    """The mean read from the buckets (each at its geometric middle, as percentiles reads them), in ms."""
+    total = sum(counts.values())
+    if not total:
+        return 0.0
+    return round(sum(float(GROWTH ** (int(bucket) + 0.5)) * n for bucket, n in counts.items()) / total, 2)
+
+
+def _failures_of(report: dict[str, Any]) -> Counter[str]:
+    by_name: Counter[str] = Counter()
+    for failure in report.get("failures", []):
+        by_name[failure["name"]] += failure["occurrences"]
+    return by_name
+
+
+def stats_rows(report: dict[str, Any]) -> list[list[Any]]:
+    """PREFIX_stats.csv's rows: one per kind of request, then the aggregate."""
+    wall = report["wall_s"] or 1.0
+    histograms = report["histograms"]
+    failed = _failures_of(report)
+    rows = []
+    for kind, name, key in KINDS:
+        counts = histograms.get(key, {})
+        rows.append(_stats_row(kind, name, counts, failed[name], wall, report))
+    everything = merge([histograms.get(key, {}) for _, _, key in KINDS])
+    rows.append(_stats_row("", "Aggregated", everything, sum(failed.values()), wall, report))
+    return rows
+
+
+def _stats_row(kind: str, name: str, counts: dict[str, int], failures: int, wall: float,
+               report: dict[str, Any]) -> list[Any]:
+    requests = sum(counts.values())
+    median, low, high = percentiles(counts, (0.5, 0.0, 1.0)) if requests else (0.0, 0.0, 0.0)
+    size = round(report.get("bytes", 0) / report["messages"]) if report.get("messages") else 0
+    return [kind, name, requests, failures, median, _mean(counts), low, high, size, round(requests / wall, 2),
+            round(failures / wall, 2), *percentiles(counts, PERCENTILES)]
+
+
+def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """PREFIX_stats_history.csv's rows: one per interval, Locust's aggregate row and the swarm's columns."""
+    rows = []
+    total: dict[str, int] = {}
+    for row in history:
+        total = merge([total, row["latency_ms"]])
+        seconds = row["seconds"] or 1.0
+        count = row["total_actions"]
+        rows.append([
+            int(row["at"]), row["users"], "", "Aggregated", round(row["actions"] / seconds, 2),
+            round(row["failures"] / seconds, 2), *percentiles(row["latency_ms"], PERCENTILES),
+            count, row["total_failures"], percentiles(total, (0.5,))[0],
+            round(1000 * row["latency_sum_s"] / count, 2) if count else 0.0, row["latency_min_ms"],
+            row["latency_max_ms"], round(row["average_bytes"]),
+            *percentiles(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
+            row["reconnections"],
+        ])
+    return rows
+
+
+def write_csvs(prefix: str, report: dict[str, Any]) -> list[str]:
+    """``PREFIX_stats.csv``, ``PREFIX_stats_history.csv`` and ``PREFIX_failures.csv``, as Locust names them."""
+    files = {f"{prefix}_stats.csv": (STATS_COLUMNS, stats_rows(report)),
+             f"{prefix}_stats_history.csv": ([*HISTORY_COLUMNS, *HISTORY_EXTRA], history_rows(report["history"])),
+             f"{prefix}_failures.csv": (FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
+                                                           for f in report.get("failures", [])])}
+    for path, (header, rows) in files.items():
+        with open(path, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(header)
+            writer.writerows(rows)
+    return list(files)
+
+
+def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One report of the shards of one run (``mttsim swarm-merge``): counts added, the run's wall time the
+    longest shard's, throughput over it, percentiles from the merged histograms (bots/histogram.py), the time
+    series merged interval by interval, the failures added up."""
+    tournaments = {report["tournament"] for report in reports}
+    if len(tournaments) != 1:
+        raise ValueError(f"the reports are of different tournaments: {', '.join(sorted(tournaments))}")
+    wall = max(report["wall_s"] for report in reports)
+    summed = ("players", "actions", "errors", "provoked_errors", "missed_deadlines", "timeouts", "reconnections",
+              "failovers", "messages", "bytes", "late_registrations", "late_refused", "reentries")
+    merged: dict[str, Any] = {"tournament": tournaments.pop(), "shards": len(reports),
+                              "tables": max(report["tables"] for report in reports)}
+    for key in summed:
+        merged[key] = sum(report.get(key, 0) for report in reports)
+    merged["actions_per_s"] = round(merged["actions"] / wall, 1) if wall else 0.0
+    codes: Counter[str] = Counter()
+    for report in reports:
+        codes.update(report.get("error_codes", {}))
+    merged["error_codes"] = dict(codes)
+    kinds = sorted({kind for report in reports for kind in report["histograms"]})
+    histograms = {kind: merge([report["histograms"].get(kind, {}) for report in reports]) for kind in kinds}
+    p50, p95, p99 = percentiles(histograms["latency_ms"], (0.5, 0.95, 0.99))
+    merged["latency_ms"] = {"p50": p50, "p95": p95, "p99": p99, "max": max(r["latency_ms"]["max"] for r in reports)}
+    lag_p50, lag_p95, lag_p99 = percentiles(histograms["event_lag_ms"], (0.5, 0.95, 0.99))
+    merged["event_lag_ms"] = {"p50": lag_p50, "p95": lag_p95, "p99": lag_p99,
+                              "max": max(r["event_lag_ms"].get("max", 0.0) for r in reports)}
+    merged["finished"] = all(report["finished"] for report in reports)
+    merged["wall_s"] = wall
+    merged["swarm_cpu_percent"] = round(sum(report["swarm_cpu_percent"] for report in reports), 1)
+    merged["histograms"] = histograms
+    failures: Counter[tuple[str, str, str]] = Counter()
+    for report in reports:
+        for f in report.get("failures", []):
+            failures[(f["method"], f["name"], f["error"])] += f["occurrences"]
+    merged["failures"] = [{"method": method, "name": name, "error": error, "occurrences": n}
+                          for (method, name, error), n in failures.most_common()]
+    stops = [report.get("stopped") for report in reports if report.get("stopped")]
+    merged["stopped"] = stops[0] if stops else None
+    merged["tournament_after"] = reports[0].get("tournament_after", "")
+    interval = reports[0].get("interval_s", 5.0)
+    merged["interval_s"] = interval
+    merged["history"] = merged_history([report.get("history", []) for report in reports], interval)
+    return merged
+
+
+def _svg(figure: Any) -> str:
+    out = io.StringIO()
+    figure.savefig(out, format="svg", bbox_inches="tight")
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(title, SVG) of each chart over the run's time: actions/s, latency, event lag, bots connected, players
+    left, errors."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9})
+    long = bool(history) and history[-1]["elapsed_s"] > 180  # minutes on the axis, else seconds
+    when = [row["elapsed_s"] / (60 if long else 1) for row in history]
+    rows = history_rows(history)
+    columns = [*HISTORY_COLUMNS, *HISTORY_EXTRA]
+
+    def column(name: str) -> list[float]:
+        at = columns.index(name)
+        return [row[at] for row in rows]
+
+    series = [
+        ("Actions per second", "actions/s", [("actions/s", column("Requests/s"))]),
+        ("Latency, act to acted", "ms", [(p, column(p)) for p in ("50%", "95%", "99%")]),
+        ("Event lag", "ms", [(p, column(f"Event Lag {p}")) for p in ("50%", "95%", "99%")]),
+        ("Bots connected", "bots", [("connected", column("User Count"))]),
+        ("Players left", "players", [("left", column("Players Left"))]),
+        ("Errors (running total)", "errors",
+         [("errors", column("Errors")), ("failures", column("Total Failure Count"))]),
+    ]
+    drawn = []
+    for title, unit, lines in series:
+        figure, axes = plt.subplots(figsize=(6.4, 2.6))
+        for label, values in lines:
+            axes.plot(when, values, label=label, linewidth=1.4)
+        axes.set_title(title)
+        axes.set_xlabel("minutes" if long else "seconds")
+        axes.set_ylabel(unit)
+        axes.grid(alpha=0.3)
+        if len(lines) > 1:
+            axes.legend(loc="upper left", fontsize=8)
+        drawn.append((title, _svg(figure)))
+        plt.close(figure)
+    return drawn
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], css: str = "") -> str:
+    head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> None:
+    """One file: the summary with the thresholds, the charts over time, the requests by kind, the failures
+    and the run's settings."""
+    latency, lag = report["latency_ms"], report["event_lag_ms"]
+    summary = [("Tournament", report["tournament"]), ("Bots", report["players"]),
+               ("Actions", f"{report['actions']:,} ({report['actions_per_s']:,}/s)"),
+               ("Latency p50 / p95 / p99 / max", f"{latency['p50']} / {latency['p95']} / {latency['p99']} / "
+                                                 f"{latency['max']} ms"),
+               ("Event lag p50 / p99", f"{lag['p50']} / {lag['p99']} ms"),
+               ("Errors", report["errors"]), ("Missed deadlines", report["missed_deadlines"]),
+               ("Reconnections", report["reconnections"]), ("Finished", "yes" if report["finished"] else "no"),
+               ("Stopped", report.get("stopped") or "at the end"),
+               ("The tournament after the run", report.get("tournament_after", "")),
+               ("Wall time", f"{report['wall_s']} s"), ("Swarm CPU", f"{report['swarm_cpu_percent']}%")]
+    checks = report.get("thresholds", [])
+    verdict = "no thresholds" if not checks else "all thresholds passed" if all(c["passed"] for c in checks) \
+        else "a threshold failed"
+    figures = "".join(f'<figure class="chart" data-title="{html.escape(title)}">{svg}</figure>'
+                      for title, svg in charts(report["history"]))
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mttsim swarm: {html.escape(report["tournament"])}</title>
+<style>
+body {{ font: 14px system-ui, sans-serif; margin: 1.5rem; color: #222; max-width: 75rem; }}
+table {{ border-collapse: collapse; margin: 0.5rem 0 1.2rem; }}
+td, th {{ border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }}
+.passed {{ color: #1d7a2c; }} .failed {{ color: #b00; font-weight: bold; }}
+.charts {{ display: flex; flex-wrap: wrap; gap: 1rem; }}
+figure.chart {{ margin: 0; }} figure.chart svg {{ max-width: 100%; height: auto; }}
+</style></head><body>
+<h1>mttsim swarm report</h1>
+<p>Written {html.escape(time.strftime("%Y-%m-%d %H:%M:%S"))}: <b id="verdict">{verdict}</b>.</p>
+<h2>Summary</h2>{_table(["", ""], summary, "summary")}
+<h2>Thresholds</h2>
+<table class="thresholds"><thead><tr><th>Threshold</th><th>Figure</th><th>Result</th></tr></thead><tbody>
+{"".join(f'<tr class="{"passed" if c["passed"] else "failed"}"><td>{html.escape(c["threshold"])}</td>'
+         f'<td>{html.escape(str(c["actual"]))}</td><td>{"passed" if c["passed"] else "failed"}</td></tr>'
+         for c in checks)}
+</tbody></table>
+<h2>Over time</h2><div class="charts">{figures}</div>
+<h2>Requests by kind</h2>{_table(STATS_COLUMNS, stats_rows(report), "kinds")}
+<h2>Failures</h2>{_table(FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
+                                            for f in report.get("failures", [])], "failures")}
+<h2>Settings</h2>{_table(["Setting", "Value"], sorted(settings.items()), "settings")}
+</body></html>
+"""
+    with open(path, "w") as out:
+        out.write(page)

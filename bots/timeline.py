@@ -1,0 +1,107 @@
+"""The swarm's time series: every few seconds a row of what the bots measured since the row before.
+
+A row holds the interval's actions and failures, its latency and event-lag histograms (bots/histogram.py,
+so that the rows of a run's shards merge exactly, bucket by bucket), the bots connected, the players left
+and the running totals. The CSV and the report are written from the rows (bots/loadreport.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from bots.histogram import histogram, merge
+
+if TYPE_CHECKING:
+    from bots.client import SeatBot
+
+DEFAULT_INTERVAL = 5.0  # seconds between rows (Locust writes its history every few seconds too)
+
+
+class Timeline:
+    """The rows of one swarm process; ``sample`` reads only what each bot measured since the last row."""
+
+    def __init__(self, interval: float = DEFAULT_INTERVAL) -> None:
+        self.interval = interval
+        self.rows: list[dict[str, Any]] = []
+        self._seen: dict[int, tuple[int, int]] = {}  # id(bot) -> (latencies read, lags read)
+        self._started = time.time()
+        self._last = 0.0
+        self._actions = self._failures = 0
+        self._latency_sum = 0.0
+        self._latency_min = math.inf
+        self._latency_max = 0.0
+        self.cpu_s = 0.0  # the process's CPU time spent sampling: what the time series costs the swarm
+
+    def due(self, elapsed: float) -> bool:
+        return elapsed - self._last >= self.interval
+
+    def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int) -> dict[str, Any]:
+        began = time.process_time()
+        latencies: list[float] = []
+        lags: list[float] = []
+        actions = failures = errors = reconnections = messages = size = connected = 0
+        for bot in bots:
+            report = bot.report
+            read_latencies, read_lags = self._seen.get(id(bot), (0, 0))
+            if read_latencies > len(report.latencies) or read_lags > len(report.lags):  # cleared after the warm-up
+                read_latencies = read_lags = 0
+            latencies += report.latencies[read_latencies:]
+            lags += report.lags[read_lags:]
+            self._seen[id(bot)] = (len(report.latencies), len(report.lags))
+            actions += report.decisions
+            errors += len(report.errors)
+            failures += len(report.errors) + report.missed_deadlines
+            reconnections += report.reconnections
+            messages += report.messages
+            size += report.bytes
+            connected += bot.connected
+        if latencies:
+            self._latency_sum += sum(latencies)
+            self._latency_min = min(self._latency_min, min(latencies))
+            self._latency_max = max(self._latency_max, max(latencies))
+        seconds = max(elapsed - self._last, 1e-9)
+        row = {
+            "at": round(self._started + elapsed, 3), "elapsed_s": round(elapsed, 3), "seconds": round(seconds, 3),
+            "users": connected, "players_left": players_left,
+            "actions": actions - self._actions, "failures": failures - self._failures,
+            "total_actions": actions, "total_failures": failures, "errors": errors, "reconnections": reconnections,
+            "latency_ms": histogram(latencies), "event_lag_ms": histogram(lags),
+            "latency_sum_s": round(self._latency_sum, 6),
+            "latency_min_ms": round(1000 * self._latency_min, 3) if math.isfinite(self._latency_min) else 0.0,
+            "latency_max_ms": round(1000 * self._latency_max, 3), "average_bytes": size / messages if messages else 0,
+        }
+        self._actions, self._failures, self._last = actions, failures, elapsed
+        self.rows.append(row)
+        self.cpu_s += time.process_time() - began
+        return row
+
+
+def merged(histories: Sequence[Sequence[dict[str, Any]]], interval: float) -> list[dict[str, Any]]:
+    """The rows of a run's shards as one history: rows falling in the same interval since the start are
+    added (actions, failures, bots connected, totals; histograms bucket by bucket), the players left taken
+    from the latest, the time from the first shard's."""
+    slots: dict[int, list[dict[str, Any]]] = {}
+    for rows in histories:
+        for row in rows:
+            slots.setdefault(round(row["elapsed_s"] / interval), []).append(row)
+    history = []
+    for slot in sorted(slots):
+        rows = slots[slot]
+        latest = max(rows, key=lambda row: row["at"])
+        added = {key: sum(row[key] for row in rows) for key in
+                 ("users", "actions", "failures", "total_actions", "total_failures", "errors", "reconnections",
+                  "latency_sum_s")}
+        weights = sum(row["total_actions"] for row in rows) or 1
+        history.append({
+            **added, "at": min(row["at"] for row in rows), "elapsed_s": rows[0]["elapsed_s"],
+            "seconds": max(row["seconds"] for row in rows), "players_left": latest["players_left"],
+            "latency_ms": merge([row["latency_ms"] for row in rows]),
+            "event_lag_ms": merge([row["event_lag_ms"] for row in rows]),
+            "latency_min_ms": min(row["latency_min_ms"] for row in rows),
+            "latency_max_ms": max(row["latency_max_ms"] for row in rows),
+            "average_bytes": sum(row["average_bytes"] * row["total_actions"] for row in rows) / weights,
+        })
+    return history

@@ -1,0 +1,204 @@
+"""The swarm as a load test a pipeline can stop on (issue 34): thresholds and their exit codes, a run stopped by
+its duration or a signal that still leaves its report, CSVs and the tournament as asked, the time series, and
+the HTML report with its charts, opened in Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import signal
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.async_api import expect
+
+from bots import thresholds
+from bots.loadreport import HISTORY_COLUMNS, HISTORY_EXTRA, STATS_COLUMNS, merged_report
+from bots.timeline import merged
+from tests.live_server import ADMIN, definition, live_server
+
+on_the_session_loop = pytest.mark.asyncio(loop_scope="session")  # beside the browser tests' Chromium
+RISING = [{"small_blind": 10 * 2**k, "big_blind": 20 * 2**k, "hands": 6} for k in range(10)]
+SLOW = [{"small_blind": 10, "big_blind": 20, "minutes": 60}]  # a tournament that outlasts any test
+
+
+def config(tmp_path: Path, players: int, levels: list[dict]) -> str:
+    path = tmp_path / "definition.json"
+    path.write_text(json.dumps(definition(players, 6, action_seconds=2, stack=500, levels=levels)))
+    return str(path)
+
+
+async def swarm(live, *arguments: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "swarm", "--url", live.http, "--admin-token", "admin-token", *arguments,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with open(path) as opened:
+        return list(csv.DictReader(opened))
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_path):
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        prefix = tmp_path / "run"
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, RISING),
+                              "--seed", "3", "--interval", "0.5", "--csv", str(prefix), "--json",
+                              "--threshold", "latency.p50<0.001ms", "--threshold", "errors==0",
+                              "--threshold", "finished", "--html", str(tmp_path / "report.html"))
+        out, err = await asyncio.wait_for(process.communicate(), 180)
+        assert process.returncode == thresholds.THRESHOLD_FAILED, err.decode()
+        report = json.loads(out)
+        assert [(c["threshold"], c["passed"]) for c in report["thresholds"]] == [
+            ("latency.p50<0.001ms", False), ("errors==0", True), ("finished", True)]
+        assert b"a threshold failed" in err
+
+        history = rows(Path(f"{prefix}_stats_history.csv"))
+        assert list(history[0]) == [*HISTORY_COLUMNS, *HISTORY_EXTRA]
+        assert len(history) == len(report["history"]) >= report["wall_s"] / 0.5 - 2  # a row per interval
+        assert sum(int(row["Total Request Count"]) - int(previous["Total Request Count"])
+                   for previous, row in zip([{"Total Request Count": "0"}, *history], history)) == report["actions"]
+        assert int(history[-1]["Players Left"]) == 1
+        stats = rows(Path(f"{prefix}_stats.csv"))
+        assert list(stats[0]) == STATS_COLUMNS
+        assert [r["Name"] for r in stats] == ["act -> acted", "register", "connect", "reconnect", "snapshot",
+                                              "Aggregated"]
+        assert int(stats[0]["Request Count"]) == report["actions"]
+        assert list(rows(Path(f"{prefix}_failures.csv"))) == []  # no failure: the header alone
+        assert Path(f"{prefix}_failures.csv").read_text().startswith("Method,Name,Error,Occurrences")
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_sigterm_mid_run_leaves_the_report_the_csvs_and_a_cancelled_tournament(tmp_path):
+    async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
+        prefix = tmp_path / "cut"
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, SLOW),
+                              "--think", "0.05-0.1", "--interval", "0.5", "--csv", str(prefix), "--json")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            while not (listed := (await client.get("/api/tournaments")).json()) or listed[0]["status"] != "running":
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(2.0)  # some play measured
+            process.send_signal(signal.SIGTERM)
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+            assert process.returncode == thresholds.CUT_SHORT, err.decode()
+            report = json.loads(out)
+            assert report["stopped"] == "signal" and report["tournament_after"] == "cancelled"
+            assert report["actions"] > 0 and report["history"]
+            assert (await client.get(f"/api/tournaments/{report['tournament']}")).json()["status"] == "cancelled"
+        assert len(rows(Path(f"{prefix}_stats_history.csv"))) == len(report["history"])
+        assert int(rows(Path(f"{prefix}_stats.csv"))[0]["Request Count"]) == report["actions"]
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_run_stopped_by_its_duration_leaves_a_tournament_it_joined_to_play_on(tmp_path):
+    async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live, \
+            httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(12, 6, action_seconds=2, stack=500, levels=SLOW)
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        starting = asyncio.create_task(start_when_full(client, tournament, 12))
+        process = await swarm(live, "--players", "12", "--tournament", tournament, "--think", "0.05-0.1",
+                              "--duration", "3", "--json")
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+        await starting
+        assert process.returncode == thresholds.OK, err.decode()  # the default without `finished`: errors==0
+        report = json.loads(out)
+        assert report["stopped"] == "duration" and report["tournament_after"] == "left"
+        assert [c["threshold"] for c in report["thresholds"]] == ["errors==0"]
+        assert (await client.get(f"/api/tournaments/{tournament}")).json()["status"] == "running"
+
+
+async def start_when_full(client: httpx.AsyncClient, tournament: str, players: int) -> None:
+    while (await client.get(f"/api/tournaments/{tournament}")).json()["entries"] < players:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_swarm_that_cannot_run_or_is_told_nonsense_says_so_with_its_own_code(tmp_path):
+    for arguments, code, said in (
+            (["--threshold", "latency.p99<fast"], thresholds.USAGE, "threshold 'latency.p99<fast'"),
+            (["--threshold", "speed>1"], thresholds.USAGE, "no metric 'speed'"),
+            (["--threshold", "errors<5ms"], thresholds.USAGE, "errors is a count"),
+            ([], thresholds.COULD_NOT_RUN, "could not run against http://127.0.0.1:9")):
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.cli", "swarm", "--url", "http://127.0.0.1:9", "--players", "2", "--create",
+            "--admin-token", "x", *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode == code and said in err.decode(), (arguments, err.decode())
+
+
+def test_thresholds_read_as_k6_writes_them():
+    report = {"latency_ms": {"p50": 3.0, "p95": 9.0, "p99": 40.0, "max": 90.0},
+              "event_lag_ms": {"p50": 1.0, "p95": 2.0, "p99": 300.0, "max": 400.0},
+              "errors": 0, "missed_deadlines": 6, "finished": False}
+    checked = thresholds.check([thresholds.parse(text) for text in (
+        "latency.p99<100ms", "latency.p99 < 0.03s", "event_lag.p99<250ms", "errors==0", "missed_deadlines<=5",
+        "finished")], report)
+    assert [c["passed"] for c in checked] == [True, False, False, True, False, False]
+    assert checked[1]["actual"] == 40.0
+
+
+def test_the_histories_of_shards_merge_interval_by_interval():
+    def row(elapsed: float, users: int, actions: int, latency: dict[str, int], left: int) -> dict:
+        return {"at": 1000 + elapsed, "elapsed_s": elapsed, "seconds": 1.0, "users": users, "players_left": left,
+                "actions": actions, "failures": 0, "total_actions": actions, "total_failures": 0, "errors": 0,
+                "reconnections": 0, "latency_ms": latency, "event_lag_ms": {}, "latency_sum_s": 0.0,
+                "latency_min_ms": 1.0, "latency_max_ms": 2.0, "average_bytes": 100}
+
+    one = [row(1.0, 3, 10, {"10": 10}, 50), row(2.0, 3, 5, {"20": 5}, 40)]
+    two = [row(1.1, 4, 7, {"10": 7}, 49), row(2.05, 2, 2, {"30": 2}, 41)]
+    history = merged([one, two], 1.0)
+    assert [(r["users"], r["actions"], r["players_left"]) for r in history] == [(7, 17, 49), (5, 7, 41)]
+    assert history[0]["latency_ms"] == {"10": 17} and history[1]["latency_ms"] == {"20": 5, "30": 2}
+    reports = [{"tournament": "t", "tables": 1, "players": 1, "actions": 1, "errors": 0, "wall_s": 2.0,
+                "latency_ms": {"max": 1.0}, "event_lag_ms": {"max": 1.0}, "finished": True,
+                "swarm_cpu_percent": 1.0, "histograms": {"latency_ms": {"10": 1}, "event_lag_ms": {"5": 1}},
+                "history": history, "interval_s": 1.0} for history in (one, two)]
+    assert merged_report(reports)["history"] == merged([one, two], 1.0)
+
+
+@on_the_session_loop
+async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, tmp_path):
+    """Made from a real run's report: it opens with no network and no console error, and draws each chart."""
+    from bots.loadreport import write_html
+
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, RISING),
+                              "--seed", "5", "--interval", "0.5", "--json")
+        out, err = await asyncio.wait_for(process.communicate(), 180)
+        assert process.returncode == thresholds.OK, err.decode()
+    report = json.loads(out)
+    path = tmp_path / "report.html"
+    write_html(str(path), report, {"players": 12})
+    context = await browser.new_context(offline=True)  # self-contained: nothing to fetch
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    await page.goto(path.as_uri())
+    await expect(page.locator("#verdict")).to_have_text("all thresholds passed")
+    charts = page.locator("figure.chart")
+    titles = [await charts.nth(i).get_attribute("data-title") for i in range(await charts.count())]
+    assert titles == ["Actions per second", "Latency, act to acted", "Event lag", "Bots connected", "Players left",
+                      "Errors (running total)"]
+    for index in range(len(titles)):  # each chart drawn: an SVG with its lines, in sight when scrolled to
+        chart = charts.nth(index).locator("svg")
+        await chart.scroll_into_view_if_needed()
+        await expect(chart).to_be_visible()
+        assert await chart.locator("path").count() > 5
+    await expect(page.locator("table.thresholds tr.passed")).to_have_count(2)
+    await expect(page.locator("table.kinds tbody tr")).to_have_count(6)
+    await page.screenshot(path=str(Path(__file__).resolve().parents[1] / "test-artifacts" / "swarm-report.png"),
+                          full_page=True)
+    await context.close()
+    assert errors == [] and requests == [path.as_uri()]
