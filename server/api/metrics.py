@@ -87,12 +87,12 @@ class _State(Collector):
         for runtime in self.tournaments():
             director = runtime.director
             statuses[director.status.value] = statuses.get(director.status.value, 0) + 1
+            failovers.add_metric([runtime.id], runtime.tables.failovers)  # a count: it stays after the finish
             if director.status.value == "running":
                 tables.add_metric([runtime.id], len(director.tables))
                 left.add_metric([runtime.id], director.players_left)
                 players.add_metric([runtime.id], sum(1 for connections in runtime.streams.players.values()
                                                      if connections))
-                failovers.add_metric([runtime.id], runtime.tables.failovers)
         for status, count in sorted(statuses.items()):
             by_status.add_metric([status], count)
         yield from (by_status, tables, players, left, failovers)

@@ -72,6 +72,7 @@ class Server:
         self.tournaments[runtime.id] = runtime
         runtime.registry = self.tournaments
         runtime.tables.barrier = self.metrics.barrier_seconds.observe
+        self.metrics.actions.labels(runtime.id)  # its series from 0, before its first action
 
     def placement(self, tournament: str) -> Placement:
         """Where a tournament of this process plays its tables: here, or at the cluster's workers."""
