@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,14 +54,25 @@ class SeatReport:
     reconnections: int = 0
     failovers: int = 0  # times the bot found its gateway gone and went to the next address
     snapshots: int = 0
-    latencies: list[float] = field(default_factory=list)  # seconds from sending an action to seeing it acted
-    lags: list[float] = field(default_factory=list)  # seconds from the server's stamp to receipt
+    # The seconds from sending an action to its ``acted``, and from the server's stamp to receipt. A swarm's
+    # bots share one array of each (``Measured``), so that its time series reads only what is new, with no
+    # loop over the bots, and numpy reads them without a copy (bots/timeline.py).
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    lags: array[float] = field(default_factory=lambda: array("d"))
     messages: int = 0
     bytes: int = 0  # of the messages received
     connects: list[float] = field(default_factory=list)  # seconds the first connection's handshake took
     reconnects: list[float] = field(default_factory=list)  # ... and each later one's
     snapshots_after: list[float] = field(default_factory=list)  # seconds from a connection to its snapshot
     refused: list[str] = field(default_factory=list)  # why connections failed
+
+
+@dataclass
+class Measured:
+    """The latencies and lags of many bots, in the order they came (a swarm's, bots/swarm.py)."""
+
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    lags: array[float] = field(default_factory=lambda: array("d"))
 
 
 class _Event(msgspec.Struct):
@@ -105,8 +117,10 @@ class SeatBot(WSListener):
     """One seat: strategy, optional fault, think time, and its report. picows calls it for each frame."""
 
     def __init__(self, ws_url: str | list[str], tournament: str, player: str, token: str, strategy: Strategy,
-                 rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None) -> None:
-        """``ws_url``: the server, or the gateways of a cluster, the first to try first."""
+                 rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None,
+                 measured: Measured | None = None) -> None:
+        """``ws_url``: the server, or the gateways of a cluster, the first to try first; ``measured``: where the
+        bot's latencies and lags go (a swarm's, shared by its bots; by default its own)."""
         self.bases = [ws_url] if isinstance(ws_url, str) else ws_url
         self.urls = [f"{url}/ws/tournaments/{tournament}?token={token}" for url in self.bases]
         self.url = self.urls[0]
@@ -116,7 +130,8 @@ class SeatBot(WSListener):
         self.rng = rng
         self.think = think
         self.fault = fault
-        self.report = SeatReport(player)
+        self.report = SeatReport(player) if measured is None else \
+            SeatReport(player, latencies=measured.latencies, lags=measured.lags)
         self.style = next((name for name, play in STRATEGIES.items() if play is strategy), "random")
         self._stack = 0
         self._starting_stack = 0

@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from bots.client import SeatBot, SeatReport, strategy_for
+from bots.client import Measured, SeatBot, SeatReport, strategy_for
 from bots.histogram import histogram
 from bots.timeline import DEFAULT_INTERVAL, Timeline
 
@@ -110,6 +110,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         mine = [k for k in range(options.players) if k % shards == shard]
         tags = rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
         registrations: list[float] = []
+        measured = Measured()  # every bot's latencies and lags, one array of each
 
         async def register(k: int, tag: str) -> SeatBot:
             began = time.monotonic()
@@ -121,7 +122,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             # the bots spread over the gateways, each going on to the next when its own is gone
             return SeatBot(ws_urls[k % len(ws_urls):] + ws_urls[:k % len(ws_urls)], tournament, seat["player_id"],
                            seat["token"], strategy,
-                           random.Random(rng.random()), options.think, fault)
+                           random.Random(rng.random()), options.think, fault, measured)
 
         bots: list[SeatBot] = []
         for start in range(0, len(mine), 100):  # registration in batches keeps the server's queue short
@@ -144,7 +145,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                     return  # re-entry closed, or this entry's person has used them all
                 counts["reentries"] += 1
                 bot = SeatBot(bot.gateways_from_here(), tournament, answer.json()["player_id"], bot.token, bot.strategy,
-                              random.Random(rng.random()), options.think, bot.fault)
+                              random.Random(rng.random()), options.think, bot.fault, measured)
                 bots.append(bot)
 
         async def late_arrival(k: int, tag: str, after: float) -> None:
@@ -175,16 +176,15 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
         outage = Outage()
-        timeline = Timeline(options.interval or DEFAULT_INTERVAL)
+        timeline = Timeline(measured, options.interval or DEFAULT_INTERVAL)
         warm = options.warmup == 0
         stopped: str | None = None
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=1.0)  # a signal is seen within the second
             if not warm and time.perf_counter() - started >= options.warmup:
                 warm = True
-                for bot in bots:  # the start's burst (every table dealing at once) is not the steady state
-                    bot.report.latencies.clear()
-                    bot.report.lags.clear()
+                del measured.latencies[:]  # the start's burst (every table dealing at once) is not the steady
+                del measured.lags[:]  # state
             if options.duration is not None and time.perf_counter() - started >= options.duration:
                 stopped = "duration"
             if stop.is_set():
@@ -196,7 +196,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                 break
             summary = await summary_of(http, tournament, outage)
             reports = [bot.report for bot in bots]
-            recent = [x for r in reports for x in r.latencies[-20:]]
+            recent = measured.latencies[-20 * len(bots):].tolist()  # about the last 20 actions of each bot
             live.players_left, live.tables = summary["players_left"], summary["tables"]
             live.wall_s = time.perf_counter() - started
             live.actions = sum(r.decisions for r in reports)
@@ -225,7 +225,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
             if on_stop == "cancel":
                 cancelled = await http.post(f"/api/tournaments/{tournament}/cancel", headers=admin)
                 after = "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
-    report = report_of([bot.report for bot in bots], tournament, final, wall, cpu)
+    report = report_of([bot.report for bot in bots], measured, tournament, final, wall, cpu)
     report["server_away"] = {"times": outage.times, "seconds": round(outage.seconds, 2)}
     report.update(counts)
     report["stopped"] = stopped
@@ -307,10 +307,9 @@ class Outage:
     seconds: float = 0.0
 
 
-def report_of(reports: list[SeatReport], tournament: str, final: dict[str, Any], wall: float,
+def report_of(reports: list[SeatReport], measured: Measured, tournament: str, final: dict[str, Any], wall: float,
               cpu: float) -> dict[str, Any]:
-    latencies = [x for r in reports for x in r.latencies]
-    lags = [x for r in reports for x in r.lags]
+    latencies, lags = measured.latencies.tolist(), measured.lags.tolist()
     actions = sum(r.decisions for r in reports)
     p50, p95, p99, longest = percentiles_ms(latencies, (0.5, 0.95, 0.99, 1.0))
     lag_p50, lag_p95, lag_p99, lag_max = percentiles_ms(lags, (0.5, 0.95, 0.99, 1.0))

@@ -1,5 +1,8 @@
 """The swarm's time series: every few seconds a row of what the bots measured since the row before.
 
+The bots' latencies and lags are in two arrays they share (``bots.client.Measured``): a row copies what is
+new of them and counts the bots' totals, with no per-bot copy (issue 34: under 2% of the swarm's CPU).
+
 A row holds the interval's actions and failures, its latency and event-lag histograms (bots/histogram.py,
 so that the rows of a run's shards merge exactly, bucket by bucket), the bots connected, the players left
 and the running totals. The CSV and the report are written from the rows (bots/loadreport.py).
@@ -10,12 +13,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from bots.histogram import histogram, merge
 
 if TYPE_CHECKING:
-    from bots.client import SeatBot
+    from bots.client import Measured, SeatBot
 
 DEFAULT_INTERVAL = 5.0  # seconds between rows (Locust writes its history every few seconds too)
 
@@ -23,10 +27,11 @@ DEFAULT_INTERVAL = 5.0  # seconds between rows (Locust writes its history every 
 class Timeline:
     """The rows of one swarm process; ``sample`` reads only what each bot measured since the last row."""
 
-    def __init__(self, interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(self, measured: Measured, interval: float = DEFAULT_INTERVAL) -> None:
+        self.measured = measured
         self.interval = interval
+        self._latencies_read = self._lags_read = 0
         self.rows: list[dict[str, Any]] = []
-        self._seen: dict[int, tuple[int, int]] = {}  # id(bot) -> (latencies read, lags read)
         self._started = time.time()
         self._last = 0.0
         self._actions = self._failures = 0
@@ -40,24 +45,19 @@ class Timeline:
 
     def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int) -> dict[str, Any]:
         began = time.process_time()
-        latencies: list[float] = []
-        lags: list[float] = []
-        actions = failures = errors = reconnections = messages = size = connected = 0
-        for bot in bots:
-            report = bot.report
-            read_latencies, read_lags = self._seen.get(id(bot), (0, 0))
-            if read_latencies > len(report.latencies) or read_lags > len(report.lags):  # cleared after the warm-up
-                read_latencies = read_lags = 0
-            latencies += report.latencies[read_latencies:]
-            lags += report.lags[read_lags:]
-            self._seen[id(bot)] = (len(report.latencies), len(report.lags))
-            actions += report.decisions
-            errors += len(report.errors)
-            failures += len(report.errors) + report.missed_deadlines
-            reconnections += report.reconnections
-            messages += report.messages
-            size += report.bytes
-            connected += bot.connected
+        measured = self.measured
+        if self._latencies_read > len(measured.latencies) or self._lags_read > len(measured.lags):
+            self._latencies_read = self._lags_read = 0  # cleared after the warm-up
+        latencies, lags = measured.latencies[self._latencies_read:], measured.lags[self._lags_read:]
+        self._latencies_read, self._lags_read = len(measured.latencies), len(measured.lags)
+        reports = [bot.report for bot in bots]
+        actions = sum(map(attrgetter("decisions"), reports))
+        errors = sum(len(report.errors) for report in reports if report.errors)
+        failures = errors + sum(map(attrgetter("missed_deadlines"), reports))
+        reconnections = sum(map(attrgetter("reconnections"), reports))
+        messages = sum(map(attrgetter("messages"), reports))
+        size = sum(map(attrgetter("bytes"), reports))
+        connected = sum(map(attrgetter("connected"), bots))
         if latencies:
             self._latency_sum += sum(latencies)
             self._latency_min = min(self._latency_min, min(latencies))

@@ -193,3 +193,35 @@ async def test_a_freeroll_cancelled_with_a_new_date_is_in_the_lobby_with_its_pla
         left = await client.post(f"/api/tournaments/{again}/unregister",
                                  headers={"Authorization": f"Bearer {seats[0][1]}"})
         assert left.status_code == 200  # the same token: their seat on the new date
+
+
+async def test_a_tournament_cancelled_while_a_table_shows_a_hands_result_stops_cleanly(monkeypatch):
+    """A swarm stopped early cancels its tournament at any moment (issue 34): one came just as a table's pause
+    after a hand ended, and the table then settled the hand the cancellation had voided (an AssertionError that
+    stopped the tournament's task as a crash). The cancellation is made to arrive at that very moment."""
+    import asyncio
+
+    import server.tournament.tables
+    from tests.live_server import bots, until
+
+    real_sleep = asyncio.sleep
+    armed: list[object] = []
+
+    async def pause_then_cancelled(seconds: float, *more: object) -> None:
+        await real_sleep(seconds, *more)
+        if armed and seconds == 0.3:  # a table's pause after a hand: the cancellation lands as it ends
+            runtime = armed.pop()
+            runtime.cancel()
+
+    monkeypatch.setattr(server.tournament.tables.asyncio, "sleep", pause_then_cancelled)
+    async with live_server(hand_pause=0.3) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, seats = await create(live, definition(6, 3, stack=100_000), 6)
+        runtime = live.runtime(tournament)
+        bots(live, tournament, seats, "station")
+        await until(lambda: len([p for p, c in runtime.streams.players.items() if c]) == 6)
+        armed.append(runtime)
+        assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+        await until(lambda: runtime.director.status.value == "cancelled")
+        await real_sleep(0.5)
+        assert not runtime.crashed
+        assert runtime.director.chips_in_play() == runtime.director.chips_issued

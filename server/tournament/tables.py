@@ -372,4 +372,7 @@ class HandsHere:
             await self.desks[table].play()
             await asyncio.sleep(tables.hand_pause)  # the table sees the result before the next deal
             del self.desks[table]
+            if tables.gone(table):  # cancelled while the result was shown: the cancellation voided the hand
+                self.wakers.pop(table, None)
+                return
             tables.end(table)
