@@ -104,13 +104,16 @@ async def test_a_run_stopped_by_its_duration_leaves_a_tournament_it_joined_to_pl
         tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
         starting = asyncio.create_task(start_when_full(client, tournament, 12))
         process = await swarm(live, "--players", "12", "--tournament", tournament, "--think", "0.05-0.1",
-                              "--duration", "3", "--json")
+                              "--duration", "3", "--interval", "1")
         out, err = await asyncio.wait_for(process.communicate(), 60)
         await starting
         assert process.returncode == thresholds.OK, err.decode()  # the default without `finished`: errors==0
-        report = json.loads(out)
-        assert report["stopped"] == "duration" and report["tournament_after"] == "left"
-        assert [c["threshold"] for c in report["thresholds"]] == ["errors==0"]
+        said = out.decode()
+        assert "stopped by the --duration; the tournament: left" in said
+        assert "threshold errors==0: passed" in said and "threshold finished" not in said
+        # Not on a terminal (a pipeline's log): a plain line per row of the time series.
+        rows_said = [line for line in err.decode().splitlines() if line.startswith("mttsim swarm: ")]
+        assert rows_said and all("players left" in line and "actions/s" in line for line in rows_said)
         assert (await client.get(f"/api/tournaments/{tournament}")).json()["status"] == "running"
 
 
