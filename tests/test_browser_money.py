@@ -168,7 +168,8 @@ async def test_the_page_says_what_a_satellite_and_a_flight_are(browser):
         page = await open_as(browser, live, f"/#/t/{satellite}", {})
         await expect(page.locator("#banner")).to_contain_text("Satellite: every seat is worth $22.00")
         await expect(page.locator("#payouts")).to_contain_text("a seat ($22.00)")
-        await expect(page.locator("#payouts tr")).to_have_count(3)  # two seats, then $16.00 in cash
+        await expect(page.locator("#payouts tbody tr")).to_have_count(2)  # two seats as one row, then $16.00 in cash
+        await expect(page.locator("#payouts tbody tr").first).to_contain_text("1-2a seat ($22.00) each")
         await page.goto(f"{live.http}/#/t/{flight}")
         await expect(page.locator("#banner")).to_contain_text("Day-1 flight: it stops when 50% of the field is left")
 

@@ -77,6 +77,7 @@ export class TournamentPage {
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
     this.payoutsTitle = el("h3", {}, "Payouts");
     this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
+    this.payoutSummary = el("p", { class: "payout-summary", id: "payout-summary", hidden: true });
     this.search = el("input", {
       id: "player-search",
       placeholder: "find a player",
@@ -91,7 +92,7 @@ export class TournamentPage {
         el("div", { class: "side" }, el("h3", {}, "Hand log"), this.nodes.log, this.nodes.chat),
       ),
       info: this.nodes.info,
-      payouts: el("div", {}, this.payoutsTitle, this.resultsSummary, this.nodes.payouts),
+      payouts: el("div", {}, this.payoutsTitle, this.resultsSummary, this.payoutSummary, this.nodes.payouts),
       players: el("div", {}, this.search, this.nodes.players),
       tables: this.nodes.tables,
       hands: handsPanel(id, this.seat, () => this.names()),
@@ -354,6 +355,7 @@ export class TournamentPage {
     if (t.status === "finished" && paid.length) {
       // what was paid, a deal's amounts included
       const winner = results.find((r) => r.place === 1);
+      this.payoutSummary.hidden = true;
       this.payoutsTitle.textContent = "Results";
       tab.textContent = "Results";
       this.nodes.payouts.replaceChildren(
@@ -379,20 +381,67 @@ export class TournamentPage {
     } else if (info) {
       this.payoutsTitle.textContent = "Payouts";
       tab.textContent = "Payouts";
-      const seats = t.satellite ? Math.floor(t.prize_pool_cents / t.satellite.seat_value_cents) : 0;
-      const placed = new Map(results.map((r) => [r.place, r]));
-      this.nodes.payouts.replaceChildren(
-        ...info.payouts_cents.map((cents, i) =>
-          el(
-            "tr",
-            {},
-            el("td", {}, `${i + 1}`),
-            el("td", {}, i < seats ? `a seat (${money(cents)})` : money(cents)),
-            el("td", {}, placed.has(i + 1) ? placed.get(i + 1).name : ""),
-          ),
-        ),
+      this.drawPrizeTable(t, info.payouts_cents, results);
+    }
+  }
+
+  // The prize table as rooms show it: places with the same prize as one row ("10-12"), each with its amount and
+  // its share of the pool, who took it so far; above it, how many are paid, the min-cash and the bubble.
+  drawPrizeTable(t, prizes, results) {
+    const seats = t.satellite ? Math.floor(t.prize_pool_cents / t.satellite.seat_value_cents) : 0;
+    const placed = new Map(results.map((r) => [r.place, r]));
+    const pool = prizes.reduce((a, b) => a + b, 0);
+    const paid = prizes.filter((cents) => cents > 0).length;
+    const bands = [];
+    prizes.forEach((cents, i) => {
+      const last = bands[bands.length - 1];
+      if (last && last.cents === cents && last.seat === i < seats) last.to = i + 1;
+      else bands.push({ from: i + 1, to: i + 1, cents, seat: i < seats });
+    });
+    const share = (cents) => (pool ? `${((100 * cents) / pool).toFixed(cents * 1000 < pool ? 2 : 1)}%` : "");
+    const minCash = paid ? prizes[paid - 1] : 0;
+    const bubble = paid + 1;
+    const fraction = t.entries ? ((100 * paid) / t.entries).toFixed(1) : "0";
+    const parts = [`${chips(paid)} of ${chips(t.entries)} paid (${fraction}%)`];
+    if (minCash && t.buy_in_cents)
+      parts.push(`min-cash ${money(minCash)} (${(minCash / t.buy_in_cents).toFixed(1)}x the buy-in)`);
+    if (paid < t.entries) {
+      const now = t.status === "running" && t.players_left === bubble;
+      parts.push(
+        now ? `on the bubble now: the next out, ${ordinal(bubble)}, is paid nothing` : `the bubble: ${ordinal(bubble)}`,
       );
     }
+    this.payoutSummary.textContent = parts.join(" · ");
+    this.payoutSummary.hidden = false;
+    this.nodes.payouts.replaceChildren(
+      el("thead", {}, el("tr", {}, ["Place", "Prize", "Share", "Player"].map((h) => el("th", {}, h)))),
+      el(
+        "tbody",
+        {},
+        bands.map((band) =>
+          el(
+            "tr",
+            { class: "prize", "data-from": band.from, "data-to": band.to, "data-cents": band.cents },
+            el("td", {}, band.from === band.to ? `${band.from}` : `${band.from}-${band.to}`),
+            el(
+              "td",
+              {},
+              (band.seat ? `a seat (${money(band.cents)})` : money(band.cents)) +
+                (band.from === band.to ? "" : " each"),
+            ),
+            el("td", { class: "share" }, share(band.cents)),
+            el(
+              "td",
+              {},
+              Array.from({ length: band.to - band.from + 1 }, (_, k) => placed.get(band.from + k))
+                .filter(Boolean)
+                .map((r) => r.name)
+                .join(", "),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
   // What the rooms' results say at the top: how long it lasted, the field, and one's own place and knockouts.
