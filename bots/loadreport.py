@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import csv
 import html
-import io
 import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from bots import pages
 from bots.histogram import GROWTH, merge, percentiles
 from bots.timeline import merged as merged_history
 
@@ -152,22 +152,10 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def _svg(figure: Any) -> str:
-    out = io.StringIO()
-    figure.savefig(out, format="svg", bbox_inches="tight")
-    text = out.getvalue()
-    return text[text.index("<svg"):]
-
-
 def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     """(title, SVG) of each chart over the run's time: actions/s, latency, event lag, bots connected, players
     left, errors."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only: no display
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9})
+    plt = pages.pyplot()
     long = bool(history) and history[-1]["elapsed_s"] > 180  # minutes on the axis, else seconds
     when = [row["elapsed_s"] / (60 if long else 1) for row in history]
     rows = history_rows(history)
@@ -197,15 +185,8 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
         axes.grid(alpha=0.3)
         if len(lines) > 1:
             axes.legend(loc="upper left", fontsize=8)
-        drawn.append((title, _svg(figure)))
-        plt.close(figure)
+        drawn.append((title, pages.svg(figure)))
     return drawn
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], css: str = "") -> str:
-    head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> None:
@@ -225,21 +206,13 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
     checks = report.get("thresholds", [])
     verdict = "no thresholds" if not checks else "all thresholds passed" if all(c["passed"] for c in checks) \
         else "a threshold failed"
-    figures = "".join(f'<figure class="chart" data-title="{html.escape(title)}">{svg}</figure>'
-                      for title, svg in charts(report["history"]))
+    figures = pages.figures(charts(report["history"]))
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mttsim swarm: {html.escape(report["tournament"])}</title>
-<style>
-body {{ font: 14px system-ui, sans-serif; margin: 1.5rem; color: #222; max-width: 75rem; }}
-table {{ border-collapse: collapse; margin: 0.5rem 0 1.2rem; }}
-td, th {{ border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }}
-.passed {{ color: #1d7a2c; }} .failed {{ color: #b00; font-weight: bold; }}
-.charts {{ display: flex; flex-wrap: wrap; gap: 1rem; }}
-figure.chart {{ margin: 0; }} figure.chart svg {{ max-width: 100%; height: auto; }}
-</style></head><body>
+<style>{pages.STYLE}</style></head><body>
 <h1>mttsim swarm report</h1>
 <p>Written {html.escape(time.strftime("%Y-%m-%d %H:%M:%S"))}: <b id="verdict">{verdict}</b>.</p>
-<h2>Summary</h2>{_table(["", ""], summary, "summary")}
+<h2>Summary</h2>{pages.table(["", ""], summary, "summary")}
 <h2>Thresholds</h2>
 <table class="thresholds"><thead><tr><th>Threshold</th><th>Figure</th><th>Result</th></tr></thead><tbody>
 {"".join(f'<tr class="{"passed" if c["passed"] else "failed"}"><td>{html.escape(c["threshold"])}</td>'
@@ -247,10 +220,10 @@ figure.chart {{ margin: 0; }} figure.chart svg {{ max-width: 100%; height: auto;
          for c in checks)}
 </tbody></table>
 <h2>Over time</h2><div class="charts">{figures}</div>
-<h2>Requests by kind</h2>{_table(STATS_COLUMNS, stats_rows(report), "kinds")}
-<h2>Failures</h2>{_table(FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
+<h2>Requests by kind</h2>{pages.table(STATS_COLUMNS, stats_rows(report), "kinds")}
+<h2>Failures</h2>{pages.table(FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
                                             for f in report.get("failures", [])], "failures")}
-<h2>Settings</h2>{_table(["Setting", "Value"], sorted(settings.items()), "settings")}
+<h2>Settings</h2>{pages.table(["Setting", "Value"], sorted(settings.items()), "settings")}
 </body></html>
 """
     with open(path, "w") as out:

@@ -76,7 +76,7 @@ def simulate(
     hands_out: IO[str] | None = None,
     progress: Callable[[Progress], None] | None = None,
     progress_every_s: float = 0.25,
-    on_event: Callable[[Tournament, Event], None] | None = None,
+    on_event: Callable[[Tournament, Event, float], None] | None = None,
     people: dict[str, str] | None = None,
     cancel_at_hand: int | None = None,
     late_players: int = 0,
@@ -86,8 +86,9 @@ def simulate(
 
     The director's RNG (seats, decks, breaks) and the bots' RNG are both
     seeded from ``seed``: the same arguments give the same tournament.
-    ``on_event`` sees every director event as it happens (tests use it to
-    check invariants after every hand). ``people`` maps bot names (bot1,
+    ``on_event`` sees every director event as it happens, with the simulated
+    clock (tests use it to check invariants after every hand; the structure
+    lab, bots/lab.py, to draw the run over time). ``people`` maps bot names (bot1,
     bot2 ...) to the person holding them, for multi-entry fields.
     ``cancel_at_hand`` cancels the tournament (its refund policy) once that
     many hands have been dealt, with hands still in progress.
@@ -96,6 +97,7 @@ def simulate(
     enter); a bot that is out re-enters with ``reentry_probability`` while
     re-entry is open. Entries bought late are named on from ``bot{players}``.
     """
+    now = 0.0
     rng = random.Random(seed)
     bot_rng = random.Random(rng.getrandbits(64))
     tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
@@ -112,9 +114,9 @@ def simulate(
         while pending:
             event = pending.popleft()
             if events_out is not None:
-                events_out.write(encoder.encode(event) + b"\n")
+                events_out.write(stamped(encoder.encode(event), now, tournament.level + 1))
             if on_event is not None:
-                on_event(tournament, event)
+                on_event(tournament, event, now)
             pending += answer(event)
 
     def says_yes(player: str, offer: str, deal_cents: int = 0) -> bool:
@@ -171,7 +173,6 @@ def simulate(
         player = f"bot{number}"
         emit(tournament.register(player, (people or {}).get(player)))
         new_entry(player)
-    now = 0.0
     emit(tournament.start(now))
     late_until = (tournament.entries_close_at("late_registration") or 3600.0) if late_players else 0.0  # levels of
     arrivals = deque(sorted(bot_rng.uniform(0, late_until) for _ in range(late_players)))  # hands: the first hour
@@ -240,6 +241,12 @@ def simulate(
         late_registrations=tournament.late_entries - sum(tournament.reentries.values()),
         reentries=sum(tournament.reentries.values()),
     )
+
+
+def stamped(encoded: bytes, at: float, level: int) -> bytes:
+    """A director event's JSON line with the tournament clock (``at``: seconds since the start) and the level
+    (from 1) it happened in, as docs/events.md gives them: added to the encoded object, not re-encoded."""
+    return encoded[:-1] + b',"at":%.1f,"in_level":%d}\n' % (at, level)
 
 
 def money_summary(tournament: Tournament) -> dict[str, int]:

@@ -57,7 +57,7 @@ def test_a_share_cutoff_is_checked_under_hand_for_hand_and_the_survivors_carry_t
     """L.49: stop when a quarter of 40 is left, checked at the end of a hand-for-hand round."""
     rules = definition(9, levels=LEVELS, flight=Flight(stop_share_percent=25))
     events = []
-    report = simulate(rules, 40, 3, on_event=lambda tournament, event: events.append(event))
+    report = simulate(rules, 40, 3, on_event=lambda tournament, event, at: events.append(event))
     (finished,) = [e for e in events if isinstance(e, FlightFinished)]
     assert report.status == "finished" and len(finished.survivors) <= 10
     assert all(stack > 0 for stack in finished.survivors.values())
@@ -97,7 +97,7 @@ def test_random_flights_stop_by_their_rule_and_carry_every_chip_and_cent(players
     finished = []
     watch = check_after_every_hand(None, seats)
 
-    def on_event(tournament, event):
+    def on_event(tournament, event, at=0.0):
         watch(tournament, event)
         if isinstance(event, FlightFinished):
             finished.append((event, tournament.chips_issued))

@@ -28,7 +28,7 @@ def test_seed_example_350_entries_play_hand_for_hand_exactly_at_the_pay_jumps_re
     """H4H starts whenever the field stands at 41, 31, 21 or 11 with two tables, and never elsewhere."""
     reached, started, ended = set(), [], []
 
-    def watch(tournament, event):
+    def watch(tournament, event, at=0.0):
         if isinstance(event, HandFinished):
             reached.add(tournament.players_left)
         elif isinstance(event, HandForHandStarted):

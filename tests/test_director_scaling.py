@@ -48,7 +48,7 @@ def director_lines_per_hand(players: int) -> float:
     def calls(frame: FrameType, event: str, arg: Any) -> Any:
         return local if frame.f_code.co_filename in DIRECTOR_FILES else None
 
-    def on_event(tournament: Any, event: Any) -> None:
+    def on_event(tournament: Any, event: Any, at: float) -> None:
         nonlocal hands
         if isinstance(event, HandFinished):
             left = tournament.players_left

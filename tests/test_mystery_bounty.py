@@ -52,7 +52,7 @@ def test_the_same_seed_draws_the_same_envelopes_and_another_may_not():
     def draws(seed):
         d = definition(9, bounty=MYSTERY, paid=2, max_players=20)
         opened = []
-        simulate(d, 12, seed, on_event=lambda t, e: opened.append(e.envelope)
+        simulate(d, 12, seed, on_event=lambda t, e, at: opened.append(e.envelope)
                  if isinstance(e, MysteryBountyDrawn) else None)
         return opened
     assert draws(1) == draws(1)

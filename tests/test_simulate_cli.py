@@ -36,7 +36,16 @@ def test_json_report_events_and_hands(tmp_path, capsys):
     assert EVENT_TYPES <= {e["type"] for e in events}
     started = [e for e in events if e["type"] == "hand_started"]
     assert len(started) == report["hands"]
-    assert set(started[0]) == {"type", "table", "hand", "button", "level", "players"}
+    assert set(started[0]) == {"type", "table", "hand", "button", "level", "players", "at", "in_level"}
+    assert all(set(e) >= {"type", "at", "in_level"} for e in events)  # every event on the tournament's clock
+    clocks = [e["at"] for e in events]
+    assert clocks == sorted(clocks) and clocks[0] == 0 and round(clocks[-1] / 3600, 2) == report["simulated_hours"]
+    level = 0
+    for event in events:  # each event in the level the last level_changed began
+        level = event["level"] if event["type"] == "level_changed" else level
+        assert event["in_level"] == max(level, 1)
+        if event["type"] == "hand_started":
+            assert event["level"] == event["in_level"]
     assert set(started[0]["players"][0]) == {"player", "seat", "stack"}
     moves = [e for e in events if e["type"] == "player_moved"]
     assert len(moves) == report["moves"] and {m["reason"] for m in moves} <= {"break", "balance"}

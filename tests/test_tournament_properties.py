@@ -46,7 +46,7 @@ def test_random_tournaments_keep_every_invariant(players, seats, seed, mix):
     finished = []
     watch = check_after_every_hand(players * tournament_definition.starting_stack, seats)
 
-    def on_event(tournament, event):
+    def on_event(tournament, event, at=0.0):
         watch(tournament, event)
         if isinstance(event, TournamentFinished):
             finished.append(event)
@@ -86,7 +86,7 @@ def test_entries_of_one_person_never_share_a_table_in_any_hand(players, seats, s
     definition = default_definition(players, seats)
     invariants = check_after_every_hand(players * definition.starting_stack, seats)
 
-    def watch(tournament, event):
+    def watch(tournament, event, at=0.0):
         invariants(tournament, event)
         if isinstance(event, HandStarted):
             owners = [people.get(p.player, p.player) for p in event.players]
@@ -129,7 +129,7 @@ def test_money_balances_after_every_event_with_rebuys_add_ons_deals_and_cancella
                                        refund_policy=money["policy"], bounty=money["bounty"])
     seen = []
 
-    def watch(tournament, event):
+    def watch(tournament, event, at=0.0):
         check_after_every_hand(None, seats)(tournament, event)
         seen.append(type(event).__name__)
 
@@ -162,7 +162,7 @@ def test_late_registration_and_reentry_keep_every_invariant_and_give_every_entry
     invariants = check_after_every_hand(None, seats, exact_tables=not people)
     closed = []
 
-    def watch(tournament, event):
+    def watch(tournament, event, at=0.0):
         invariants(tournament, event)
         if isinstance(event, EntriesClosed):
             closed.append(event)

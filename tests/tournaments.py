@@ -165,7 +165,7 @@ def check_after_every_hand(total_chips: int | None, seats: int, *, exact_tables:
     with several entries may keep more tables open than the field needs
     while late entries can come (rules.md M.50).
     """
-    def watch(tournament, event):
+    def watch(tournament, event, at=0.0):
         assert tournament.ledger.balances(), f"the ledger does not balance after {event}"
         if isinstance(event, PlayerMoved):
             in_hands = {p for state in tournament.tables.values() if state.hand for p in state.hand.players}

@@ -1,0 +1,63 @@
+"""The structure lab's runs: ``mttsim simulate --runs 8 --players 2000`` against eight one-run calls.
+
+Ours: ``bots.lab.lab`` playing seeds 1-8 of the default 2,000-player structure, the runs in ``--jobs``
+processes (default: one per core) and observed for the report. Peer, same run: the same eight seeds as
+eight calls of ``mttsim simulate --players 2000 --seed S --json``, one after the other, each a process of
+its own, as a director without the lab would get them. The goal (issue 35): faster, using both cores.
+
+Run: .venv/bin/python benchmarks/bench_lab.py [--runs 8] [--players 2000] [--jobs J] [--repeat 3]
+Prints each repeat and the medians, with the ratio one-by-one / lab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bots.lab import Field, lab  # noqa: E402
+from engine.structure import default_definition  # noqa: E402
+
+
+def one_by_one(players: int, seeds: range) -> float:
+    started = time.perf_counter()
+    for seed in seeds:
+        subprocess.run([sys.executable, "-m", "server.cli", "simulate", "--players", str(players), "--seed",
+                        str(seed), "--json"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def in_the_lab(players: int, seeds: range, jobs: int | None) -> float:
+    started = time.perf_counter()
+    lab(default_definition(players), Field(players), seeds, jobs=jobs)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--players", type=int, default=2000)
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    seeds = range(1, args.runs + 1)
+    print(f"{args.runs} runs of {args.players:,} players, {os.cpu_count()} cores, jobs {args.jobs or 'one per core'}")
+    labs, singles = [], []
+    for repeat in range(1, args.repeat + 1):
+        labs.append(in_the_lab(args.players, seeds, args.jobs))
+        singles.append(one_by_one(args.players, seeds))
+        print(f"  repeat {repeat}: lab {labs[-1]:.1f} s, one by one {singles[-1]:.1f} s, "
+              f"ratio {singles[-1] / labs[-1]:.2f}")
+    lab_s, single_s = statistics.median(labs), statistics.median(singles)
+    print(f"median: lab {lab_s:.1f} s, eight one-run calls {single_s:.1f} s: the lab {single_s / lab_s:.2f}x faster")
+
+
+if __name__ == "__main__":
+    main()
