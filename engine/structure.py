@@ -557,3 +557,27 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
         buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=players, levels=levels,
         payouts=default_payouts(players), breaks=Breaks(at_minute=55, minutes=5),
     )
+
+
+def level_starts(definition: Definition) -> list[float | None]:
+    """When each level begins, in minutes on the tournament's clock (breaks included, as the director keeps
+    them: after every ``every_levels`` levels, or at ``at_minute`` of each hour, the level's clock standing
+    still meanwhile); None from the first level counted in hands on, whose length no clock knows."""
+    breaks = definition.breaks
+    hourly = breaks is not None and breaks.at_minute is not None
+    next_break = (breaks.at_minute or 60.0) if breaks is not None and hourly else math.inf
+    starts: list[float | None] = []
+    clock: float | None = 0.0
+    for number, level in enumerate(definition.levels):
+        starts.append(clock)
+        if clock is None or level.minutes is None:
+            clock = None
+            continue
+        ends = clock + level.minutes
+        while breaks is not None and next_break < ends:  # a synchronised break inside the level lengthens it
+            ends += breaks.minutes
+            next_break += 60.0
+        if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
+            ends += breaks.minutes
+        clock = ends
+    return starts

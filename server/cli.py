@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from bots.lab import Field, estimate, lab, lab_summary, schedule_text
+from bots.lab import write_html as write_lab_html
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
 from engine.structure import (
@@ -105,6 +107,8 @@ def simulate_command(args: argparse.Namespace) -> int:
         print("mttsim simulate: --late is a number of entries, --reentry a probability from 0 to 1", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    if args.runs is not None or args.report:
+        return _lab(args, definition, Field(players, mix, late, reentry), seed)
     show_progress = sys.stderr.isatty() and not args.json
     with contextlib.ExitStack() as files:
         events_out = files.enter_context(open(args.events_out, "wb")) if args.events_out else None
@@ -118,6 +122,30 @@ def simulate_command(args: argparse.Namespace) -> int:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:
         print(_summary(report, definition, seed))
+    return 0
+
+
+def _lab(args: argparse.Namespace, definition: Definition, field: Field, seed: int) -> int:
+    """``mttsim simulate --runs N``: N seeds from --seed on, the distribution over them, and the report."""
+    runs = args.runs or 1
+    if runs < 1 or (args.jobs is not None and args.jobs < 1):
+        print("mttsim simulate: --runs and --jobs are numbers from 1", file=sys.stderr)
+        return 2
+    if args.events_out or args.hands_out:
+        print("mttsim simulate: --events-out and --hands-out write one run: leave out --runs", file=sys.stderr)
+        return 2
+    report = lab(definition, field, range(seed, seed + runs), jobs=args.jobs)
+    if args.report:
+        settings = {"players": field.players, "runs": runs, "seeds": f"{seed} to {seed + runs - 1}",
+                    "config": args.config or "the default structure", "mix": args.mix or "the default mix",
+                    "late entries": field.late, "re-entry chance": field.reentry}
+        write_lab_html(args.report, report, settings)
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+    else:
+        print(lab_summary(report))
+        if args.report:
+            print(f"report: {args.report}")
     return 0
 
 
@@ -407,7 +435,8 @@ def swarm_merge(args: argparse.Namespace) -> int:
 
 
 def structure_command(args: argparse.Namespace) -> int:
-    """Print a whole definition (JSON, as ``--config`` and the admin's form read it) from a few numbers."""
+    """A structure from a few numbers: as a table a director reads, with the field and the length to expect from
+    quick simulations, or (``--json``) the whole definition, as ``--config`` and the admin's form read it."""
     speed: Speed = "hyper" if args.hyper else "turbo" if args.turbo else "regular"
     try:
         definition = generate_structure(args.players, args.hours, args.stack, speed=speed, ante=args.ante)
@@ -421,7 +450,10 @@ def structure_command(args: argparse.Namespace) -> int:
         print(f"mttsim structure: in {args.hours:g} h the big blind would have to more than double a level; this "
               f"structure takes about {made:g} h, the shortest that climbs at most twice a level"
               + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
-    print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
+    if args.json:
+        print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
+    else:
+        print(schedule_text(estimate(definition, args.players, args.runs)))
     return 0
 
 
@@ -440,11 +472,13 @@ EXAMPLES = {
     "demo": "  mttsim demo                      # http://127.0.0.1:8000/ : 45 bots, a table to watch\n"
             "  mttsim demo --players 90 --seats 6 --port 8080",
     "simulate": "  mttsim simulate --players 2000 --seed 7\n"
+                "  mttsim simulate --players 2000 --runs 8 --report lab.html\n"
                 "  mttsim simulate --config docs/examples/sunday-mystery.json --json --events-out events.jsonl",
     "serve": "  mttsim serve --admin-token secret --db mttsim.db\n"
              "  mttsim serve --log-level info --log-json     # uvicorn's access log too, as JSON lines",
     "cluster": "  mttsim cluster --table-workers 2 --gateways 2 --admin-token secret",
-    "structure": "  mttsim structure --players 200 --hours 4 --stack 20000 > structure.json",
+    "structure": "  mttsim structure --players 200 --hours 4 --stack 20000   # a table with the field to expect\n"
+                 "  mttsim structure --players 200 --hours 4 --stack 20000 --json > structure.json",
     "swarm": "  mttsim swarm --create --admin-token secret --players 1000 --csv run --html run.html\n"
              "  mttsim swarm --tournament t1 --players 500 --duration 300 \\\n"
              "      --threshold 'latency.p99<100ms' --threshold 'errors==0'    # exit 99 if one fails",
@@ -499,6 +533,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_parser.add_argument("--reentry", type=float, help="the chance a bot that is out re-enters while it may "
                                  "(default: 0.5, if the definition has re-entry)")
     simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
+    simulate_parser.add_argument("--runs", type=int, metavar="N",
+                                 help="play N seeds from --seed on and report their spread (docs/director.md)")
+    simulate_parser.add_argument("--jobs", type=int, metavar="J",
+                                 help="processes playing the runs at once (default: one per core)")
+    simulate_parser.add_argument("--report", metavar="FILE.html",
+                                 help="write the runs' report with its pictures, one self-contained file")
     simulate_parser.set_defaults(run=simulate_command)
     serve_parser = _command(commands, "serve", "run the real-time server")
     serve_parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
@@ -544,6 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--hyper", action="store_true", help="3-minute levels")
     structure_parser.add_argument("--ante", choices=["bb", "classic"], default="bb",
                                   help="a big-blind ante, or everyone's, from level 3")
+    structure_parser.add_argument("--json", action="store_true",
+                                  help="print the whole definition as JSON (for --config) instead of the table")
+    structure_parser.add_argument("--runs", type=int, default=3, metavar="N",
+                                  help="quick simulations for the field and length to expect (0: none)")
     structure_parser.set_defaults(run=structure_command)
     swarm_parser = _command(commands, "swarm", "load-test a server with websocket bots; exit 99 when a threshold "
                                                "fails (docs/swarm.md)")

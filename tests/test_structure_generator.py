@@ -8,10 +8,14 @@ import itertools
 import statistics
 
 import httpx
+import msgspec
 import pytest
 from playwright.async_api import expect
 
-from engine.structure import DefinitionError, generate_structure, load_definition, nice_blind, structure_hours
+from bots.lab import estimate, hours_minutes
+from engine.structure import (
+    DefinitionError, generate_structure, level_starts, load_definition, nice_blind, structure_hours,
+)
 from server.cli import main
 from bots.simulator import simulate
 from tests.browser import open_as, watch_errors
@@ -62,25 +66,46 @@ def test_no_level_more_than_doubles_the_big_blind_at_any_field_length_or_stack(s
 
 
 def test_the_command_says_when_the_hours_asked_for_cannot_be_met_and_what_would_meet_them(capsys):
-    assert main(["structure", "--players", "6", "--hours", "0.2", "--stack", "1500"]) == 0
+    assert main(["structure", "--players", "6", "--hours", "0.2", "--stack", "1500", "--json"]) == 0
     printed = capsys.readouterr()
     definition = load_definition(printed.out.encode())
     blinds = [level.big_blind for level in definition.levels]
     assert blinds[:4] == [16, 30, 60, 120]  # not 16 -> 500
     assert "takes about 1.1 h" in printed.err and "more than double" in printed.err and "--hyper" not in printed.err
-    assert main(["structure", "--players", "100", "--hours", "1", "--stack", "10000"]) == 0
+    assert main(["structure", "--players", "100", "--hours", "1", "--stack", "10000", "--runs", "0"]) == 0
     assert "(--turbo meets 1 h)" in capsys.readouterr().err
-    assert main(["structure", "--players", "1000", "--hours", "3", "--stack", "10000"]) == 0
+    assert main(["structure", "--players", "1000", "--hours", "3", "--stack", "10000", "--runs", "0"]) == 0
     assert capsys.readouterr().err == ""  # met: nothing to say
 
 
 def test_the_command_prints_a_definition_the_server_reads(capsys):
     assert main(["structure", "--players", "120", "--hours", "2", "--stack", "20000", "--turbo", "--ante",
-                 "classic"]) == 0
+                 "classic", "--json"]) == 0
     definition = load_definition(capsys.readouterr().out.encode())
     assert definition.starting_stack == 20_000 and definition.levels[0].minutes == 5
     assert definition.levels[2].ante and not definition.levels[2].bb_ante
     assert main(["structure", "--players", "1", "--hours", "2", "--stack", "20000"]) == 2
+
+
+def test_the_command_prints_the_structure_as_a_table_with_the_field_and_length_to_expect(capsys):
+    assert main(["structure", "--players", "200", "--hours", "2", "--stack", "10000", "--runs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    definition = generate_structure(200, 2, 10000)
+    made = estimate(definition, 200, 2)
+    assert lines[1].startswith(f"about {made.hours and hours_minutes(made.hours.median)} to one player left")
+    assert lines[2].split() == ["level", "blinds", "ante", "minutes", "start", "BB", "field", "avg", "BB", "clock"]
+    rows = [line.split() for line in lines[3:]]
+    assert len(rows) == len(definition.levels)
+    starts = level_starts(definition)
+    for row, level, begins, expected in zip(rows, definition.levels, starts, made.levels):
+        assert row[0] == str(expected.level) and row[1] == f"{level.small_blind:,}/{level.big_blind:,}"
+        assert row[-1] == hours_minutes(begins / 60) and float(row[-4 if expected.players_left is not None else -2]) \
+            == round(definition.starting_stack / level.big_blind, 1)
+        if expected.players_left is not None:
+            assert row[-3] == f"{expected.players_left:,.0f}" and row[-2] == f"{expected.average_bb:,.1f}"
+    assert made.levels[0].players_left == 200 and made.levels[0].average_bb == 10000 / definition.levels[0].big_blind
+    # the clock: 10-minute levels, a 5-minute break at :55 of each hour inside the level it falls in
+    assert starts[:8] == [0, 10, 20, 30, 40, 50, 65, 75]
 
 
 @pytest.mark.asyncio(loop_scope="session")
@@ -89,15 +114,42 @@ async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it(brows
         async with httpx.AsyncClient(base_url=live.http) as client:
             bad = await client.post("/api/structures", json={"players": 1, "hours": 1, "stack": 100})
             assert bad.status_code == 400 and "players" in bad.json()["message"]
+            good = generate_structure(50, 1, 10000)
+            body = {"definition": msgspec.to_builtins(good), "players": 50, "runs": 1}
+            assert (await client.post("/api/estimates", json=body)).status_code == 401  # an admin's tool
+            admin = {"Authorization": "Bearer admin-token"}
+            too_many = await client.post("/api/estimates", json={**body, "players": 3001}, headers=admin)
+            assert too_many.status_code == 400 and "players" in too_many.json()["message"]
+            broken = await client.post("/api/estimates", headers=admin,
+                                       json={**body, "definition": {**body["definition"], "levels": []}})
+            assert broken.status_code == 400 and broken.json()["error"] == "bad_definition"
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         errors = watch_errors(page)
         await page.fill("#structure-players", "50")
         await page.fill("#structure-hours", "1")
         await page.select_option("#structure-speed", "turbo")
-        await page.click("#generate")
+        async with page.expect_response("**/api/estimates") as answer:
+            await page.click("#generate")
+        estimated = await (await answer.value).json()
         await expect(page.locator("#message")).to_contain_text("A structure of")
         made = json.loads(await page.locator("#definition").input_value())
         assert made["name"] == "50 players, 1 h turbo" and made["levels"][0]["minutes"] == 5
+        # before creating it, the structure as a table with the duration the simulations expect
+        hours = estimated["hours"]
+        await expect(page.locator("#schedule .estimate")).to_have_text(
+            f"Estimated duration {hours_minutes(hours['median'])} ({hours_minutes(hours['p10'])} to "
+            f"{hours_minutes(hours['p90'])}, 3 simulated runs).")
+        rows = page.locator("#schedule table.schedule tbody tr")
+        await expect(rows).to_have_count(len(made["levels"]))
+        for index in (0, 2, len(made["levels"]) - 1):
+            level, row = made["levels"][index], estimated["levels"][index]
+            cells = await rows.nth(index).locator("td").all_inner_texts()
+            assert cells[:5] == [str(index + 1), f"{level['small_blind']:,}/{level['big_blind']:,}",
+                                 f"{level['ante']:,} BB ante" if level["ante"] else "", "5",
+                                 f"{row['starting_bb']:,.1f}".rstrip("0").rstrip(".")]
+            assert cells[7] == hours_minutes(row["starts_minute"] / 60)
+            assert cells[5] == ("" if row["players_left"] is None else f"{round(row['players_left']):,}")
+        assert estimated["levels"][0]["players_left"] == 50
         await page.click("#create")
         await expect(page.locator("tr[data-id]")).to_contain_text("50 players, 1 h turbo")
         assert errors == []

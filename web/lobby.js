@@ -31,6 +31,44 @@ export const clock = (epochSeconds) =>
   new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 export const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
+// Hours as a clock shows them: 2.5 -> "2:30".
+export const hoursMinutes = (hours) => {
+  const total = Math.round(hours * 60);
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+};
+
+// A structure as a director reads it (POST /api/estimates, as `mttsim structure`): the levels with their
+// clock time, and the field and average stack in big blinds the quick simulations expect at each.
+export function scheduleTable(made) {
+  const head = ["Level", "Blinds", "Ante", "Minutes", "Start BB", "Field", "Avg BB", "Clock"];
+  const cell = (text) => el("td", { class: "n" }, text);
+  const one = (value) => (value === null ? "" : value.toLocaleString(undefined, { maximumFractionDigits: 1 }));
+  return el(
+    "table",
+    { class: "schedule" },
+    el("caption", {}, `${made.name}: ${made.levels.length} levels, ${made.players.toLocaleString()} players expected`),
+    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col" }, h)))),
+    el(
+      "tbody",
+      {},
+      ...made.levels.map((row) =>
+        el(
+          "tr",
+          {},
+          cell(String(row.level)),
+          cell(`${chips(row.small_blind)}/${chips(row.big_blind)}`),
+          cell(row.ante ? `${chips(row.ante)}${row.bb_ante ? " BB ante" : ""}` : ""),
+          cell(row.minutes !== null ? String(row.minutes) : `${row.hands} hands`),
+          cell(one(row.starting_bb)),
+          cell(row.players_left === null ? "" : Math.round(row.players_left).toLocaleString()),
+          cell(one(row.average_bb)),
+          cell(row.starts_minute === null ? "" : hoursMinutes(row.starts_minute / 60)),
+        ),
+      ),
+    ),
+  );
+}
+
 // The formats a tournament plays, as the lobby's badges (and its filter) name them.
 export function badges(t) {
   const names = [];
@@ -513,10 +551,32 @@ export class Lobby {
           body: { ...body, speed: speed.value, ante: ante.value },
         });
         definition.value = JSON.stringify(made, null, 1);
-        return `A structure of ${made.levels.length} levels: ${made.name}.`;
+        return `A structure of ${made.levels.length} levels: ${made.name}. ${await estimate()}`;
       });
+    // What the definition in the box would play like: its levels as a table and the duration to expect.
+    const schedule = el("div", { id: "schedule", "aria-live": "polite" });
+    const estimate = async () => {
+      schedule.replaceChildren(el("p", {}, "Simulating the structure..."));
+      try {
+        const made = await api("/api/estimates", {
+          method: "POST",
+          body: { definition: JSON.parse(definition.value), players: Number(players.value), runs: 3 },
+          token: adminToken(),
+        });
+        const { median, p10, p90 } = made.hours;
+        const duration = `Estimated duration ${hoursMinutes(median)} (${hoursMinutes(p10)} to ${hoursMinutes(p90)}`;
+        schedule.replaceChildren(
+          el("p", { class: "estimate" }, `${duration}, ${made.runs} simulated runs).`),
+          scheduleTable(made),
+        );
+        return `${duration}).`;
+      } catch (error) {
+        schedule.replaceChildren();
+        throw error;
+      }
+    };
     return el(
-      "p",
+      "div",
       { class: "structure-form" },
       "Or from a few numbers: players ",
       players,
@@ -530,6 +590,9 @@ export class Lobby {
       ante,
       " ",
       el("button", { id: "generate", onclick: generate }, "Generate"),
+      " ",
+      el("button", { id: "estimate", onclick: () => this.attempt(estimate) }, "Estimate"),
+      schedule,
     );
   }
 

@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
+from bots.lab import Estimate, estimate
 from bots.simulator import DEFAULT_MIX
 from bots.strategies import STRATEGIES, parse_mix
 from engine.director import Status
@@ -77,6 +78,8 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
     reentry: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0  # the chance a bot that is out re-enters
 
 
+MAX_ESTIMATED_PLAYERS = 3000  # three runs take about 5 s on this machine's two cores
+
 class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A few numbers for a whole definition (``mttsim structure``)."""
 
@@ -85,6 +88,15 @@ class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
     stack: Annotated[int, msgspec.Meta(ge=100, le=10**9)]
     speed: Speed = "regular"
     ante: Literal["bb", "classic"] = "bb"
+
+
+class EstimateRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A definition to try before creating it: quick simulations of ``players`` entries (a lobby's form waits
+    for the answer, so the field is bounded)."""
+
+    definition: msgspec.Raw
+    players: Annotated[int, msgspec.Meta(ge=2, le=MAX_ESTIMATED_PLAYERS)]
+    runs: Annotated[int, msgspec.Meta(ge=1, le=5)] = 3
 
 
 class Created(msgspec.Struct):
@@ -155,6 +167,22 @@ async def structure(request: Request) -> Response:
         return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante))
     except DefinitionError as problem:
         raise Refused("bad_request", str(problem)) from None
+
+
+async def estimate_structure(request: Request) -> Response:
+    """The levels with the clock, the field and the average stack to expect, and the duration, from quick
+    simulations in other processes (the tables' loop goes on meanwhile); one estimate at a time."""
+    require_admin(request)
+    body = await body_of(request, EstimateRequest)
+    try:
+        definition = load_definition(bytes(body.definition))
+    except DefinitionError as problem:
+        raise Refused("bad_definition", str(problem)) from None
+    if body.players > definition.max_players:
+        raise Refused("bad_request", f"players: at most the definition's max_players ({definition.max_players})")
+    async with server_of(request).estimating:
+        made = await asyncio.to_thread(estimate, definition, body.players, body.runs, jobs=body.runs, apart=True)
+    return reply(made)
 
 
 async def show_tournament(request: Request) -> Response:
@@ -328,6 +356,10 @@ OPERATIONS = [
               refusals=()),
     Operation(method="POST", path="/api/structures", endpoint=structure, body=StructureRequest, response=Definition,
               refusals=(400,), summary="A whole definition (levels, breaks, payouts) from players, hours and stack"),
+    Operation(method="POST", path="/api/estimates", endpoint=estimate_structure, body=EstimateRequest,
+              response=Estimate, who="admin", refusals=(400,),
+              summary="A definition's levels with their clock time, the field and average stack in big blinds to "
+                      "expect at each, and the duration, from quick simulations (at most 3,000 players)"),
     Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
               query=(("page", int),), refusals=(404,),
               summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand; the long lists a page "

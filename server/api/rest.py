@@ -3,6 +3,8 @@ asks of a request: the admin token, the tournament. What needs no tournament is 
 
 from __future__ import annotations
 
+import asyncio
+
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -55,6 +57,7 @@ class Server:
                                  waited=self.metrics.event_lag_seconds.observe, flushed=self.metrics.frames_sent.inc)
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
+        self.estimating = asyncio.Lock()  # one structure estimate at a time: each takes the cores for seconds
         self.lobby = feeds.lobby(self.tournaments.values)
         url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
         self.process = Process.here("director" if settings.nats else "single", url)
