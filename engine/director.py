@@ -216,6 +216,26 @@ class Tournament:
             return None
         return self._level_started_at + level.minutes * 60
 
+    def break_starts_at(self) -> float | None:
+        """When the next scheduled break begins on the caller's clock (a tournament clock shows the time to it);
+        None with no breaks, during one, or where a level of hands or the last level comes first."""
+        breaks = self.definition.breaks
+        if breaks is None or self.break_until is not None:
+            return None
+        if breaks.at_minute is not None:
+            return self.next_break_at if math.isfinite(self.next_break_at) else None
+        assert breaks.every_levels is not None
+        levels = self.definition.levels
+        ends = self.level_ends_at()
+        for number in range(self.level, len(levels) - 1):
+            if ends is None:
+                return None
+            if (number + 1) % breaks.every_levels == 0:
+                return ends
+            following = levels[number + 1].minutes
+            ends = None if following is None else ends + following * 60
+        return None
+
     def can_register(self, player: str, person: str | None = None) -> bool:
         return _passes(self.verify_register, player, person)
 

@@ -210,6 +210,9 @@ class Summary(msgspec.Struct, kw_only=True):
     finished_at: float | None = None
     time_bank: TimeBank | None = None  # the time bank's top-ups, to show beside it (None: none)
     bounty_pool_cents: int | None = None  # a bounty tournament's bounties, paid and still on heads (or envelopes)
+    # The time to the next scheduled break (a clock screen shows it), and in the feeds the moment it starts.
+    break_starts_in: float | None = None
+    break_starts_at: float | None = None
     # Why hand-for-hand is on: the director's word, the pay jump (D.14), or let go and ending with its round.
     hand_for_hand_reason: Literal["director", "pay_jump", "ending"] | None = None
 

@@ -71,9 +71,10 @@ async def tab(page, name: str) -> None:
     await page.click(f"#tab-{name}")
 
 
-async def open_as(browser, live, path: str, storage: dict[str, str]):
+async def open_as(browser, live, path: str, storage: dict[str, str], *,
+                  viewport: dict[str, int] | None = None):
     """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``."""
-    page = await (await browser.new_context(viewport={"width": 1400, "height": 1000})).new_page()
+    page = await (await browser.new_context(viewport=viewport or {"width": 1400, "height": 1000})).new_page()
     await page.goto(live.http + "/")
     for key, value in storage.items():
         await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])

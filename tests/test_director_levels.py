@@ -52,3 +52,19 @@ def test_levels_by_hands_end_when_a_table_has_dealt_that_many():
     assert tournament.advance(0) == [LevelChanged(2, 25, 50, 50, True)]
     deal(tournament, dealer, 1)
     assert tournament.hand(1).bb_ante
+
+
+def test_the_next_break_is_known_ahead_for_a_clock_to_show():
+    levels = MINUTE_LEVELS + [Level(100, 200, minutes=1), Level(200, 400, hands=3), Level(400, 800, minutes=1)]
+    tournament, _ = running(4, 4, levels=levels, breaks=Breaks(every_levels=2, minutes=5))
+    assert tournament.break_starts_at() == 120  # after level 2, whose end is a minute after level 1's
+    assert tournament.advance(120) == [LevelChanged(2, 20, 40, 5, False), BreakStarted(420.0)]
+    assert tournament.break_starts_at() is None  # on a break now
+    assert [type(e) for e in tournament.advance(420)] == [BreakEnded, LevelChanged]
+    assert tournament.break_starts_at() == 540  # level 3 and 4, a minute each
+    assert tournament.advance(540)[-1] == BreakStarted(840.0)
+    tournament.advance(840)
+    assert tournament.level == 4 and tournament.break_starts_at() is None  # a level of hands first: no clock knows
+    hourly, _ = running(4, 4, levels=[Level(10, 20, minutes=30)] * 4, breaks=Breaks(at_minute=55, minutes=5))
+    assert hourly.break_starts_at() == 55 * 60
+    assert running(4, 4, levels=MINUTE_LEVELS)[0].break_starts_at() is None  # no breaks at all

@@ -582,6 +582,7 @@ export class TournamentPage {
       ),
       el("p", {}, t.rebuys || t.add_on ? terms(t) : "A freezeout: no re-buys, no add-on."),
       el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
+      el("p", {}, el("a", { href: `#/t/${this.id}/clock`, id: "clock-link" }, "The clock screen"), " for a projector."),
       // replaceChildren writes a null child as the text "null": no hourly breaks, no paragraph at all.
       ...(info.breaks && info.breaks.at_minute !== null
         ? [

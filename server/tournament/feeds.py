@@ -92,9 +92,10 @@ def steady(summary: Summary, wall: float) -> Summary:
     at = {name: None if left is None else float(round(wall + left)) for name, left in (
         ("level_ends_at", summary.level_ends_in), ("break_ends_at", summary.on_break_for),
         ("add_on_closes_at", summary.add_on_open_for),
-        ("late_registration_ends_at", summary.late_registration_ends_in))}
+        ("late_registration_ends_at", summary.late_registration_ends_in),
+        ("break_starts_at", summary.break_starts_in))}
     return msgspec.structs.replace(summary, level_ends_in=None, on_break_for=None, add_on_open_for=None,
-                                   late_registration_ends_in=None,
+                                   late_registration_ends_in=None, break_starts_in=None,
                                    deal=None if summary.deal is None else msgspec.structs.replace(summary.deal,
                                                                                                   seconds=None),
                                    **at)

@@ -78,6 +78,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
     level = definition.levels[director.level]
     running = director.status is Status.RUNNING  # a finished or cancelled tournament's clocks stand still
     ends_at = director.level_ends_at() if running else None
+    break_at = director.break_starts_at() if running else None
     average_stack, largest_stack = facts.stack_figures
     now = facts.now
     late_ends_at = director.entries_close_at("late_registration")
@@ -111,6 +112,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         bounty_pool_cents=director.ledger.bounties_cents + director.ledger.summary()["bounties"]
         if definition.bounty is not None else None,
         hand_for_hand_reason=hand_for_hand_reason(director),
+        break_starts_in=max(0.0, break_at - now) if break_at is not None else None,
     )
 
 

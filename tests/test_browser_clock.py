@@ -1,0 +1,78 @@
+"""Issue 35.5 in the browser: the clock screen a room projects, checked against the tournament's own numbers at
+a projector's 1920x1080 and a laptop's 1366x768."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from playwright.async_api import expect
+
+from tests.browser import ARTIFACTS, open_as, watch_errors
+from tests.live_server import ADMIN, create, definition, live_server
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+LEVELS = [{"small_blind": 50, "big_blind": 100, "minutes": 10},
+          {"small_blind": 100, "big_blind": 200, "ante": 25, "minutes": 10},
+          {"small_blind": 200, "big_blind": 400, "ante": 50, "minutes": 10}]
+IDS = ("level", "blinds", "ante", "time", "next", "break", "players", "average", "pool", "jump", "jump-more")
+
+
+def seconds(text: str) -> int:
+    minutes, secs = text.split(":")
+    return int(minutes) * 60 + int(secs)
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1366, 768)])
+async def test_the_clock_screen_shows_the_tournaments_numbers_on_one_screen_and_lives(browser, width, height):
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(30, 6, paid=6, stack=100_000, levels=LEVELS, breaks={"every_levels": 2, "minutes": 5})
+        tournament, _ = await create(live, body, 30)
+        assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
+        page = await open_as(browser, live, f"/#/t/{tournament}/clock", {}, viewport={"width": width,
+                                                                                        "height": height})
+        errors = watch_errors(page)
+        await expect(page.locator("#clock-level")).to_have_text("Level 1")
+        read_at = time.monotonic()
+        shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        assert shown["level"] == 1 and shown["break_starts_in"] - shown["level_ends_in"] == 600  # level 2, then
+        await expect(page.locator("#clock-blinds")).to_have_text(f"{shown['small_blind']}/{shown['big_blind']}")
+        await expect(page.locator("#clock-ante")).to_have_text("No ante")
+        await expect(page.locator("#clock-next")).to_have_text("100/200 · ante 25")
+        await expect(page.locator("#clock-players")).to_have_text(f"{shown['players_left']} / {shown['entries']}")
+        average = shown["average_stack"]
+        await expect(page.locator("#clock-average")).to_have_text(
+            f"{average:,} ({average / shown['big_blind']:.1f} BB)")
+        await expect(page.locator("#clock-pool")).to_have_text(f"${shown['prize_pool_cents'] / 100:,.2f}")
+        prizes = shown["payouts_cents"]
+        paid = len([cents for cents in prizes if cents])
+        await expect(page.locator("#clock-jump")).to_have_text(f"{shown['players_left'] - paid} more out")
+        await expect(page.locator("#clock-jump-more")).to_have_text(
+            f"{paid} paid · min-cash ${prizes[paid - 1] / 100:,.2f}")
+        # the clocks: the time left in the level and to the break as the API has them, less what went by since
+        level_text = await page.locator("#clock-time").inner_text()
+        break_text = await page.locator("#clock-break").inner_text()
+        elapsed = time.monotonic() - read_at
+        assert abs(seconds(level_text) - (shown["level_ends_in"] - elapsed)) <= 2.5
+        assert abs(seconds(break_text) - (shown["break_starts_in"] - elapsed)) <= 2.5
+        await expect(page.locator("#clock-time")).not_to_have_text(level_text, timeout=10_000)  # it runs
+        # one screen: nothing scrolls, every figure inside the viewport, the digits big enough for a room
+        assert await page.evaluate("document.documentElement.scrollHeight <= innerHeight")
+        for name in IDS:
+            box = await page.locator(f"#clock-{name}").bounding_box()
+            assert box and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width \
+                and box["y"] + box["height"] <= height, name
+        digits = await page.locator("#clock-time").evaluate("node => parseFloat(getComputedStyle(node).fontSize)")
+        assert digits >= 0.15 * height
+        await page.screenshot(path=ARTIFACTS / f"clock-{width}x{height}.png")
+        # live: a pause stops the clock and says so; the resume runs it again
+        assert (await client.post(f"/api/tournaments/{tournament}/pause", headers=ADMIN)).status_code == 200
+        await expect(page.locator("#clock-state")).to_have_text("Paused")
+        paused = (await client.get(f"/api/tournaments/{tournament}")).json()
+        await expect(page.locator("#clock-time")).to_have_text(
+            f"{int(paused['level_ends_in'] // 60)}:{int(paused['level_ends_in'] % 60):02d}")
+        assert (await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)).status_code == 200
+        await expect(page.locator("#clock-state")).to_have_text("")
+        assert errors == []

@@ -1,0 +1,123 @@
+// The clock screen (#/t/<id>/clock): what a room projects on the wall. The level, its blinds and the time left in
+// big digits, then the next level, the time to the break, the field, the average stack, the prize pool and the
+// next pay jump. It follows the board feed as an observer (no seat, no token) and ticks once a second.
+
+import { chips, el, money } from "./dom.js";
+import { minutes } from "./lobby.js";
+import { Feed, Socket } from "./net.js";
+
+const blinds = (level) =>
+  `${chips(level.small_blind)}/${chips(level.big_blind)}` +
+  (level.ante ? ` · ante ${chips(level.ante)}${level.bb_ante ? " (BB)" : ""}` : "");
+
+// The next pay jump from the prize table (prizes by place, in cents) and the field: before the money how many are
+// still to go out; in it, the next place that pays more than the place a bust takes now.
+export function nextPayJump(prizes, playersLeft) {
+  const paid = prizes.filter((cents) => cents > 0).length;
+  if (!paid || playersLeft <= 1) return null;
+  if (playersLeft > paid) {
+    const toGo = playersLeft - paid;
+    return { text: `${toGo} more out`, more: `${paid} paid · min-cash ${money(prizes[paid - 1])}`, place: paid };
+  }
+  const now = prizes[playersLeft - 1];
+  for (let place = playersLeft - 1; place >= 1; place--) {
+    if (prizes[place - 1] > now) return { text: `${money(prizes[place - 1])} at ${place} left`, more: "", place };
+  }
+  return null;
+}
+
+export class ClockPage {
+  constructor(view, statusLine, { id }) {
+    Object.assign(this, { view, statusLine, id });
+    document.body.classList.add("clock-screen");
+    this.root = el("main", { class: "clock", id: "clock", "aria-live": "off" });
+    view.replaceChildren(this.root);
+    this.board = new Feed("board", {
+      resync: () => this.socket.send({ type: "follow" }),
+      onChange: () => this.draw(),
+    });
+    this.socket = new Socket(`/ws/tournaments/${id}?`, {
+      onMessage: (m) => this.board.receive(m),
+      onOpen: () => this.socket.send({ type: "follow" }),
+      onStatus: (s) => {
+        this.statusLine.textContent = s === "open" ? "" : "Connection lost: reconnecting…";
+      },
+    });
+    this.ticker = setInterval(() => this.draw(), 1000);
+  }
+
+  stop() {
+    this.socket.stop();
+    clearInterval(this.ticker);
+    document.body.classList.remove("clock-screen");
+  }
+
+  // A running clock's seconds left: the feed gives its moment (seconds since the epoch), a pause the seconds.
+  left(at, whilePaused, t) {
+    if (t.paused) return whilePaused;
+    return at === null || at === undefined ? null : Math.max(0, at - Date.now() / 1000);
+  }
+
+  draw() {
+    const t = this.board.rows.get("summary");
+    const info = this.board.rows.get("info");
+    if (!t || !info) return;
+    const running = t.status === "running";
+    const levelLeft = this.left(t.level_ends_at, t.level_ends_in, t);
+    const breakLeft = this.left(t.break_ends_at, t.on_break_for, t);
+    const toBreak = this.left(t.break_starts_at, t.break_starts_in, t);
+    const next = info.levels[t.level]; // levels count from 1: the next one's index is this one's number
+    const jump = running ? nextPayJump(info.payouts_cents, t.players_left) : null;
+    const big = t.big_blind || 1;
+    const figure = (name, label, value, more = "") =>
+      el(
+        "div",
+        { class: `figure ${name}` },
+        el("span", { class: "label" }, label),
+        el("b", { id: `clock-${name}` }, value),
+        more ? el("span", { class: "more", id: `clock-${name}-more` }, more) : null,
+      );
+    const status = !running
+      ? t.status === "finished" && t.winner
+        ? `Finished: ${t.winner} wins`
+        : t.status[0].toUpperCase() + t.status.slice(1)
+      : t.paused
+        ? "Paused"
+        : breakLeft !== null
+          ? "Break"
+          : t.hand_for_hand
+            ? "Hand-for-hand"
+            : "";
+    this.root.replaceChildren(
+      el("h1", { class: "name" }, t.name),
+      el("div", { class: "level", id: "clock-level" }, `Level ${t.level}`),
+      el("div", { class: "blinds", id: "clock-blinds" }, `${chips(t.small_blind)}/${chips(t.big_blind)}`),
+      el(
+        "div",
+        { class: "ante", id: "clock-ante" },
+        t.ante ? `Ante ${chips(t.ante)}${t.bb_ante ? " (big blind ante)" : ""}` : "No ante",
+      ),
+      el(
+        "div",
+        { class: "time", id: "clock-time" },
+        breakLeft !== null ? minutes(breakLeft) : levelLeft === null ? "—" : minutes(levelLeft),
+      ),
+      el("div", { class: "state", id: "clock-state" }, status),
+      el(
+        "div",
+        { class: "figures" },
+        figure("next", "Next level", next ? blinds(next) : "—"),
+        figure("break", "Next break", breakLeft !== null ? "now" : toBreak === null ? "—" : minutes(toBreak)),
+        figure("players", "Players left", `${chips(t.players_left)} / ${chips(t.entries)}`),
+        figure(
+          "average",
+          "Average stack",
+          t.average_stack === null ? "—" : `${chips(t.average_stack)} (${(t.average_stack / big).toFixed(1)} BB)`,
+        ),
+        figure("pool", "Prize pool", money(t.prize_pool_cents)),
+        figure("jump", "Next pay jump", jump ? jump.text : "—", jump ? jump.more : ""),
+      ),
+    );
+    this.statusLine.textContent = `${t.name}: clock`;
+  }
+}
