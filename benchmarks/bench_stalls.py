@@ -105,7 +105,7 @@ async def start_stall(players: int, scratch: str, run: int, *, spread: bool) -> 
             runtime.clock.start()
             record = records.Start(runtime.now(), time.time())
             events = records.apply(runtime.session, record)
-            runtime.journal.append(record, events)
+            runtime.journal.append(record, events, runtime.now(), runtime.director.level + 1)
             runtime.streams.route(events)
             runtime._task = tasks.create_task(runtime.run())
         director = runtime.director

@@ -32,6 +32,7 @@ from engine.director import Status, Tournament
 from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition
+from engine.wire import stamped
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
@@ -114,7 +115,7 @@ def simulate(
         while pending:
             event = pending.popleft()
             if events_out is not None:
-                events_out.write(stamped(encoder.encode(event), now, tournament.level + 1))
+                events_out.write(stamped(encoder.encode(event), now, tournament.level + 1) + b"\n")
             if on_event is not None:
                 on_event(tournament, event, now)
             pending += answer(event)
@@ -241,12 +242,6 @@ def simulate(
         late_registrations=tournament.late_entries - sum(tournament.reentries.values()),
         reentries=sum(tournament.reentries.values()),
     )
-
-
-def stamped(encoded: bytes, at: float, level: int) -> bytes:
-    """A director event's JSON line with the tournament clock (``at``: seconds since the start) and the level
-    (from 1) it happened in, as docs/events.md gives them: added to the encoded object, not re-encoded."""
-    return encoded[:-1] + b',"at":%.1f,"in_level":%d}\n' % (at, level)
 
 
 def money_summary(tournament: Tournament) -> dict[str, int]:

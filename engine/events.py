@@ -86,6 +86,10 @@ class HandEnded(Event, frozen=True, tag="hand_ended"):
 # ``mttsim simulate --events-out`` in docs/events.md.
 
 
+HAND_EVENTS: tuple[type[Event], ...] = (Posted, HoleDealt, BoardDealt, Acted, Returned, Shown, PotAwarded, HandEnded)
+"""What engine.hand.Hand records; every other event is the director's (docs/events.md), on the tournament's clock."""
+
+
 class StatusChanged(Event, frozen=True, tag="status_changed"):
     status: Literal["waiting", "register", "running", "finished", "cancelled"]
 

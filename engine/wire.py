@@ -18,6 +18,13 @@ from engine.structure import (
     AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite, TimeBank,
 )
 
+def stamped(encoded: bytes, at: float, level: int) -> bytes:
+    """A director event's JSON object with the tournament clock, as docs/events.md gives it everywhere it goes
+    (``mttsim simulate --events-out``, the audit trail, the table streams): ``at`` (seconds since the start) and
+    ``in_level`` (the level it happened in, from 1), added to the encoded object rather than encoded again."""
+    return encoded[:-1] + b',"at":%.1f,"in_level":%d}' % (at, level)
+
+
 MAX_MESSAGE_BYTES = 4096
 """An incoming message longer than this closes the connection with code 1009."""
 

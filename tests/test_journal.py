@@ -86,10 +86,10 @@ def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_comm
     live.submit(records.Start(0.0, 1.0))
     live.submit(records.StartHand(1))
     journal = storage._records["t3"]
-    command, events = msgspec.msgpack.decode(journal[-1])
-    assert command == ["start_hand", 1] and events[0]["type"] == "hand_started"
+    command, events, at, level = msgspec.msgpack.decode(journal[-1])  # with the tournament clock
+    assert command == ["start_hand", 1] and events[0]["type"] == "hand_started" and level == 1 and at >= 0
     events[0]["button"] += 1  # a journal that does not match what the commands do
-    journal[-1] = msgspec.msgpack.encode([command, events])
+    journal[-1] = msgspec.msgpack.encode([command, events, at, level])
     with pytest.raises(RuntimeError, match="differs from its journal"):
         TournamentRuntime.restore(storage.tournaments()[0], storage)
 
@@ -240,8 +240,11 @@ def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_write
     said.extend(msgspec.json.encode(event) for _, event in live.log)  # the registrations and the draw, so far
     live.submit = recording
     drive(live, random.Random(2), 60)
-    lines = [line.rstrip(b"\n") for line in audit_lines(storage.records("t9"))]
-    assert lines == said and any(json.loads(line)["type"] == "hand_finished" for line in lines)
+    trail = [json.loads(line) for line in audit_lines(storage.records("t9"))]
+    clocks = [(event.pop("at"), event.pop("in_level")) for event in trail[1:]]  # each on the tournament clock
+    assert [msgspec.json.encode(event) for event in trail] == said
+    assert any(event["type"] == "hand_finished" for event in trail)
+    assert clocks == sorted(clocks) and {level for _, level in clocks} == {1} and 0 <= clocks[-1][0] <= live.now()
 
 
 @pytest.mark.parametrize("snapshot_every", [10**9, 40])

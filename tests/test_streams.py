@@ -89,3 +89,34 @@ def test_a_table_stream_writes_the_wires_envelope_numbered_on_without_a_gap_and_
     assert [msgspec.json.decode(line)["seq"] for line, _ in sink.lines] == [42, 43, 45]
     assert [player for player, _ in sink.told] == ["p1", "p2"]
     assert all(msgspec.json.decode(line)["type"] == "private" for _, line in sink.told)
+
+
+def test_director_events_on_a_tables_stream_carry_the_tournament_clock_and_a_hands_own_do_not():
+    """Issue 35.1: the websocket stream's director events say when (``at``, tournament seconds) and in which level
+    (``in_level``) they happened, as the audit trail and ``--events-out`` do."""
+    import msgspec
+
+    from engine.events import HandStarted, Posted
+    from server.tournament.stream import Clock, TableStream, numbered
+
+    sink = Sink()
+    stream = TableStream(4, sink, seq=9)
+    stream.publish(HandStarted(4, 7, 1, 2, ()), Clock(12.34, 3))
+    stream.publish(Posted("p1", "small_blind", 10))
+    director_line, hand_line = (msgspec.json.decode(line) for line, _ in sink.lines)
+    assert director_line["event"] == {"type": "hand_started", "table": 4, "hand": 7, "button": 1, "level": 2,
+                                      "players": [], "at": 12.3, "in_level": 3}
+    assert director_line["seq"] == 10 and numbered.decode(sink.lines[0][0]).seq == 10
+    assert "at" not in hand_line["event"] and "in_level" not in hand_line["event"]
+    sink.heard = False
+    stream.publish(HandStarted(4, 8, 1, 2, ()), Clock(20.0, 3))  # nobody listens: numbered, nothing encoded
+    assert stream.seq == 12 and len(sink.lines) == 2
+
+    runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)
+    for number in range(12):
+        runtime.register(f"player {number}")
+    connection = Watcher(runtime.register("watched")[0])
+    runtime.connect(connection, None)
+    runtime.start()
+    seated = [m["event"] for m in connection.messages if m["type"] == "event" and m["event"]["type"] == "seated"]
+    assert seated and all(event["in_level"] == 1 and 0 <= event["at"] < 60 for event in seated)

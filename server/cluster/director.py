@@ -41,6 +41,7 @@ from server.errors import Refused
 from server.tournament.hub import CLOSE_INTERNAL, Connection
 from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
+from server.tournament.stream import Clock
 from server.tournament.streams import Streams, Writers
 from server.tournament.tables import Tables
 from server.turns import TurnBatch, beat
@@ -50,7 +51,7 @@ from server.cluster.schema import (
     ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
-from engine.wire import TableMessage, encoder
+from engine.wire import TableMessage, encoder, stamped
 from server.tournament.remote import HandOut, TableState
 from server.api.edge import client
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
@@ -368,11 +369,12 @@ class TableLinks:
 
     # ------------------------------------------------------------ as the streams' Writers
 
-    def publish(self, table: int, message: TableMessage) -> None:
+    def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
         """A message of the table's stream, if anyone watches it (as one server encodes none for nobody): the
-        end of a hand-for-hand round, said to two thousand tables nobody watched, held the next round's deals."""
+        end of a hand-for-hand round, said to two thousand tables nobody watched, held the next round's deals.
+        A director event carries its ``clock`` in its object, as one server's stream has it."""
         if self.streams is not None and self.streams.watchers.get(table):
-            encoded = encoder.encode(message)
+            encoded = encoder.encode(message) if clock is None else stamped(encoder.encode(message), *clock)
             self._queue(table, Publish(encoded, getattr(message, "player", None) or ""), len(encoded))
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:

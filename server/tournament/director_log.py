@@ -12,7 +12,16 @@ import msgspec
 
 from server.tournament import records as r
 
-_decoder = msgspec.msgpack.Decoder(tuple[r.AnyRecord, list[Any]])  # the events as plain dictionaries
+class Line(msgspec.Struct, array_like=True):
+    """A journal's line (server/tournament/persistence.py), its events as plain dictionaries."""
+
+    record: r.AnyRecord
+    events: list[Any]
+    at: float | None = None
+    level: int | None = None
+
+
+_decoder = msgspec.msgpack.Decoder(Line)
 CONSOLE = (r.Pause, r.Resume, r.AdjustClock, r.CallBreak, r.ForceHandForHand, r.EditLevel, r.MovePlayer,
            r.BalanceNow, r.SitOutPlayer, r.RemovePlayer, r.Announce, r.Compensate, r.WithdrawPrize)
 
@@ -31,9 +40,10 @@ class LogLine(msgspec.Struct):
 def actions_of(records: Iterable[bytes], name: Callable[[str], str]) -> list[LogLine]:
     lines = []
     for raw in records:
-        if not raw[2:].startswith(_TAGS):  # read from the first bytes: (record, events), a record's tag first
+        if not raw[2:].startswith(_TAGS):  # read from the first bytes: a line starts with its record's tag
             continue
-        record, events = _decoder.decode(raw)
+        line = _decoder.decode(raw)
+        record, events = line.record, line.events
         if isinstance(record, CONSOLE):
             action, player, result = describe(record, events, name)
             lines.append(LogLine(record.wall or None, action, player, name(player) if player else None, result))

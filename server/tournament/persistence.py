@@ -22,6 +22,7 @@ from engine.events import (
     AddOnTaken, BountyWon, Compensated, Event, PlayerEliminated, PrizeWithdrawn, RebuyTaken, Refunded, Registered,
     TournamentFinished,
 )
+from engine.wire import stamped
 from server.storage import Storage, Stored
 from server.tournament.records import AnyRecord, Session, apply
 
@@ -32,7 +33,20 @@ logger = logging.getLogger("mttsim.server")
 _MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon, Compensated,
                            PrizeWithdrawn))
 _encoder = msgspec.msgpack.Encoder()
-_decoder = msgspec.msgpack.Decoder(tuple[AnyRecord, msgspec.Raw])  # the events stay bytes, to compare
+
+
+class Line(msgspec.Struct, array_like=True):
+    """A journal's line: the record, the events it caused (bytes, to compare with a replay's) and the tournament
+    clock then: ``at`` (seconds since the start) and ``level`` (from 1). Lines journaled before the clock was
+    kept have neither (None), and still restore."""
+
+    record: AnyRecord
+    events: msgspec.Raw
+    at: float | None = None
+    level: int | None = None
+
+
+_decoder = msgspec.msgpack.Decoder(Line)
 
 
 def moves_money(events: list[Event]) -> bool:
@@ -76,21 +90,34 @@ def same_events(logged: Any, replayed: Any) -> bool:
     return bool(logged == replayed)
 
 
-_audit_decoder = msgspec.msgpack.Decoder(tuple[list[Any], list[Any]])
+class AuditLine(msgspec.Struct, array_like=True):
+    """A journal's line as the audit trail reads it: the record and its events as plain values."""
+
+    record: list[Any]
+    events: list[Any]
+    at: float | None = None
+    level: int | None = None
+
+
+_audit_decoder = msgspec.msgpack.Decoder(AuditLine)
 _json = msgspec.json.Encoder()
 OPENED = _json.encode({"type": "status_changed", "status": "register"}) + b"\n"  # the runtime opens at creation
 
 
 def audit_lines(records: Iterable[bytes], *, opened_at_creation: bool = True) -> Iterator[bytes]:
     """The director's events of a journal, one JSON object a line, as ``mttsim simulate --events-out`` writes
-    them (docs/events.md): every record's events but a decision's, which belong to the hand's history."""
+    them (docs/events.md), each with the tournament clock (``at``, ``in_level``) where the journal kept it:
+    every record's events but a decision's, which belong to the hand's history."""
     if opened_at_creation:
         yield OPENED
     for raw in records:
-        record, events = _audit_decoder.decode(raw)
-        if record[0] != "act":
-            for event in events:
-                yield _json.encode(event) + b"\n"
+        line = _audit_decoder.decode(raw)
+        if line.record[0] != "act":
+            for event in line.events:
+                encoded = _json.encode(event)
+                if line.at is not None and line.level is not None:
+                    encoded = stamped(encoded, line.at, line.level)
+                yield encoded + b"\n"
 
 
 def _read_to_end(descriptor: int) -> bytes:
@@ -109,8 +136,10 @@ class Journal:
         self.snapshot_at = 0
         self.snapshotting: asyncio.Task[None] | None = None  # a snapshot a child process is pickling
 
-    def append(self, record: AnyRecord, events: list[Event]) -> None:
-        self.position = self.storage.append(self.id, _encoder.encode((record, events)), money=moves_money(events))
+    def append(self, record: AnyRecord, events: list[Event], at: float, level: int) -> None:
+        """Journal ``record`` with its events and the tournament clock after it (seconds, the level from 1)."""
+        self.position = self.storage.append(self.id, _encoder.encode((record, events, round(at, 1), level)),
+                                            money=moves_money(events))
 
     def close(self, session: Session) -> None:
         """A finished or cancelled tournament: its journal goes, its final state stays."""
@@ -121,7 +150,8 @@ class Journal:
         if stored.snapshot is not None:
             session.load(thaw(stored.snapshot))
         for raw in stored.records:
-            record, logged = _decoder.decode(raw)
+            line = _decoder.decode(raw)
+            record, logged = line.record, line.events
             events = _encoder.encode(apply(session, record))
             if events != bytes(logged) and not same_events(msgspec.msgpack.decode(logged),
                                                              msgspec.msgpack.decode(events)):

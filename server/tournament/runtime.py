@@ -157,8 +157,8 @@ class TournamentRuntime:
         A refused record (TournamentError, IllegalAction) changes nothing and is not journaled.
         """
         events = r.apply(self.session, record)
-        self.journal.append(record, events)
         director = self.director
+        self.journal.append(record, events, self.now(), director.level + 1)
         closed = director.status in (Status.FINISHED, Status.CANCELLED)
         if closed:
             if self.session.finished_wall is None:

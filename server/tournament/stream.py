@@ -12,12 +12,12 @@ and hole cards to their owner alone are this module's, once.
 from __future__ import annotations
 
 import time
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import msgspec
 
 from engine.events import Event, HoleDealt
-from engine.wire import Envelope, Private, PrivateMessage, TableMessage, encoder
+from engine.wire import Envelope, Private, PrivateMessage, TableMessage, encoder, stamped
 
 
 class Numbered(msgspec.Struct, tag="event", tag_field="type"):
@@ -31,6 +31,13 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
 
 
 numbered = msgspec.json.Decoder(Numbered)  # a kept line, its event undecoded: a worker taking a table over reads it
+
+
+class Clock(NamedTuple):
+    """The tournament clock as a director event happens: seconds since the start, and the level from 1."""
+
+    at: float
+    level: int
 
 
 class Sink(Protocol):
@@ -65,12 +72,19 @@ class TableStream:
             self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time())),
                               concerned)
 
-    def publish(self, message: TableMessage) -> None:
-        """Number ``message`` and send it; the player it concerns (who acted, whose turn) hears it at once."""
+    def publish(self, message: TableMessage, clock: Clock | None = None) -> None:
+        """Number ``message`` and send it; the player it concerns (who acted, whose turn) hears it at once. A
+        director event comes with its ``clock``, which its object carries (``at``, ``in_level``)."""
         self.seq += 1
-        if self.sink.listening():  # encoded once, in the wire's own envelope: the bytes of a Numbered
-            self.sink.fan_out(encoder.encode(Envelope(self.seq, self.table, message, time.time())),
-                              getattr(message, "player", None) or "")
+        if not self.sink.listening():
+            return
+        concerned = getattr(message, "player", None) or ""
+        if clock is None:  # encoded once, in the wire's own envelope: the bytes of a Numbered
+            self.sink.fan_out(encoder.encode(Envelope(self.seq, self.table, message, time.time())), concerned)
+        else:
+            stamp = stamped(encoder.encode(message), *clock)
+            self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(stamp), time.time())),
+                              concerned)
 
     def tell(self, player: str, message: PrivateMessage) -> None:
         self.sink.tell(player, encoder.encode(Private(message, time.time())))

@@ -19,15 +19,15 @@ from typing import Any, Protocol
 
 from engine.director import Status
 from engine.events import (
-    AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided, MysteryBountyDrawn,
-    PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered,
-    Reentered, Seated, TableBroken, TableClosing, TableKept, TableOpened,
+    HAND_EVENTS, AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided,
+    MysteryBountyDrawn, PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken,
+    Refunded, Registered, Reentered, Seated, TableBroken, TableClosing, TableKept, TableOpened,
 )
 from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
 from server.tournament.hub import Connection, RateLimit, Relay
 from server.tournament.records import Session
-from server.tournament.stream import TableStream
+from server.tournament.stream import Clock, TableStream
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
@@ -42,7 +42,8 @@ class Writers(Protocol):
     ``TableLinks``), to which what the director says to a table goes, with the table's clients and their
     snapshots, which a worker completes with the hand it plays."""
 
-    def publish(self, table: int, message: TableMessage) -> None: ...
+    def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
+        """``message`` on ``table``'s stream; a director event with the tournament ``clock`` then."""
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         """``connection`` watches ``table`` now, or no longer."""
@@ -106,8 +107,8 @@ class StreamsHere:
             stream = self.tables[table] = TableStream(table, Watchers(self.streams, table))
         return stream
 
-    def publish(self, table: int, message: TableMessage) -> None:
-        self.stream(table).publish(message)
+    def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
+        self.stream(table).publish(message, clock)
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         pass  # the sink reads the watchers as it sends
@@ -160,8 +161,12 @@ class Streams:
 
     def publish(self, table: int, event: TableMessage) -> None:
         """To everyone watching ``table``, numbered in its stream (server/tournament/stream.py): at once to the
-        player it concerns, with the next broadcast tick to the others (server/tournament/hub.py)."""
-        self.writers.publish(table, event)
+        player it concerns, with the next broadcast tick to the others (server/tournament/hub.py). A director
+        event carries the tournament clock (``at``, ``in_level``: docs/events.md), as in the audit trail."""
+        if isinstance(event, Event) and not isinstance(event, HAND_EVENTS):
+            self.writers.publish(table, event, Clock(self.now(), self.session.director.level + 1))
+        else:
+            self.writers.publish(table, event)
 
     def publish_everywhere(self, event: TableMessage) -> None:
         """To every table stream, including one whose table the same command has just closed."""
