@@ -327,6 +327,24 @@ class Ticket(msgspec.Struct):
     refused: str | None = None
 
 
+class LevelMark(msgspec.Struct):
+    """A level as it began: when (tournament seconds), the field then and its average stack in big blinds."""
+
+    level: int
+    at: float
+    players_left: int
+    average_bb: float
+
+
+class Timeline(msgspec.Struct):
+    """A tournament over time, for its pictures (docs/web.md): the field after busts and late entries, as
+    ``[tournament seconds, players left]`` (a point every ``entries / 300`` changes, every change below 300
+    players), and each level's beginning."""
+
+    players: list[tuple[float, int]]
+    levels: list[LevelMark]
+
+
 class Details(Summary, kw_only=True):
     """``GET /api/tournaments/{id}``: the summary, the payouts, the money and every table's seats."""
 
@@ -341,6 +359,7 @@ class Details(Summary, kw_only=True):
     table_list: list[TableView]
     page: int = 0  # the long lists (tables, results, refunds, tickets) come a page at a time: ?page=N
     pages: int = 1
+    timeline: Timeline | None = None  # None before the start
 
 
 class Snapshot(msgspec.Struct, tag="snapshot", tag_field="type"):

@@ -61,7 +61,7 @@ def test_corrections_are_journaled_with_the_strict_sync_and_come_back_after_a_re
     runtime = finished(storage)
     runtime.compensate("p2", 500, "a bad beat by our software")
     (stored,) = storage.tournaments()
-    kinds = [record[0] for record, _ in (records_of(raw) for raw in storage._records["t"][-1:])]
+    kinds = [line[0][0] for line in (records_of(raw) for raw in storage._records["t"][-1:])]
     assert kinds == ["compensate"]
     from engine.events import Compensated, PrizeWithdrawn
     from server.tournament.persistence import moves_money

@@ -271,3 +271,22 @@ def test_late_entries_and_reentries_replay_exactly(monkeypatch, snapshot_every):
     assert state_of(restored) == state_of(live)
     assert restored.director.reentered == live.director.reentered
     assert restored.director.chips_in_play() == restored.director.chips_issued
+
+
+def test_a_restored_tournament_draws_the_timeline_it_had(tmp_path):
+    """The pictures' history (server/tournament/timeline.py) is rebuilt from the journal's clocked lines after a
+    restart: the same field over time and the same levels as the live tournament had."""
+    storage = SQLiteStorage(str(tmp_path / "journal.db"))
+    rising = [Level(10 * 2**k, 20 * 2**k, hands=4) for k in range(10)]
+    live = TournamentRuntime.create("t8", definition(6, starting_stack=3000, levels=rising), storage, hand_pause=0,
+                                    seed=4)
+    for number in range(40):
+        live.register(f"player {number}")
+    live.clock.start(0.0)  # the clock runs, so the lines carry times that move
+    live.submit(records.Start(0.0, 1.0))
+    drive(live, random.Random(3), 150)
+    before = live.timeline.timeline()
+    assert before is not None and len(before.levels) >= 2 and len(before.players) > 5
+    assert before.players[0][1] == 40 and before.players[-1][1] == live.director.players_left
+    stored = next(s for s in storage.tournaments() if s.id == "t8")
+    assert TournamentRuntime.restore(stored, storage, hand_pause=0).timeline.timeline() == before

@@ -116,7 +116,8 @@ async def test_a_rejected_deal_lets_play_continue_and_a_disconnection_ends_a_pro
         hands = runtime.director.hands_played
         await websocket.send(json.dumps({"type": "deal_answer", "accept": False}))
         rejected = await next_event(websocket, "deal_rejected")
-        assert rejected == {"type": "deal_rejected", "player": me, "reason": "rejected"}
+        at, level = rejected.pop("at"), rejected.pop("in_level")  # on the tournament's clock, as every director event
+        assert rejected == {"type": "deal_rejected", "player": me, "reason": "rejected"} and at >= 0 and level == 1
         await until(lambda: runtime.director.hands_played > hands)  # play goes on
         assert runtime.director.status is Status.RUNNING
 

@@ -1,6 +1,7 @@
 // A tournament's page: its clock and banners, and tabs (the table, info, payouts or results, players, tables, hands,
 // and the director's console). The table plays or watches over one websocket; the tabs follow the board feed.
 
+import { histogram, lineChart } from "./charts.js";
 import { api, chips, el, money } from "./dom.js";
 import { describe, refusalText } from "./describe.js";
 import { lateRegistration, minutes, terms } from "./lobby.js";
@@ -78,6 +79,8 @@ export class TournamentPage {
     this.payoutsTitle = el("h3", {}, "Payouts");
     this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
     this.payoutSummary = el("p", { class: "payout-summary", id: "payout-summary", hidden: true });
+    this.fieldCharts = el("div", { class: "charts", id: "field-charts" });
+    this.payoutChart = el("div", { class: "charts", id: "payout-chart" });
     this.search = el("input", {
       id: "player-search",
       placeholder: "find a player",
@@ -92,8 +95,16 @@ export class TournamentPage {
         el("div", { class: "side" }, el("h3", {}, "Hand log"), this.nodes.log, this.nodes.chat),
       ),
       info: this.nodes.info,
-      payouts: el("div", {}, this.payoutsTitle, this.resultsSummary, this.payoutSummary, this.nodes.payouts),
-      players: el("div", {}, this.search, this.nodes.players),
+      payouts: el(
+        "div",
+        {},
+        this.payoutsTitle,
+        this.resultsSummary,
+        this.payoutSummary,
+        this.nodes.payouts,
+        this.payoutChart,
+      ),
+      players: el("div", {}, this.fieldCharts, this.search, this.nodes.players),
       tables: this.nodes.tables,
       hands: handsPanel(id, this.seat, () => this.names()),
       console: adminToken() ? consolePanel(id, () => this.board) : null,
@@ -353,6 +364,7 @@ export class TournamentPage {
     const paid = results.filter((r) => r.prize_cents > 0 || r.place === 1);
     const tab = this.tabBar.querySelector("#tab-payouts");
     if (t.status === "finished" && paid.length) {
+      this.payoutChart.replaceChildren(); // what was paid is the results' list
       // what was paid, a deal's amounts included
       const winner = results.find((r) => r.place === 1);
       this.payoutSummary.hidden = true;
@@ -382,6 +394,23 @@ export class TournamentPage {
       this.payoutsTitle.textContent = "Payouts";
       tab.textContent = "Payouts";
       this.drawPrizeTable(t, info.payouts_cents, results);
+      const paidPrizes = info.payouts_cents.filter((cents) => cents > 0);
+      this.payoutChart.replaceChildren(
+        ...(paidPrizes.length > 1
+          ? [
+              lineChart({
+                id: "chart-payouts",
+                title: "Prize by place",
+                xLabel: "place",
+                yLabel: "$ (log scale)",
+                points: paidPrizes.map((cents, i) => [i + 1, cents / 100]),
+                logY: true,
+                whole: true,
+                x: [1, paidPrizes.length],
+              }),
+            ]
+          : []),
+      );
     }
   }
 
@@ -462,6 +491,57 @@ export class TournamentPage {
     this.resultsSummary.textContent = parts.join(" · ");
   }
 
+  // The field's pictures, from the board feed: the stacks in big blinds now, the players left over time with the
+  // levels as bands, the average stack in big blinds as each level began (the board's `timeline` row).
+  drawFieldCharts(t, players) {
+    const charts = [];
+    if (t.status === "running" && players.length)
+      charts.push(
+        histogram({
+          id: "chart-stacks",
+          title: "Stacks now, in big blinds",
+          xLabel: "big blinds",
+          yLabel: "players",
+          values: players.map((p) => p.stack / t.big_blind),
+          bins: Math.min(12, Math.max(4, Math.ceil(Math.sqrt(players.length)))),
+        }),
+      );
+    const timeline = this.board.rows.get("timeline");
+    if (timeline && timeline.players.length > 1) {
+      const hours = timeline.players[timeline.players.length - 1][0] >= 7200;
+      const unit = hours ? 3600 : 60;
+      const end = timeline.players[timeline.players.length - 1][0] / unit;
+      const levels = timeline.levels;
+      charts.push(
+        lineChart({
+          id: "chart-players-left",
+          title: "Players left",
+          xLabel: hours ? "hours (bands: levels)" : "minutes (bands: levels)",
+          yLabel: "players",
+          points: timeline.players.map(([at, left]) => [at / unit, left]),
+          bands: levels.map((level, i) => [
+            level.at / unit,
+            i + 1 < levels.length ? levels[i + 1].at / unit : end,
+            String(level.level),
+          ]),
+          step: true,
+        }),
+      );
+      if (levels.length > 1)
+        charts.push(
+          lineChart({
+            id: "chart-average-bb",
+            title: "Average stack as each level began",
+            xLabel: "level",
+            yLabel: "big blinds",
+            points: levels.map((level) => [level.level, level.average_bb]),
+            whole: true,
+          }),
+        );
+    }
+    this.fieldCharts.replaceChildren(...charts);
+  }
+
   drawPlayers() {
     if (!this.board) return;
     const wanted = this.search.value.trim().toLowerCase();
@@ -471,6 +551,8 @@ export class TournamentPage {
       .list("r:")
       .filter((r) => !playing.has(r.player)) // a winner still holding chips is listed once, with them
       .sort((a, b) => a.place - b.place);
+    const t = this.board.rows.get("summary");
+    if (t) this.drawFieldCharts(t, players);
     const rows = players
       .map((p, i) => ({ rank: i + 1, ...p }))
       .filter((p) => !wanted || p.name.toLowerCase().includes(wanted));

@@ -115,7 +115,7 @@ def lobby(tournaments: Callable[[], Iterable[TournamentRuntime]]) -> Feed:
 
 def board(runtime: TournamentRuntime) -> Feed:
     """A tournament's page: ``summary``, ``info``, ``p:<player>``, ``t:<table>``, ``r:<place>``, ``refunds``,
-    ``tickets`` and ``announcements``."""
+    ``tickets``, ``announcements`` and ``timeline`` (its pictures' history)."""
     players_kept: dict[str, tuple[tuple[int, int | None, int | None], bytes]] = {}  # player -> (what, its JSON)
 
     def build() -> dict[str, Any]:
@@ -150,6 +150,9 @@ def board(runtime: TournamentRuntime) -> Feed:
             rows["tickets"] = runtime.tickets
         if runtime.streams.announcements:
             rows["announcements"] = runtime.streams.announcements
+        drawn = runtime.timeline.timeline()
+        if drawn is not None:
+            rows["timeline"] = drawn
         return rows
 
     def version() -> object:

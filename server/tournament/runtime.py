@@ -37,7 +37,7 @@ from engine.structure import Definition
 from engine.wire import (
     Act, Details, MoneyMessage, RefundRow, Snapshot, Summary, Ticket, TournamentState, VoidedHand, encoder,
 )
-from server.tournament import feeds, hosted, schedule, views
+from server.tournament import feeds, hosted, schedule, timeline, views
 from server.tournament import records as r
 from server.tournament.chaining import another_flight, entry_price, send_on
 from server.tournament.clock import TournamentClock
@@ -49,6 +49,7 @@ from server.storage import MemoryStorage, Storage, Stored
 from server.tournament.persistence import Journal
 from server.tournament.streams import Streams
 from server.tournament.tables import Placement, PlayedHere, Tables
+from server.tournament.timeline import TimelineBuilder
 
 logger = logging.getLogger("mttsim.server")
 
@@ -73,6 +74,7 @@ class TournamentRuntime:
         if definition.registration_opens_at is None:  # else announced: Waiting until it opens
             self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
+        self.timeline = TimelineBuilder()
         self.clock = TournamentClock()
         placement = placement or PlayedHere()
         self.streams = Streams(self.session, self.now, self.snapshot_message, placement.writers)
@@ -119,6 +121,7 @@ class TournamentRuntime:
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed,
                       secret=stored.secret, placement=placement)
         runtime.journal.replay(stored, runtime.session)
+        runtime.timeline = timeline.rebuilt(storage.records(stored.id))
         return runtime
 
     def keep_time(self) -> None:
@@ -157,8 +160,10 @@ class TournamentRuntime:
         A refused record (TournamentError, IllegalAction) changes nothing and is not journaled.
         """
         events = r.apply(self.session, record)
-        director = self.director
-        self.journal.append(record, events, self.now(), director.level + 1)
+        director, at = self.director, self.now()
+        self.journal.append(record, events, at, director.level + 1)
+        if not isinstance(record, r.Act):  # a decision neither busts anyone nor ends a level
+            self.timeline.saw(events, director, at)
         closed = director.status in (Status.FINISHED, Status.CANCELLED)
         if closed:
             if self.session.finished_wall is None:
@@ -426,7 +431,7 @@ class TournamentRuntime:
         return views.summary(self.director, self.facts())
 
     def details(self, page: int = 0) -> Details:
-        return views.details(self.director, self.facts(), self.tickets, page)
+        return views.details(self.director, self.facts(), self.tickets, page, self.timeline.timeline())
 
     def details_json(self, page: int = 0) -> bytes:
         """The details as JSON, built once per journal record, page and second (the clocks in it run)."""

@@ -15,7 +15,8 @@ from engine.events import Result, Shown
 from engine.hand import Hand
 from engine.refunds import Refund
 from engine.wire import (
-    Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, VoidedHand, You,
+    Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, Timeline,
+    VoidedHand, You,
 )
 from server.tournament.entries import Entries
 
@@ -204,7 +205,8 @@ def refund_row(refund: Refund, entries: Entries) -> RefundRow:
                      refund.rule)
 
 
-def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int = 0) -> Details:
+def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int = 0,
+            timeline: Timeline | None = None) -> Details:
     """``GET /api/tournaments/{id}``: the summary, the payouts and the tables' seats, the long lists a page
     at a time (``TABLES_PER_PAGE`` tables, ``ROWS_PER_PAGE`` results, refunds and tickets), so that one
     request's work stays bounded however large the field."""
@@ -225,5 +227,5 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         results=[standing(r, facts.entries, director.knockouts) for r in results[rows]],
         table_list=[table_view(director, table, facts)
                     for table in tables[page * TABLES_PER_PAGE:(page + 1) * TABLES_PER_PAGE]],
-        page=page, pages=pages,
+        page=page, pages=pages, timeline=timeline,
     )
