@@ -30,7 +30,7 @@ export class ClockPage {
   constructor(view, statusLine, { id }) {
     Object.assign(this, { view, statusLine, id });
     document.body.classList.add("clock-screen");
-    this.root = el("main", { class: "clock", id: "clock", "aria-live": "off" });
+    this.root = el("main", { class: "clock-face", id: "clock", "aria-live": "off" });
     view.replaceChildren(this.root);
     this.board = new Feed("board", {
       resync: () => this.socket.send({ type: "follow" }),
