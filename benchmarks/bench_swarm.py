@@ -16,9 +16,12 @@ swarm runs here, pinned to core 1, so each has a core of this 2-core machine.
     thinking bots, once with a row every 5 s and once with none, the same
     seed: the swarm's CPU of each, and the CPU spent making the rows as a
     share of the run's (goal: under 2%).
+(e) The swarm's CPU per bot with the realistic default mix against the old
+    one (issue 37; goal: within 20%), ``--mix-players`` thinking bots.
 
 Run: .venv/bin/python benchmarks/bench_swarm.py [--sizes 2000,6000,10000] [--window S]
          [--instant-players 1800,2700,3600] [--instant-hand-pause S] [--series-players 5000]
+         [--mix-players 2000]
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import uvloop  # noqa: E402
 from msgspec import to_builtins  # noqa: E402
 
+from bots.strategies import DEFAULT_MIX  # noqa: E402
 from bots.swarm import SwarmOptions, run_swarm  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
 from server.cli import quiet_garbage_collector  # noqa: E402
@@ -86,15 +90,17 @@ def definition(players: int, action_seconds: float) -> dict:
     return body
 
 
+OLD_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}  # (a)-(d) keep it: figures comparable
+
+
 async def measure(players: int, think: tuple[float, float], duration: float, hand_pause: float,
-                  interval: float | None = 5.0) -> dict:
+                  interval: float | None = 5.0, mix: dict[str, float] = OLD_MIX) -> dict:
     port = free_port()
     server = start_server(port, hand_pause)
     try:
         options = SwarmOptions(url=f"http://127.0.0.1:{port}", players=players, admin_token=TOKEN,
                                definition=definition(players, 15.0), think=think, duration=duration, seed=1,
-                               warmup=WARMUP, interval=interval,
-                               mix={"tag": 4, "pushfold": 3, "station": 2, "random": 1})
+                               warmup=WARMUP, interval=interval, mix=mix)
         cpu_before, wall_before = process_cpu(server.pid), time.perf_counter()
         report = await run_swarm(options)
         report["server_cpu_percent"] = round(
@@ -168,6 +174,7 @@ async def main() -> None:
                         help="(b): seconds between hands (instant bots, and no pause either, by default)")
     parser.add_argument("--series-players", type=int, default=5000, help="(d): the field (0 skips)")
     parser.add_argument("--series-window", type=float, default=45.0, help="(d): seconds measured after the warm-up")
+    parser.add_argument("--mix-players", type=int, default=2000, help="(e): the field (0 skips)")
     args = parser.parse_args()
     pin(1)
     quiet_garbage_collector()  # as `mttsim swarm` does
@@ -220,6 +227,17 @@ async def main() -> None:
         share = 100 * runs[5.0]["history_cpu_s"] / cpu if cpu else 0.0
         print(f"  rows made in {runs[5.0]['history_cpu_s']:.3f} s of CPU: {share:.2f}% of the swarm's (goal under 2%);"
               f" swarm CPU with / without: {runs[5.0]['swarm_cpu_percent'] / runs[None]['swarm_cpu_percent']:.3f}")
+
+    if args.mix_players:
+        print(f"(e) the swarm's CPU per bot by mix (issue 37), {args.mix_players} bots thinking 1-3 s")
+        cost = {}
+        for name, mix in (("old", OLD_MIX), ("realistic", DEFAULT_MIX)):
+            report = await measure(args.mix_players, (1.0, 3.0), WARMUP + args.series_window, hand_pause=2.0,
+                                   mix=mix)
+            cost[name] = report["swarm_cpu_percent"] / args.mix_players
+            print(f"  {name} mix: swarm CPU {report['swarm_cpu_percent']}% ({1000 * cost[name]:.2f} per mille of a "
+                  f"core a bot), {report['actions_per_s']:,.0f} actions/s", flush=True)
+        print(f"  realistic / old, CPU per bot: {cost['realistic'] / cost['old']:.3f} (goal: within 20%)")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ each hand set up and every action applied). That is only the hand-playing
 part of the work, without bots or a director, so the ratio understates our lead.
 
 Run: .venv/bin/python benchmarks/bench_tournament.py [--sizes 10000,50000,100000] [--repeat R] [--sample K]
+     [--compare-mix tag=4,pushfold=3,station=2,random=1]
 Prints the median of R runs per size.
 """
 
@@ -49,10 +50,11 @@ def pokerkit_replay_rate(phhs: str, sample: int) -> float:
     return len(histories) / (time.perf_counter() - started)
 
 
-def simulated(players: int, seed: int) -> tuple[dict, float]:
+def simulated(players: int, seed: int, mix: str = "") -> tuple[dict, float]:
     """One ``mttsim simulate --json`` in a process of its own: its report and its peak resident memory in MB."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "simulate", "--players", str(players), "--seed", str(seed), "--json"],
+        [sys.executable, "-m", "server.cli", "simulate", "--players", str(players), "--seed", str(seed), "--json",
+         *(["--mix", mix] if mix else [])],
         cwd=ROOT, stdout=subprocess.PIPE)
     assert child.stdout is not None
     output = child.stdout.read()
@@ -69,8 +71,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sample", type=int, default=2_000, help="hands PokerKit replays")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--compare-mix", default="", metavar="MIX",
+                        help="also simulate each size with this bot mix, alternating, and print its hands/s beside "
+                             "the default's (issue 37: tag=4,pushfold=3,station=2,random=1, the old default)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
+    other: dict[int, list[float]] = {size: [] for size in sizes}
 
     rates: dict[int, list[float]] = {size: [] for size in sizes}
     walls: dict[int, list[float]] = {size: [] for size in sizes}
@@ -86,6 +92,11 @@ def main() -> None:
             hands[size] = report["hands"]
             print(f"run {run + 1}, {size:,} players: {report['hands']:,} hands, {report['wall_s']:.2f} s, "
                   f"{report['hands_per_s']:,.0f} hands/s, peak {peak_mb:,.0f} MB", flush=True)
+            if args.compare_mix:
+                compared, _ = simulated(size, args.seed + run, args.compare_mix)
+                other[size].append(compared["hands_per_s"])
+                print(f"run {run + 1}, {size:,} players, --mix {args.compare_mix}: {compared['hands']:,} hands, "
+                      f"{compared['hands_per_s']:,.0f} hands/s", flush=True)
         phhs = io.StringIO()
         simulate(default_definition(300), 300, args.seed + run, hands_out=phhs)
         peers.append(pokerkit_replay_rate(phhs.getvalue(), args.sample))
@@ -101,6 +112,10 @@ def main() -> None:
         print(f"{size:>9,} {hands[size]:>9,} {statistics.median(walls[size]):>8.2f} {rate:>9,.0f} "
               f"{rate / base:>8.2f}x {peak:>8,.0f} {peak / size * 1000:>6.2f} {rate / peer:>11.0f}x")
     print(f"\nPokerKit replaying the same kind of hands: {peer:,.0f} hands/s (ours includes bots and director)")
+    for size in sizes if args.compare_mix else []:
+        ours, theirs = statistics.median(rates[size]), statistics.median(other[size])
+        print(f"{size:,} players: the default mix {ours:,.0f} hands/s, --mix {args.compare_mix} {theirs:,.0f}: "
+              f"{ours / theirs:.2f}x")
     print("goals: the largest field at 0.8x or more of the first's hands/s; 100,000 players under 100 s")
 
 

@@ -101,7 +101,8 @@ MAX_FRAME_BYTES = 4 << 20  # a frame carries a batch of messages: far more than 
 def view_of(turn: dict[str, Any]) -> SeatView:
     legal = LegalActions(0, turn["can_fold"], turn["can_check"], turn["call"], turn["min_raise_to"],
                          turn["max_raise_to"])
-    return SeatView(legal, tuple(turn["hole"]), tuple(turn["board"]), turn["pot"], turn["stack"], turn["big_blind"])
+    return SeatView(legal, tuple(turn["hole"]), tuple(turn["board"]), turn["pot"], turn["stack"], turn["big_blind"],
+                    turn.get("players") or 6, turn.get("behind", 0), turn.get("to_match", 0))
 
 
 def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
@@ -109,8 +110,11 @@ def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
     you, table, tournament = snapshot["you"], snapshot["table"], snapshot["tournament"]
     if not you or not you.get("legal") or not table:
         return None
+    seats = table.get("seats", [])  # a snapshot always has them; a stand-in may not
     return {**you["legal"], "hole": you["hole"] or [], "board": table["board"], "pot": table["pot"],
-            "stack": you["stack"] or 0, "big_blind": tournament["big_blind"]}
+            "stack": you["stack"] or 0, "big_blind": tournament["big_blind"],
+            "players": sum(seat["in_hand"] or seat["folded"] for seat in seats),
+            "to_match": max((seat["bet"] for seat in seats), default=0)}
 
 
 class SeatBot(WSListener):

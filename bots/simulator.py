@@ -22,11 +22,11 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import msgspec
 
-from bots.strategies import STRATEGIES, MoneyView, money_choice, seat_view
+from bots.strategies import DEFAULT_MIX, STRATEGIES, MoneyView, money_choice, seat_view
 from engine.deals import Kind
 from engine.director import Status, Tournament
 from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
@@ -36,8 +36,13 @@ from engine.wire import stamped
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
-DEFAULT_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
+
+
+class TextOut(Protocol):
+    """Where hands go as PHH text: a file, or anything that takes text (``mttsim simulate --stats`` counts it)."""
+
+    def write(self, text: str, /) -> int: ...
 
 
 class Report(msgspec.Struct):
@@ -74,7 +79,7 @@ def simulate(
     *,
     mix: dict[str, float] | None = None,
     events_out: IO[bytes] | None = None,
-    hands_out: IO[str] | None = None,
+    hands_out: TextOut | None = None,
     progress: Callable[[Progress], None] | None = None,
     progress_every_s: float = 0.25,
     on_event: Callable[[Tournament, Event, float], None] | None = None,
@@ -82,6 +87,7 @@ def simulate(
     cancel_at_hand: int | None = None,
     late_players: int = 0,
     reentry_probability: float = 0.0,
+    strategies: dict[str, str] | None = None,
 ) -> Report:
     """Register ``players`` bots, run the tournament to its end and report.
 
@@ -97,6 +103,7 @@ def simulate(
     over the late registration's levels (those that find it closed do not
     enter); a bot that is out re-enters with ``reentry_probability`` while
     re-entry is open. Entries bought late are named on from ``bot{players}``.
+    ``strategies``, when given, is filled with each entry's strategy (``mttsim simulate --stats`` counts by it).
     """
     now = 0.0
     rng = random.Random(seed)
@@ -104,7 +111,7 @@ def simulate(
     tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
     mix = mix or DEFAULT_MIX
     names, weights = list(mix), list(mix.values())
-    strategy: dict[str, str] = {}
+    strategy: dict[str, str] = {} if strategies is None else strategies
     encoder = msgspec.json.Encoder()
     written_hands = 0
     started = time.perf_counter()

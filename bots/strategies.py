@@ -7,6 +7,7 @@ own hole cards, the board, the pot, their stack and the legal actions.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -26,6 +27,10 @@ class SeatView(NamedTuple):
     pot: int  # every chip in the middle, this street's bets included
     stack: int
     big_blind: int
+    # What anyone at the table sees too, for a player who plays by position and by the betting so far:
+    players: int = 6  # dealt in this hand
+    behind: int = 0  # still to act after this player on this street (preflop, unraised: the position)
+    to_match: int = 0  # this street's highest bet (preflop: the big blind, a raise's size, a re-raise's ...)
 
 
 def seat_view(hand: Hand) -> SeatView:
@@ -33,7 +38,8 @@ def seat_view(hand: Hand) -> SeatView:
     legal = hand.legal_actions()
     seat = legal.player
     pot = sum(hand.committed) + sum(hand.bets) + hand.dead
-    return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, hand.stacks[seat], hand.big_blind)
+    return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, hand.stacks[seat], hand.big_blind, hand.n,
+                    len(hand.queue) - 1, hand.level)
 
 
 def _passive(legal: LegalActions) -> Decision:
@@ -119,13 +125,198 @@ def push_fold(view: SeatView, rng: random.Random) -> Decision:
     return _check_or_fold(legal)
 
 
+def chen_points(hole: tuple[int, int]) -> float:
+    """Bill Chen's starting-hand formula ("The Mathematics of Poker" authors' quick ranking): the high card's
+    points, doubled for a pair, plus suited, minus the gap, plus a small straight bonus."""
+    high, low = sorted((hole[0] // 4, hole[1] // 4), reverse=True)
+    value = {12: 10.0, 11: 8.0, 10: 7.0, 9: 6.0}.get(high, (high + 2) / 2)
+    if high == low:
+        return max(5.0, 2 * value)
+    gap = high - low - 1
+    value += 2 if hole[0] % 4 == hole[1] % 4 else 0
+    value -= (0, 1, 2, 4)[gap] if gap < 4 else 5
+    if gap <= 1 and high < 10:
+        value += 1
+    return value
+
+
+def _percentiles() -> dict[tuple[int, int, bool], float]:
+    """Each of the 169 starting hands (high rank, low rank, suited) as the share of the 1,326 deals at least as
+    good by Chen's points (ties by the high card, then the low), its middle: 0 is aces, 1 the worst."""
+    classes = [(high, low, suited) for high in range(13) for low in range(high + 1) for suited in (False, True)
+               if not (high == low and suited)]
+    def points(key: tuple[int, int, bool]) -> tuple[float, int, int]:
+        high, low, suited = key
+        return chen_points((4 * high, 4 * low + (0 if suited else 1))), high, low
+    classes.sort(key=points, reverse=True)
+    shares, above = {}, 0
+    for key in classes:
+        combos = 6 if key[0] == key[1] else 4 if key[2] else 12
+        shares[key] = (above + combos / 2) / 1326
+        above += combos
+    return shares
+
+
+_PERCENTILE = _percentiles()
+
+
+def percentile(hole: tuple[int, int]) -> float:
+    """The hand's place among all starting hands: 0.01 is the top 1% (aces), 0.5 the middle."""
+    high, low = sorted((hole[0] // 4, hole[1] // 4), reverse=True)
+    return _PERCENTILE[(high, low, high != low and hole[0] % 4 == hole[1] % 4)]
+
+
+# Raise first in, by the players still to act behind (the button has two, the small blind one), as a share of
+# hands: about what solvers and winning players open six-handed at 100 big blinds (UTG 15%, HJ 19%, CO 27%,
+# BTN 43%, SB 40%); further from the button in a full ring, tighter still. Heads-up the button opens 80%.
+OPEN = {1: 0.40, 2: 0.43, 3: 0.27, 4: 0.19, 5: 0.15, 6: 0.13, 7: 0.11, 8: 0.10, 9: 0.09}
+HEADS_UP_OPEN = 0.78
+PUSH_DEPTH = 12  # big blinds: at or below, tournament players move all in or fold
+
+
+def _push_share(view: SeatView, depth: float) -> float:
+    """How wide to move all in first at ``depth`` big blinds: the Nash push charts' shape (HoldemResources'),
+    roughly: ten big blinds on the button push ~40%, in the small blind ~55%, under the gun ~15%; shorter, wider."""
+    base = 0.62 if view.players == 2 else {1: 0.55, 2: 0.40, 3: 0.28, 4: 0.21}.get(view.behind, 0.15)
+    return min(0.9, base * math.sqrt(10 / max(depth, 2)))
+
+
+def regular(view: SeatView, rng: random.Random) -> Decision:
+    """A tournament regular, as real players play on average (calibrated on ../shared/data/real-play-stats.json:
+    VPIP ~26%, PFR ~17% six-handed, docs/swarm.md has the figures).
+
+    Preflop, by position and the betting: open-raises a range by the players behind, limps a little, defends the
+    big blind and calls raises with the hands under its raising range, re-raises the top few percent, and moves
+    all in or folds at 12 big blinds or less (Nash push ranges' shape). After the flop, by what it holds against
+    the board: bets and raises its strong hands, bets some air and middle pairs, calls by pot odds, and folds
+    weak hands to bets.
+    """
+    legal, big = view.legal, view.big_blind
+    if not view.board:
+        return _regular_preflop(view, rng)
+    strength = _made(view)
+    style = HEADS_UP if view.players == 2 else SHORT if view.players <= 6 else FULL
+    price = legal.call / (view.pot + legal.call) if legal.call else 0.0
+    roll = rng.random()
+    if legal.call == 0:  # checked to: bet the strong hands, some middle pairs and some air
+        if strength >= 3 or roll < (0, style.bet_pair, style.bet_top)[strength] or roll < style.bluff:
+            return _sized(legal, view.pot * 2 // 3 or big)
+        return _passive(legal)
+    raise_to = 3 * legal.call + view.pot // 2
+    if strength >= 3:
+        return _sized(legal, raise_to) if roll < style.raise_strong else _passive(legal)
+    if strength == 0 and roll < style.bluff_raise:
+        return _sized(legal, raise_to)
+    # How often it calls, by what it holds, against a bet of two thirds of the pot (a price of 2/7), more
+    # often against a smaller one and less against a larger: people call by the price, not at a threshold.
+    calls = (style.float_flop if len(view.board) == 3 else style.float_later, style.call_pair, style.call_top)
+    return _passive(legal) if rng.random() < calls[strength] * (2 / 7) / max(price, 0.01) else _check_or_fold(legal)
+
+
+class Postflop(NamedTuple):
+    """How often a regular bets and calls after the flop, by what it holds (``_made``); fitted to the reference's
+    aggression and showdowns by table size (docs/swarm.md)."""
+
+    bluff: float  # bets air when checked to
+    bet_pair: float  # bets a pair below the top card when checked to
+    bet_top: float  # bets top pair or an overpair when checked to
+    raise_strong: float  # raises a bet with two pair or better
+    call_top: float  # calls a bet of two thirds of the pot with top pair or an overpair (scaled by the price)
+    call_pair: float  # the same with a lower pair
+    bluff_raise: float  # raises a bet with air
+    float_flop: float  # calls a flop bet with air
+    float_later: float  # the same on the turn and river
+
+
+SHORT = Postflop(bluff=0.15, bet_pair=0.3, bet_top=0.75, raise_strong=0.4, call_top=0.9, call_pair=0.62,
+                 bluff_raise=0.05, float_flop=0.22, float_later=0.08)
+HEADS_UP = Postflop(bluff=0.28, bet_pair=0.45, bet_top=0.9, raise_strong=0.35, call_top=0.95, call_pair=0.65,
+                    bluff_raise=0.08, float_flop=0.3, float_later=0.1)
+FULL = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3, call_top=0.8, call_pair=0.45,
+                bluff_raise=0.05, float_flop=0.18, float_later=0.04)
+
+
+def _made(view: SeatView) -> int:
+    """What the hand holds against the board: 0 nothing, 1 a pair below the top card, 2 top pair or an
+    overpair, 3 two pair or better made with a hole card."""
+    category = hand_category(hand_strength(view.hole + view.board))
+    if category not in ("High Card", "Pair"):
+        board_only = hand_category(hand_strength(view.board)) if len(view.board) == 5 else "High Card"
+        return 3 if category != board_only else 1
+    if category == "High Card":
+        return 0
+    ranks = [card // 4 for card in view.hole]
+    top = max(card // 4 for card in view.board)
+    paired = ranks[0] == ranks[1] or any(rank in {card // 4 for card in view.board} for rank in ranks)
+    if not paired:
+        return 0  # the pair is the board's
+    if (ranks[0] == ranks[1] and ranks[0] > top) or top in ranks:
+        return 2
+    return 1
+
+
+def _sized(legal: LegalActions, to: int) -> Decision:
+    """A bet or raise to ``to`` (street total), inside the legal range; a check or call when none is allowed."""
+    if legal.min_raise_to is None or legal.max_raise_to is None:
+        return _passive(legal)
+    return "raise", max(legal.min_raise_to, min(legal.max_raise_to, to))
+
+
+def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
+    legal, big = view.legal, view.big_blind
+    share = percentile(view.hole)
+    depth = (view.stack + legal.call) / big
+    facing = view.to_match / big  # 1: unraised; an open ~2-3; a re-raise ~8-10; more: a fourth bet
+    all_in = ("raise", legal.max_raise_to) if legal.max_raise_to is not None else _passive(legal)
+    if depth <= PUSH_DEPTH:
+        if facing <= 1:
+            if share <= _push_share(view, depth):
+                return all_in
+            return ("check", None) if legal.can_check else _check_or_fold(legal)
+        # Calling an all-in or a raise short: with what is well ahead of a pushing range.
+        return _passive(legal) if share <= min(0.5, 0.12 * math.sqrt(10 / max(depth, 2)) + 0.04) else \
+            _check_or_fold(legal)
+    heads_up = view.players == 2
+    if facing <= 1:  # nobody raised: open, limp a little, or check the big blind
+        wide = HEADS_UP_OPEN if heads_up else OPEN.get(view.behind, 0.09 if view.behind > 9 else OPEN[1])
+        if share <= wide:
+            return _sized(legal, int((2.2 if heads_up else 2.5) * big))
+        if legal.can_check:
+            return ("check", None)
+        if share <= wide + (0.05 if heads_up else 0.04 if view.players <= 6 else 0.07) and rng.random() < 0.6:
+            return _passive(legal)  # a limp
+        return _check_or_fold(legal)
+    in_blind = legal.call < view.to_match  # part of the price is already in: a blind
+    if facing <= 5:  # one raise
+        three = 0.14 if heads_up else 0.06 if in_blind or view.behind <= 2 else 0.04
+        call = (0.30 if heads_up else 0.24) if in_blind and legal.call <= 3 * big else \
+            0.11 if view.players <= 6 else 0.13
+        if share <= three:
+            return _sized(legal, 3 * view.to_match + (big if in_blind else 0))
+        if share <= three + call:
+            return _passive(legal)
+        return _check_or_fold(legal)
+    if facing <= 16:  # a re-raise
+        if share <= (0.045 if heads_up else 0.02):
+            return _sized(legal, int(2.3 * view.to_match)) if depth > 40 else all_in
+        return _passive(legal) if share <= (0.12 if heads_up else 0.045) else _check_or_fold(legal)
+    if share <= 0.015:
+        return all_in
+    return _passive(legal) if share <= 0.025 else _check_or_fold(legal)
+
+
 Strategy = Callable[[SeatView, random.Random], Decision]
+
+DEFAULT_MIX = {"regular": 1.0}
+"""What the simulator, the demo and the swarm seat by default: players as real ones play (issue 37, docs/swarm.md).
+The old strategies stay to be asked for: tag, pushfold, station and random (``--mix``)."""
 
 STRATEGIES: dict[str, Strategy] = {
     "random": random_player,
     "station": calling_station,
     "tag": tight_aggressive,
     "pushfold": push_fold,
+    "regular": regular,
 }
 
 

@@ -30,6 +30,7 @@ import msgspec
 
 from bots.client import Measured, SeatBot, SeatReport, strategy_for
 from bots.histogram import histogram
+from bots.strategies import DEFAULT_MIX
 from bots.timeline import DEFAULT_INTERVAL, Timeline
 
 
@@ -40,7 +41,7 @@ class SwarmOptions:
     tournament: str | None = None
     definition: dict[str, Any] | None = None  # with --create: the definition to create (None: a default)
     admin_token: str | None = None
-    mix: dict[str, float] = field(default_factory=lambda: {"tag": 4, "pushfold": 3, "station": 2, "random": 1})
+    mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIX))
     think: tuple[float, float] = (0.0, 0.0)
     shard: tuple[int, int] = (0, 1)
     seed: int | None = None

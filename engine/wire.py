@@ -397,6 +397,10 @@ class YourTurn(msgspec.Struct, tag="your_turn", tag_field="type"):
     pot: int
     stack: int
     big_blind: int
+    # What the whole table sees too, for a bot that plays by position and the betting (bots/strategies.py):
+    players: int = 0  # dealt in this hand
+    behind: int = 0  # still to act after this player on this street
+    to_match: int = 0  # this street's highest bet
 
 
 class TimedOut(msgspec.Struct, tag="timed_out", tag_field="type"):

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from bots.lab import Field, estimate, lab, lab_summary, schedule_text
+from bots.playstats import Counts, CountingWriter, hands_of
+from bots.playstats import table as stats_table
 from bots.lab import write_html as write_lab_html
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
@@ -110,18 +112,25 @@ def simulate_command(args: argparse.Namespace) -> int:
     if args.runs is not None or args.report:
         return _lab(args, definition, Field(players, mix, late, reentry), seed)
     show_progress = sys.stderr.isatty() and not args.json
+    strategies: dict[str, str] = {}
+    counted = CountingWriter(strategies, args.deep or None) if args.stats else None
     with contextlib.ExitStack() as files:
         events_out = files.enter_context(open(args.events_out, "wb")) if args.events_out else None
         hands_out = files.enter_context(open(args.hands_out, "w", encoding="utf-8")) if args.hands_out else None
-        report = simulate(definition, players, seed, mix=mix, events_out=events_out, hands_out=hands_out,
+        if counted is not None:
+            counted.also = hands_out
+        report = simulate(definition, players, seed, mix=mix, events_out=events_out,
+                          hands_out=counted if counted is not None else hands_out,
                           progress=_progress_line if show_progress else None, late_players=late,
-                          reentry_probability=reentry)
+                          reentry_probability=reentry, strategies=strategies)
     if show_progress:
         sys.stderr.write("\n")
     if args.json:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
     else:
         print(_summary(report, definition, seed))
+    if counted is not None:
+        _print_stats(counted.counts, as_json=args.json)
     return 0
 
 
@@ -434,6 +443,27 @@ def swarm_merge(args: argparse.Namespace) -> int:
     return _swarm_outcome(args, report, checks, "swarm-merge")
 
 
+def stats_command(args: argparse.Namespace) -> int:
+    """``mttsim stats FILE...``: the real-play statistics of hand histories, as docs/swarm.md defines them."""
+    counts = Counts()
+    try:
+        for path in args.files:
+            for hand in hands_of(Path(path).read_text()):
+                counts.add(hand, deep_bb=args.deep or None)
+    except (OSError, ValueError) as error:
+        print(f"mttsim stats: {error}", file=sys.stderr)
+        return 2
+    _print_stats(counts, as_json=args.json)
+    return 0
+
+
+def _print_stats(counts: Counts, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({group: counts.rows(group) for group in ["all", *counts.groups()]}))
+    else:
+        print(stats_table(counts))
+
+
 def structure_command(args: argparse.Namespace) -> int:
     """A structure from a few numbers: as a table a director reads, with the field and the length to expect from
     quick simulations, or (``--json``) the whole definition, as ``--config`` and the admin's form read it."""
@@ -477,6 +507,8 @@ EXAMPLES = {
     "serve": "  mttsim serve --admin-token secret --db mttsim.db\n"
              "  mttsim serve --log-level info --log-json     # uvicorn's access log too, as JSON lines",
     "cluster": "  mttsim cluster --table-workers 2 --gateways 2 --admin-token secret",
+    "stats": "  mttsim stats run.phhs --deep 40     # run.phhs from mttsim simulate ... --hands-out run.phhs\n"
+             "  mttsim simulate --players 600 --seats 6 --seed 1 --stats --mix regular=1,station=1",
     "structure": "  mttsim structure --players 200 --hours 4 --stack 20000   # a table with the field to expect\n"
                  "  mttsim structure --players 200 --hours 4 --stack 20000 --json > structure.json",
     "swarm": "  mttsim swarm --create --admin-token secret --players 1000 --csv run --html run.html\n"
@@ -525,7 +557,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_parser.add_argument("--players", type=int, help="entries (default: 1000, or max_players of --config)")
     simulate_parser.add_argument("--seats", type=int, help="seats per table (overrides the definition)")
     simulate_parser.add_argument("--seed", type=int, help="same seed, same tournament (default: a new one, printed)")
-    simulate_parser.add_argument("--mix", help="bot strategies and weights, e.g. tag=4,pushfold=3,station=2,random=1")
+    simulate_parser.add_argument("--mix", help="bot strategies and weights, e.g. regular=4,tag=1,station=1 "
+                                               "(default: regular=1, players as real ones play)")
+    simulate_parser.add_argument("--stats", action="store_true",
+                                 help="print how the bots played (VPIP, PFR, 3-bet ...) by table size and strategy")
+    simulate_parser.add_argument("--deep", type=float, default=0.0, metavar="BB",
+                                 help="with --stats, count only hands where every stack is above BB big blinds")
     simulate_parser.add_argument("--events-out", metavar="PATH", help="write every event as a JSON line")
     simulate_parser.add_argument("--hands-out", metavar="PATH", help="write every hand as PHH (.phhs)")
     simulate_parser.add_argument("--late", type=int, help="bots that try to register late, at random moments of "
@@ -575,6 +612,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      "temporary directory, so that a director started again restores from it)")
     _logging_options(cluster_parser)
     cluster_parser.set_defaults(run=cluster)
+    stats_parser = _command(commands, "stats", "how hands were played (VPIP, PFR, 3-bet ...), from PHH files")
+    stats_parser.add_argument("files", nargs="+", metavar="FILE", help="hand histories, .phh or .phhs")
+    stats_parser.add_argument("--deep", type=float, default=0.0, metavar="BB",
+                              help="count only hands where every stack is above BB big blinds")
+    stats_parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    stats_parser.set_defaults(run=stats_command)
     structure_parser = _command(commands, "structure", "print a whole definition from a few numbers")
     structure_parser.add_argument("--players", type=int, required=True, help="the expected field")
     structure_parser.add_argument("--hours", type=float, required=True, help="about when one player is left")
@@ -599,8 +642,8 @@ def build_parser() -> argparse.ArgumentParser:
     swarm_parser.add_argument("--create", action="store_true", help="create the tournament (needs --admin-token)")
     swarm_parser.add_argument("--config", help="with --create: a definition file (default: the default structure)")
     swarm_parser.add_argument("--admin-token", help="the server's admin token: to create, start and cancel")
-    swarm_parser.add_argument("--mix", help="strategies and faults with weights: tag=4,random=1,slow=1,flaky=1,rude=1 "
-                                            "(default: tag=4,pushfold=3,station=2,random=1)")
+    swarm_parser.add_argument("--mix", help="strategies and faults with weights: regular=4,random=1,slow=1,flaky=1,"
+                                            "rude=1 (default: regular=1)")
     swarm_parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default: 0-0)")
     swarm_parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I (default: 0/1)")
     swarm_parser.add_argument("--seed", type=int, help="the bots' seed (default: a new one)")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import uvicorn
 
+from bots.strategies import DEFAULT_MIX
 from engine.status import Status
 from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration, Level, Rebuys, default_payouts
 from server.tournament import hosted
@@ -21,7 +22,6 @@ from server.api.app import create_app, uvicorn_websockets
 from server.api.edge import Settings
 from server.api.rest import Server
 from server.tournament.runtime import TournamentRuntime
-from bots.simulator import DEFAULT_MIX
 
 DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=number >= 2, minutes=3)
                for number, sb in enumerate((10, 15, 25, 40, 60, 100, 150, 250, 400, 600, 1000, 1500, 2500))]

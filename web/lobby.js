@@ -469,7 +469,7 @@ export class Lobby {
     const count = el("input", { type: "number", value: 20, min: 1, class: "bot-count", "aria-label": "bots" });
     const mix = el("input", {
       class: "bot-mix",
-      placeholder: "tag=4,pushfold=3,station=2,random=1",
+      placeholder: "regular=1 (the default; or tag, pushfold, station, random)",
       "aria-label": "bot mix",
     });
     // Where re-entry is possible, how likely a bot that is out buys a new entry (0 to 100%).

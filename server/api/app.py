@@ -24,8 +24,7 @@ from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
 from bots.lab import Estimate, estimate
-from bots.simulator import DEFAULT_MIX
-from bots.strategies import STRATEGIES, parse_mix
+from bots.strategies import DEFAULT_MIX, STRATEGIES, parse_mix
 from engine.director import Status
 from engine.history import hand_seat, redact
 from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition

@@ -143,7 +143,7 @@ class Decisions:
             self.outlet.tell(player, YourTurn(
                 self.number, legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to,
                 seconds, hand.hole[legal.player], tuple(hand.board), sum(hand.committed) + sum(hand.bets) + hand.dead,
-                hand.stacks[legal.player], hand.big_blind))
+                hand.stacks[legal.player], hand.big_blind, hand.n, len(hand.queue) - 1, hand.level))
             break
         self._answered()
 
