@@ -10,7 +10,7 @@ from engine.director import TournamentError
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, PlayerEliminated, TableBroken
 from engine.structure import Payout, hand_for_hand_points, prizes_cents
 from bots.simulator import simulate
-from tests.tournaments import deal, definition, hand, play_out, running, seated, set_stacks
+from tests.tournaments import FAST_MIX, deal, definition, hand, play_out, running, seated, set_stacks
 
 SEED_PAYOUTS = [Payout(places=str(place), percent=pct) for place, pct in
                 zip(range(1, 11), (25, 15, 10, 8, 6, 5, 4, 3, 2.5, 2))] + [
@@ -36,7 +36,8 @@ def test_seed_example_350_entries_play_hand_for_hand_exactly_at_the_pay_jumps_re
         elif isinstance(event, HandForHandEnded):
             ended.append(event.players_left)
 
-    report = simulate(definition(10, starting_stack=10_000, payouts=SEED_PAYOUTS), 350, seed, on_event=watch)
+    report = simulate(definition(10, starting_stack=10_000, payouts=SEED_PAYOUTS), 350, seed, on_event=watch,
+                      mix=FAST_MIX)
     assert started and started == report.hand_for_hand_at
     assert set(started) <= {41, 31, 21, 11}
     assert {41, 31, 21, 11} & reached <= set(started)

@@ -20,6 +20,7 @@ from typing import Any
 from engine.events import HandFinished
 from engine.structure import default_definition
 from bots.simulator import simulate
+from tests.tournaments import FAST_MIX
 
 DIRECTOR_FILES = {str(Path(__file__).resolve().parents[1] / "engine" / name)
                   for name in ("director.py", "seating.py", "table.py", "fenwick.py", "money.py")}
@@ -63,7 +64,7 @@ def director_lines_per_hand(players: int) -> float:
     previous = sys.gettrace()
     sys.settrace(None)
     try:
-        simulate(default_definition(players), players, seed=3, on_event=on_event)
+        simulate(default_definition(players), players, seed=3, on_event=on_event, mix=FAST_MIX)
     except WindowPlayed:
         pass
     finally:

@@ -108,6 +108,7 @@ export function lineChart({ id, title, xLabel, yLabel, points, bands = [], logY 
     else if (step) d += `H${sx(px).toFixed(1)}V${sy(py).toFixed(1)}`;
     else d += `L${sx(px).toFixed(1)},${sy(py).toFixed(1)}`;
   });
+  if (step && points.length) d += `H${sx(span[1]).toFixed(1)}`; // the count holds until the axis' end: now
   root.append(svg("path", { d, class: "line", "data-points": JSON.stringify(points) }));
   if (!step) for (const [px, py] of points)
     root.append(svg("circle", { cx: sx(px), cy: sy(py), r: 2.2, class: "dot" }));

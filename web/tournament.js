@@ -510,8 +510,9 @@ export class TournamentPage {
     if (timeline && timeline.players.length > 1) {
       const hours = timeline.players[timeline.players.length - 1][0] >= 7200;
       const unit = hours ? 3600 : 60;
-      const end = timeline.players[timeline.players.length - 1][0] / unit;
       const levels = timeline.levels;
+      const last = Math.max(timeline.players[timeline.players.length - 1][0], levels[levels.length - 1].at) / unit;
+      const end = last * 1.03 || 1; // a margin for the level under way, however young
       charts.push(
         lineChart({
           id: "chart-players-left",
@@ -519,6 +520,7 @@ export class TournamentPage {
           xLabel: hours ? "hours (bands: levels)" : "minutes (bands: levels)",
           yLabel: "players",
           points: timeline.players.map(([at, left]) => [at / unit, left]),
+          x: [0, end],
           bands: levels.map((level, i) => [
             level.at / unit,
             i + 1 < levels.length ? levels[i + 1].at / unit : end,
