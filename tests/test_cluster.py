@@ -166,6 +166,8 @@ async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_f
             trail = events(port, tournament)
             kinds = {event["type"] for event in trail}
             assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
+            clocks = [(event["at"], event["in_level"]) for event in trail[1:]]  # the cluster's director's clock
+            assert clocks == sorted(clocks) and clocks[-1][0] > 0
             assert "hand_voided" not in kinds, "no worker died, so no hand was voided"
             moves = [event for event in trail if event["type"] == "player_moved"]
             holders = [(held_by.get(move["from_table"]), held_by.get(move["to_table"])) for move in moves]
