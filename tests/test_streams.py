@@ -112,11 +112,15 @@ def test_director_events_on_a_tables_stream_carry_the_tournament_clock_and_a_han
     stream.publish(HandStarted(4, 8, 1, 2, ()), Clock(20.0, 3))  # nobody listens: numbered, nothing encoded
     assert stream.seq == 12 and len(sink.lines) == 2
 
+    from engine.events import TableKept
+
     runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)
     for number in range(12):
         runtime.register(f"player {number}")
     connection = Watcher(runtime.register("watched")[0])
     runtime.connect(connection, None)
-    runtime.start()
-    seated = [m["event"] for m in connection.messages if m["type"] == "event" and m["event"]["type"] == "seated"]
-    assert seated and all(event["in_level"] == 1 and 0 <= event["at"] < 60 for event in seated)
+    runtime.start()  # outside an event loop the clock stands at 0
+    assert connection.table is not None
+    runtime.streams.route([TableKept(connection.table, 13)])  # a director event for the watched table
+    kept = [m["event"] for m in connection.messages if m["type"] == "event" and m["event"]["type"] == "table_kept"]
+    assert kept == [{"type": "table_kept", "table": connection.table, "players_left": 13, "at": 0.0, "in_level": 1}]
