@@ -15,6 +15,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bots.strategies import STRATEGIES, seat_view
+from engine.cards import shuffled_deck
+from engine.hand import Hand
+from engine.history import to_phh
+
 SIZES = ("heads-up", "short-handed 3-6", "full ring 7-10")
 COUNTED = ("seats", "vpip", "pfr", "three_bet", "saw_flop", "showdown", "allin_pre", "post_aggr", "post_calls")
 
@@ -146,11 +151,6 @@ def sample_hands(players: int, hands: int, seed: int, mix: Mapping[str, float], 
     """``hands`` hands at one table of ``players`` seats, every stack ``stack_bb`` big blinds at each deal (as
     the reference's cash games keep their stacks deep), the button moving on: the PHH of each hand and who
     played which strategy. The same seed plays the same hands."""
-    from bots.strategies import STRATEGIES, seat_view
-    from engine.cards import shuffled_deck
-    from engine.hand import Hand
-    from engine.history import to_phh
-
     rng = random.Random(seed)
     names, weights = list(mix), list(mix.values())
     seats = [f"s{number + 1}" for number in range(players)]

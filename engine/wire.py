@@ -18,6 +18,7 @@ from engine.structure import (
     AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite, TimeBank,
 )
 
+
 def stamped(encoded: bytes, at: float, level: int) -> bytes:
     """A director event's JSON object with the tournament clock, as docs/events.md gives it everywhere it goes
     (``mttsim simulate --events-out``, the audit trail, the table streams): ``at`` (seconds since the start) and

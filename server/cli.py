@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from bots.lab import Field, estimate, lab, lab_summary, schedule_text
+from bots.lab import write_html as write_lab_html
 from bots.playstats import Counts, CountingWriter, hands_of
 from bots.playstats import table as stats_table
-from bots.lab import write_html as write_lab_html
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
 from engine.structure import (

@@ -79,6 +79,7 @@ class BotsRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 MAX_ESTIMATED_PLAYERS = 3000  # three runs take about 5 s on this machine's two cores
 
+
 class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A few numbers for a whole definition (``mttsim structure``)."""
 

@@ -4,7 +4,6 @@ asks of a request: the admin token, the tournament. What needs no tournament is 
 from __future__ import annotations
 
 import asyncio
-
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol

@@ -11,17 +11,9 @@ from typing import Any
 import msgspec
 
 from server.tournament import records as r
+from server.tournament.persistence import Line
 
-class Line(msgspec.Struct, array_like=True):
-    """A journal's line (server/tournament/persistence.py), its events as plain dictionaries."""
-
-    record: r.AnyRecord
-    events: list[Any]
-    at: float | None = None
-    level: int | None = None
-
-
-_decoder = msgspec.msgpack.Decoder(Line)
+_decoder = msgspec.msgpack.Decoder(Line[r.AnyRecord, list[Any]])  # the events as plain dictionaries
 CONSOLE = (r.Pause, r.Resume, r.AdjustClock, r.CallBreak, r.ForceHandForHand, r.EditLevel, r.MovePlayer,
            r.BalanceNow, r.SitOutPlayer, r.RemovePlayer, r.Announce, r.Compensate, r.WithdrawPrize)
 

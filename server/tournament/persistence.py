@@ -13,7 +13,7 @@ import os
 import pickle
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 
 import msgspec
 
@@ -35,18 +35,23 @@ _MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, Tournam
 _encoder = msgspec.msgpack.Encoder()
 
 
-class Line(msgspec.Struct, array_like=True):
-    """A journal's line: the record, the events it caused (bytes, to compare with a replay's) and the tournament
-    clock then: ``at`` (seconds since the start) and ``level`` (from 1). Lines journaled before the clock was
-    kept have neither (None), and still restore."""
+Record = TypeVar("Record")
+Events = TypeVar("Events")
 
-    record: AnyRecord
-    events: msgspec.Raw
+
+class Line(msgspec.Struct, Generic[Record, Events], array_like=True):
+    """A journal's line: the record, the events it caused and the tournament clock then, ``at`` (seconds since
+    the start) and ``level`` (from 1); lines journaled before the clock was kept have neither (None), and still
+    restore. Each reader decodes it as far as it needs: the replay keeps the events as bytes to compare, the
+    audit trail and the director's log read them as plain values."""
+
+    record: Record
+    events: Events
     at: float | None = None
     level: int | None = None
 
 
-_decoder = msgspec.msgpack.Decoder(Line)
+_decoder = msgspec.msgpack.Decoder(Line[AnyRecord, msgspec.Raw])
 
 
 def moves_money(events: list[Event]) -> bool:
@@ -90,16 +95,7 @@ def same_events(logged: Any, replayed: Any) -> bool:
     return bool(logged == replayed)
 
 
-class AuditLine(msgspec.Struct, array_like=True):
-    """A journal's line as the audit trail reads it: the record and its events as plain values."""
-
-    record: list[Any]
-    events: list[Any]
-    at: float | None = None
-    level: int | None = None
-
-
-_audit_decoder = msgspec.msgpack.Decoder(AuditLine)
+_audit_decoder = msgspec.msgpack.Decoder(Line[list[Any], list[Any]])
 _json = msgspec.json.Encoder()
 OPENED = _json.encode({"type": "status_changed", "status": "register"}) + b"\n"  # the runtime opens at creation
 

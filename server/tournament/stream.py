@@ -69,8 +69,11 @@ class TableStream:
         """Number ``message`` (an encoded ``TableMessage``) and send it; ``concerned`` hears it at once."""
         self.seq += 1
         if self.sink.listening():
-            self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time())),
-                              concerned)
+            self._fan_out_encoded(message, concerned)
+
+    def _fan_out_encoded(self, message: bytes, concerned: str) -> None:
+        self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(message), time.time())),
+                          concerned)
 
     def publish(self, message: TableMessage, clock: Clock | None = None) -> None:
         """Number ``message`` and send it; the player it concerns (who acted, whose turn) hears it at once. A
@@ -82,9 +85,7 @@ class TableStream:
         if clock is None:  # encoded once, in the wire's own envelope: the bytes of a Numbered
             self.sink.fan_out(encoder.encode(Envelope(self.seq, self.table, message, time.time())), concerned)
         else:
-            stamp = stamped(encoder.encode(message), *clock)
-            self.sink.fan_out(encoder.encode(Numbered(self.seq, self.table, msgspec.Raw(stamp), time.time())),
-                              concerned)
+            self._fan_out_encoded(stamped(encoder.encode(message), *clock), concerned)
 
     def tell(self, player: str, message: PrivateMessage) -> None:
         self.sink.tell(player, encoder.encode(Private(message, time.time())))

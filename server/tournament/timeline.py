@@ -15,6 +15,8 @@ import msgspec
 from engine.director import Tournament
 from engine.events import Event, LevelChanged, PlayerEliminated, PlayerRemoved, Seated
 from engine.wire import LevelMark, Timeline
+from server.tournament import records
+from server.tournament.persistence import Line
 
 POINTS = 300
 
@@ -55,16 +57,10 @@ class TimelineBuilder:
         return Timeline(list(self.players), list(self.levels)) if self.levels else None
 
 
-class _Line(msgspec.Struct, array_like=True):
-    """A journal line as the timeline reads it (server/tournament/persistence.py): the events and the clock."""
-
-    record: msgspec.Raw
-    events: list[dict[str, Any]]
-    at: float | None = None
-    level: int | None = None
-
-
-_lines = msgspec.msgpack.Decoder(_Line)
+_lines = msgspec.msgpack.Decoder(Line[msgspec.Raw, list[dict[str, Any]]])
+# Most lines are decisions, which move neither the field nor the level: skipped by their first bytes (a line is
+# an array whose record, an array too, starts with its tag), as the director's log skips them.
+_DECISION = msgspec.msgpack.encode(records.Act.__struct_config__.tag)
 _WANTED = (b"level_changed", b"player_eliminated", b"seated", b"player_removed", b"rebuy_taken", b"add_on_taken")
 
 
@@ -74,7 +70,7 @@ def rebuilt(records: Iterable[bytes]) -> TimelineBuilder:
     builder = TimelineBuilder()
     left = entries = chips = 0
     for raw in records:
-        if not any(word in raw for word in _WANTED):
+        if raw[2:].startswith(_DECISION) or not any(word in raw for word in _WANTED):
             continue
         line = _lines.decode(raw)
         if line.at is None:  # journaled before the clock was kept: no time to draw it at
