@@ -135,6 +135,13 @@ async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_red
         await expect(row.locator(".bot-mix")).to_be_focused()
         await admin.keyboard.type(",tag=1")  # typing goes on where it was
         await expect(row.locator(".bot-mix")).to_have_value("station=1,tag=1")
+        # A number selected to be typed over stays selected through a redraw: "6" replaces the "7", not "76".
+        await row.locator(".bot-count").select_text()
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            await client.post(f"/api/tournaments/{tournament}/register", json={"name": "Yan"})
+        await expect(row).to_contain_text("2 / 2", timeout=5_000)
+        await admin.keyboard.type("6")
+        await expect(row.locator(".bot-count")).to_have_value("6")
         await row.locator(".add-bots").click()
         await expect(row).to_contain_text("8 / 8", timeout=5_000)
         assert errors == []

@@ -114,7 +114,15 @@ async def test_a_custom_deal_typed_in_the_browser(browser):
         await person.click("#propose-box summary", timeout=20_000)
         await person.select_option("#deal-kind", "custom")
         typed = dict(zip([alice, *stations], ("15", "10", "5")))
-        for player, dollars in typed.items():
+        # Typing goes on in the same field while the action bar is drawn anew for the next turn or hand.
+        own = person.locator(f".deal-amount[data-player='{alice}']")
+        await own.click()
+        await person.keyboard.type("1")
+        bar = await person.evaluate_handle("document.querySelector('.controls')")
+        await person.wait_for_function("bar => !bar.isConnected", arg=bar, timeout=20_000)
+        await person.keyboard.type("5")
+        await expect(own).to_have_value("15")
+        for player, dollars in list(typed.items())[1:]:
             await person.fill(f".deal-amount[data-player='{player}']", dollars)
         await person.fill("#deal-keep", "0")
         await person.screenshot(path=ARTIFACTS / "deal-custom.png")

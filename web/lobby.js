@@ -323,13 +323,34 @@ export class Lobby {
       ),
     );
     const typed = this.typed();
-    this.body.replaceChildren(...shown.map((t) => this.row(t)));
+    this.patch(shown.map((t) => this.row(t)));
     this.retype(typed);
     const filtered = shown.length !== all.length ? `, ${shown.length} shown` : "";
     this.statusLine.textContent = `${all.length} tournament${all.length === 1 ? "" : "s"}${filtered} · live`;
   }
 
-  // Every update redraws the rows: what a person was typing in one (a name, a number of bots) and where their
+  // A cell that would be drawn the same is kept, not replaced: an input someone is typing in keeps its text, its
+  // focus and its selection (a number field selected to be typed over would otherwise take "3" as "320"). A kept
+  // cell's buttons read the tournament's row as it is when they are pressed, not as it was drawn.
+  patch(rows) {
+    const drawn = new Map([...this.body.children].map((tr) => [tr.dataset.id, tr]));
+    rows.forEach((fresh, index) => {
+      const old = drawn.get(fresh.dataset.id);
+      drawn.delete(fresh.dataset.id);
+      let tr = fresh;
+      if (old && old.cells.length === fresh.cells.length) {
+        [...fresh.cells].forEach((cell, i) => {
+          if (!old.cells[i].isEqualNode(cell)) old.replaceChild(cell, old.cells[i]);
+        });
+        old.dataset.status = fresh.dataset.status;
+        tr = old;
+      }
+      if (this.body.children[index] !== tr) this.body.insertBefore(tr, this.body.children[index] ?? null);
+    });
+    for (const gone of drawn.values()) gone.remove();
+  }
+
+  // Every update redraws the rows that changed: what a person was typing in one (a name, a number of bots) and where their
   // cursor was are read before and put back after.
   typed() {
     const focused = document.activeElement;
@@ -344,12 +365,18 @@ export class Lobby {
 
   retype(typed) {
     for (const input of this.body.querySelectorAll("tr[data-id] input")) {
+      if (input === document.activeElement) continue; // kept as it was, selection and all
       const key = inputKey(input);
       if (typed.values.has(key)) input.value = typed.values.get(key);
       if (key !== typed.focused) continue;
       input.focus();
       if (typed.cursor && input.type === "text") input.setSelectionRange(...typed.cursor);
     }
+  }
+
+  // The row as the feed has it now: a kept cell's handler was made from the row as it was drawn.
+  now(t) {
+    return this.feed.rows.get(t.id) ?? t;
   }
 
   drawTimes() {
@@ -382,7 +409,7 @@ export class Lobby {
                   body: { name: name.value },
                 });
                 saveSeat(t.id, { ...seat, name: name.value.trim() });
-                if (t.status === "running") location.hash = `#/t/${t.id}`; // late: straight to the seat
+                if (this.now(t).status === "running") location.hash = `#/t/${t.id}`; // late: straight to the seat
                 return `Registered in ${t.name} as ${name.value.trim()}: your table opens when it starts.`;
               }),
           },
@@ -479,7 +506,8 @@ export class Lobby {
     const admin = (command, body) =>
       this.attempt(async () => {
         // Destructive commands ask first, and every command says what it did.
-        const short = command === "start" && t.entries < t.min_players;
+        const { entries } = this.now(t);
+        const short = command === "start" && entries < t.min_players;
         if (
           command === "cancel" &&
           !window.confirm(`Cancel ${t.name}? Refunds are paid by its policy; this cannot be undone.`)
@@ -488,7 +516,7 @@ export class Lobby {
         if (
           short &&
           !window.confirm(
-            `${t.name} has ${t.entries} of the ${t.min_players} entries it needs: ` +
+            `${t.name} has ${entries} of the ${t.min_players} entries it needs: ` +
               "starting now cancels it and refunds everyone. Go on?",
           )
         )

@@ -172,9 +172,13 @@ export class TableView {
     const oval = el("div", { class: "oval" }, middle, seats);
     const dialogs = this.dialogs();
     this.drawProposeBox();
-    if (this.root.firstChild && this.root.contains(this.bar)) {
-      this.root.firstChild.replaceWith(oval);
-      this.bar.nextSibling.replaceWith(dialogs);
+    // Only what changed is put in: the forms below the bar (a deal being typed, the settings) stay in the page,
+    // so that a new turn's bar does not take the focus from a field being typed in.
+    if (this.root.contains(this.proposeBox)) {
+      const [drawnOval, drawnBar, drawnDialogs] = this.root.children;
+      drawnOval.replaceWith(oval);
+      if (drawnBar !== this.bar) drawnBar.replaceWith(this.bar);
+      drawnDialogs.replaceWith(dialogs);
     } else {
       this.settingsBox = this.settingsBox || (you ? this.settings() : el("span")); // built once: it keeps its state
       this.root.replaceChildren(oval, this.bar, dialogs, this.proposeBox, this.settingsBox);
