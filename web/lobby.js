@@ -350,8 +350,8 @@ export class Lobby {
     for (const gone of drawn.values()) gone.remove();
   }
 
-  // Every update redraws the rows that changed: what a person was typing in one (a name, a number of bots) and where their
-  // cursor was are read before and put back after.
+  // Every update redraws the rows that changed: what a person was typing in one (a name, a number of bots) and
+  // where their cursor was are read before and put back after.
   typed() {
     const focused = document.activeElement;
     const inRow = focused instanceof HTMLInputElement && this.body.contains(focused);
