@@ -498,6 +498,7 @@ class BoardInfo(msgspec.Struct):
     payouts_cents: list[int]
     satellite: Satellite | None
     levels: list[Level]
+    level_starts: list[float | None]  # engine.structure.level_starts: the client keeps no second schedule
     breaks: Breaks | None
     action_seconds: float
     time_bank_seconds: float

@@ -18,6 +18,7 @@ from playwright.async_api import expect
 
 from engine.events import Acted
 from engine.history import hand_seat
+from engine.structure import level_starts
 from tests.browser import (
     ARTIFACTS,
     SIZES,
@@ -145,6 +146,24 @@ async def test_what_the_admin_types_in_a_lobby_row_survives_the_updates_that_red
         await row.locator(".add-bots").click()
         await expect(row).to_contain_text("8 / 8", timeout=5_000)
         assert errors == []
+
+
+async def test_the_info_tab_schedules_the_levels_with_the_hourly_break_inside_them(browser):
+    # 20-minute levels, a 10-minute break at :30 of each hour: level 2 (0:20-0:40) holds it, so level 3 starts at
+    # 0:50, as engine.structure.level_starts says, not at 0:40; a level counted in hands ends the schedule.
+    levels = [{"small_blind": 10, "big_blind": 20, "minutes": 20}, {"small_blind": 20, "big_blind": 40, "minutes": 20},
+              {"small_blind": 30, "big_blind": 60, "minutes": 20}, {"small_blind": 40, "big_blind": 80, "hands": 10},
+              {"small_blind": 50, "big_blind": 100, "minutes": 20}]
+    async with live_server() as live:
+        body = {**definition(6, 6, levels=levels), "breaks": {"at_minute": 30, "minutes": 10}}
+        tournament, _ = await create(live, body, 0)
+        expected = level_starts(live.runtime(tournament).director.definition)
+        assert expected == [0, 20, 50, 70, None]
+        viewer = await open_as(browser, live, f"/#/t/{tournament}", {})
+        await tab(viewer, "info")
+        await expect(viewer.locator("#hourly-breaks")).to_contain_text("10-minute break at :30")
+        cells = viewer.locator("table.structure tr td:nth-child(5)")
+        await expect(cells).to_have_text(["0:00", "0:20", "0:50", "1:10", ""])
 
 
 async def test_the_tournament_tabs_and_the_directors_console(browser):

@@ -4,7 +4,7 @@
 import { histogram, lineChart } from "./charts.js";
 import { api, chips, el, money } from "./dom.js";
 import { describe, refusalText } from "./describe.js";
-import { lateRegistration, minutes, terms } from "./lobby.js";
+import { hoursMinutes, lateRegistration, minutes, terms } from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
 import { handsPanel } from "./replay.js";
@@ -627,7 +627,9 @@ export class TournamentPage {
   drawInfo(t) {
     const info = this.board.rows.get("info");
     if (!info) return;
-    let at = 0;
+    // The server's schedule (engine.structure.level_starts: hourly breaks lengthen the level they fall in).
+    const starts = info.level_starts;
+    const clock = (minute) => hoursMinutes(minute / 60);
     const rows = [];
     info.levels.forEach((level, i) => {
       rows.push(
@@ -638,22 +640,21 @@ export class TournamentPage {
           el("td", {}, `${chips(level.small_blind)}/${chips(level.big_blind)}`),
           el("td", {}, level.ante ? `${chips(level.ante)}${level.bb_ante ? " (BB)" : ""}` : ""),
           el("td", {}, level.minutes ? `${level.minutes} min` : `${level.hands} hands`),
-          el("td", {}, level.minutes ? `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}` : ""),
+          el("td", {}, starts[i] === null ? "" : clock(starts[i])),
         ),
       );
-      at += level.minutes || 0;
       const every = info.breaks && info.breaks.every_levels;
       if (every && (i + 1) % every === 0 && i + 1 < info.levels.length) {
+        const next = starts[i + 1];
         rows.push(
           el(
             "tr",
             { class: "break-row" },
             el("td", {}, ""),
             el("td", { colspan: 3 }, `Break, ${info.breaks.minutes} min`),
-            el("td", {}, `${Math.floor(at / 60)}:${String(at % 60).padStart(2, "0")}`),
+            el("td", {}, next === null ? "" : clock(next - info.breaks.minutes)),
           ),
         );
-        at += info.breaks.minutes;
       }
     });
     this.nodes.info.replaceChildren(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from engine.structure import level_starts
 from engine.wire import BoardInfo, FeedMessage, PlayerRow, Summary, TableRow, encoder
 from server.tournament import views
 from server.tournament.hub import Connection
@@ -123,7 +124,8 @@ def board(runtime: TournamentRuntime) -> Feed:
         definition = director.definition
         rows: dict[str, Any] = {
             "summary": steady(views.summary(director, facts), time.time()),
-            "info": BoardInfo(list(director.prizes), definition.satellite, list(definition.levels), definition.breaks,
+            "info": BoardInfo(list(director.prizes), definition.satellite, list(definition.levels),
+                              level_starts(definition), definition.breaks,
                               definition.action_seconds, definition.starting_bank_seconds, definition.refund_policy,
                               director.chips_in_play(), director.chips_issued, director.ledger.summary()),
         }
