@@ -246,6 +246,50 @@ async def until_true(probe) -> None:
 
 PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 640}]
 
+OVERLAPS = """() => {
+    const boxes = [...document.querySelectorAll('.seat')].map((seat) => [seat.dataset.player,
+        seat.getBoundingClientRect()]);
+    const middle = document.querySelector('.middle .board').getBoundingClientRect();
+    const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    return boxes.flatMap(([p, a], i) => [
+        ...boxes.slice(i + 1).filter(([, b]) => meet(a, b)).map(([q]) => `${p} and ${q}`),
+        ...(meet(a, middle) ? [`${p} and the board`] : []),
+    ]);
+}"""
+
+
+@pytest.mark.parametrize("phone", PHONES, ids=["390x844", "360x640"])
+async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_one_disconnected(browser, phone):
+    """At 390 px with ten seats the seats of the sides touched each other: every seat with its cards, the blinds
+    out and a player who lost the connection (sitting out, disconnected) is the most a seat shows."""
+    async with live_server(hand_pause=0.3) as live:
+        tournament, seats = await create(live, definition(10, 10, action_seconds=60), 10)
+        (alice, token), others = seats[0], seats[1:]
+        bots(live, tournament, others[:-1], "station", think=(30.0, 30.0))  # they hold their cards a while
+        runtime = live.runtime(tournament)
+        await until(lambda: all(runtime.streams.connected(player) for player, _ in others[:-1]))
+        page = await browser.new_page(viewport=phone)
+        errors = watch_errors(page)
+        await page.goto(live.http + "/")
+        seat = json.dumps({"player_id": alice, "token": token})
+        await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"mttsim:seat:{tournament}", seat])
+        await page.goto(f"{live.http}/#/t/{tournament}")
+        await admin(live, tournament, "start")
+        dealt = page.locator(".seat .cards:not(:empty)")
+
+        async def dealt_in() -> bool:  # all ten, or nine once the disconnected player's turn has folded them
+            return await dealt.count() >= 9
+
+        await until_true(dealt_in)
+        await expect(page.locator(".seat .bet:not(:empty)")).to_have_count(2)  # the blinds
+        await expect(page.locator(f".seat[data-player='{others[-1][0]}'] .marks")).to_contain_text("offline")
+        await page.evaluate("""Promise.all(document.getAnimations()  // cards and chips landed, for the picture
+            .filter((a) => a.effect.getTiming().iterations !== Infinity).map((a) => a.finished))""")
+        await page.screenshot(path=ARTIFACTS / f"phone-ten-seats-{phone['width']}x{phone['height']}.png")
+        assert await page.evaluate(OVERLAPS) == []
+        assert not errors, errors
+
+
 
 @pytest.mark.parametrize("phone", PHONES, ids=["390x844", "360x640"])
 async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_together_with_every_banner(browser, phone):

@@ -25,6 +25,15 @@ function outOfRange(turn, amount, betting) {
   return "";
 }
 
+// A seat's mark in words, and in one short word where a phone's seat has no room for two lines of them.
+const mark = (words, short, also = "") =>
+  el(
+    "span",
+    { class: `mark ${also}`.trim(), title: words },
+    el("span", { class: "long" }, words),
+    el("span", { class: "short" }, short),
+  );
+
 export class TableView {
   constructor(state, { send, root, log, chat, logKey, player }) {
     Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player });
@@ -218,6 +227,13 @@ export class TableView {
       s.seat === table.button ? el("span", { class: "dealer", title: "dealer button" }, "D") : null,
       el("div", { class: "name", title: s.name }, s.name),
       el("div", { class: "stack" }, chips(s.stack)),
+      el(
+        "div",
+        { class: "marks" },
+        // A phone says only "offline" of a player both away and disconnected: one short word fits beside the stack.
+        s.sitting_out ? mark("sitting out", "away", s.connected === false ? "implied" : "") : null,
+        s.connected === false ? mark("disconnected", "offline") : null,
+      ),
       s.bounty_cents
         ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`)
         : null,
@@ -228,12 +244,6 @@ export class TableView {
       ),
       el("div", { class: "bet" }, s.bet ? el("span", { class: "chips-moving" }, `bet ${chips(s.bet)}`) : ""),
       won ? el("div", { class: "won" }, `wins ${chips(won)}${made ? ` · ${made.name}` : ""}`) : null,
-      el(
-        "div",
-        { class: "marks" },
-        s.sitting_out ? el("span", { class: "mark" }, "sitting out") : null,
-        s.connected === false ? el("span", { class: "mark" }, "disconnected") : null,
-      ),
       s.player === table.actor ? el("div", { class: "clock" }) : null,
     );
     node.style.left = `${50 + 45 * Math.cos(angle)}%`;
