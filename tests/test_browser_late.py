@@ -70,7 +70,7 @@ async def test_a_person_registers_late_from_the_lobby_busts_and_reenters_from_he
             SIZES[size]["width"])
 
         await page.click("#reenter")
-        await expect(page.locator("#status")).to_contain_text("playing as p5")
+        await expect(page.locator("#status")).to_contain_text("playing as Lena (p5)")
         await expect(page.locator(".seat.me")).to_contain_text("Lena", timeout=20_000)
         assert director.stacks.get("p5") is not None and director.person("p5") == director.person("p4")
         await expect(page.locator("#reentry")).to_have_count(0)

@@ -162,7 +162,7 @@ async def test_a_second_entry_from_the_lobby_plays_on_its_own_page(browser):
         runtime = live.runtime(tournament)
         assert runtime.director.person("p2") == runtime.director.person("p1") == "p1"
         await page.click(".more-entry")
-        await expect(page.locator("#status")).to_contain_text("playing as p2")
+        await expect(page.locator("#status")).to_contain_text("playing as Ann (p2)")
 
 
 async def test_the_page_says_what_a_satellite_and_a_flight_are(browser):

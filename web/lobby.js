@@ -430,7 +430,7 @@ export class Lobby {
                   await api(`/api/tournaments/${t.id}/register`, {
                     method: "POST",
                     token: seat.token,
-                    body: { name: name.value || "another entry" },
+                    body: { name: seat.name || "another entry" }, // the person's name: their entries tell apart by id
                   }),
                 );
               }),

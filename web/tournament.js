@@ -303,10 +303,12 @@ export class TournamentPage {
         .slice(-1)
         .map((a) => el("div", { class: "banner announcement", id: "announcement" }, `Director: ${a.text}`)),
     );
+    // A person's name, with the entry's id beside it: a second entry or a re-entry is told apart by it.
+    const name = this.seat && (this.seat.name || this.names().get(this.seat.player_id));
     const where = this.watching
       ? ` · watching table ${this.watching}`
       : this.seat
-        ? ` · playing as ${this.seat.player_id}`
+        ? ` · playing as ${name ? `${name} (${this.seat.player_id})` : this.seat.player_id}`
         : " · observer";
     this.statusLine.textContent = `${t.name}: ${t.status}${where}`;
   }
