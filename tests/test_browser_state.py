@@ -258,12 +258,14 @@ OVERLAPS = """() => {
 }"""
 
 
+@pytest.mark.parametrize("bounty", [None, {"cents": 250}], ids=["freezeout", "bounty"])
 @pytest.mark.parametrize("phone", PHONES, ids=["390x844", "360x640"])
-async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_one_disconnected(browser, phone):
+async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_one_disconnected(browser, phone,
+                                                                                                 bounty):
     """At 390 px with ten seats the seats of the sides touched each other: every seat with its cards, the blinds
     out and a player who lost the connection (sitting out, disconnected) is the most a seat shows."""
     async with live_server(hand_pause=0.3) as live:
-        tournament, seats = await create(live, definition(10, 10, action_seconds=60), 10)
+        tournament, seats = await create(live, definition(10, 10, action_seconds=60, bounty=bounty), 10)
         (alice, token), others = seats[0], seats[1:]
         bots(live, tournament, others[:-1], "station", think=(30.0, 30.0))  # they hold their cards a while
         runtime = live.runtime(tournament)
@@ -285,7 +287,8 @@ async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_o
         await expect(page.locator(f".seat[data-player='{others[-1][0]}'] .marks")).to_contain_text("offline")
         await page.evaluate("""Promise.all(document.getAnimations()  // cards and chips landed, for the picture
             .filter((a) => a.effect.getTiming().iterations !== Infinity).map((a) => a.finished))""")
-        await page.screenshot(path=ARTIFACTS / f"phone-ten-seats-{phone['width']}x{phone['height']}.png")
+        kind = "-bounty" if bounty else ""
+        await page.screenshot(path=ARTIFACTS / f"phone-ten-seats{kind}-{phone['width']}x{phone['height']}.png")
         assert await page.evaluate(OVERLAPS) == []
         assert not errors, errors
 

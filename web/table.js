@@ -178,7 +178,7 @@ export class TableView {
       this.bar = this.controls();
       this.barTurn = turnKey;
     }
-    const oval = el("div", { class: "oval" }, middle, seats);
+    const oval = el("div", { class: "oval", "data-size": table.size }, middle, seats);
     const dialogs = this.dialogs();
     this.drawProposeBox();
     // Only what changed is put in: the forms below the bar (a deal being typed, the settings) stay in the page,
@@ -235,7 +235,12 @@ export class TableView {
         s.connected === false ? mark("disconnected", "offline") : null,
       ),
       s.bounty_cents
-        ? el("div", { class: "bounty", title: "bounty on this player" }, `bounty ${money(s.bounty_cents)}`)
+        ? el(
+            "div",
+            { class: "bounty", title: "bounty on this player" },
+            el("span", { class: "long" }, "bounty "),
+            money(s.bounty_cents),
+          )
         : null,
       el(
         "div",
