@@ -98,7 +98,10 @@ async def test_sigterm_mid_run_leaves_the_report_the_csvs_and_a_cancelled_tourna
             assert report["actions"] > 0 and report["history"]
             assert (await client.get(f"/api/tournaments/{report['tournament']}")).json()["status"] == "cancelled"
         assert len(rows(Path(f"{prefix}_stats_history.csv"))) == len(report["history"])
-        assert int(rows(Path(f"{prefix}_stats.csv"))[0]["Request Count"]) == report["actions"]
+        # a row counts the actions answered; the signal may come while a bot's last action awaits its answer,
+        # at most one a bot
+        answered = int(rows(Path(f"{prefix}_stats.csv"))[0]["Request Count"])
+        assert report["actions"] - report["players"] <= answered <= report["actions"]
 
 
 @pytest.mark.process
