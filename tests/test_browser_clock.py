@@ -37,7 +37,8 @@ async def test_the_clock_screen_shows_the_tournaments_numbers_on_one_screen_and_
         await expect(page.locator("#clock-level")).to_have_text("Level 1")
         read_at = time.monotonic()
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
-        assert shown["level"] == 1  # level 2 (ten minutes), then the break: read from one instant, to the float
+        assert shown["level"] == 1
+        # level 2 (ten minutes) comes before the break; both clocks are read at one instant, as floats
         assert shown["break_starts_in"] - shown["level_ends_in"] == pytest.approx(600)
         await expect(page.locator("#clock-blinds")).to_have_text(f"{shown['small_blind']}/{shown['big_blind']}")
         await expect(page.locator("#clock-ante")).to_have_text("No ante")
