@@ -254,7 +254,9 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 MAX_NESTING = 32  # brackets deep: a definition needs 4; a parser recursing on 100,000 would fail with no answer
-INT64 = (-(2**63), 2**63 - 1)  # what the journal (msgpack) and SQLite hold
+# The largest integer a browser's JSON keeps exact (Number.MAX_SAFE_INTEGER): a definition's amount past it would
+# be shown wrong in the client, so it is refused, though the journal (msgpack) and SQLite hold 64 bits.
+JSON_SAFE = (-(2**53 - 1), 2**53 - 1)
 
 
 def nesting_depth(text: str | bytes) -> int:
@@ -284,9 +286,9 @@ def nesting_depth(text: str | bytes) -> int:
 def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
     """Decode and check a definition; DefinitionError names the offending key.
 
-    Numbers must be finite and fit 64 bits (``Definition.__post_init__``): an
-    infinite level or an integer the journal cannot hold is refused before
-    anything is created.
+    Numbers must be finite and within 2^53 - 1 (``Definition.__post_init__``):
+    an infinite level, or an amount the client would show wrong, is refused
+    before anything is created.
     """
     if nesting_depth(text) > MAX_NESTING:
         raise DefinitionError(f"nested deeper than {MAX_NESTING} brackets")
@@ -302,13 +304,14 @@ def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
 
 
 def check_numbers(value: object, path: str) -> None:
-    """Every number under ``value`` finite and within 64 bits; DefinitionError names the first that is not."""
+    """Every number under ``value`` finite and exact in a browser's JSON; DefinitionError names the first that is
+    not."""
     if isinstance(value, bool):
         return
     if isinstance(value, float) and not math.isfinite(value):
         raise DefinitionError(f"{path}: {value} is not a finite number")
-    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
-        raise DefinitionError(f"{path}: {value} does not fit 64 bits")
+    if isinstance(value, int) and not JSON_SAFE[0] <= value <= JSON_SAFE[1]:
+        raise DefinitionError(f"{path}: {value} is past 2^53 - 1, the largest integer a browser's JSON keeps exact")
     if isinstance(value, dict):
         for key, item in value.items():
             check_numbers(item, f"{path}.{key}")

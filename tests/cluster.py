@@ -137,6 +137,8 @@ class TwoGateways:
     port_b: int
     a: subprocess.Popen[str]
     b: subprocess.Popen[str]
+    users: localcluster.Users
+    processes: list[subprocess.Popen[str]]
 
 
 @contextmanager
@@ -149,6 +151,6 @@ def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
         processes += [a, b]
         try:
             wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
-            yield TwoGateways(director_port, port_a, port_b, a, b)
+            yield TwoGateways(director_port, port_a, port_b, a, b, users, processes)
         finally:
             stop(*processes)

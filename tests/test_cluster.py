@@ -633,12 +633,15 @@ def line(table: int, seq: int) -> bytes:
 
 @pytest.mark.asyncio
 async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
-    """What a worker taking a table over numbers on from: 0 for a table with no stream yet."""
+    """What a worker taking a table over numbers on from: 0 for a table with no stream yet. The director sets
+    the stream up; a worker has no right to."""
     from server.cluster.bus import Bus
     from server.cluster.schema import stream_subject
 
     with nats_server() as users:
+        director = await Bus.connect(users.director, "director")
         bus = await Bus.connect(users.tables, "tables")
+        assert bus.key == director.key and bus.key is not None and len(bus.key) == 32
         try:
             assert await bus.last_seq("t", 1) == 0
             bus.publish(stream_subject("t", 1), line(1, 5) + b"\n" + line(1, 6))  # a loop turn's lines
@@ -655,6 +658,7 @@ async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
             assert await kept() == (7, 9)
         finally:
             await bus.close()
+            await director.close()
 
 
 def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_stops_the_cluster(monkeypatch):
@@ -681,3 +685,132 @@ def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_
     later.restarts.extend([0.0] * 5)  # five restarts, but more than a minute ago: forgotten
     later.process.wait(30)
     assert later.watch(100.0) and later.due == 100.5
+
+
+async def refusals(url: str, inbox: str = "_INBOX") -> tuple[nats.aio.client.Client, list[str]]:
+    """A NATS client of ``url``'s user, and the permission violations the NATS server reports to it."""
+    violations: list[str] = []
+
+    async def refused(error: Exception) -> None:
+        violations.append(str(error))
+
+    return await nats.connect(url, connect_timeout=10, error_cb=refused, inbox_prefix=inbox), violations
+
+
+async def until(test: Callable[[], bool], seconds: float = 60.0) -> None:
+    """Wait for ``test``; a busy machine delivers late, the end is the same."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not test() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.asyncio
+async def test_a_gateways_password_reaches_no_jetstream_and_a_workers_reaches_no_stream_of_the_directors():
+    """Issue 53.1 and 53.2. A gateway created a JetStream consumer delivering onto a table's subject, and the
+    worker there dealt a victim's cards to its route; a worker created a stream recording the director's HTTP
+    and sockets subjects and read the admin token from it. Neither password reaches JetStream's API for that:
+    a gateway's reaches none of it, a worker's only the few reads and writes it needs, named one by one."""
+    with nats_server() as users:
+        edge, edge_refused = await refusals(users.gateways[0])
+        tables, tables_refused = await refusals(users.tables)
+        from_the_edge = ["$JS.API.INFO", "$JS.API.CONSUMER.CREATE.MTTSIM_TABLES",
+                         "$JS.API.CONSUMER.CREATE.KV_mttsim_leases.spy.>", "$JS.API.STREAM.CREATE.SPY",
+                         "$JS.API.STREAM.UPDATE.MTTSIM_TABLES", "$JS.API.DIRECT.GET.KV_mttsim_seal.$KV.mttsim_seal.key",
+                         "$JS.API.DIRECT.GET.MTTSIM_TABLES.mttsim.stream.t.1", "$KV.mttsim_leases.t.1",
+                         "$KV.mttsim_processes.gateway.gateway-1.x", "$JS.FC.x", "mttsim.director.http"]
+        from_a_worker = ["$JS.API.STREAM.CREATE.SPY", "$JS.API.STREAM.UPDATE.MTTSIM_TABLES",
+                         "$JS.API.STREAM.UPDATE.KV_mttsim_leases", "$JS.API.CONSUMER.CREATE.MTTSIM_TABLES",
+                         "$JS.API.CONSUMER.DURABLE.CREATE.MTTSIM_TABLES.spy", "$JS.API.STREAM.DELETE.MTTSIM_TABLES",
+                         "$KV.mttsim_seal.key", "mttsim.director.http.gateway-1", "mttsim.director.sockets.gateway-1",
+                         "mttsim.table.t.1", "mttsim.notices"]
+        spy = json.dumps({"name": "SPY", "subjects": ["mttsim.director.>"]}).encode()
+        for client, forbidden in ((edge, from_the_edge), (tables, from_a_worker)):
+            for subject in forbidden:
+                await client.publish(subject, spy, reply="mttsim.table.t.1")
+            await client.flush()
+        # ... nor may either read the director's traffic directly
+        await edge.subscribe("mttsim.director.>")
+        await tables.subscribe("mttsim.director.>")
+        await until(lambda: len(edge_refused) > len(from_the_edge) and len(tables_refused) > len(from_a_worker))
+        assert len(edge_refused) == len(from_the_edge) + 1, edge_refused
+        assert len(tables_refused) == len(from_a_worker) + 1, tables_refused
+        assert all("permissions violation" in refusal.lower() for refusal in edge_refused + tables_refused)
+        for client in (edge, tables):
+            await client.close()
+
+
+@pytest.mark.asyncio
+async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_no_session():
+    """Issue 53.1, 53.3 and 53.5 against a running cluster, each attack with the credentials that could make it:
+    - a batch on a table's subject that the director did not seal (as a JetStream delivery would bring it,
+      under every epoch from 1 to 40) asks for a victim's cards on the attacker's route: nothing comes there;
+    - a message JetStream delivers onto the director's sockets subject (a worker's direct get, its reply
+      pointed there) is dropped: it carries headers, which no process of the cluster sends;
+    - a gateway's heartbeats that do not decode, claim a worker, or claim another realm's gateway register
+      nothing: ``GET /api/cluster`` answers 200 with the real processes alone, the tables play on, and a real
+      client of each gateway keeps its session and goes on hearing its table."""
+    import msgspec
+
+    from server.cluster.schema import (
+        Acted, Route, TableBatch, ToDirector, Watching, beat_for, frames_for, stream_subject, table_subject,
+    )
+    from server.processes import Process
+
+    with two_gateways("0.05") as running:
+        tournament = start_tournament(running.director_port)
+        wait_for("hands dealt at every table", lambda: all(
+            view["hand"] for view in show(running.director_port, tournament)["table_list"]))
+        observers = [await connect(f"ws://127.0.0.1:{port}/ws/tournaments/{tournament}?table=1")
+                     for port in (running.port_a, running.port_b)]
+        users = running.users
+        edge, _ = await refusals(users.gateways[0], "_INBOX.gateway.gateway-1")
+        tables, _ = await refusals(users.tables)
+        forger, _ = await refusals(users.director)  # stands in for any delivery a gateway could make happen
+        spied: list[bytes] = []
+
+        async def spy(message: nats.aio.msg.Msg) -> None:
+            spied.append(message.data)
+
+        attacker = frames_for("gateway.gateway-1.spy")
+        await edge.subscribe(f"{attacker}", cb=spy)
+        await edge.flush()
+        victim = show(running.director_port, tournament)["table_list"][0]["seats"][0]["player"]
+        for table in range(1, 6):
+            route = Route(attacker, 1, victim)
+            for epoch in range(1, 41):
+                forged = TableBatch(epoch, [Watching(route, True), Acted(route, "all_in", None)])
+                await forger.publish(table_subject(tournament, table), msgspec.msgpack.encode(forged))
+        await tables.publish(stream_subject("spy", 1), msgspec.msgpack.encode(
+            [ToDirector("open", "gateway.gateway-1.spy", 1, tournament=tournament)]))
+        await tables.publish("$JS.API.DIRECT.GET.MTTSIM_TABLES.mttsim.stream.spy.1", b"",
+                             reply="mttsim.director.sockets.gateway-1")
+        lies = [b"garbage", msgspec.msgpack.encode(Process("tables", "tables-spy-1", 1, "spy", 0.0)),
+                msgspec.msgpack.encode(Process("gateway", "gateway.gateway-2.spy-1", 1, "spy", 0.0))]
+        for _ in range(5):
+            for lie in lies:
+                await edge.publish(beat_for("gateway-1"), lie, reply=edge.new_inbox())
+            await asyncio.sleep(0.2)
+        honest = msgspec.msgpack.encode(Process("gateway", "gateway.gateway-1.spy-2", 2, "spy", 0.0))
+        await edge.publish(beat_for("gateway-1"), honest, reply=table_subject(tournament, 1))  # answer it there
+        await asyncio.sleep(2)
+        assert spied == []
+        answer = httpx.get(f"http://127.0.0.1:{running.port_a}/api/cluster", headers=ADMIN, timeout=10)
+        assert answer.status_code == 200
+        roles = sorted(process["role"] for process in answer.json()["processes"])
+        assert roles == ["director", "gateway", "gateway", "tables"], answer.json()
+        assert all("spy" not in process["id"] for process in answer.json()["processes"])
+        hands = {view["id"]: view["hand"] or 0 for view in show(running.director_port, tournament)["table_list"]}
+        for observer in observers:  # each gateway's real client hears its table go on
+            await receive_json(observer, timeout=30)
+        wait_for("the tables to play on", lambda: any(
+            (view["hand"] or 0) > hands.get(view["id"], 0)
+            for view in show(running.director_port, tournament)["table_list"]))
+        logs = "".join(log_of(process, whole=True) for process in running.processes)
+        assert "did not seal was dropped" in logs
+        assert "with headers (delivered by JetStream" in logs
+        assert "refused: a gateway speaks for itself" in logs and "did not decode was ignored" in logs
+        assert "not its sender's inbox, was refused" in logs
+        for client in (edge, tables, forger):
+            await client.close()
+        for observer in observers:
+            await observer.close()

@@ -9,11 +9,15 @@ import json
 
 import msgspec
 import pytest
+from nats.errors import TimeoutError as NatsTimeout
 
 from engine.wire import Presence
-from server.cluster.schema import CLOSE_SESSION_LOST, ToDirector, ToGateway, frames_for, sockets_for
+from server.cluster.schema import (
+    CLOSE_SESSION_LOST, NO_SESSIONS, Heartbeat, Listed, ToDirector, ToGateway, beat_for, frames_for, sockets_for,
+)
 from server.cluster.director import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.cluster.gateway import Gateway
+from server.processes import Process
 from server.tournament.hub import Connection, Outbound
 from server.storage import MemoryStorage
 from server.api.edge import Settings
@@ -83,7 +87,7 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
     journal: list[str] = []
     bus = GatewaysBus(journal)
     link = GatewayLink(bus, A, lambda connection, runtime: None,  # type: ignore[arg-type]
-                       lambda: journal.append("committed"))
+                       lambda: journal.append("committed"), sessions_from=1)
     outbound = Outbound(0.05, before=lambda: None)
     players = runtime.director.tables[1].table.players
     relayed = [Connection(ignore_close, None, player=player, outbound=outbound, max_queue=10, rate=1, burst=1,
@@ -138,29 +142,73 @@ async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_an
     assert sockets[2].lines == [b"turn"]
 
 
+def heartbeat(service: DirectorService, realm: str, gateway: str) -> Heartbeat | None:
+    """The director's answer to ``gateway``'s heartbeat on ``realm``'s subject (None: refused)."""
+    process = Process("gateway", gateway, 1, "host", 0.0, url="http://127.0.0.1:1")
+    answer = service.beat(beat_for(realm), msgspec.msgpack.encode(process))
+    return None if answer is None else msgspec.msgpack.decode(answer, type=Heartbeat)
+
+
 @pytest.mark.asyncio
-async def test_a_busy_gateway_keeps_its_sessions_and_a_message_from_a_lost_one_asks_its_client_to_reconnect() -> None:
-    """A gateway missing from the registry but heard from lately is busy, not gone (a storm of handshakes made
-    one miss its registrations and lose every session); a message for a session the director no longer has
-    (its gateway taken for gone, or the director restarted) closes that client's socket with 1012, and the
-    client comes back with a session."""
+async def test_a_gateway_is_gone_only_when_silent_and_then_its_clients_are_told_at_once() -> None:
+    """Issue 53.5: one short read of the registry ended a live gateway's sessions, silently. A gateway is alive
+    while it beats or its clients speak; one silent for ``GATEWAY_SILENCE_SECONDS`` loses its sessions, and each
+    of its clients is closed with 1012 at once (it reconnects); a message for a session the director no longer
+    has does the same."""
     server = Server(Settings(admin_token="x"))
     bus = GatewaysBus([])
     service = DirectorService(bus, server, app=None)  # type: ignore[arg-type]
-    service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("open", A, 1)]))  # a lobby session
-    assert service.lost_gateways(registered=set()) == []  # heard from just now: busy at worst
+    service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("open", A, 1), ToDirector("open", A, 2)]))
+    assert service.lost_gateways() == []  # heard from just now
     service.gateways[A].heard -= GATEWAY_SILENCE_SECONDS + 1
-    assert service.lost_gateways(registered={A}) == []  # registered
-    assert service.lost_gateways(registered=set()) == [A]
+    assert heartbeat(service, "a", A) == Heartbeat(service.me.id, 1)  # its sessions begin at its first client
+    assert service.lost_gateways() == []  # the heartbeat counts, whether or not its clients speak
+    assert [process.id for process in service.processes() if process.role == "gateway"] == [A]
 
-    service.gateways.pop(A).end_all()
+    service.gateways[A].heard -= GATEWAY_SILENCE_SECONDS + 1
+    assert service.lost_gateways() == [A]
+    await service._look_after_gateways()
     await asyncio.sleep(0)
+    closed = [frame for subject, sent in bus.published if subject == frames_for(A) for frame in sent if frame.close]
+    assert sorted(frame.now[0] for frame in closed) == [1, 2]
+    assert {frame.close for frame in closed} == {CLOSE_SESSION_LOST}
+    assert heartbeat(service, "a", A) == Heartbeat(service.me.id, NO_SESSIONS)  # its next beat says so too
+
     bus.published.clear()
     service.sockets(sockets_for("a"), msgspec.msgpack.encode([ToDirector("in", A, 1, b'{"type":"sync"}')]))
     await asyncio.sleep(0)
     ((subject, (frame,)),) = bus.published
     assert subject == frames_for(A)
     assert frame.now == [1] and frame.close == CLOSE_SESSION_LOST
+    assert heartbeat(service, "a", A) == Heartbeat(service.me.id, 2)  # a link begun by a lost client holds none
+
+
+@pytest.mark.asyncio
+async def test_a_heartbeat_for_another_realm_or_role_or_that_does_not_decode_registers_nothing(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 53.3: a bad entry blinded every process, and a lying one shrank the workers' shares. What a process
+    says of itself is checked against where it said it: a gateway only for its own realm, a worker only as a
+    worker; what does not decode is logged and skipped, and the rest of the registry stands."""
+    service = DirectorService(GatewaysBus([]), Server(Settings(admin_token="x")), app=None)  # type: ignore[arg-type]
+    with caplog.at_level("WARNING", logger="mttsim.cluster"):
+        assert heartbeat(service, "b", A) is None  # a's gateway, on b's subject
+        assert service.beat(beat_for("a"), b"garbage") is None
+        tables = Process("tables", "tables-host-9", 9, "host", 0.0)
+        assert service.beat(beat_for("a"), msgspec.msgpack.encode(tables)) is None  # a gateway claiming a worker
+        worker = msgspec.msgpack.decode(service.tables(b"garbage"), type=Listed)  # a worker's look still answered
+        liar = Process("gateway", A, 1, "host", 0.0)
+        assert msgspec.msgpack.decode(service.tables(msgspec.msgpack.encode(liar)), type=Listed).workers == 1
+    assert worker.workers == 1
+    assert [process.id for process in service.processes()] == [service.me.id]
+    assert sum("refused" in record.getMessage() or "without registering" in record.getMessage()
+               or "did not decode" in record.getMessage() for record in caplog.records) == 5
+    heartbeat(service, "a", A)
+    for number in (1, 2):
+        service.tables(msgspec.msgpack.encode(Process("tables", f"tables-host-{number}", number, "host", 0.0)))
+    assert sorted(process.id for process in service.processes()) == sorted(
+        [service.me.id, A, "tables-host-1", "tables-host-2"])
+    assert msgspec.msgpack.decode(service.tables(msgspec.msgpack.encode(
+        Process("tables", "tables-host-1", 1, "host", 0.0))), type=Listed).workers == 2
 
 
 @pytest.mark.asyncio
@@ -181,45 +229,46 @@ async def test_the_director_refuses_what_a_realm_says_for_a_gateway_of_another(c
 
 
 @pytest.mark.asyncio
-async def test_a_gateway_closes_its_clients_with_1012_when_a_new_director_replaces_the_one_it_knew() -> None:
-    """A restarted director has none of the gateway's sessions: the clients must reconnect to get one."""
+async def test_a_gateway_closes_the_clients_its_director_holds_no_session_for_and_no_other() -> None:
+    """A restarted director, or one that took the gateway for gone, has none of its clients' sessions: they
+    must reconnect to get one. A client opened since the last heartbeat may not have reached the director yet,
+    and is judged at the next one."""
     gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
-    clients_on(gateway, 1, 2)
-    for seen in ({"director-a"}, {"director-a", "director-b"}, set()):  # the first; its successor starting; none
-        gateway.directors_seen(seen)
-        assert not any(client.closed for client in gateway.clients.values()), seen
-    gateway.directors_seen({"director-b"})  # the one it knew is gone, and another serves
-    assert [client.close_code for client in gateway.clients.values()] == [CLOSE_SESSION_LOST] * 2
+    clients_on(gateway, 1, 2, 3, 4)
+    gateway.heartbeat_answered(Heartbeat("director-a", 1), opened=4)
+    assert not any(client.closed for client in gateway.clients.values())
+    gateway.heartbeat_answered(Heartbeat("director-a", 3), opened=4)  # 1 and 2 lost, 3 and 4 held
+    assert [client.close_code for client in gateway.clients.values()] == [CLOSE_SESSION_LOST] * 2 + [None] * 2
+    gateway.heartbeat_answered(Heartbeat("director-b", NO_SESSIONS), opened=3)  # a new director; 4 just opened
+    assert [client.close_code for client in gateway.clients.values()][2:] == [CLOSE_SESSION_LOST, None]
 
 
-class StuckRegistry:
-    """A bus whose read of the registry never ends (a watch stuck on a busy or reconnecting NATS server)."""
+class Unanswered:
+    """A bus on which the director never answers (stopped, or the NATS server is)."""
 
     def __init__(self) -> None:
-        self.registrations = 0
+        self.asked = 0
 
-    async def register(self, process: object) -> None:
-        self.registrations += 1
-
-    async def cluster(self) -> list[object]:
-        await asyncio.Event().wait()
-        return []
+    async def request(self, subject: str, payload: bytes) -> bytes:
+        self.asked += 1
+        raise NatsTimeout  # what nats-py raises for a request nobody answered in time
 
 
 @pytest.mark.asyncio
-async def test_a_gateway_keeps_registering_while_its_read_of_the_registry_is_stuck() -> None:
-    """Issue 38: the director twice took a live gateway for gone. The gateway registered, then read the registry,
-    in one loop: a read that hung for its time-out (5 s) let the registration lapse (3 s), and a director that
-    had heard nothing from its clients for 10 s ended their sessions. The registration has a loop of its own."""
+async def test_a_gateway_whose_heartbeat_goes_unanswered_keeps_every_client() -> None:
+    """Issue 53.5: a director or NATS server stopped for a few seconds ends no session: only an answer saying
+    the sessions are gone closes a client."""
     gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
-    gateway.bus = bus = StuckRegistry()  # type: ignore[assignment]
+    clients_on(gateway, 1, 2)
+    gateway.bus = bus = Unanswered()  # type: ignore[assignment]
     beating = asyncio.get_running_loop().create_task(gateway.beat())
     try:
         for _ in range(600):
-            if bus.registrations >= 3:
+            if bus.asked >= 3:
                 break
             await asyncio.sleep(0.05)
-        assert bus.registrations >= 3  # once a heartbeat, although the first read of the registry never ended
+        assert bus.asked >= 3  # once a second, unanswered
+        assert not any(client.closed for client in gateway.clients.values())
     finally:
         beating.cancel()
         await asyncio.gather(beating, return_exceptions=True)

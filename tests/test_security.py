@@ -86,7 +86,7 @@ async def test_deeply_nested_bodies_and_definitions_are_refused_naming_the_depth
             assert answer.status_code == 400 and "deeper" in answer.json()["message"]
 
 
-async def test_non_finite_numbers_and_integers_over_64_bits_are_refused_at_load_naming_the_key():
+async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_naming_the_key():
     toml = ('name = "x"\nseats_per_table = 2\nstarting_stack = 100\nbuy_in_cents = 0\nfee_cents = 0\n'
             'min_players = 2\nmax_players = 4\n[[payouts]]\nplaces = "1"\npercent = 100\n'
             '[[levels]]\nsmall_blind = 1\nbig_blind = 2\nminutes = {minutes}\n')
@@ -101,6 +101,15 @@ async def test_non_finite_numbers_and_integers_over_64_bits_are_refused_at_load_
         huge = {**definition(4, 4), "buy_in_cents": 2**70}
         answer = await client.post("/api/tournaments", json=huge, headers=ADMIN)
         assert answer.status_code == 400 and "buy_in_cents" in answer.json()["message"]
+        # Issue 53.6: past 2^53 - 1 a browser's JSON shows an amount wrong; the key is named
+        rebuys = {"levels": 2, "price_cents": 1000, "chips": 1000}
+        for key, body in (("$.starting_stack", {"starting_stack": 2**53}), ("$.fee_cents", {"fee_cents": 2**62}),
+                          ("$.added_cents", {"added_cents": 2**53}),
+                          ("$.rebuys.price_cents", {"rebuys": {**rebuys, "price_cents": 2**60}}),
+                          ("$.rebuys.chips", {"rebuys": {**rebuys, "chips": 2**60}})):
+            answer = await client.post("/api/tournaments", json={**definition(4, 4), **body}, headers=ADMIN)
+            assert answer.status_code == 400 and key in answer.json()["message"], answer.text
+            assert "2^53 - 1" in answer.json()["message"]
         assert (await client.get("/api/tournaments")).json() == []  # nothing was created
 
 

@@ -11,8 +11,8 @@ import msgspec
 import pytest
 from nats.js.errors import BadRequestError
 
-from server.cluster.bus import Bus, Lease
-from server.cluster.schema import COMMANDS, TABLES, TableCommand
+from server.cluster.bus import Bus, Lease, seal, unseal
+from server.cluster.schema import COMMANDS, TABLES, Listed, TableCommand
 from server.processes import Process
 from server.tournament.remote import TableState
 from server.cluster.worker import RELEASES_AT_ONCE, TableWorker, WorkerMetrics
@@ -40,21 +40,19 @@ class DirectorsBus:
     async def listen_from(self, subject: str, heard: object) -> Callable[[], Awaitable[None]]:
         return await self.listen(subject, heard)
 
+    async def listen_sealed(self, subject: str, heard: object) -> Callable[[], Awaitable[None]]:
+        return await self.listen(subject, heard)
+
     async def last_seq(self, tournament: str, table: int) -> int:
         return 0
 
     def publish(self, subject: str, payload: bytes) -> None:
         pass
 
-    async def register(self, process: Process) -> None:
-        return None
-
-    async def cluster(self) -> list[Process]:
-        return [Process.here("tables")]
-
     async def request(self, subject: str, payload: bytes) -> bytes:
         if subject == TABLES:
-            return msgspec.msgpack.encode([("t", table) for table in range(1, TABLES_HELD + 1)])
+            assert msgspec.msgpack.decode(payload, type=Process).role == "tables"  # its heartbeat
+            return msgspec.msgpack.encode(Listed([("t", table) for table in range(1, TABLES_HELD + 1)], 1))
         assert subject == COMMANDS
         commands = msgspec.msgpack.decode(payload, type=list[TableCommand])
         return msgspec.msgpack.encode([TableState("wait", 1) for _ in commands])
@@ -105,40 +103,18 @@ async def test_letting_go_of_a_lease_renewed_meanwhile_leaves_it_to_expire_and_s
     await bus.release(Lease("t.1", 1))  # raised, and stopped the worker with every table it held
 
 
-class SilentWatcher:
-    """A watch of the registry whose last entry never comes, as nats-py's can wait for one that lapsed."""
-
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def __aiter__(self) -> SilentWatcher:
-        return self
-
-    async def __anext__(self) -> object:
-        await asyncio.Event().wait()
-        raise StopAsyncIteration
-
-    async def stop(self) -> None:
-        self.stopped = True
-
-
-class SilentRegistry:
-    def __init__(self) -> None:
-        self.watcher = SilentWatcher()
-
-    async def watchall(self, **options: object) -> SilentWatcher:
-        return self.watcher
-
-
-@pytest.mark.asyncio
-async def test_reading_the_registry_gives_up_in_time_and_stops_its_watch() -> None:
-    """A worker reads the registry on each look for tables: a read that waited for ever would stop it taking any
-    table again, and registering (the callers log the time-out and look again)."""
-    registry = SilentRegistry()
-    bus = Bus(None, None, registry)  # type: ignore[arg-type]
-    with pytest.raises(TimeoutError):
-        await bus.cluster(timeout=0.05)
-    assert registry.watcher.stopped
+def test_the_directors_seal_holds_for_its_subject_and_its_bytes_only() -> None:
+    """Issue 53.1: a worker acted on anything that reached a table's subject, and a gateway made JetStream deliver
+    a forged batch there. What the director says to a table or the workers is sealed with a key the gateways
+    never hold: a forgery, a tampered batch, or one sealed for another table is dropped."""
+    key, other = b"k" * 32, b"o" * 32
+    sealed = seal(key, "mttsim.table.t.1", b"a batch")
+    assert unseal(key, "mttsim.table.t.1", sealed) == b"a batch"
+    assert unseal(key, "mttsim.table.t.2", sealed) is None  # replayed to another table
+    assert unseal(other, "mttsim.table.t.1", sealed) is None  # sealed with another key
+    assert unseal(key, "mttsim.table.t.1", sealed[:-1] + b"!") is None  # tampered
+    assert unseal(key, "mttsim.table.t.1", b"a batch") is None  # not sealed at all
+    assert unseal(key, "mttsim.table.t.1", b"") is None
 
 
 @pytest.mark.asyncio

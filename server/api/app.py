@@ -282,15 +282,10 @@ class Cluster(msgspec.Struct):
 
 
 async def cluster(request: Request) -> Response:
-    """The processes of the cluster, as they registered on the bus; one server alone lists itself."""
+    """The processes of the cluster, as the director heard their heartbeats; one server alone lists itself."""
     require_admin(request)
     server = server_of(request)
-    if server.cluster is None:
-        return reply(Cluster([server.process]))
-    try:
-        return reply(Cluster(await server.cluster.processes()))
-    except TimeoutError:
-        raise Refused("unavailable", "the cluster's registry did not answer in time: try again") from None
+    return reply(Cluster(server.cluster.processes() if server.cluster is not None else [server.process]))
 
 
 class Gateways(msgspec.Struct):
@@ -298,11 +293,11 @@ class Gateways(msgspec.Struct):
 
 
 async def gateways(request: Request) -> Response:
-    """Where a client may connect: the cluster's gateways, as the director last read the registry (once a
-    second; a page asks once, while its own gateway is there, to go on through another when it is gone). One
-    server alone lists none: the page's own address is the only one."""
+    """Where a client may connect: the cluster's gateways heard from now (a page asks once, while its own
+    gateway is there, to go on through another when it is gone). One server alone lists none: the page's own
+    address is the only one."""
     server = server_of(request)
-    processes = server.cluster.registered if server.cluster is not None else []
+    processes = server.cluster.processes() if server.cluster is not None else []
     return reply(Gateways(sorted(process.url for process in processes if process.role == "gateway" and process.url)))
 
 

@@ -29,8 +29,6 @@ class ClusterService(Protocol):
     """The director's side of a cluster (server/cluster/director.py's ``DirectorService``), as the process knows it: the
     command line plugs it in (``create_app(..., join_cluster=...)``), so that the API imports no cluster."""
 
-    registered: list[Process]  # the registry as last read, every heartbeat
-
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
@@ -38,7 +36,8 @@ class ClusterService(Protocol):
     def placement(self, tournament: str) -> Placement:
         """Where ``tournament``'s tables are played: by the cluster's workers."""
 
-    async def processes(self) -> list[Process]: ...
+    def processes(self) -> list[Process]:
+        """Every process of the cluster heard from now."""
 
 
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop

@@ -1,12 +1,18 @@
 """The cluster's bus: NATS between the director process, its table workers and its gateways (docs/deployment.md),
 carrying the messages of server/cluster/schema.py.
 
-What must outlive a process lives in JetStream:
+What must outlive a process lives in JetStream, which the director sets up and a gateway never touches:
 - the leases by which workers own tables: a key per table, created by one worker only, expiring unless
   renewed. The key's creation revision is the lease's epoch: the director fences off any older one,
   because a worker that stalled past its lease may still speak;
-- the processes of the cluster, each renewing its own key, for ``GET /api/cluster``;
-- each table's stream as its workers numbered it (``STREAMS``): a worker taking a table over numbers on.
+- each table's stream as its workers numbered it (``STREAMS``): a worker taking a table over numbers on;
+- the key with which the director seals what it tells the workers (``SEAL_BUCKET``): a worker acts on a
+  message of a table's subject only if the director wrote it, however it came there.
+
+Who may trust what (docs/security.md): a message that reaches a subscriber with NATS headers was delivered
+by JetStream (a consumer, a direct get), never published by a process of the cluster, which sends none; such
+a message is dropped, since JetStream republishes what its requester chose onto a subject of the requester's
+choosing, and the NATS server checks no permission for that.
 
 One ``mttsim serve`` without ``--nats`` uses none of this.
 """
@@ -14,11 +20,14 @@ One ``mttsim serve`` without ``--nats`` uses none of this.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
-import msgspec
 import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -28,11 +37,36 @@ from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequen
 from nats.js.kv import KeyValue
 
 from server.cluster.schema import (
-    LEASE_SECONDS, NO_RESPONDERS, PROCESS_SECONDS, REQUEST_SECONDS, STREAM_KEPT, STREAM_PREFIX, STREAM_SECONDS,
-    STREAMS, realm_of, stream_subject,
+    LEASE_BUCKET, LEASE_SECONDS, NO_RESPONDERS, REQUEST_SECONDS, SEAL_BUCKET, SEAL_KEY, STREAM_KEPT, STREAM_PREFIX,
+    STREAM_SECONDS, STREAMS, realm_of, stream_subject,
 )
-from server.processes import Process, Role
+from server.processes import Role
 from server.tournament.stream import numbered
+
+logger = logging.getLogger("mttsim.bus")
+SEAL_BYTES = 32  # HMAC-SHA256
+SET_UP_SECONDS = 1.0  # how often a worker looks for what the director sets up, while it is not there
+
+
+def seal(key: bytes, subject: str, body: bytes) -> bytes:
+    """``body`` with the director's seal: it holds for this subject only, so that a batch for one table cannot
+    be sent to another."""
+    return hmac.digest(key, subject.encode() + b" " + body, hashlib.sha256) + body
+
+
+def unseal(key: bytes, subject: str, data: bytes) -> bytes | None:
+    """The body of a sealed message, or None if the director did not write it for ``subject``."""
+    body = data[SEAL_BYTES:]
+    return body if hmac.compare_digest(data[:SEAL_BYTES], seal(key, subject, body)[:SEAL_BYTES]) else None
+
+
+def delivered_by_jetstream(message: Msg) -> bool:
+    """A message with headers: no process of the cluster sends any (see the module's docstring)."""
+    if message.headers:
+        logger.warning("a message on %s with headers (delivered by JetStream, not sent by the cluster) was dropped",
+                       message.subject)
+        return True
+    return False
 
 
 class Lease:
@@ -47,13 +81,13 @@ class Lease:
 
 
 class Bus:
-    """A NATS connection with what the roles need: requests timed, notices batched, leases and the registry."""
+    """A NATS connection with what the roles need: requests timed, notices batched, leases, and the seal."""
 
-    def __init__(self, client: NatsClient, leases: KeyValue | None, processes: KeyValue,
+    def __init__(self, client: NatsClient, leases: KeyValue | None, key: bytes | None,
                  round_trip: Callable[[float], None] | None = None) -> None:
         self.client = client
         self.leases = leases
-        self.processes = processes
+        self.key = key  # the seal's, which a gateway never holds
         self.round_trip = round_trip  # observes each request's seconds (the metrics' histogram)
         self._pending: list[tuple[str, bytes]] = []
         self._flush: asyncio.Task[None] | None = None
@@ -61,25 +95,20 @@ class Bus:
     @classmethod
     async def connect(cls, url: str, role: Role, round_trip: Callable[[float], None] | None = None) -> Bus:
         """Connected as ``role``, whose replies come to inboxes of its own (``_INBOX.ROLE.REALM.*``): the NATS
-        server's permissions let no other role read them (docs/deployment.md). A gateway touches no lease and no
-        table stream, so it neither makes them nor may."""
+        server's permissions let no other role read them (docs/deployment.md). A gateway touches no lease, no
+        table stream and nothing of JetStream; the director sets up what the workers use, and a worker waits
+        for it."""
         inbox = f"_INBOX.{role}.{realm_of(url)}" if role == "gateway" else f"_INBOX.{role}"
         client = await nats.connect(url, name=f"mttsim-{role}", max_reconnect_attempts=-1, reconnect_time_wait=0.5,
                                     inbox_prefix=inbox)
-        js = client.jetstream()
-        processes = await js.create_key_value(KeyValueConfig(bucket="mttsim_processes", ttl=PROCESS_SECONDS,
-                                                             history=1))
         if role == "gateway":
-            return cls(client, None, processes, round_trip)
-        leases = await js.create_key_value(KeyValueConfig(bucket="mttsim_leases", ttl=LEASE_SECONDS, history=1))
-        streams = StreamConfig(name=STREAMS, subjects=[f"{STREAM_PREFIX}.>"],
-                               storage=StorageType.FILE, discard=DiscardPolicy.OLD, max_age=STREAM_SECONDS,
-                               max_msgs_per_subject=STREAM_KEPT, allow_direct=True)
-        try:
-            await js.add_stream(streams)
-        except BadRequestError:  # there already, made by an older version with other limits
-            await js.update_stream(streams)
-        return cls(client, leases, processes, round_trip)
+            return cls(client, None, None, round_trip)
+        js = client.jetstream()
+        key = await _set_up(js) if role == "director" else await _sealing_key(js)
+        # Bound by name rather than looked up: a lookup is a JetStream request a worker has no right to.
+        leases = KeyValue(name=LEASE_BUCKET, stream=f"KV_{LEASE_BUCKET}", pre=f"$KV.{LEASE_BUCKET}.", js=js,
+                          direct=False)
+        return cls(client, leases, key, round_trip)
 
     async def close(self) -> None:
         if self._flush is not None:
@@ -122,20 +151,28 @@ class Bus:
         except (nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError):
             pass  # the process stops: what it had still to say is lost with it, as it would be a moment later
 
-    async def serve(self, subject: str, answer: Callable[[bytes], bytes]) -> None:
-        """Answer requests on ``subject`` with ``answer`` (synchronous: it never interleaves with another)."""
+    async def serve(self, subject: str, answer: Callable[[str, bytes], bytes | None],
+                    inbox_of: Callable[[str], str] | None = None) -> None:
+        """Answer requests on ``subject`` with ``answer`` (synchronous: it never interleaves with another), given
+        the subject each came on; None answers nothing. With ``inbox_of``, only a request whose reply goes to the
+        inbox of the subject's realm is answered: this process, which may publish where its askers may not, is
+        no relay for them."""
         async def reply(message: Msg) -> None:
-            await message.respond(answer(message.data))
+            if self._admitted(message, inbox_of) and (answered := answer(message.subject, message.data)) is not None:
+                await message.respond(answered)
 
         await self.client.subscribe(subject, cb=reply)
 
     async def serve_tasks(self, subject: str,
                           answer: Callable[[bytes, Callable[[bytes], Awaitable[None]]], Coroutine[Any, Any, None]],
-                          ) -> None:
+                          inbox_of: Callable[[str], str] | None = None) -> None:
         """Answer each request on ``subject`` in a task of its own, in as many messages as ``answer`` sends."""
         tasks: set[asyncio.Task[None]] = set()
 
         async def start(message: Msg) -> None:
+            if not self._admitted(message, inbox_of):
+                return
+
             async def send(data: bytes) -> None:
                 await self.client.publish(message.reply, data)
 
@@ -144,6 +181,16 @@ class Bus:
             task.add_done_callback(tasks.discard)
 
         await self.client.subscribe(subject, cb=start)
+
+    @staticmethod
+    def _admitted(message: Msg, inbox_of: Callable[[str], str] | None) -> bool:
+        if delivered_by_jetstream(message):
+            return False
+        if inbox_of is not None and not message.reply.startswith(f"{inbox_of(message.subject)}."):
+            logger.warning("a request on %s whose answer would go to %r, not its sender's inbox, was refused",
+                           message.subject, message.reply)
+            return False
+        return True
 
     async def ask_in_pieces(self, subject: str, payload: bytes,
                             timeout: float = REQUEST_SECONDS) -> tuple[bytes, AsyncIterator[bytes]]:
@@ -179,10 +226,32 @@ class Bus:
     async def listen_from(self, subject: str, heard: Callable[[str, bytes], None]) -> Callable[[], Awaitable[None]]:
         """Call ``heard`` with the subject (``subject`` has wildcards) and the data of each message."""
         async def on_message(message: Msg) -> None:
-            heard(message.subject, message.data)
+            if not delivered_by_jetstream(message):
+                heard(message.subject, message.data)
 
         subscription = await self.client.subscribe(subject, cb=on_message)
         return subscription.unsubscribe
+
+    # ------------------------------------------------------------ the director's sealed word to the workers
+
+    def publish_sealed(self, subject: str, payload: bytes) -> None:
+        """A notice only the director may send: sealed with the key a gateway never holds."""
+        assert self.key is not None, "only the director and the workers hold the key"
+        self.publish(subject, seal(self.key, subject, payload))
+
+    async def listen_sealed(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
+        """Call ``heard`` with each message on ``subject`` that the director sealed; log and drop the rest."""
+        key = self.key
+        assert key is not None, "only the director and the workers hold the key"
+
+        def opened(actual: str, data: bytes) -> None:
+            body = unseal(key, actual, data)
+            if body is None:
+                logger.warning("a message on %s that the director did not seal was dropped", actual)
+            else:
+                heard(body)
+
+        return await self.listen_from(subject, opened)
 
     # ------------------------------------------------------------ leases
 
@@ -220,28 +289,36 @@ class Bus:
         except nats.errors.Error:  # expired, taken already, renewed meanwhile, or the bus is reconnecting
             pass
 
-    # ------------------------------------------------------------ the registry of processes
 
-    async def register(self, process: Process) -> None:
-        await self.processes.put(process.id, msgspec.json.encode(process))
+async def _set_up(js: Any) -> bytes:
+    """The director's: the leases' bucket, the tables' streams and the seal's key, made if they are not there
+    (a director started again finds them, and its key, as it left them); returns the key."""
+    await js.create_key_value(KeyValueConfig(bucket=LEASE_BUCKET, ttl=LEASE_SECONDS, history=1))
+    streams = StreamConfig(name=STREAMS, subjects=[f"{STREAM_PREFIX}.>"],
+                           storage=StorageType.FILE, discard=DiscardPolicy.OLD, max_age=STREAM_SECONDS,
+                           max_msgs_per_subject=STREAM_KEPT, allow_direct=True)
+    try:
+        await js.add_stream(streams)
+    except BadRequestError:  # there already, made by an older version with other limits
+        await js.update_stream(streams)
+    sealing = await js.create_key_value(KeyValueConfig(bucket=SEAL_BUCKET, history=1, direct=True,
+                                                       storage=StorageType.FILE))
+    try:
+        await sealing.create(SEAL_KEY, secrets.token_bytes(32))
+    except KeyWrongLastSequenceError:  # made by this director before a restart
+        pass
+    return bytes((await sealing.get(SEAL_KEY)).value or b"")
 
-    async def cluster(self, timeout: float = REQUEST_SECONDS) -> list[Process]:
-        """Every process registered now, read in one watch of the registry, within ``timeout`` (TimeoutError).
 
-        nats-py's ``keys()`` and a watch wait, without a time limit, for the
-        watch's last entry to be delivered; an entry that lapses meanwhile, or
-        a delivery dropped on a busy machine, would keep the caller waiting for
-        ever: a worker would then take no table again, and stop registering.
-        """
-        watcher = await self.processes.watchall(ignore_deletes=True)
-        found = []
+async def _sealing_key(js: Any) -> bytes:
+    """A worker's: the seal's key, by a direct get, the one JetStream read it may make of that bucket; until the
+    director has set the bus up, it waits."""
+    while True:
         try:
-            async with asyncio.timeout(timeout):
-                async for entry in watcher:
-                    if entry is None:  # what the bucket held when the watch began has all come
-                        break
-                    if entry.value:
-                        found.append(msgspec.json.decode(entry.value, type=Process))
-        finally:
-            await watcher.stop()  # type: ignore[no-untyped-call]  # nats-py leaves it untyped
-        return sorted(found, key=lambda process: (process.role, process.id))
+            kept = await js.get_last_msg(f"KV_{SEAL_BUCKET}", f"$KV.{SEAL_BUCKET}.{SEAL_KEY}", direct=True)
+            if kept.data:
+                return bytes(kept.data)
+        except (NotFoundError, NoRespondersError, nats.errors.TimeoutError):
+            pass
+        logger.warning("waiting for the director to set up the bus")
+        await asyncio.sleep(SET_UP_SECONDS)

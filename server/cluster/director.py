@@ -18,9 +18,15 @@ new epoch voids the hand the last worker left in play, as a restart does.
 Gateways (server/cluster/gateway.py) hold the clients' sockets. Their sessions live
 here as connections like any other, whose frames leave for the gateway in
 one bus message per turn of the event loop (``GatewayLink``), and their REST
-requests run through this process's own application. A gateway that stops
-registering is gone: its clients' sessions end, and they reconnect through
-another.
+requests run through this process's own application. A gateway silent for
+``GATEWAY_SILENCE_SECONDS`` (no heartbeat, no client's message) is gone: its
+clients' sessions end, it is told so (each client closed with 1012, and its
+next heartbeat's answer), and they reconnect through another or through it.
+
+The registry of the cluster's processes (``GET /api/cluster``) is this
+process's memory of their heartbeats: a gateway beats by request on its
+realm's subject, a worker with each look for tables. A read of it is exact,
+and nothing one process writes can hide another.
 """
 
 from __future__ import annotations
@@ -46,9 +52,10 @@ from server.tournament.streams import Streams, Writers
 from server.tournament.tables import Tables
 from server.turns import TurnBatch, beat
 from server.cluster.schema import (
-    CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NOTICES, NOTICES_PER_MESSAGE, TABLES, Acted, Adopt, Back, Closed,
-    Deal, Frames, HttpHead, HttpRequest, Notice, Publish, Route, SnapshotFor, TableBatch, TableCommand, Take,
-    ToDirector, ToGateway, ToTable, Watching, deliver, frames_for, in_realm, realm_in, sockets_for, table_subject,
+    BEAT, CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NO_SESSIONS, NOTICES, NOTICES_PER_MESSAGE, PROCESS_SECONDS,
+    TABLES, Acted, Adopt, Back, Closed, Deal, Frames, Heartbeat, HttpHead, HttpRequest, Listed, Notice, Publish, Route,
+    SnapshotFor, TableBatch, TableCommand, Take, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for,
+    in_realm, inbox_of_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
 from engine.wire import TableMessage, encoder, stamped
@@ -65,10 +72,29 @@ _commands = msgspec.msgpack.Decoder(list[TableCommand])
 _from_gateway = msgspec.msgpack.Decoder(list[ToDirector])
 _http = msgspec.msgpack.Decoder(HttpRequest)
 _frames = msgspec.msgpack.Decoder(list[ToGateway])
+_process = msgspec.msgpack.Decoder(Process)
 HEARTBEAT_SECONDS = 1.0
-# A gateway gone from the registry is gone only once it has also said nothing this long: one that is busy (a
-# storm of 15,000 handshakes) misses its registrations, but not for this long without a client's message.
+# A gateway is gone once it has said nothing this long, neither a heartbeat (one a second) nor a client's message:
+# a gateway stopped for 5 s, or busy with a storm of 15,000 handshakes, keeps its clients' sessions.
 GATEWAY_SILENCE_SECONDS = 10.0
+
+
+class Registry:
+    """The cluster's processes as the director heard their heartbeats: a read is exact, never a short one."""
+
+    def __init__(self, me: Process) -> None:
+        self.me = me
+        self.heard: dict[str, tuple[Process, float]] = {}  # id -> the process as it last said, and when
+
+    def beat(self, process: Process, now: float) -> None:
+        self.heard[process.id] = (process, now)
+
+    def alive(self, now: float) -> list[Process]:
+        """This process, and every other heard within ``PROCESS_SECONDS``; the others are forgotten."""
+        for gone in [key for key, (_, at) in self.heard.items() if now - at > PROCESS_SECONDS]:
+            del self.heard[gone]
+        return sorted([self.me, *(process for process, _ in self.heard.values())],
+                      key=lambda process: (process.role, process.id))
 
 
 class DirectorService:
@@ -89,21 +115,22 @@ class DirectorService:
         self.links: dict[str, TableLinks] = {}  # each tournament's tables, as its runtime was built with them
         self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
         self._heartbeat: asyncio.Task[None] | None = None
-        self.registered: list[Process] = []  # the registry as last read, every heartbeat
+        self.registry = Registry(self.me)
 
     async def start(self) -> None:
-        await self.bus.serve(COMMANDS, self.answer)
-        await self.bus.serve(TABLES, self.tables)
+        await self.bus.serve(COMMANDS, lambda _, data: self.answer(data))
+        await self.bus.serve(TABLES, lambda _, data: self.tables(data))
+        await self.bus.serve(f"{BEAT}.*", self.beat, inbox_of_realm)
         await self.bus.listen_from(sockets_for("*"), self.sockets)
-        await self.bus.serve_tasks(HTTP, self.http)
+        await self.bus.serve_tasks(f"{HTTP}.*", self.http, inbox_of_realm)
         await self.bus.listen(self.local_subject, self._local_frames)
         self._heartbeat = asyncio.get_running_loop().create_task(
-            beat(HEARTBEAT_SECONDS, self._beat, "the director could not register with the cluster", logger),
-            name="cluster:heartbeat")
+            beat(HEARTBEAT_SECONDS, self._look_after_gateways, "the director could not look after its gateways",
+                 logger), name="cluster:heartbeat")
 
-    async def processes(self) -> list[Process]:
-        """Every process registered now (``GET /api/cluster``)."""
-        return await self.bus.cluster()
+    def processes(self) -> list[Process]:
+        """Every process heard from now (``GET /api/cluster``)."""
+        return self.registry.alive(asyncio.get_running_loop().time())
 
     async def stop(self) -> None:
         if self._heartbeat is not None:
@@ -140,12 +167,26 @@ class DirectorService:
 
     def _send_notices(self, pending: list[Notice]) -> None:
         for start in range(0, len(pending), NOTICES_PER_MESSAGE):
-            self.bus.publish(NOTICES, encode(pending[start:start + NOTICES_PER_MESSAGE]))
+            self.bus.publish_sealed(NOTICES, encode(pending[start:start + NOTICES_PER_MESSAGE]))
 
-    def tables(self, _: bytes) -> bytes:
-        """Every table of every running tournament, for the workers to share out."""
-        return encode([(runtime.id, table) for runtime in self.tournaments.values()
-                       if runtime.director.status is Status.RUNNING for table in sorted(runtime.director.tables)])
+    def tables(self, data: bytes) -> bytes:
+        """A worker's heartbeat, which is its look for tables: every table of every running tournament, and how
+        many workers share them."""
+        now = asyncio.get_running_loop().time()
+        try:
+            worker = _process.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("a worker's look for tables that did not decode was answered without registering it")
+        else:
+            if worker.role == "tables" and worker.id.startswith("tables-"):
+                self.registry.beat(worker, now)
+            else:
+                logger.warning("a worker's look for tables as %r (%s) was answered without registering it",
+                               worker.id, worker.role)
+        workers = sum(process.role == "tables" for process in self.registry.alive(now))
+        running = [runtime for runtime in self.tournaments.values() if runtime.director.status is Status.RUNNING]
+        return encode(Listed([(runtime.id, table) for runtime in running for table in sorted(runtime.director.tables)],
+                             max(1, workers)))
 
     def answer(self, data: bytes) -> bytes:
         """A worker's commands of one turn of its event loop, answered together: a round's two thousand deals
@@ -178,18 +219,37 @@ class DirectorService:
             logger.exception("table %s/%s: %s failed", command.tournament, table, type(command).__name__)
         return hands.state(table)
 
-    async def _beat(self) -> None:
-        await self.bus.register(self.me)
-        self.registered = await self.bus.cluster()
-        for gateway in self.lost_gateways({process.id for process in self.registered}):
-            logger.warning("gateway %s is gone: its clients' sessions end", gateway)
+    def beat(self, subject: str, data: bytes) -> bytes | None:
+        """A gateway's heartbeat, on its realm's subject: registered if it speaks for a gateway of that realm, and
+        answered with where its clients' sessions here begin."""
+        try:
+            gateway = _process.decode(data)
+        except msgspec.DecodeError:
+            logger.warning("a gateway's heartbeat that did not decode was ignored")
+            return None
+        realm = realm_in(subject)
+        if gateway.role != "gateway" or not in_realm(realm, gateway.id):
+            logger.warning("a heartbeat of %r (%s) on the subject of realm %r was refused: a gateway speaks for "
+                           "itself", gateway.id, gateway.role, realm)
+            return None
+        now = asyncio.get_running_loop().time()
+        self.registry.beat(gateway, now)
+        link = self.gateways.get(gateway.id)
+        if link is not None:
+            link.heard = now
+        return encode(Heartbeat(self.me.id, NO_SESSIONS if link is None else link.sessions_from))
+
+    async def _look_after_gateways(self) -> None:
+        for gateway in self.lost_gateways():
+            logger.warning("gateway %s said nothing for %g s: its clients' sessions end", gateway,
+                           GATEWAY_SILENCE_SECONDS)
             self.gateways.pop(gateway).end_all()
 
-    def lost_gateways(self, registered: set[str]) -> list[str]:
-        """The gateways gone from the registry that have also been silent for ``GATEWAY_SILENCE_SECONDS``."""
+    def lost_gateways(self) -> list[str]:
+        """The gateways that have said nothing, neither a heartbeat nor a client's message, for
+        ``GATEWAY_SILENCE_SECONDS``."""
         now = asyncio.get_running_loop().time()
-        return [gateway for gateway, link in self.gateways.items()
-                if gateway not in registered and now - link.heard > GATEWAY_SILENCE_SECONDS]
+        return [gateway for gateway, link in self.gateways.items() if now - link.heard > GATEWAY_SILENCE_SECONDS]
 
     # ------------------------------------------------------------ the gateways' clients
 
@@ -209,9 +269,10 @@ class DirectorService:
                                "its own clients", item.gateway, realm)
                 continue
             link = self.gateways.get(item.gateway)
-            if link is None:
+            if link is None:  # a client below this one has no session here (its opening came before)
+                sessions_from = item.conn if item.kind == "open" else item.conn + 1
                 link = self.gateways[item.gateway] = GatewayLink(self.bus, item.gateway, self._left,
-                                                                 self.server.outbound.before)
+                                                                 self.server.outbound.before, sessions_from)
             link.heard = now
             if item.kind == "open":
                 self._open(link, item)
@@ -301,11 +362,12 @@ class GatewayLink(Frames):
     """
 
     def __init__(self, bus: Bus, gateway: str, left: Callable[[Connection, TournamentRuntime | None], None],
-                 before: Callable[[], None]) -> None:
+                 before: Callable[[], None], sessions_from: int) -> None:
         super().__init__(bus, frames_for(gateway), before)
         self.left = left  # what a session's end leaves behind
         self.sessions: dict[int, tuple[Connection, TournamentRuntime | None]] = {}  # None: the lobby's feed
-        self.heard = 0.0  # the loop's time when the gateway last sent anything
+        self.sessions_from = sessions_from  # the gateway's first client whose session this link may hold
+        self.heard = asyncio.get_running_loop().time()  # when the gateway last said anything
 
     async def close(self, number: int, code: int, reason: str) -> None:
         """Close the client's socket, after what it was sent."""
@@ -318,8 +380,12 @@ class GatewayLink(Frames):
         self.left(connection, runtime)
 
     def end_all(self) -> None:
+        """Every session ends, and the gateway is told at once: each client is closed with 1012 and reconnects
+        (a gateway that missed these frames learns it from its next heartbeat's answer)."""
         for conn in list(self.sessions):
             self.end(conn)
+            self.frame(ToGateway([conn], close=CLOSE_SESSION_LOST, reason="session lost: reconnect"))
+        self.flush()
 
 
 class TableLinks:
@@ -365,7 +431,7 @@ class TableLinks:
     def _send(self, table: int, items: list[ToTable]) -> None:
         self.service.server.outbound.before()  # the journal's commit: nothing leaves that a crash could take back
         batch = TableBatch(self.held.epochs[table], items)
-        self.service.bus.publish(table_subject(self.tournament, table), encode(batch))
+        self.service.bus.publish_sealed(table_subject(self.tournament, table), encode(batch))
 
     # ------------------------------------------------------------ as the streams' Writers
 

@@ -37,8 +37,8 @@ from starlette.websockets import WebSocket
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
 from server.cluster.bus import Bus
 from server.cluster.schema import (
-    ANY_HOLDER, CLOSE_SESSION_LOST, HTTP, Acted, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway,
-    decisions_for, deliver, frames_for, realm_of, sockets_for,
+    ANY_HOLDER, CLOSE_SESSION_LOST, Acted, Heartbeat, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway,
+    beat_for, decisions_for, deliver, frames_for, http_for, realm_of, sockets_for,
 )
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import GATEWAY_REALM, Process
@@ -54,6 +54,7 @@ logger = logging.getLogger("mttsim.gateway")
 HEARTBEAT_SECONDS = 1.0
 _frames = msgspec.msgpack.Decoder(list[ToGateway])
 _head = msgspec.msgpack.Decoder(HttpHead)
+_heartbeat = msgspec.msgpack.Decoder(Heartbeat)
 HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
 
 
@@ -91,42 +92,44 @@ class Gateway:
         self._next = 0
         self._pending: TurnBatch[ToDirector] = TurnBatch(self._send)
         self._director: str | None = None  # the director process whose sessions this gateway's clients have
+        self._opened_a_beat_ago = 0  # the newest client whose opening has surely reached the director
         self.seats: dict[int, tuple[str, str]] = {}  # client -> its table's subject and its player, the director's word
 
     async def start(self) -> None:
         assert self.settings.nats is not None
         self.bus = await Bus.connect(self.settings.nats, "gateway", self.metrics.round_trip.observe)
-        await self.bus.register(self.me)  # before any client: the director ends the sessions of the unregistered
         await self.bus.listen(self.subject, self.from_director)
 
     async def beat(self) -> None:
-        """The registration and the look for a new director, in loops of their own: one after the other, a read of
-        the registry that took its full time-out (5 s, on a busy or reconnecting bus) let the registration lapse
-        (after ``PROCESS_SECONDS``), and a director that then heard nothing from the gateway's clients for a while
-        took the live gateway for gone and ended their sessions (issue 38)."""
-        assert self.bus is not None
-        bus = self.bus
-        async with asyncio.TaskGroup() as loops:
-            loops.create_task(beat(HEARTBEAT_SECONDS, lambda: bus.register(self.me),
-                                   "the gateway could not register with the cluster", logger))
-            loops.create_task(beat(HEARTBEAT_SECONDS, self._look_for_directors,
-                                   "the gateway could not read the cluster's registry", logger))
+        """The heartbeat, once a second until the gateway stops: by it the director knows the gateway is alive
+        (and lists it), and the gateway learns whether its clients still have their sessions."""
+        await beat(HEARTBEAT_SECONDS, self._beat, "the director did not answer the gateway's heartbeat", logger)
 
-    async def _look_for_directors(self) -> None:
+    async def _beat(self) -> None:
         assert self.bus is not None
-        self.directors_seen({process.id for process in await self.bus.cluster() if process.role == "director"})
+        # A client opened since the last beat may have its opening still on its way, on another subject: it is
+        # judged at the next beat.
+        opened, self._opened_a_beat_ago = self._opened_a_beat_ago, self._next
+        try:
+            answer = _heartbeat.decode(await self.bus.request(beat_for(self.realm), msgspec.msgpack.encode(self.me)))
+        except (NatsTimeout, NoRespondersError):  # the director starts, or is stopped: a line, not a trace
+            logger.warning("no director answers the gateway's heartbeat")
+            return
+        self.heartbeat_answered(answer, opened)
 
-    def directors_seen(self, directors: set[str]) -> None:
-        """A director that replaced the one this gateway knew (a restart) has none of its clients' sessions:
-        every client is closed with 1012, and reconnects to a session. Its clients would otherwise hear nothing
-        more, and an observer, who sends nothing, would never learn why."""
-        if not directors or self._director in directors:
-            return  # the same one, or none yet (the new one is not up: reconnecting now would find nobody)
-        if self._director is not None:
-            logger.warning("the director %s replaced %s: every client reconnects", min(directors), self._director)
-            for client in list(self.clients.values()):
-                client.drop(CLOSE_SESSION_LOST, "the director restarted: reconnect")
-        self._director = min(directors)
+    def heartbeat_answered(self, answer: Heartbeat, opened: int) -> None:
+        """Clients the director holds no session for (the gateway was taken for gone, or a new director replaced
+        the one it knew) are closed with 1012 and reconnect to one: they would otherwise hear nothing more, and
+        an observer, who sends nothing, would never learn why."""
+        if self._director is not None and answer.director != self._director:
+            logger.warning("the director %s replaced %s", answer.director, self._director)
+        self._director = answer.director
+        lost = [connection for conn, connection in self.clients.items()
+                if conn < answer.sessions_from and conn <= opened]
+        if lost:
+            logger.warning("the director holds no session for %d clients: they reconnect", len(lost))
+        for connection in lost:
+            connection.drop(CLOSE_SESSION_LOST, "session lost: reconnect")
 
     def to_director(self, item: ToDirector) -> None:
         self._pending.add(item)
@@ -220,7 +223,7 @@ async def forward(request: Request) -> Response:
     headers = [(name, value) for name, value in request.headers.items() if name in ("authorization", "content-type")]
     asked = HttpRequest(request.method, request.url.path, request.url.query.encode(), headers, await request.body())
     try:
-        first, rest = await gateway.bus.ask_in_pieces(HTTP, msgspec.msgpack.encode(asked))
+        first, rest = await gateway.bus.ask_in_pieces(http_for(gateway.realm), msgspec.msgpack.encode(asked))
     except (NatsTimeout, NoRespondersError):
         return Response(msgspec.json.encode(Problem("unavailable", "the director is not answering: try again")),
                         status_code=503, media_type="application/json")

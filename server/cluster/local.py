@@ -29,6 +29,11 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
+from server.cluster.schema import (
+    COMMANDS, LEASE_BUCKET, NOTICES, SEAL_BUCKET, SEAL_KEY, STREAM_PREFIX, STREAMS, TABLES, beat_for, http_for,
+    sockets_for,
+)
+
 STARTUP_SECONDS = 30.0
 RESTARTS_PER_MINUTE = 5
 FIRST_BACKOFF_SECONDS, LONGEST_BACKOFF_SECONDS = 0.5, 8.0  # doubled for each restart of the last minute
@@ -56,33 +61,36 @@ class Users:
 
 
 def permissions(gateways: int) -> dict[str, dict[str, list[str]]]:
-    """What each user may publish and subscribe to (docs/deployment.md): least privilege on the bus.
+    """What each user may publish and subscribe to (docs/deployment.md, docs/security.md): least privilege on the
+    bus, every JetStream right named one by one and nobody holding ``$JS.>``.
 
-    The director is trusted with everything; the table workers with the
-    tables (they deal and play hands, and hold leases). A gateway, the edge
-    that faces the Internet, may publish only its clients' traffic on its
-    own realm's subjects (``server/cluster/bus.py``), its HTTP requests and its own
-    registration, and read only its own clients' frames and answers: never a
-    dealt hand, a director's batch, a lease, or another realm's clients.
+    The director is trusted with the money and the tournaments; it sets up JetStream (the leases' bucket, the
+    tables' streams, the seal's key) and reads nothing of it but its key. The table workers with the tables: they
+    hold leases, number each table's stream and read its last number, and read the key that tells the
+    director's word from a forgery. A gateway, the edge that faces the Internet, may publish only its clients'
+    traffic on its own realm's subjects (``server/cluster/schema.py``) and read only its own clients' frames and
+    answers: no JetStream at all, since JetStream publishes what its requester chose onto a subject of the
+    requester's choosing (a consumer's delivery, a direct get's reply), which the NATS server checks against no
+    permission.
     """
-    processes = "KV_mttsim_processes"
+    seal = f"$KV.{SEAL_BUCKET}.{SEAL_KEY}"
     users = {
         "director": {"publish": ["mttsim.table.>", "mttsim.notices", "mttsim.frames.>", "_INBOX.tables.>",
-                                 "_INBOX.gateway.>", "$JS.>", "$KV.>"],
+                                 "_INBOX.gateway.>", f"$JS.API.STREAM.CREATE.KV_{LEASE_BUCKET}",
+                                 f"$JS.API.STREAM.CREATE.KV_{SEAL_BUCKET}", f"$JS.API.STREAM.CREATE.{STREAMS}",
+                                 f"$JS.API.STREAM.UPDATE.{STREAMS}", seal,
+                                 f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
                      "subscribe": ["mttsim.director.>", "mttsim.frames.>", "_INBOX.director.>"]},
-        "tables": {"publish": ["mttsim.director.tables", "mttsim.director.list", "mttsim.frames.>",
-                               "mttsim.stream.>", "$JS.>", "$KV.mttsim_leases.>", "$KV.mttsim_processes.>"],
-                   "subscribe": ["mttsim.notices", "mttsim.table.>", "mttsim.decisions.>", "_INBOX.tables.>"]},
+        "tables": {"publish": [COMMANDS, TABLES, "mttsim.frames.>", f"{STREAM_PREFIX}.>", f"$KV.{LEASE_BUCKET}.>",
+                               f"$JS.API.STREAM.MSG.GET.KV_{LEASE_BUCKET}",
+                               f"$JS.API.DIRECT.GET.{STREAMS}.{STREAM_PREFIX}.>",
+                               f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
+                   "subscribe": [NOTICES, "mttsim.table.>", "mttsim.decisions.>", "_INBOX.tables.>"]},
     }
     for number in range(1, gateways + 1):
         realm = f"gateway-{number}"
         users[realm] = {
-            "publish": [f"mttsim.director.sockets.{realm}", "mttsim.director.http", f"mttsim.decisions.{realm}.>",
-                        f"$KV.mttsim_processes.gateway.{realm}.>", "$JS.API.INFO", f"$JS.API.STREAM.INFO.{processes}",
-                        f"$JS.API.STREAM.CREATE.{processes}", f"$JS.API.CONSUMER.CREATE.{processes}",
-                        f"$JS.API.CONSUMER.CREATE.{processes}.>", f"$JS.API.CONSUMER.DELETE.{processes}.>",
-                        f"$JS.API.CONSUMER.INFO.{processes}.>",
-                        "$JS.FC.>"],
+            "publish": [sockets_for(realm), http_for(realm), beat_for(realm), f"mttsim.decisions.{realm}.>"],
             "subscribe": [f"mttsim.frames.gateway.{realm}.>", f"_INBOX.gateway.{realm}.>"]}
     return users
 

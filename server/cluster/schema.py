@@ -29,15 +29,18 @@ from server.turns import TurnBatch
 COMMANDS = "mttsim.director.tables"  # a worker's commands for its tables
 TABLES = "mttsim.director.list"  # which tables there are
 SOCKETS = "mttsim.director.sockets"  # .REALM: a gateway's clients: sessions opened, their messages, sessions closed
-HTTP = "mttsim.director.http"  # REST requests a gateway passes on; the answer comes back in pieces
+HTTP = "mttsim.director.http"  # .REALM: REST requests a gateway passes on; the answer comes back in pieces
+BEAT = "mttsim.director.beat"  # .REALM: a gateway's heartbeat, by request: the director answers with its sessions
 CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
 LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
-PROCESS_SECONDS = 3.0  # a process missing from the registry this long is gone
+PROCESS_SECONDS = 3.0  # a process not heard from this long is no longer listed (it beats every second)
 REQUEST_SECONDS = 5.0
 CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": a gateway's client whose session is gone reconnects
 NO_RESPONDERS = "503"  # the status of the NATS server's own answer to a request nobody listens for
 
 
+LEASE_BUCKET = "mttsim_leases"
+SEAL_BUCKET, SEAL_KEY = "mttsim_seal", "key"  # the director's key, which the workers alone may read
 STREAMS = "MTTSIM_TABLES"  # the JetStream stream of every table's stream
 STREAM_PREFIX = "mttsim.stream"
 STREAM_KEPT = 1_000  # messages kept a table: each the lines of one turn of its worker's event loop
@@ -84,6 +87,20 @@ def sockets_for(realm: str) -> str:
     return f"{SOCKETS}.{realm}"
 
 
+def http_for(realm: str) -> str:
+    return f"{HTTP}.{realm}"
+
+
+def beat_for(realm: str) -> str:
+    return f"{BEAT}.{realm}"
+
+
+def inbox_of_realm(subject: str) -> str:
+    """Where the answer to a request on a realm's subject must go: that realm's gateways' own inbox, which
+    NATS lets no other user read (``server/cluster/bus.py``'s ``Bus.connect``)."""
+    return f"_INBOX.gateway.{realm_in(subject)}"
+
+
 def decisions_for(realm: str, table: str) -> str:
     """Where a realm's gateways send their clients' decisions at ``table`` (its ``table_subject``; ``*`` for any
     realm), for the worker holding it. Never the table's own subject, on which the director alone may speak."""
@@ -91,8 +108,31 @@ def decisions_for(realm: str, table: str) -> str:
 
 
 def realm_in(subject: str) -> str:
-    """The realm of a subject of ``sockets_for`` or ``decisions_for``."""
-    return subject.removeprefix(f"{SOCKETS}.").removeprefix(DECISIONS_PREFIX).split(".")[0]
+    """The realm of a subject of ``sockets_for``, ``http_for``, ``beat_for`` or ``decisions_for``."""
+    for prefix in (f"{SOCKETS}.", f"{HTTP}.", f"{BEAT}.", DECISIONS_PREFIX):
+        if subject.startswith(prefix):
+            return subject.removeprefix(prefix).split(".")[0]
+    raise ValueError(f"{subject!r} is not a realm's subject")
+
+
+class Heartbeat(msgspec.Struct, array_like=True):
+    """The director's answer to a gateway's beat: who it is, and from which of the gateway's clients on it holds
+    their sessions (``NO_SESSIONS``: none). A client numbered below that has no session any more (the gateway
+    was taken for gone, or the director is new): the gateway closes it, and it reconnects to one."""
+
+    director: str
+    sessions_from: int
+
+
+NO_SESSIONS = 2**62
+
+
+class Listed(msgspec.Struct, array_like=True):
+    """The director's answer to a worker's look for tables: every table to play, and how many workers are alive
+    to share them (the asker counted)."""
+
+    tables: list[tuple[str, int]]
+    workers: int
 
 
 class Notice(msgspec.Struct, array_like=True):

@@ -32,7 +32,7 @@ from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from server.cluster.bus import Bus, Lease
 from server.cluster.schema import (
-    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Deal, End, Frames, Notice, TableCommand, Take, decisions_for,
+    COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Deal, End, Frames, Listed, Notice, TableCommand, Take, decisions_for,
     stream_subject, table_subject,
 )
 from server.processes import Process
@@ -45,7 +45,7 @@ logger = logging.getLogger("mttsim.worker")
 encode = msgspec.msgpack.encode
 _states = msgspec.msgpack.Decoder(list[TableState])
 _notices = msgspec.msgpack.Decoder(list[Notice])
-_tables = msgspec.msgpack.Decoder(list[tuple[str, int]])
+_listed = msgspec.msgpack.Decoder(Listed)
 LOOK_SECONDS = 0.5  # how often a worker looks for tables nobody holds
 COMMANDS_PER_REQUEST = 100  # a request leaves once this many commands wait, not only at the end of the loop's turn
 WAIT_SECONDS = 5.0  # a table told to wait asks again after this long, should a notice or a hand have been lost
@@ -91,7 +91,7 @@ class TableWorker:
         self._requests: set[asyncio.Task[None]] = set()  # held, so that none is collected before it is answered
 
     async def run(self) -> None:
-        await self.bus.listen(NOTICES, self._heard)
+        await self.bus.listen_sealed(NOTICES, self._heard)
         try:
             await self._run()
         finally:
@@ -113,17 +113,16 @@ class TableWorker:
             await beat(LOOK_SECONDS, partial(self._look, group), "looking for tables failed", logger)
 
     async def _look(self, group: asyncio.TaskGroup) -> None:
-        """Register, then take tables nobody holds, up to this worker's share."""
+        """Beat (the director registers this worker as it answers), then take tables nobody holds, up to this
+        worker's share."""
         self.me.tables = sorted(self.held)
-        await self.bus.register(self.me)
         try:
-            listed = _tables.decode(await self.bus.request(TABLES, b""))
+            listed = _listed.decode(await self.bus.request(TABLES, encode(self.me)))
         except (NatsTimeout, NoRespondersError):  # expected while the director starts (again): a line, not a trace
             logger.warning("no director answers yet")
             return
-        workers = max(1, sum(process.role == "tables" for process in await self.bus.cluster()))
-        share = math.ceil(len(listed) / workers)
-        free = [(tournament, table) for tournament, table in listed if f"{tournament}.{table}" not in self.held]
+        share = math.ceil(len(listed.tables) / listed.workers)
+        free = [(tournament, table) for tournament, table in listed.tables if f"{tournament}.{table}" not in self.held]
         random.shuffle(free)  # workers looking at once do not all race for the same first table
         for tournament, table in free:
             if len(self.held) >= share:
@@ -222,7 +221,7 @@ class TableWorker:
                 tournament, table)), arrived.set, self.metrics.action_seconds.observe, self.metrics.expired.inc,
                 await self._last_seq(tournament, table))
             subject = table_subject(tournament, table)
-            unsubscribes.append(await self.bus.listen(subject, played.heard))
+            unsubscribes.append(await self.bus.listen_sealed(subject, played.heard))
             unsubscribes.append(await self.bus.listen_from(decisions_for("*", subject), played.decided))
             await self._drive(ask, lambda: newest, arrived, stopped, played)
             if newest.kind == "gone":  # its last messages (the finish, a break) may still be on their way
