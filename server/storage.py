@@ -29,6 +29,7 @@ and the demo.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -256,35 +257,47 @@ class SQLiteStorage:
     COMMIT_WITHIN = 0.01  # seconds a record that caused nothing sent yet may wait for the group commit
 
     def __init__(self, path: str) -> None:
+        self._path = path
         self._head = Head(path + ".head")
         self._health = "ok"
         try:
             self._db = self._open(path)
+            self._positions = self._last_positions()
         except sqlite3.DatabaseError as error:  # zeroed or overwritten: keep it for whoever investigates
-            kept = f"{path}.damaged-{int(time.time())}"
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(path + suffix):
-                    os.replace(path + suffix, kept + suffix)
-            self._health = f"the journal file was unreadable ({error}); it is kept as {kept}"
-            logger.error("storage: %s", self._health)
-            self._head.lost_everything(self._health)
-            self._db = self._open(path)
+            self._set_aside(error)
         self._full = True
         self._sync(False)
-        # The last position of each tournament: a snapshot may have taken every record before it.
-        # The last position of each tournament, one index seek each (the journal is kept whole, for the audit,
-        # so a scan of it would grow with every tournament ever played); a snapshot may hold the last position.
-        self._positions: dict[str, int] = {}
-        for (tournament,) in self._db.execute("SELECT id FROM tournaments").fetchall():
-            last = max(self._db.execute(f"SELECT MAX(position) FROM {table} WHERE tournament = ?",
-                                        (tournament,)).fetchone()[0] or 0 for table in ("journal", "snapshots"))
-            if last:
-                self._positions[tournament] = last
         # What was written since the last commit, committed together (the module's docstring).
         self._records: list[tuple[str, int, bytes]] = []
         self._hands: list[tuple[str, int, int, str, str]] = []
         self._commit_due = False
         self._commit_timer: asyncio.TimerHandle | None = None
+
+    def _last_positions(self) -> dict[str, int]:
+        """The last position of each tournament, one index seek each (the journal is kept whole, for the audit,
+        so a scan of it would grow with every tournament ever played); a snapshot may hold the last position."""
+        positions = {}
+        for (tournament,) in self._db.execute("SELECT id FROM tournaments").fetchall():
+            last = max(self._db.execute(f"SELECT MAX(position) FROM {table} WHERE tournament = ?",
+                                        (tournament,)).fetchone()[0] or 0 for table in ("journal", "snapshots"))
+            if last:
+                positions[tournament] = last
+        return positions
+
+    def _set_aside(self, error: sqlite3.DatabaseError) -> None:
+        """A file SQLite cannot read, whatever it raised and wherever: moved aside with its WAL, reported, and a
+        new one begun, so that the server starts (a supervisor would otherwise restart it into the same crash)."""
+        with contextlib.suppress(AttributeError, sqlite3.Error):
+            self._db.close()
+        kept = f"{self._path}.damaged-{int(time.time())}"
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self._path + suffix):
+                os.replace(self._path + suffix, kept + suffix)
+        self._health = f"the journal file was unreadable ({error}); it is kept as {kept}"
+        logger.error("storage: %s", self._health)
+        self._head.lost_everything(self._health)
+        self._db = self._open(self._path)
+        self._positions = {}
 
     def _open(self, path: str) -> sqlite3.Connection:
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -396,20 +409,32 @@ class SQLiteStorage:
 
     def tournaments(self) -> list[Stored]:
         """Every tournament to bring back, each checked: a record or snapshot whose checksum fails, a gap in
-        the records, or a journal that ends before the last record the head file saw written, is damage."""
+        the records, a journal that ends before the last record the head file saw written, or rows SQLite
+        cannot read, is damage. A file whose list of tournaments cannot be read is set aside whole."""
+        try:
+            listed = self._db.execute(
+                "SELECT id, definition, seed, status, secret FROM tournaments ORDER BY rowid").fetchall()
+        except sqlite3.DatabaseError as error:
+            self._set_aside(error)
+            return []
         stored = []
-        for tournament, definition, seed, status, secret in self._db.execute(
-                "SELECT id, definition, seed, status, secret FROM tournaments ORDER BY rowid").fetchall():
-            row = self._db.execute("SELECT position, state, checksum FROM snapshots WHERE tournament = ?",
-                                   (tournament,)).fetchone()
-            after, state, state_sum = row if row else (0, None, None)
-            if status != "open" and state is None:  # closed by an older version, which kept no final state
-                continue
-            rows = self._db.execute("SELECT position, record, checksum FROM journal WHERE tournament = ? "
-                                    "AND position > ? ORDER BY position", (tournament, after)).fetchall()
+        for tournament, definition, seed, status, secret in listed:
+            try:
+                row = self._db.execute("SELECT position, state, checksum FROM snapshots WHERE tournament = ?",
+                                       (tournament,)).fetchone()
+                after, state, state_sum = row if row else (0, None, None)
+                if status != "open" and state is None:  # closed by an older version, which kept no final state
+                    continue
+                rows = self._db.execute("SELECT position, record, checksum FROM journal WHERE tournament = ? "
+                                        "AND position > ? ORDER BY position", (tournament, after)).fetchall()
+                unreadable = None
+            except sqlite3.DatabaseError as error:
+                after, state, state_sum, rows, unreadable = 0, None, None, [], error
             last = self._positions.get(tournament, after)
             damage = None
-            if state is not None and state_sum is not None and zlib.crc32(state) != state_sum:
+            if unreadable is not None:
+                damage = f"SQLite cannot read its journal ({unreadable})"
+            elif state is not None and state_sum is not None and zlib.crc32(state) != state_sum:
                 damage = f"the snapshot at record {after} fails its checksum"
             elif bad := next((p for p, record, checksum in rows
                               if checksum is not None and zlib.crc32(record) != checksum), None):
