@@ -113,6 +113,29 @@ async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_nam
         assert (await client.get("/api/tournaments")).json() == []  # nothing was created
 
 
+async def test_no_two_persons_hold_names_that_look_the_same_and_a_name_is_kept_in_nfc():
+    """Issue 53.6: "аdmin" with a Cyrillic "а" beside "admin", "éve" composed and decomposed, and a second "bob"
+    were all accepted. A name is kept in NFC, and one whose UTS #39 skeleton (case-folded) another person's name
+    has is refused with ``name_taken``; the same person's second entry keeps their name."""
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = {**definition(9, 9), "entries_per_person": 2}
+        tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
+        register = f"/api/tournaments/{tournament}/register"
+        first = {}
+        for name in ("admin", "bob", "\u00e9ve"):
+            answer = await client.post(register, json={"name": name})
+            assert answer.status_code == 201, answer.text
+            first[name] = answer.json()["token"]
+        for lookalike in ("\u0430dmin", "ADMIN", "bob", "Bob", "e\u0301ve", "b\u043eb"):
+            answer = await client.post(register, json={"name": lookalike})
+            assert answer.status_code == 409 and answer.json()["error"] == "name_taken", (lookalike, answer.text)
+        again = await client.post(register, json={"name": "bob"}, headers={"Authorization": f"Bearer {first['bob']}"})
+        assert again.status_code == 201, again.text  # bob's own second entry
+        decomposed = await client.post(register, json={"name": "zo\u0065\u0308"})
+        assert decomposed.status_code == 201
+        assert set(live.runtime(tournament).entries.names.values()) == {"admin", "bob", "\u00e9ve", "zo\u00eb"}
+
+
 async def test_odd_parameters_and_tokens_get_clean_refusals():
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed

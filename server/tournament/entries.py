@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 
+from server.tournament.names import skeleton
+
 
 def token_key(token: str) -> str:
     """How a player token is kept (in memory and in the journal): its SHA-256, never the token itself."""
@@ -20,6 +22,7 @@ class Entries:
     def __init__(self, time_bank_seconds: float) -> None:
         self.time_bank_seconds = time_bank_seconds
         self.names: dict[str, str] = {}
+        self.looks: dict[str, str] = {}  # a name's skeleton -> the first entry with it (server/tournament/names.py)
         self.tokens: dict[str, str] = {}  # token_key(token) -> player id
         self.time_bank: dict[str, float] = {}
         self.bots: dict[str, tuple[str, str, float, float]] = {}  # player -> strategy tag, token, think range
@@ -29,6 +32,9 @@ class Entries:
     def load(self, names: dict[str, str], tokens: dict[str, str], bots: dict[str, tuple[str, str, float, float]],
              time_bank: dict[str, float], next_number: int, bot_reentry: dict[str, float]) -> None:
         self.names, self.tokens, self.bots, self.time_bank = names, tokens, bots, time_bank
+        self.looks = {}
+        for player, name in names.items():
+            self.looks.setdefault(skeleton(name), player)
         self.bot_reentry = bot_reentry
         self.next_number = next_number
 
@@ -40,6 +46,7 @@ class Entries:
         """An entry's name, its token (by key) and its full time bank; a person's further entry under the
         same token leaves the token with their first (it reaches the others by ``?entry=``)."""
         self.names[player] = name
+        self.looks.setdefault(skeleton(name), player)
         if claim_token:
             self.tokens[key] = player
         self.time_bank[player] = self.time_bank_seconds
@@ -57,3 +64,7 @@ class Entries:
 
     def name(self, player: str) -> str:
         return self.names.get(player, player)
+
+    def looking_like(self, name: str) -> str | None:
+        """The entry whose name looks the same as ``name`` (the same skeleton), if any."""
+        return self.looks.get(skeleton(name))

@@ -42,6 +42,7 @@ from server.tournament import records as r
 from server.tournament.chaining import another_flight, entry_price, send_on
 from server.tournament.clock import TournamentClock
 from server.tournament.entries import Entries, token_key
+from server.tournament.names import normalized
 from server.errors import Refused, refusals
 from server.tournament.hosted import HostedBots
 from server.tournament.hub import Connection
@@ -246,8 +247,11 @@ class TournamentRuntime:
         A name is printable text, as a chat line is made to be: a control
         character or a direction override (U+202E turns "gpj.exe" into
         "exe.jpg" on every screen that shows the name) is refused, not
-        dropped, so that the player sees the name the others will see.
+        dropped, so that the player sees the name the others will see. It is
+        kept in NFC, and no two persons hold names that look the same
+        (server/tournament/names.py).
         """
+        name = normalized(name)
         if not name.isprintable() or not name.strip():
             raise Refused("bad_request", "name: printable text only (no control characters or direction "
                                          "overrides, not only spaces)")
@@ -261,6 +265,10 @@ class TournamentRuntime:
                     raise Refused("refused", "this tournament allows one entry per person (entries_per_person)")
                 person = self.director.person(first)
             token = secrets.token_urlsafe(18)
+        holder = self.entries.looking_like(name)
+        if holder is not None and (person is None or self.director.person(holder) != person):
+            raise Refused("name_taken", f"name: {name!r} is another player's, or looks the same as "
+                                        f"{self.entries.name(holder)!r}: choose another")
         player = self.entries.mint()
         with refusals():
             self.submit(r.Register(player, name, token_key(token), person))
