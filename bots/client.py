@@ -46,6 +46,7 @@ class SeatReport:
     decisions: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)  # error replies the bot did not provoke
     provoked_errors: int = 0  # error replies to a rude bot's bad messages
+    stale: int = 0  # decisions that came after their turn was over (a slow line, a stalled server): not errors
     moves: list[dict[str, Any]] = field(default_factory=list)
     decisions_before_move: list[int] = field(default_factory=list)
     place: int | None = None
@@ -243,6 +244,8 @@ class SeatBot(WSListener):
         elif kind == "error":
             if self.fault == "rude":
                 report.provoked_errors += 1
+            elif whole.get("code") == "stale":
+                report.stale += 1
             else:
                 report.errors.append(whole)
         elif kind == "snapshot":
@@ -343,7 +346,8 @@ class SeatBot(WSListener):
         self._thinking = None
         action, amount = self.strategy(view_of(turn), self.rng)
         self._sent_at = time.monotonic()
-        if not self._send(_write(wire.Act(action, amount))):
+        # The turn it answers, as ``your_turn`` named it (a snapshot's pending turn names none)
+        if not self._send(_write(wire.Act(action, amount, turn.get("hand"), turn.get("turn")))):
             self._sent_at = None
             return
         self.report.decisions += 1

@@ -325,6 +325,7 @@ def report_of(reports: list[SeatReport], measured: Measured, tournament: str, fi
         "errors": sum(len(r.errors) for r in reports),
         "error_codes": dict(Counter(str(error.get("code")) for r in reports for error in r.errors)),
         "provoked_errors": sum(r.provoked_errors for r in reports),
+        "stale": sum(r.stale for r in reports),
         "missed_deadlines": sum(r.missed_deadlines for r in reports), "timeouts": sum(r.timed_out for r in reports),
         "reconnections": sum(r.reconnections for r in reports), "failovers": sum(r.failovers for r in reports),
         "messages": sum(r.messages for r in reports),

@@ -38,10 +38,15 @@ class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True
 
 
 class Act(ClientMessage, tag="act"):
-    """A decision. ``amount`` is the street total to bet or raise to."""
+    """A decision. ``amount`` is the street total to bet or raise to. ``hand`` and ``turn`` echo the
+    ``your_turn`` it answers: a decision that arrives after its turn is over (a slow line, a stalled server) is
+    refused as ``stale`` instead of being applied to a later turn the player has not seen. A decision without
+    them is taken for the turn in progress, as before (docs/protocol.md)."""
 
     action: Action
     amount: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    hand: int | None = None
+    turn: int | None = None
 
 
 class Back(ClientMessage, tag="back"):
@@ -402,6 +407,7 @@ class YourTurn(msgspec.Struct, tag="your_turn", tag_field="type"):
     players: int = 0  # dealt in this hand
     behind: int = 0  # still to act after this player on this street
     to_match: int = 0  # this street's highest bet
+    turn: int = 0  # this decision's number in the hand: ``act`` echoes it, with ``hand``
 
 
 class TimedOut(msgspec.Struct, tag="timed_out", tag_field="type"):

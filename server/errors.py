@@ -17,7 +17,7 @@ from engine.director import TournamentError
 # where server/api/app.py looks its HTTP status up); tests/test_server_rest.py checks each has a status.
 Code: TypeAlias = Literal[
     "bad_request", "bad_definition", "admin_only", "bad_token", "observer", "no_tournament", "no_finished_hand",
-    "no_table", "refused", "not_running", "not_paused", "player_cannot_watch", "no_hand", "not_your_turn",
+    "no_table", "refused", "not_running", "not_paused", "player_cannot_watch", "no_hand", "not_your_turn", "stale",
     "illegal_action", "name_taken", "too_large", "too_many_connections", "chat_limit", "damaged", "unavailable",
 ]
 

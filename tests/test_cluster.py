@@ -814,3 +814,56 @@ async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_
             await client.close()
         for observer in observers:
             await observer.close()
+
+
+@pytest.mark.asyncio
+async def test_two_humans_on_a_gateway_stopped_for_5_s_keep_their_sessions_and_play_on():
+    """Issue 53.5: a gateway stopped for 5 s, whose clients only play (their decisions go to the workers, not to
+    the director), was taken for gone: its two humans heard nothing more for 38 s, their sockets still open,
+    folded out by their clocks without a word. A gateway is alive while it beats; one stopped for 5 s keeps its
+    sessions, and its humans play on through it, their sockets never closed."""
+    with two_gateways("0.05") as run:
+        director_port, port_a, a = run.director_port, run.port_a, run.a
+        through_a = f"http://127.0.0.1:{port_a}"
+        body = definition(6, 6, action_seconds=3.0, levels=LEVELS)
+        tournament = httpx.post(f"{through_a}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+        humans = [httpx.post(f"{through_a}/api/tournaments/{tournament}/register", json={"name": name}).json()
+                  for name in ("Ann", "Ben")]
+        assert httpx.post(f"{through_a}/api/tournaments/{tournament}/bots", headers=ADMIN,
+                          json={"count": 4, "mix": "station=1", "think_min": 0, "think_max": 0.02}).status_code == 201
+        sockets = [await connect(f"ws://127.0.0.1:{port_a}/ws/tournaments/{tournament}?token={human['token']}")
+                   for human in humans]
+        for websocket in sockets:
+            assert (await receive_json(websocket))["type"] == "snapshot"
+        assert httpx.post(f"{through_a}/api/tournaments/{tournament}/start", headers=ADMIN).status_code == 200
+        resumed = asyncio.Event()
+        acted_after = [0, 0]
+
+        async def play(index: int) -> None:
+            websocket, player = sockets[index], humans[index]["player_id"]
+            while acted_after[index] < 3:
+                message = await receive_json(websocket, timeout=90)  # ConnectionClosed if the session ended
+                event = message.get("event", {})
+                if event.get("type") == "sitting_out" and event["sitting_out"] and event["player"] == player:
+                    await websocket.send(json.dumps({"type": "back"}))  # their clock ran out while it was stopped
+                if message["type"] == "private" and event["type"] == "your_turn":
+                    action = "check" if event["can_check"] else "fold"
+                    await websocket.send(json.dumps({"type": "act", "action": action}))
+                    if resumed.is_set():
+                        acted_after[index] += 1
+
+        playing = [asyncio.create_task(play(index)) for index in range(2)]
+        await asyncio.to_thread(wait_for, "hands played", lambda: sum(
+            event["type"] == "hand_finished" for event in events(director_port, tournament)) >= 2)
+        a.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(5)
+        finally:
+            a.send_signal(signal.SIGCONT)
+        resumed.set()
+        await asyncio.wait_for(asyncio.gather(*playing), 240)  # each acts on three turns after the stop
+        assert acted_after == [3, 3]
+        assert connected(director_port) == 6  # both sessions held throughout, and the bots'
+        assert "its clients' sessions end" not in log_of(run.processes[0], whole=True)
+        for websocket in sockets:
+            await websocket.close()

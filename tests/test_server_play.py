@@ -375,3 +375,53 @@ async def test_a_player_who_asks_to_sit_out_next_hand_sits_out_from_the_next_han
             while (message := await receive_json(websocket)).get("type") != "error":
                 pass
             assert message["code"] == "invalid_message"  # a malformed request changes nothing
+
+
+async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_as_stale():
+    """Issue 53.4: ``act`` applied to whatever turn the player had when it arrived, so a delayed call or all-in
+    landed on a hand the player had not seen. ``your_turn`` names its hand and turn, ``act`` echoes them, and a
+    decision for a turn that is over is refused as ``stale``, changing nothing; one without them is taken for
+    the turn in progress, as old clients send it."""
+    async with live_server(hand_pause=0.05) as live:
+        rules = definition(2, 2, action_seconds=30.0)
+        tournament, me, token = await person_among_stations(live, rules, 2)
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await admin(live, tournament, "start")
+            turns: list[dict[str, object]] = []
+            errors: list[str] = []
+            mine: list[str] = []  # my decisions as the table saw them
+            while len(turns) < 3:
+                message = await receive_json(websocket, timeout=30)
+                event = message.get("event", {})
+                if message["type"] == "error":
+                    errors.append(message["code"])
+                if event.get("type") == "acted" and event["player"] == me:
+                    mine.append(event["action"])
+                if event.get("type") != "your_turn":
+                    continue
+                turns.append(event)
+                action = "check" if event["can_check"] else "call"
+                if len(turns) == 1:  # the turn before this one, and an earlier hand: stale, nothing applied
+                    for late in ({"hand": event["hand"], "turn": event["turn"] - 1},
+                                 {"hand": event["hand"] - 1, "turn": event["turn"]}):
+                        await websocket.send(json.dumps({"type": "act", "action": "all_in", **late}))
+                        reply = await receive_json(websocket, timeout=30)
+                        assert reply["type"] == "error" and reply["code"] == "stale", reply
+                    await websocket.send(json.dumps({"type": "act", "action": action, "hand": event["hand"],
+                                                     "turn": event["turn"]}))
+                elif len(turns) == 2:  # an old client's decision, naming nothing
+                    await websocket.send(json.dumps({"type": "act", "action": action}))
+                else:  # answered twice: the second arrives when the turn is over
+                    named = {"hand": event["hand"], "turn": event["turn"]}
+                    for _ in range(2):
+                        await websocket.send(json.dumps({"type": "act", "action": action, **named}))
+            while not errors or len(mine) < 3:
+                message = await receive_json(websocket, timeout=30)
+                event = message.get("event", {})
+                if message["type"] == "error":
+                    errors.append(message["code"])
+                if event.get("type") == "acted" and event["player"] == me:
+                    mine.append(event["action"])
+        assert errors == ["stale"]  # the second answer to the third turn; the rest were taken
+        assert all(isinstance(turn["turn"], int) and turn["turn"] > 0 for turn in turns)
+        assert "all_in" not in mine[:3] and len(mine) == 3, mine  # each turn answered once, never by a late one

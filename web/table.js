@@ -627,7 +627,10 @@ export class TableView {
   }
 
   act(action, amount) {
-    this.send(amount === undefined ? { type: "act", action } : { type: "act", action, amount });
+    // The turn it answers: one that arrives after its turn is over is refused as stale, never applied to another.
+    const told = this.state.turn; // a snapshot's pending turn names no turn: that decision names none either
+    const turn = told && told.turn !== undefined ? { hand: told.hand, turn: told.turn } : {};
+    this.send(amount === undefined ? { type: "act", action, ...turn } : { type: "act", action, amount, ...turn });
     this.state.turn = null;
     this.draw();
   }

@@ -70,7 +70,7 @@ STATUS_OF: dict[Code, int] = {
     "observer": 403,
     "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
-    "not_your_turn": 409, "illegal_action": 409, "name_taken": 409,
+    "not_your_turn": 409, "stale": 409, "illegal_action": 409, "name_taken": 409,
     "too_large": 413,
     "too_many_connections": 429, "chat_limit": 429,
     "damaged": 503, "unavailable": 503,

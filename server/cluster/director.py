@@ -58,7 +58,7 @@ from server.cluster.schema import (
     in_realm, inbox_of_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
-from engine.wire import TableMessage, encoder, stamped
+from engine.wire import Act, TableMessage, encoder, stamped
 from server.tournament.remote import HandOut, TableState
 from server.api.edge import client
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
@@ -473,8 +473,8 @@ class TableLinks:
         routes = [self.service.route(connection) for connection in watchers]
         self._queue(table, Adopt(routes), 32 * len(routes))
 
-    def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:
-        self._queue(table, Acted(self.service.route(connection), action, amount))
+    def act(self, table: int, connection: Connection, decision: Act) -> None:
+        self._queue(table, Acted(self.service.route(connection), decision))
 
     def back(self, table: int, player: str) -> None:
         self._queue(table, Back(player))

@@ -169,7 +169,7 @@ class Gateway:
             client.drop(CLOSE_FLOOD, "too many messages")
             return True
         subject, player = seat
-        decision = Acted(ClientRoute(self.subject, conn, player), message.action, message.amount)
+        decision = Acted(ClientRoute(self.subject, conn, player), message)
         self.bus.publish(decisions_for(self.realm, subject), msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [decision])))
         return True
 

@@ -33,7 +33,7 @@ from server.cluster.schema import (
     realm_in,
 )
 from server.tournament.remote import Act, HandBack, HandOut
-from server.tournament.decisions import Decisions, Grace, mark_sitting_out
+from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
 from server.tournament.stream import TableStream
 from server.turns import TurnBatch
 from server.errors import Refused
@@ -166,8 +166,8 @@ class PlayedTable:
         started = time.perf_counter()
         try:
             if self.desk is None:
-                raise Refused("no_hand", "you have no hand in progress")
-            self.desk.act(acted.route.player, acted.action, acted.amount)
+                raise_no_hand(acted.decision)
+            self.desk.act(acted.route.player, acted.decision)
         except Refused as refusal:
             self.sink.to(acted.route, error_message(refusal.code, refusal.message))
             return

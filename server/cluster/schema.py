@@ -22,6 +22,7 @@ from typing import Literal, Protocol, TypeAlias
 
 import msgspec
 
+from engine.wire import Act
 from server.processes import GATEWAY_REALM
 from server.tournament.remote import HandBack, HandOut, TableState
 from server.turns import TurnBatch
@@ -218,11 +219,11 @@ class SnapshotFor(msgspec.Struct, tag="snapshot", array_like=True):
 
 
 class Acted(msgspec.Struct, tag="act", array_like=True):
-    """A player's decision, from the client at ``route``, which hears of a refusal."""
+    """A player's decision as the client sent it (the turn it answers named), from the client at ``route``,
+    which hears of a refusal."""
 
     route: Route
-    action: str
-    amount: int | None
+    decision: Act
 
 
 class Back(msgspec.Struct, tag="back", array_like=True):

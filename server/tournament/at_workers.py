@@ -19,7 +19,7 @@ from typing import Protocol
 from engine.events import Event
 from engine.hand import IllegalAction
 from engine.status import TournamentError
-from engine.wire import Countdown, encoder
+from engine.wire import Act, Countdown, encoder
 from server.tournament.decisions import mark_sitting_out
 from server.tournament.hub import Connection
 from server.tournament.remote import DealtHand, HandBack, HandOut, TableState
@@ -42,7 +42,7 @@ class Workers(Protocol):
     def adopt(self, table: int) -> None:
         """A worker took the table's lease: its clients, for it to send the table's stream to."""
 
-    def act(self, table: int, connection: Connection, action: str, amount: int | None) -> None:
+    def act(self, table: int, connection: Connection, decision: Act) -> None:
         """A player's decision, for the worker playing the hand."""
 
     def back(self, table: int, player: str) -> None:
@@ -141,10 +141,10 @@ class HandsAtWorkers:
         takes them."""
         self.tables.streams.record([*events, *hand_events])
 
-    def act(self, table: int, player: str, action: str, amount: int | None, connection: Connection | None) -> None:
+    def act(self, table: int, player: str, decision: Act, connection: Connection | None) -> None:
         if connection is None or self.tables.session.director.hand(table) is None:
-            self.tables.no_hand(player)
-        self.workers.act(table, connection, action, amount)
+            self.tables.no_hand(player, decision)
+        self.workers.act(table, connection, decision)
 
     def back_during_hand(self, table: int, player: str, sitting_out: bool) -> bool:
         if self.tables.session.director.hand(table) is None:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from engine.hand import Hand, IllegalAction
-from engine.wire import Countdown, PrivateMessage, TableMessage, TimedOut, Turn, YourTurn
+from engine.wire import Act, Countdown, PrivateMessage, TableMessage, TimedOut, Turn, YourTurn
 from server.errors import Refused
 
 
@@ -103,6 +103,18 @@ class Outlet(Protocol):
         """The player sits out, or is back; the table hears of a change."""
 
 
+def stale(decision: Act) -> Refused:
+    return Refused("stale", f"that decision was for turn {decision.turn} of hand {decision.hand}, which is over: "
+                            f"wait for your next turn")
+
+
+def raise_no_hand(decision: Act | None) -> NoReturn:
+    """No hand in progress for a decision: one that names its hand came late for it (``stale``)."""
+    if decision is not None and decision.hand is not None:
+        raise stale(decision)
+    raise Refused("no_hand", "you have no hand in progress")
+
+
 class Decisions:
     """The decisions of one hand at one table, and the clock of the one in progress."""
 
@@ -143,7 +155,7 @@ class Decisions:
             self.outlet.tell(player, YourTurn(
                 self.number, legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to,
                 seconds, hand.hole[legal.player], tuple(hand.board), sum(hand.committed) + sum(hand.bets) + hand.dead,
-                hand.stacks[legal.player], hand.big_blind, hand.n, len(hand.queue) - 1, hand.level))
+                hand.stacks[legal.player], hand.big_blind, hand.n, len(hand.queue) - 1, hand.level, clock.decision))
             break
         self._answered()
 
@@ -168,17 +180,20 @@ class Decisions:
         self.outlet.sit_out(player, True)
         self.next_turn()
 
-    def act(self, player: str, action: str, amount: int | None) -> None:
-        """A decision from the wire: only the player to act, by the betting rules."""
+    def act(self, player: str, decision: Act) -> None:
+        """A decision from the wire: only the player to act, on the turn it names, by the betting rules."""
         self.outlet.sit_out(player, False)
         hand = self.hand
-        if hand.finished:
-            raise Refused("no_hand", "you have no hand in progress")
-        if hand.actor is None or hand.players[hand.actor] != player:
+        on_turn = hand.actor is not None and hand.players[hand.actor] == player
+        if (decision.hand is not None and decision.hand != self.number) or hand.finished:
+            raise_no_hand(decision)
+        if decision.turn is not None and (decision.turn != self.clock.decision or not on_turn):
+            raise stale(decision)
+        if not on_turn:
             actor = self.name(hand.players[hand.actor]) if hand.actor is not None else "nobody"
             raise Refused("not_your_turn", f"it is not your turn: {actor} is to act")
         try:
-            self._decide(player, action, amount, self.bank_after(player))
+            self._decide(player, decision.action, decision.amount, self.bank_after(player))
         except IllegalAction as error:
             raise Refused("illegal_action", str(error)) from None
         self.next_turn()

@@ -385,7 +385,7 @@ class TournamentRuntime:
 
     def player_act(self, player: str, message: Act, connection: Connection | None = None) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
-        self.tables.player_act(player, message.action, message.amount, connection)
+        self.tables.player_act(player, message, connection)
 
     def player_back(self, player: str) -> None:
         self.tables.sit_out_asked.pop(player, None)  # "I'm back" also takes back a sit-out asked for

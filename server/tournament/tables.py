@@ -25,9 +25,9 @@ from typing import Literal, NoReturn, Protocol
 from engine.director import Status
 from engine.events import Event, HandStarted
 from engine.hand import Hand
-from engine.wire import Countdown, PrivateMessage, SittingOut, TableMessage
+from engine.wire import Act as Decision, Countdown, PrivateMessage, SittingOut, TableMessage
 from server.errors import Refused
-from server.tournament.decisions import Decisions, Grace, mark_sitting_out
+from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
 from server.tournament.hub import Connection
 from server.tournament.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
 from server.tournament.streams import Streams, StreamsHere, Writers
@@ -59,7 +59,7 @@ class Hands(Protocol):
         """A deal's or a decision's events (``hand_events`` the hand's own): to the table's stream, or only to the
         log when the hand's player routes them."""
 
-    def act(self, table: int, player: str, action: str, amount: int | None, connection: Connection | None) -> None:
+    def act(self, table: int, player: str, decision: Decision, connection: Connection | None) -> None:
         """A decision from the wire for the hand in progress at ``table``; Refused when there is none."""
 
     def back_during_hand(self, table: int, player: str, sitting_out: bool) -> bool:
@@ -220,17 +220,17 @@ class Tables:
 
     # ------------------------------------------------------------ the players
 
-    def player_act(self, player: str, action: str, amount: int | None, connection: Connection | None) -> None:
+    def player_act(self, player: str, decision: Decision, connection: Connection | None) -> None:
         """A decision from the wire: only the player to act, at their own table, by the betting rules."""
         where = self.session.director.where.get(player)
         if where is None:
-            self.no_hand(player)
-        self.hands.act(where[0], player, action, amount, connection)
+            self.no_hand(player, decision)
+        self.hands.act(where[0], player, decision, connection)
 
-    def no_hand(self, player: str) -> NoReturn:
+    def no_hand(self, player: str, decision: Decision) -> NoReturn:
         """A decision with no hand to take it: the player is back, if they sat out, and told so."""
         self.set_sitting_out(player, False)
-        raise Refused("no_hand", "you have no hand in progress")
+        raise_no_hand(decision)
 
     def sit_out_next(self, player: str, when: Literal["next_hand", "next_big_blind"] | None) -> None:
         """A player's own choice: sit out from their next hand, or their next big blind (None: not after all)."""
@@ -345,11 +345,11 @@ class HandsHere:
         streams.record(hand_events)
         self.writers.stream(table).route_hand(hand_events)
 
-    def act(self, table: int, player: str, action: str, amount: int | None, connection: Connection | None) -> None:
+    def act(self, table: int, player: str, decision: Decision, connection: Connection | None) -> None:
         desk = self.desks.get(table)
         if desk is None:
-            self.tables.no_hand(player)
-        desk.act(player, action, amount)
+            self.tables.no_hand(player, decision)
+        desk.act(player, decision)
 
     def back_during_hand(self, table: int, player: str, sitting_out: bool) -> bool:
         return False  # the table's own Decisions reads ``Tables.sitting_out``
