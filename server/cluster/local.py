@@ -58,6 +58,7 @@ class Users:
     director: str
     tables: str
     gateways: list[str]  # one realm (NATS user) a gateway
+    server_pid: int | None = None  # the NATS server's, where this process started it
 
 
 def permissions(gateways: int) -> dict[str, dict[str, list[str]]]:
@@ -138,7 +139,8 @@ def nats_server(gateways: int = 2) -> Iterator[Users]:
             def url(user: str) -> str:
                 return address.replace("nats://", f"nats://{user}:{passwords[user]}@", 1)
 
-            yield Users(url("director"), url("tables"), [url(f"gateway-{n}") for n in range(1, gateways + 1)])
+            yield Users(url("director"), url("tables"), [url(f"gateway-{n}") for n in range(1, gateways + 1)],
+                        process.pid)
         finally:
             process.terminate()
             process.wait(10)
