@@ -52,6 +52,8 @@ from server.tournament.streams import Streams
 from server.tournament.tables import Placement, PlayedHere, Tables
 from server.tournament.timeline import TimelineBuilder
 
+LARGE_DETAILS = 500  # entries from which a tournament's details are held for a while (``details_json``)
+DETAILS_HELD_SECONDS = 1.0
 logger = logging.getLogger("mttsim.server")
 
 
@@ -94,6 +96,7 @@ class TournamentRuntime:
         self.bots.out = lambda player: hosted.reenter_if_it_will(self, player)
         self._stack_figures: views.Cache[tuple[int | None, int | None]] = views.Cache()
         self._details: views.Cache[bytes] = views.Cache()
+        self._details_held: tuple[object, float] | None = None  # a large tournament's details' version, since when
 
     @property
     def director(self) -> Tournament:
@@ -442,6 +445,17 @@ class TournamentRuntime:
         return views.details(self.director, self.facts(), self.tickets, page, self.timeline.timeline())
 
     def details_json(self, page: int = 0) -> bytes:
-        """The details as JSON, built once per journal record, page and second (the clocks in it run)."""
-        version = (self.journal.position, int(time.monotonic()))
+        """The details as JSON, built once per journal record, page and second (the clocks in it run), and
+        served to every reader from the same bytes. A large tournament writes a record at each decision, and a
+        page of it takes milliseconds to build: its details are held for ``DETAILS_HELD_SECONDS`` whatever
+        happens meanwhile, so that its readers cannot starve its play, or another tournament's on the same
+        loop (32 readers of a 3,000-player tournament made a small one's actions ten times slower)."""
+        now = time.monotonic()
+        held = self._details_held
+        if held is not None and len(self.director.entries) >= LARGE_DETAILS and now - held[1] < DETAILS_HELD_SECONDS:
+            version = held[0]
+        else:
+            version = (self.journal.position, int(now))
+            if held is None or held[0] != version:
+                self._details_held = (version, now)
         return self._details.get(version, page, lambda: msgspec.json.encode(self.details(page)))
