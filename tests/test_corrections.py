@@ -99,3 +99,53 @@ async def test_the_admin_api_refuses_without_the_token_and_names_what_is_wrong()
         assert nothing.status_code == 409 and "no prize to withdraw" in nothing.json()["message"]
         bad = await client.post(f"{base}/compensate", json={**body, "cents": -5}, headers=ADMIN)
         assert bad.status_code == 400
+
+
+def restarted(storage: MemoryStorage, runtime: TournamentRuntime) -> TournamentRuntime:
+    """``runtime`` as a new server brings it back from ``storage``, in the same registry."""
+    (stored,) = [stored for stored in storage.tournaments() if stored.id == runtime.id]
+    again = TournamentRuntime.restore(stored, storage, hand_pause=0)
+    again.registry = runtime.registry
+    runtime.registry[runtime.id] = again
+    return again
+
+
+def looks(target: TournamentRuntime) -> tuple[list[str], dict[str, int]]:
+    return list(target.director.entries), target.director.ledger.summary()
+
+
+@pytest.mark.parametrize("kind", ["satellite", "flight"])
+def test_corrections_after_a_finish_send_nobody_on_again_before_or_after_a_restart(kind):
+    """Issue 54.1: each compensation on a finished satellite registered its seat winners in the target again
+    (target paid_in 2200 -> 6600: money from nowhere), one on a finished flight carried its pool into the final a
+    second time, and after a restart the record of who was sent on was empty, so a withdrawn seat unregistered
+    nobody. Sending on happens once, at the finish; corrections change only what they name; the record
+    survives a restart."""
+    from engine.structure import Final, Flight
+
+    storage = MemoryStorage()
+    if kind == "satellite":
+        target = TournamentRuntime.create("main", rules(9, buy_in_cents=900), storage, hand_pause=0)
+        more = {"satellite": Satellite(seat_value_cents=1_000, target="main")}
+    else:
+        target = TournamentRuntime.create("main", rules(9, final=Final(forward="best")), storage, hand_pause=0)
+        more = {"flight": Flight(final="main", stop_level=1)}
+    target.registry = {"main": target}
+    source = finished(storage, target.registry, **more)
+    sent, before = list(source.tickets), looks(target)
+    assert sent and all(ticket.entry for ticket in sent) and before[1]["paid_in"] > 0
+    for cents in (100, 200):
+        source.compensate("p2", cents, "our server disconnected them")
+    assert looks(target) == before and source.tickets == sent
+    source = restarted(storage, source)
+    assert source.tickets == sent  # kept with its final state
+    source.compensate("p3", 300, "a second look at the clock")
+    assert looks(target) == before
+    if kind == "satellite":  # a seat given for the wrong tournament, withdrawn after the restart
+        seat = sent[0]
+        withdraw_prize(source, seat.player, None, "the seat was for another tournament")
+        entries, ledger = looks(target)
+        assert seat.entry not in target.director.stacks and ledger["paid_in"] == before[1]["paid_in"]
+        assert ledger["refunds"] == before[1]["refunds"] + 900 + target.definition.fee_cents
+        assert looks(target) == (entries, ledger) and source.tickets == sent  # and nobody sent on again
+    assert source.director.ledger.balances() and target.director.ledger.balances()

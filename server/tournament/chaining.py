@@ -118,6 +118,7 @@ def reschedule(runtime: TournamentRuntime, create: Callable[[Definition], Tourna
         runtime.cancel(chosen)
     again = create(definition)
     carry_players(runtime, again.id, dict.fromkeys(players))
+    runtime.journal.close(runtime.session)  # its final state again, with whom it sent on
     logger.info("tournament %s rescheduled as %s for %d players", runtime.id, again.id, len(players))
     return again
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
+from engine.wire import Ticket
 from server.tournament.names import skeleton
 
 
@@ -28,10 +29,15 @@ class Entries:
         self.bots: dict[str, tuple[str, str, float, float]] = {}  # player -> strategy tag, token, think range
         self.bot_reentry: dict[str, float] = {}  # a bot -> the chance it re-enters once out, where not 0
         self.next_number = 0  # the largest entry number given so far
+        # The players this tournament sent on (a satellite's seats, a flight's survivors), once, at its end: kept
+        # with its final state, so that a correction after a restart still finds where a seat went.
+        self.tickets: list[Ticket] = []
 
     def load(self, names: dict[str, str], tokens: dict[str, str], bots: dict[str, tuple[str, str, float, float]],
-             time_bank: dict[str, float], next_number: int, bot_reentry: dict[str, float]) -> None:
+             time_bank: dict[str, float], next_number: int, bot_reentry: dict[str, float],
+             tickets: list[Ticket]) -> None:
         self.names, self.tokens, self.bots, self.time_bank = names, tokens, bots, time_bank
+        self.tickets = tickets
         self.looks = {}
         for player, name in names.items():
             self.looks.setdefault(skeleton(name), player)

@@ -275,12 +275,13 @@ class Session:
                 "bot_reentry": entries.bot_reentry,
                 "time_bank": entries.time_bank, "paused": self.paused, "last_now": self.last_now,
                 "next_player": entries.next_number, "started_wall": self.started_wall,
-                "finished_wall": self.finished_wall}
+                "finished_wall": self.finished_wall, "tickets": entries.tickets}
 
     def load(self, state: dict[str, Any]) -> None:
         self.director = state["director"]
         self.entries.load(state["names"], state["tokens"], state["bots"], state["time_bank"], state["next_player"],
-                          state.get("bot_reentry", {}))  # absent from snapshots older than hosted re-entries
+                          state.get("bot_reentry", {}),  # absent from snapshots older than hosted re-entries
+                          state.get("tickets", []))  # absent from states written before tickets were kept
         self.paused, self.last_now, self.started_wall = state["paused"], state["last_now"], state["started_wall"]
         self.finished_wall = state.get("finished_wall")  # absent from states written before finishes were timed
 

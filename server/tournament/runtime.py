@@ -84,7 +84,6 @@ class TournamentRuntime:
         self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended,
                              placement)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
-        self.tickets: list[Ticket] = []  # the players this tournament sent on (a satellite's seats, a flight's)
         self.board = feeds.board(self)  # its page's live feed
         self.entry_into: str | None = None  # where a cancelled satellite's refunds bought entries
         self.voided: list[VoidedHand] = []  # hands a restore called off
@@ -101,6 +100,11 @@ class TournamentRuntime:
     @property
     def director(self) -> Tournament:
         return self.session.director
+
+    @property
+    def tickets(self) -> list[Ticket]:
+        """The players this tournament sent on (a satellite's seats, a flight's survivors)."""
+        return self.entries.tickets
 
     @property
     def log(self) -> Iterable[tuple[float, object]]:
@@ -163,6 +167,7 @@ class TournamentRuntime:
 
         A refused record (TournamentError, IllegalAction) changes nothing and is not journaled.
         """
+        was_closed = self.director.status in (Status.FINISHED, Status.CANCELLED)
         events = r.apply(self.session, record)
         director, at = self.director, self.now()
         self.journal.append(record, events, at, director.level + 1)
@@ -172,7 +177,9 @@ class TournamentRuntime:
         if closed:
             if self.session.finished_wall is None:
                 self.session.finished_wall = time.time()
-            self.journal.close(self.session)
+            if not was_closed:  # once, by the record that closed it: a correction afterwards sends nobody on
+                send_on(self)
+            self.journal.close(self.session)  # its final state, with whom it sent on
         if isinstance(record, r.Start):
             self._begin(events)
         elif isinstance(record, r.Act):
@@ -184,7 +191,6 @@ class TournamentRuntime:
         elif events:
             self.streams.route(events)
         if closed:
-            send_on(self)
             if self._task is not None:  # the tables stop; hands a satellite's end or a cancellation voided included
                 self._task.cancel()
         for event in events:
