@@ -197,7 +197,7 @@ def simulate(
             name = f"bot{len(tournament.entries) + 1}"
             if tournament.can_register(name):
                 new_entry(name)
-                emit(tournament.register(name))
+                emit(tournament.register(name, (people or {}).get(name)))
         emit(tournament.advance(now))
         if tournament.status is not Status.RUNNING:
             break  # the clock ended it: a flight stopped at its level

@@ -76,9 +76,8 @@ def plan_breaks(t: Tournament) -> list[Event]:
     while len(t._open) > needed:
         fewest, _ = t._open.sizes()
         chosen = None
-        if no_merges:  # while entries may come, only a table none of whose players has another entry (M.50)
-            chosen = t._open.draw_of_size(fewest, t.rng, lambda table: not any(
-                seated_with(t, player) for player in t.tables[table].table.players))
+        if no_merges:  # while entries may come, only a table whose players can all sit apart from their others
+            chosen = t._open.draw_of_size(fewest, t.rng, lambda table: seats_everyone_apart(t, table))
             if chosen is None and t._open.sizes()[1] >= 2:
                 break  # play goes on at a table of two or more; the break waits for the windows to close
         # A break that must merge goes ahead when no table could deal otherwise (Decision: not a stuck field).
@@ -91,6 +90,41 @@ def plan_breaks(t: Tournament) -> list[Event]:
         events.append(TableClosing(table, t._open.size[table], t.players_left))
         t._open.drop(table)
     return events
+
+
+def seats_everyone_apart(t: Tournament, table: int) -> bool:
+    """Whether breaking ``table`` needs no merge: each of its players has an open seat at another table, away
+    from their person's other entries (M.50, rules.md: a merge happens only "if the number of tables is reduced
+    whereby a player has more seats than there are tables"; issue 54).
+
+    A matching of the players who have other entries to the tables with room (Kuhn's augmenting paths, each
+    table taking as many as its open seats); the others take any seat left, so the room in all must do too.
+    """
+    players = t.tables[table].table.players
+    room = {other: t.definition.seats_per_table - size for other, size in t._open.size.items()
+            if other != table and size < t.definition.seats_per_table}
+    if sum(room.values()) < len(players):
+        return False
+    barred = {player: set(seated_with(t, player)) for player in players}
+    seated: dict[int, list[str]] = {}
+
+    def place(player: str, tried: set[int]) -> bool:
+        for other in room:
+            if other in barred[player] or other in tried:
+                continue
+            tried.add(other)
+            there = seated.setdefault(other, [])
+            if len(there) < room[other]:
+                there.append(player)
+                return True
+            for moved in list(there):
+                if place(moved, tried):
+                    there.remove(moved)
+                    there.append(player)
+                    return True
+        return False
+
+    return all(place(player, set()) for player in players if barred[player])
 
 
 def break_table(t: Tournament, table: int) -> list[Event]:

@@ -108,8 +108,19 @@ def simulate_command(args: argparse.Namespace) -> int:
     if late < 0 or not 0 <= reentry <= 1:
         print("mttsim simulate: --late is a number of entries, --reentry a probability from 0 to 1", file=sys.stderr)
         return 2
+    per_person = args.entries_per_person
+    if per_person < 1 or per_person > 1 and per_person > (definition.entries_per_person or 1):
+        print(f"mttsim simulate: --entries-per-person is at least 1 and at most the definition's entries_per_person "
+              f"({definition.entries_per_person or 1})", file=sys.stderr)
+        return 2
+    # botK belongs to person K // N (rounded up): the events name entries, and who holds which follows from this
+    people = {f"bot{number}": f"person{(number - 1) // per_person + 1}"
+              for number in range(1, players + late + 1)} if per_person > 1 else None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.runs is not None or args.report:
+        if people is not None:
+            print("mttsim simulate: --entries-per-person plays one run, not the lab's --runs", file=sys.stderr)
+            return 2
         return _lab(args, definition, Field(players, mix, late, reentry), seed)
     show_progress = sys.stderr.isatty() and not args.json
     strategies: dict[str, str] = {}
@@ -122,7 +133,7 @@ def simulate_command(args: argparse.Namespace) -> int:
         report = simulate(definition, players, seed, mix=mix, events_out=events_out,
                           hands_out=counted if counted is not None else hands_out,
                           progress=_progress_line if show_progress else None, late_players=late,
-                          reentry_probability=reentry, strategies=strategies)
+                          reentry_probability=reentry, strategies=strategies, people=people)
     if show_progress:
         sys.stderr.write("\n")
     if args.json:
@@ -569,6 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
                                  "the late registration (default: a tenth of --players, if the definition has it)")
     simulate_parser.add_argument("--reentry", type=float, help="the chance a bot that is out re-enters while it may "
                                  "(default: 0.5, if the definition has re-entry)")
+    simulate_parser.add_argument("--entries-per-person", type=int, default=1, metavar="N",
+                                 help="a multi-entry field: bot1 to botN are one person's entries, botN+1 to bot2N the "
+                                      "next one's ... (late entries too), up to the definition's entries_per_person")
     simulate_parser.add_argument("--json", action="store_true", help="print one JSON report instead of a summary")
     simulate_parser.add_argument("--runs", type=int, metavar="N",
                                  help="play N seeds from --seed on and report their spread (docs/director.md)")

@@ -258,3 +258,56 @@ def test_a_merge_still_happens_while_entries_may_come_when_no_table_could_deal_o
     assert any(type(e).__name__ == "EntriesMerged" for e in events)
     assert t.status.value == "finished" and not t.entries_open("late_registration")
     assert sorted(r.place for r in t.results.values()) == [1, 2, 3]
+
+
+def apart(t, table: int) -> bool:
+    """Whether every player of ``table`` could sit at another open table away from their person's other
+    entries, by trying every way (the test's own count, beside the engine's matching)."""
+    import itertools
+
+    seats = t.definition.seats_per_table
+    room = {other: seats - len(seated(t, other)) for other in t.tables if other != table and other not in
+            t.tables_to_break}
+    players = seated(t, table)
+
+    def allowed(player: str) -> list[int]:
+        others = {t.where[entry][0] for entry, person in PEOPLE.items()
+                  if person == PEOPLE.get(player) and entry != player and entry in t.where}
+        return [other for other in room if other not in others]
+
+    for choice in itertools.product(*(allowed(player) for player in players)):
+        if all(choice.count(other) <= room[other] for other in room):
+            return True
+    return False
+
+
+PEOPLE = {f"p{number}": f"person {(number + 1) // 2}" for number in range(1, 19)}  # p1 and p2 are one person...
+
+
+def test_a_multi_entry_fields_fewest_table_breaks_during_late_registration_when_nobody_need_merge():
+    """Issue 54.2: 19 entries at 9-max, two a person, late registration open: one bust left 18 players on three
+    tables where two suffice, and the tables stayed three until the field was down to 15: any fewest table with
+    a multi-entry player on it was refused. A fewest table breaks as soon as its players can all be seated away
+    from their other entries; only a break that would force a merge waits (M.50), and nothing merges."""
+    outcomes = set()
+    for seed in range(30):
+        t, dealer = running(19, 9, seed=seed, people=PEOPLE, entries_per_person=2, **LATE)
+        largest = max(t.tables, key=lambda table: len(seated(t, table)))
+        victim = next(player for player in seated(t, largest) if player != "p19")
+        sizes_after = {table: len(seated(t, table)) - (table == largest) for table in t.tables}
+        fewest = min(sizes_after.values())
+        knock_out(t, dealer, victim)
+        candidates = [table for table, size in sizes_after.items() if size == fewest]
+        assert t.entries_open("late_registration") and t.players_left == 18
+        assert len(t.stacks) == 18  # nothing merged: a merge takes an entry's stack into another's
+        if len(t.tables) == 2:
+            outcomes.add("broke")
+            assert balanced(t)
+            for entry in PEOPLE:  # nobody sits with their other entry
+                twin = next(other for other, person in PEOPLE.items() if person == PEOPLE[entry] and other != entry)
+                if entry in t.where and twin in t.where:
+                    assert t.where[entry][0] != t.where[twin][0]
+        else:
+            outcomes.add("waited")
+            assert len(t.tables) == 3 and not any(apart(t, table) for table in candidates), seed
+    assert "broke" in outcomes, outcomes

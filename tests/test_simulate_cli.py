@@ -131,3 +131,81 @@ def test_late_registration_and_reentry_are_played_and_counted(capsys):
     assert code == 0 and "5 late registrations, 0 re-entries (205 entries in all)" in out
     code, _, err = run(capsys, "--config", example, "--players", "200", "--reentry", "2")
     assert code == 2 and "--reentry a probability" in err
+
+
+def multi_entry_definition(tmp_path) -> str:
+    """120 places at 9-max, three entries a person, late registration through level 4."""
+    from tests.live_server import definition
+
+    body = {**definition(120, 9, action_seconds=15.0), "entries_per_person": 3,
+            "late_registration": {"until_level": 4}}
+    body["levels"] = [{"small_blind": 10 * 2**n, "big_blind": 20 * 2**n, "minutes": 10} for n in range(14)]
+    path = tmp_path / "multi.json"
+    path.write_text(json.dumps(body))
+    return str(path)
+
+
+def test_a_multi_entry_field_is_played_from_the_command_line_and_nobody_sits_with_their_other_entries(
+        tmp_path, capsys):
+    """Issue 54.2: ``--entries-per-person N`` plays a multi-entry field (bot1 to botN one person's entries, and
+    so on, late entries too), whose ``--events-out`` can be checked from outside: at no moment do two entries of
+    one person share a table (M.50)."""
+    config, events = multi_entry_definition(tmp_path), tmp_path / "events.jsonl"
+    code, _, err = run(capsys, "--config", config, "--players", "60", "--late", "60", "--entries-per-person", "4")
+    assert code == 2 and "entries_per_person (3)" in err
+    code, out, _ = run(capsys, "--config", config, "--players", "60", "--late", "60", "--entries-per-person", "3",
+                       "--seed", "5", "--json", "--events-out", str(events))
+    assert code == 0
+    report = json.loads(out)
+    assert report["late_registrations"] > 0
+
+    def person(entry: str) -> int:
+        return (int(entry.removeprefix("bot")) - 1) // 3
+
+    where: dict[str, int] = {}
+    checked = 0
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        kind = event["type"]
+        if kind == "seated":
+            where[event["player"]] = event["table"]
+        elif kind == "player_moved":
+            where[event["player"]] = event["to_table"]
+        elif kind == "player_eliminated":
+            where.pop(event["player"], None)
+        elif kind == "hand_started":  # every table's players as the hand is dealt: one entry a person
+            at_table = [person(entry) for entry, table in where.items() if table == event["table"]]
+            assert len(at_table) == len(set(at_table)), event
+            checked += 1
+    assert checked > 100
+
+
+def test_a_simulated_multi_entry_field_never_keeps_a_table_that_could_close_without_a_merge(tmp_path):
+    """Issue 54.2: simulated, 120 entries of persons x 3 kept up to two tables too many during late registration,
+    each time a fewest table could have closed with no merge at all. At every deal, while more tables are open
+    than the field needs, none of the fewest could close with every player seated apart from their other
+    entries."""
+    import math
+
+    from bots.simulator import simulate
+    from engine.events import HandStarted
+    from engine.floor import seats_everyone_apart
+    from engine.structure import load_definition
+
+    definition = load_definition(open(multi_entry_definition(tmp_path), "rb").read())
+    people = {f"bot{number}": f"person{(number - 1) // 3 + 1}" for number in range(1, 121)}
+
+    def check(tournament, event, _at) -> None:
+        if not isinstance(event, HandStarted) or not tournament.entries_open("late_registration"):
+            return
+        open_tables = [table for table in tournament.tables if table not in tournament.tables_to_break]
+        needed = math.ceil(tournament.players_left / definition.seats_per_table)
+        if len(open_tables) > needed:
+            sizes = {table: len(tournament.tables[table].table.players) for table in open_tables}
+            fewest = min(sizes.values())
+            assert not any(seats_everyone_apart(tournament, table) for table in open_tables
+                           if sizes[table] == fewest), (tournament.hands_played, sizes)
+
+    report = simulate(definition, 60, 11, people=people, late_players=60, on_event=check)
+    assert report.late_registrations > 0 and sorted(r["place"] for r in report.results) == list(
+        range(1, 60 + report.late_registrations + 1))
