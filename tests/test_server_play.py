@@ -390,13 +390,19 @@ async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_
             turns: list[dict[str, object]] = []
             errors: list[str] = []
             mine: list[str] = []  # my decisions as the table saw them
-            while len(turns) < 3:
+
+            async def next_event() -> dict[str, object]:
+                """The next message's event, noting the refusals and my decisions as the table saw them."""
                 message = await receive_json(websocket, timeout=30)
                 event = message.get("event", {})
                 if message["type"] == "error":
                     errors.append(message["code"])
                 if event.get("type") == "acted" and event["player"] == me:
                     mine.append(event["action"])
+                return event
+
+            while len(turns) < 3:
+                event = await next_event()
                 if event.get("type") != "your_turn":
                     continue
                 turns.append(event)
@@ -416,12 +422,7 @@ async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_
                     for _ in range(2):
                         await websocket.send(json.dumps({"type": "act", "action": action, **named}))
             while not errors or len(mine) < 3:
-                message = await receive_json(websocket, timeout=30)
-                event = message.get("event", {})
-                if message["type"] == "error":
-                    errors.append(message["code"])
-                if event.get("type") == "acted" and event["player"] == me:
-                    mine.append(event["action"])
+                await next_event()
         assert errors == ["stale"]  # the second answer to the third turn; the rest were taken
         assert all(isinstance(turn["turn"], int) and turn["turn"] > 0 for turn in turns)
         assert "all_in" not in mine[:3] and len(mine) == 3, mine  # each turn answered once, never by a late one
