@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from engine.structure import refund_kind
 from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
 from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan
@@ -72,10 +73,7 @@ def still_in(t: Tournament) -> list[str]:
 
 
 def _kind(t: Tournament) -> Literal["regular", "freeroll", "satellite"]:
-    definition = t.definition
-    if definition.satellite:
-        return "satellite"
-    return "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular"
+    return refund_kind(t.definition)
 
 
 def rescheduling(t: Tournament, policy: RefundPolicy | None = None) -> RefundPolicy:

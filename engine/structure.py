@@ -283,6 +283,13 @@ def nesting_depth(text: str | bytes) -> int:
     return deepest
 
 
+def refund_kind(definition: Definition) -> Literal["regular", "freeroll", "satellite"]:
+    """The kind the refund policies tell apart (rules.md I.39): a freeroll is free to enter with money added."""
+    if definition.satellite:
+        return "satellite"
+    return "freeroll" if definition.buy_in_cents == 0 and definition.added_cents else "regular"
+
+
 def load_definition(text: str | bytes, *, toml: bool = False) -> Definition:
     """Decode and check a definition; DefinitionError names the offending key.
 

@@ -356,6 +356,7 @@ class Details(Summary, kw_only=True):
 
     payouts_cents: list[int]
     refund_policy: RefundPolicy
+    refund_terms: list[str]  # the policy in sentences, for this tournament (engine/refundterms.py)
     refunds: list[RefundRow]
     tickets: list[Ticket]
     chips_in_play: int
@@ -512,6 +513,7 @@ class BoardInfo(msgspec.Struct):
     chips_in_play: int
     chips_issued: int
     ledger: dict[str, int]
+    refund_terms: list[str] = []  # the policy in sentences, for this tournament (engine/refundterms.py)
 
 
 class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):

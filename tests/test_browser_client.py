@@ -164,6 +164,11 @@ async def test_the_info_tab_schedules_the_levels_with_the_hourly_break_inside_th
         await expect(viewer.locator("#hourly-breaks")).to_contain_text("10-minute break at :30")
         cells = viewer.locator("table.structure tr td:nth-child(5)")
         await expect(cells).to_have_text(["0:00", "0:20", "0:50", "1:10", ""])
+        # Issue 54.4: the refund rules in words, each stage a sentence, as the API gives them
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            terms = (await client.get(f"/api/tournaments/{tournament}")).json()
+        await expect(viewer.get_by_role("region", name="If the tournament is cancelled").locator("li")).to_have_text(
+            terms["refund_terms"])
 
 
 async def test_the_tournament_tabs_and_the_directors_console(browser):

@@ -265,3 +265,32 @@ def test_policy_a_everyone_left_in_the_money_with_no_prize_paid_yet_is_a2_not_a3
     # One paid place later (three left of four paid, 4th paid): the next unawarded prize first (A3).
     situation = msgspec.structs.replace(situation, live=live[:3], pool_cents=36_000)
     assert "A3" in plan(RefundPolicy("A"), situation)[0].rule
+
+
+def test_the_refund_rules_read_as_sentences_for_this_tournaments_policy_kind_rebuys_and_bounties():
+    """Issue 54.4: the Info tab said "If cancelled: refund policy B." What each stage gives back is said for the
+    tournament: its policy and options, a freeroll's or a satellite's stages, re-buys and bounties."""
+    from engine.refunds import RefundPolicy
+    from engine.refundterms import refund_terms
+    from engine.structure import Bounty, Rebuys, Satellite
+    from tests.tournaments import definition
+
+    plain = refund_terms(definition(9))
+    assert len(plain) == 3 and plain[0].startswith("Before the start, or with fewer than 20%")
+    assert "the buy-in and the fee come back" in plain[0] and "the fees are kept" in plain[1]
+    assert "half of it shared equally" in plain[1] and "next prize not yet paid" in plain[2]
+    rebuys = refund_terms(definition(9, rebuys=Rebuys(levels=2, price_cents=1000, chips=1000),
+                                     refund_policy=RefundPolicy(refund_fees=True, split="icm")))
+    assert "every re-buy and add-on" in rebuys[0] and rebuys[1].startswith("During the re-buy or add-on period")
+    assert "the fees come back" in rebuys[2] and "by ICM" in rebuys[3]
+    bounty = refund_terms(definition(9, bounty=Bounty(cents=500), refund_policy=RefundPolicy(name="B")))
+    assert [term.split(":")[0] for term in bounty[:4]] == ["With fewer than 5% of the entries out",
+                                                          "With fewer than 25% out",
+                                                          "With 25% or more out, before the money", "In the money"]
+    assert bounty[-1].startswith("Bounties on the players still in play go back to them")
+    seats = refund_terms(definition(9, satellite=Satellite(seat_value_cents=1000),
+                                    refund_policy=RefundPolicy(name="B", satellite_middle="seats")))
+    assert "seats, as far as each player's chip equity covers one" in seats[2] and "each gets their seat" in seats[3]
+    freeroll = refund_terms(definition(9, buy_in_cents=0, added_cents=5000,
+                                       refund_policy=RefundPolicy(name="B", freeroll_middle="reschedule")))
+    assert "the entry points come back" in freeroll[0] and "played again at a new date" in freeroll[2]

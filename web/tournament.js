@@ -668,7 +668,12 @@ export class TournamentPage {
           `a ${info.time_bank_seconds} s time bank · at least ${t.min_players} players`,
       ),
       el("p", {}, t.rebuys || t.add_on ? terms(t) : "A freezeout: no re-buys, no add-on."),
-      el("p", {}, `If cancelled: refund policy ${info.refund_policy.name}.`),
+      el(
+        "section",
+        { id: "refund-terms", "aria-label": "If the tournament is cancelled" },
+        el("p", {}, `If the tournament is cancelled (refund policy ${info.refund_policy.name}):`),
+        el("ul", {}, ...(info.refund_terms || []).map((term) => el("li", {}, term))),
+      ),
       el("p", {}, el("a", { href: `#/t/${this.id}/clock`, id: "clock-link" }, "The clock screen"), " for a projector."),
       // replaceChildren writes a null child as the text "null": no hourly breaks, no paragraph at all.
       ...(info.breaks && info.breaks.at_minute !== null

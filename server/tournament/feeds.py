@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from engine.refundterms import refund_terms
 from engine.structure import level_starts
 from engine.wire import BoardInfo, FeedMessage, PlayerRow, Summary, TableRow, encoder
 from server.tournament import views
@@ -127,7 +128,8 @@ def board(runtime: TournamentRuntime) -> Feed:
             "info": BoardInfo(list(director.prizes), definition.satellite, list(definition.levels),
                               level_starts(definition), definition.breaks,
                               definition.action_seconds, definition.starting_bank_seconds, definition.refund_policy,
-                              director.chips_in_play(), director.chips_issued, director.ledger.summary()),
+                              director.chips_in_play(), director.chips_issued, director.ledger.summary(),
+                              refund_terms(definition)),
         }
         names, bounties, where = facts.entries.name, director.bounties, director.where
         players = {}

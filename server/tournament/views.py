@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Generic, Literal, TypeVar
 
+from engine.refundterms import refund_terms
 from engine import handforhand
 from engine.director import Status, Tournament
 from engine.events import Result, Shown
@@ -220,6 +221,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
     return Details(
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
         payouts_cents=list(director.prizes), refund_policy=definition.refund_policy,
+        refund_terms=refund_terms(definition),
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
         tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
