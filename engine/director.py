@@ -64,7 +64,7 @@ from engine.rebuys import Held
 from engine.refunds import Refund, RefundPolicy
 from engine.seating import OpenTables, initial_draw, person_of
 from engine.status import Status, TournamentError
-from engine.structure import Definition, hand_for_hand_points, prizes_cents, satellite_prizes
+from engine.structure import Definition, hand_for_hand_points, prizes_cents, rule_prizes, satellite_prizes
 from engine.table import Table
 
 __all__ = ["Status", "Tournament", "TournamentError"]
@@ -902,8 +902,31 @@ class Tournament:
         if satellite is not None:
             self.prizes, self.seats_won = satellite_prizes(self.prize_pool_cents, satellite.seat_value_cents)
         else:
-            self.prizes = prizes_cents(self.definition.payouts, self.prize_pool_cents, len(self.entries))
+            self.prizes = self.prize_table_for(len(self.entries), self.prize_pool_cents)
         self._h4h_points = set(hand_for_hand_points(self.prizes, self.definition.hand_for_hand_min_jump_cents))
+
+    def prize_table_for(self, entrants: int, pool_cents: int) -> list[int]:
+        """The prize per place a field of ``entrants`` and a pool of ``pool_cents`` would be paid (a satellite's
+        seats and a flight's nothing aside): the fixed table, or the payout rule's for that field."""
+        if self.definition.flight is not None or entrants == 0:
+            return []
+        if self.definition.satellite is not None:
+            return satellite_prizes(pool_cents, self.definition.satellite.seat_value_cents)[0]
+        if (rule := self.definition.payout_rule) is not None:
+            return rule_prizes(rule, pool_cents, entrants, self.definition.buy_in_cents)
+        return prizes_cents(self.definition.payouts, pool_cents, entrants)
+
+    def projected_prizes(self) -> list[int]:
+        """Before the start, the prizes of the entries so far (the pool as it stands, with the money added at the
+        start); once it runs, the prizes."""
+        if self.status not in (Status.WAITING, Status.REGISTER):
+            return self.prizes
+        return self.prize_table_for(len(self.entries), self.ledger.pool_cents + self.definition.added_cents)
+
+    def full_field_prizes(self) -> list[int]:
+        """The prizes if the field fills (``max_players`` entries, each paying the buy-in, with the money added)."""
+        full = self.definition.max_players
+        return self.prize_table_for(full, full * self.definition.buy_in_cents + self.definition.added_cents)
 
     def _in_hand(self, player: str) -> bool:
         state = self.tables.get(self.where[player][0]) if player in self.where else None

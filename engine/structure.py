@@ -156,6 +156,16 @@ class Reentry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     max_count: Positive = 1
 
 
+class PayoutRule(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A prize table sized from the field, as rooms and TD software build theirs (docs/config.md): the entries'
+    ``paid_percent`` are paid (rounded, at least one), the last place paid gets ``min_cash_multiple`` times the
+    buy-in, and the rest of the pool falls off from first place as 1 / place ** ``curve`` above it."""
+
+    paid_percent: Annotated[float, msgspec.Meta(gt=0, le=100)] = 15.0
+    min_cash_multiple: Annotated[float, msgspec.Meta(ge=0)] = 1.5
+    curve: Annotated[float, msgspec.Meta(gt=0, le=4)] = 1.0
+
+
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     seats_per_table: Annotated[int, msgspec.Meta(ge=2, le=10)]
@@ -165,7 +175,7 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     min_players: Annotated[int, msgspec.Meta(ge=2)]
     max_players: Positive
     levels: Annotated[list[Level], msgspec.Meta(min_length=1)]
-    payouts: Annotated[list[Payout], msgspec.Meta(min_length=1)]
+    payouts: list[Payout] = []  # a fixed prize table; or a payout_rule, sized from the field
     breaks: Breaks | None = None
     hand_for_hand_min_jump_cents: Positive = 1
     hand_for_hand_ties: Literal["pokerstars", "wsop", "tda"] = "pokerstars"
@@ -191,6 +201,7 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     starts_at: float | None = None
     late_registration: LateRegistration | None = None
     reentry: Reentry | None = None
+    payout_rule: PayoutRule | None = None  # in place of payouts: the prize table follows the entries
 
     @property
     def late_stack(self) -> int:
@@ -250,7 +261,10 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
                 raise DefinitionError(f"{where}: give exactly one of minutes or hands")
             if (level.minutes is not None and level.minutes <= 0) or (level.hands is not None and level.hands <= 0):
                 raise DefinitionError(f"{where}: a level lasts a positive number of minutes or hands")
-        prize_table(self.payouts)  # raises on bad places or percentages
+        if bool(self.payouts) == (self.payout_rule is not None):
+            raise DefinitionError("payouts: give the prize table (payouts) or a payout_rule, one of them")
+        if self.payouts:
+            prize_table(self.payouts)  # raises on bad places or percentages
 
 
 MAX_NESTING = 32  # brackets deep: a definition needs 4; a parser recursing on 100,000 would fail with no answer
@@ -372,6 +386,27 @@ def prizes_cents(payouts: list[Payout], pool_cents: int, entrants: int | None = 
         scale = sum(shares)
         shares = [share / scale for share in shares]
     prizes = [math.floor(share * pool_cents) for share in shares]
+    prizes[0] += pool_cents - sum(prizes)
+    return prizes
+
+
+def rule_prizes(rule: PayoutRule, pool_cents: int, entrants: int, buy_in_cents: int) -> list[int]:
+    """The prize per place in cents by ``rule``, place 1 first, summing to ``pool_cents`` exactly.
+
+    Each place gets ``min_cash_multiple`` times the buy-in (lowered as far as
+    it must be for the places paid to share the pool) and a share of the rest
+    by the curve's weight, so places never pay less than the ones below them
+    and the last pays at least the multiple: three places paid share 50/29/21
+    as rooms' 50/30/20, 18 of 120 pay first 23% and the last 3x the buy-in.
+    Leftover cents go to first.
+    """
+    paid = max(1, min(entrants, round(entrants * rule.paid_percent / 100)))
+    if paid == 1 or pool_cents == 0:
+        return [pool_cents]
+    min_cash = min(int(buy_in_cents * rule.min_cash_multiple), pool_cents // paid)
+    weights = [1 / place**rule.curve for place in range(1, paid + 1)]
+    rest, total = pool_cents - min_cash * paid, sum(weights)
+    prizes = [min_cash + math.floor(rest * weight / total) for weight in weights]
     prizes[0] += pool_cents - sum(prizes)
     return prizes
 

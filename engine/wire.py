@@ -354,7 +354,8 @@ class Timeline(msgspec.Struct):
 class Details(Summary, kw_only=True):
     """``GET /api/tournaments/{id}``: the summary, the payouts, the money and every table's seats."""
 
-    payouts_cents: list[int]
+    payouts_cents: list[int]  # before the start, those of the entries so far
+    full_field_payouts_cents: list[int]  # if the field fills (max_players entries)
     refund_policy: RefundPolicy
     refund_terms: list[str]  # the policy in sentences, for this tournament (engine/refundterms.py)
     refunds: list[RefundRow]
@@ -514,6 +515,7 @@ class BoardInfo(msgspec.Struct):
     chips_issued: int
     ledger: dict[str, int]
     refund_terms: list[str] = []  # the policy in sentences, for this tournament (engine/refundterms.py)
+    full_field_payouts_cents: list[int] = []  # if the field fills (max_players entries)
 
 
 class TournamentState(msgspec.Struct, tag="tournament_state", tag_field="type"):

@@ -38,3 +38,34 @@ async def test_the_payouts_tab_heads_its_columns_and_says_how_many_are_paid_the_
             "6 of 30 paid (20.0%) · min-cash $42.00 (4.2x the buy-in) · the bubble: 7th")
         await page.screenshot(path=ARTIFACTS / "payouts-tab.png")
         assert errors == []
+
+
+async def test_before_the_start_the_payouts_tab_shows_the_rules_table_for_the_entries_so_far_and_a_full_field(
+        browser):
+    """Issue 54.5: in Register, ``payouts_cents`` was [] and the Payouts tab empty; and a structure for 300
+    started with 120 paid 41.7% of them a min-cash of half the buy-in. A payout rule sizes the table from the
+    entries: 20 entries of a 300-place structure pay 15% of 20, a min-cash of 1.5x the buy-in, to the cent; the
+    tab shows it, and what a full field would pay."""
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = {**definition(300, 9), "buy_in_cents": 20_000, "fee_cents": 2_000, "payout_rule": {}}
+        del body["payouts"]
+        tournament, _ = await create(live, body, 20)
+        shown = (await client.get(f"/api/tournaments/{tournament}")).json()
+        assert shown["status"] == "register"
+        prizes, full = shown["payouts_cents"], shown["full_field_payouts_cents"]
+        assert len(prizes) == 3 and prizes[-1] >= 30_000 and sum(prizes) == 20 * 20_000
+        assert [round(100 * prize / sum(prizes)) for prize in prizes] == [50, 29, 22]  # rooms pay 50/30/20
+        assert len(full) == 45 and full[-1] >= 30_000 and sum(full) == 300 * 20_000
+        page = await open_as(browser, live, f"/#/t/{tournament}", {})
+        errors = watch_errors(page)
+        await tab(page, "payouts")
+        rows = page.locator("#payouts tbody tr")
+        await expect(rows).to_have_count(3)
+        await expect(rows.nth(2).locator("td").nth(1)).to_have_text(f"${prizes[2] / 100:,.2f}")
+        await expect(page.locator("#payout-summary")).to_contain_text(
+            f"3 of 20 paid (15.0%) · min-cash ${prizes[2] / 100:,.2f}")
+        await expect(page.locator("#full-field-payouts")).to_have_text(
+            f"So far, from 20 entries. If the field fills: 45 paid, first ${full[0] / 100:,.2f}, "
+            f"min-cash ${full[-1] / 100:,.2f}.")
+        await page.screenshot(path=ARTIFACTS / "payouts-before-the-start.png")
+        assert errors == []

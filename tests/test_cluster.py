@@ -751,6 +751,7 @@ async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_
       client of each gateway keeps its session and goes on hearing its table."""
     import msgspec
 
+    from engine.wire import Act
     from server.cluster.schema import (
         Acted, Route, TableBatch, ToDirector, Watching, beat_for, frames_for, stream_subject, table_subject,
     )
@@ -778,7 +779,7 @@ async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_
         for table in range(1, 6):
             route = Route(attacker, 1, victim)
             for epoch in range(1, 41):
-                forged = TableBatch(epoch, [Watching(route, True), Acted(route, "all_in", None)])
+                forged = TableBatch(epoch, [Watching(route, True), Acted(route, Act("all_in"))])
                 await forger.publish(table_subject(tournament, table), msgspec.msgpack.encode(forged))
         await tables.publish(stream_subject("spy", 1), msgspec.msgpack.encode(
             [ToDirector("open", "gateway.gateway-1.spy", 1, tournament=tournament)]))

@@ -305,7 +305,7 @@ async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_work
     assert subject == "mttsim.decisions.gateway.t.3" and batch.epoch == ANY_HOLDER  # never the director's subject
     ((decision),) = batch.items
     assert (decision.route.subject, decision.route.number, decision.route.player) == (gateway.subject, 1, "p7")
-    assert (decision.action, decision.amount) == ("raise", 60)
+    assert (decision.decision.action, decision.decision.amount) == ("raise", 60)
     assert gateway.to_table(gateway.clients[1], 1, act)  # past its burst of one: dropped as one server drops it
     assert gateway.clients[1].close_code == 1008
     gateway.from_director(msgspec.msgpack.encode([ToGateway([1], player="p7")]))  # busted: it plays nowhere

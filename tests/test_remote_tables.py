@@ -21,6 +21,7 @@ from server.tournament.remote import HandOut, TableState
 from server.storage import MemoryStorage
 from server.cluster.playing import PlayedTable
 from engine.structure import Definition
+from engine.wire import Act
 from server.tournament.at_workers import HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN, Streams, StreamsHere
@@ -140,7 +141,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     played = PlayedTable(table, 7, lambda subject: Frames(bus, subject), kept.append,  # type: ignore[arg-type]
                          lambda: None, lambda seconds: None, lambda: None, seq=41)
     played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(route.values())), out])))
-    played.heard(msgspec.msgpack.encode(TableBatch(6, [Acted(route[players[0]], "fold", None)])))  # an older lease's
+    played.heard(msgspec.msgpack.encode(TableBatch(6, [Acted(route[players[0]], Act("fold"))])))  # an older lease's
     playing = asyncio.get_running_loop().create_task(played.play(asyncio.Event()))
     await until(lambda: played.desk is not None)
     topped_up = players[0]
@@ -150,11 +151,11 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     while not desk.hand.finished:
         actor = desk.hand.players[desk.hand.actor]  # type: ignore[index]
         other = next(player for player in players if player != actor)
-        played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[other], "call", None)])))  # not their turn
+        played.heard(msgspec.msgpack.encode(TableBatch(7, [Acted(route[other], Act("call"))])))  # not their turn
         legal = desk.hand.legal_actions()
         # From the player's gateway, which knows no lease: a decision is taken, anything else ignored.
         played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [
-            Adopt([]), Acted(route[actor], "check" if legal.can_check else "call", None)])))
+            Adopt([]), Acted(route[actor], Act("check" if legal.can_check else "call"))])))
     assert runtime.director.hand(table).actor is not None  # type: ignore[union-attr]  # the director's is as dealt
     back = await playing
     assert back is not None and back.number == out.number
@@ -323,15 +324,15 @@ async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_n
     events_before = len(desk.hand.events)
     with caplog.at_level(logging.WARNING, logger="mttsim.worker"):
         for subject, route in forged:
-            played.decided(subject, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, "all_in", None)])))
+            played.decided(subject, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, Act("all_in"))])))
         # and on the table's own subject, the director's, a decision under no epoch is not even looked at
         played.heard(msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed.get(actor, forged[0][1]),
-                                                                          "all_in", None)])))
+                                                                          Act("all_in"))])))
     assert len(desk.hand.events) == events_before and played.decisions == []
     assert sum("refused" in record.getMessage() for record in caplog.records) == len(forged)
     if actor in placed:  # the placed client's own decision is taken
-        played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor], "fold",
-                                                                                       None)])))
+        played.decided(DECISIONS, msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(placed[actor],
+                                                                                       Act("fold"))])))
         assert [(decision.player, decision.action) for decision in played.decisions] == [(actor, "fold")]
     playing.cancel()
     await asyncio.gather(playing, return_exceptions=True)

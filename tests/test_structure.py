@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.structure import (
     DefinitionError, Payout, default_levels, default_payouts, hand_for_hand_points, load_definition, prizes_cents,
@@ -130,3 +132,35 @@ def test_default_payouts_pay_more_for_a_better_place_however_large_the_field(ent
 def test_a_field_too_large_for_default_payouts_is_refused_with_the_reason():
     with pytest.raises(ValueError, match="more than the pool"):
         default_payouts(1_000_000)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entrants=st.integers(2, 100_000), buy_in=st.integers(0, 100_000), extra=st.integers(0, 10**7),
+       percent=st.floats(1, 50), multiple=st.floats(0, 5), curve=st.floats(0.2, 3))
+def test_a_payout_rules_table_sums_to_the_pool_to_the_cent_and_never_pays_a_place_less_than_one_below(
+        entrants, buy_in, extra, percent, multiple, curve):
+    """Issue 54.5: a rule-based prize table for fields of 2 to 100,000: exact to the cent, best places first,
+    about the percent of the field paid, and the last place paid at least the min-cash the pool allows."""
+    from engine.structure import PayoutRule, rule_prizes
+
+    pool = entrants * buy_in + extra
+    prizes = rule_prizes(PayoutRule(percent, multiple, curve), pool, entrants, buy_in)
+    assert sum(prizes) == pool and all(better >= worse for better, worse in zip(prizes, prizes[1:]))
+    paid = max(1, min(entrants, round(entrants * percent / 100)))
+    assert len(prizes) == (paid if pool else 1)  # an empty pool pays nobody anything
+    if len(prizes) > 1:
+        assert prizes[-1] >= min(int(buy_in * multiple), pool // len(prizes))
+
+
+def test_a_definition_gives_a_prize_table_or_a_payout_rule_and_120_entries_of_a_300_structure_pay_15_percent():
+    from engine.structure import PayoutRule, rule_prizes
+
+    with pytest.raises(DefinitionError, match="payouts: give the prize table"):
+        load_definition(json.dumps({**definition(), "payout_rule": {}}))  # both
+    without = definition()
+    del without["payouts"]
+    with pytest.raises(DefinitionError, match="payouts: give the prize table"):
+        load_definition(json.dumps(without))  # neither
+    assert load_definition(json.dumps({**without, "payout_rule": {"paid_percent": 12}})).payout_rule == PayoutRule(12)
+    prizes = rule_prizes(PayoutRule(), 120 * 20_000, 120, 20_000)  # $200 buy-ins
+    assert len(prizes) == 18 and prizes[-1] >= 1.5 * 20_000 and sum(prizes) == 120 * 20_000

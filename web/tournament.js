@@ -79,6 +79,8 @@ export class TournamentPage {
     this.payoutsTitle = el("h3", {}, "Payouts");
     this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
     this.payoutSummary = el("p", { class: "payout-summary", id: "payout-summary", hidden: true });
+    // Before the start: the table above is the entries' so far; this says what a full field would pay.
+    this.fullField = el("p", { class: "payout-summary", id: "full-field-payouts", hidden: true });
     this.fieldCharts = el("div", { class: "charts", id: "field-charts" });
     this.payoutChart = el("div", { class: "charts", id: "payout-chart" });
     this.search = el("input", {
@@ -101,6 +103,7 @@ export class TournamentPage {
         this.payoutsTitle,
         this.resultsSummary,
         this.payoutSummary,
+        this.fullField,
         this.nodes.payouts,
         this.payoutChart,
       ),
@@ -396,6 +399,13 @@ export class TournamentPage {
       this.payoutsTitle.textContent = "Payouts";
       tab.textContent = "Payouts";
       this.drawPrizeTable(t, info.payouts_cents, results);
+      const full = info.full_field_payouts_cents || [];
+      const before = t.status === "register" || t.status === "waiting";
+      this.fullField.hidden = !before || !full.length;
+      if (before && full.length)
+        this.fullField.textContent =
+          `So far, from ${chips(t.entries)} entries. If the field fills: ` +
+          `${chips(full.length)} paid, first ${money(full[0])}, min-cash ${money(full[full.length - 1])}.`;
       const paidPrizes = info.payouts_cents.filter((cents) => cents > 0);
       this.payoutChart.replaceChildren(
         ...(paidPrizes.length > 1

@@ -125,11 +125,11 @@ def board(runtime: TournamentRuntime) -> Feed:
         definition = director.definition
         rows: dict[str, Any] = {
             "summary": steady(views.summary(director, facts), time.time()),
-            "info": BoardInfo(list(director.prizes), definition.satellite, list(definition.levels),
+            "info": BoardInfo(list(director.projected_prizes()), definition.satellite, list(definition.levels),
                               level_starts(definition), definition.breaks,
                               definition.action_seconds, definition.starting_bank_seconds, definition.refund_policy,
                               director.chips_in_play(), director.chips_issued, director.ledger.summary(),
-                              refund_terms(definition)),
+                              refund_terms(definition), director.full_field_prizes()),
         }
         names, bounties, where = facts.entries.name, director.bounties, director.where
         players = {}

@@ -220,7 +220,8 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
     rows = slice(page * ROWS_PER_PAGE, (page + 1) * ROWS_PER_PAGE)
     return Details(
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
-        payouts_cents=list(director.prizes), refund_policy=definition.refund_policy,
+        payouts_cents=list(director.projected_prizes()), full_field_payouts_cents=director.full_field_prizes(),
+        refund_policy=definition.refund_policy,
         refund_terms=refund_terms(definition),
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
         tickets=tickets[rows],
