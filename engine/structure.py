@@ -569,7 +569,8 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
     """A whole definition from a few numbers: levels whose big blind grows geometrically from the starting
     stack's ``STARTING_BIG_BLINDS`` to the point where the field's chips are ``ENDING_AVERAGE_BIG_BLINDS`` big
     blinds at ``hours`` (when about one player is left), antes from level 3 (a big-blind ante, or a classic one
-    of an eighth of the big blind), a 5-minute break at :55 of every hour, and the usual payouts (~15% paid)."""
+    of an eighth of the big blind), a 5-minute break at :55 of every hour, and the payouts by the field's size
+    (``PayoutRule``: ~15% paid whatever the field turns out to be, not a table frozen for ``players``)."""
     if players < 2 or hours <= 0 or stack < 100:
         raise DefinitionError("structure: at least 2 players, a positive number of hours, a stack of 100 or more")
     minutes = LEVEL_MINUTES[speed]
@@ -600,7 +601,7 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
     return Definition(
         name=name, seats_per_table=9, starting_stack=stack,
         buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=players, levels=levels,
-        payouts=default_payouts(players), breaks=Breaks(at_minute=55, minutes=5),
+        payout_rule=PayoutRule(), breaks=Breaks(at_minute=55, minutes=5),
     )
 
 

@@ -20,10 +20,8 @@ const DEFAULT_DEFINITION = {
     { small_blind: 20, big_blind: 40, minutes: 5 },
     { small_blind: 40, big_blind: 80, ante: 80, bb_ante: true, minutes: 5 },
   ],
-  payouts: [
-    { places: "1", percent: 60 },
-    { places: "2", percent: 40 },
-  ],
+  // The prize table follows the entries (docs/config.md): 15% of the field paid, a min-cash of 1.5x the buy-in.
+  payout_rule: { paid_percent: 15, min_cash_multiple: 1.5 },
 };
 const STATUS_ORDER = { running: 0, register: 1, waiting: 2, finished: 3, cancelled: 4 };
 
