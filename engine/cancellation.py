@@ -15,6 +15,7 @@ from engine.structure import refund_kind
 from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
 from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan
+from engine.refunds import stage_of
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
@@ -40,6 +41,16 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
     eliminated.
     """
     verify(t, policy, entry_cents)
+    return as_entries(plan(policy or t.definition.refund_policy, situation(t)), entry_cents)
+
+
+def stage_now(t: Tournament, policy: RefundPolicy | None = None) -> str:
+    """The stage the rules judge a cancellation in now: A1-A4, or B-pre, B-early, B-middle, B-late."""
+    return stage_of(situation(t), policy or t.definition.refund_policy)
+
+
+def situation(t: Tournament) -> Situation:
+    """The tournament as the refund policies see it (engine/refunds.py)."""
     live = still_in(t)
     paid: dict[str, dict[str, int]] = {}
     for movement in t.ledger.movements:
@@ -49,7 +60,7 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         elif movement.kind == "refund":  # an unregistered entry has nothing left to get back
             paid.pop(movement.player, None)
     definition = t.definition
-    situation = Situation(
+    return Situation(
         # A final counts the whole event's entrants; a flight entry that did not qualify is out (I.39).
         entries=len(t.entries) - len(t.qualified_entries) + t.flight_entries if t.flight_entries
         else len(t.entries), live=[(p, t.stacks[p] + t._pending_chips.get(p, 0)) for p in live],
@@ -63,7 +74,6 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
         bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
         qualified=sorted(t.qualified_entries), dealt=bool(t.dealt),
     )
-    return as_entries(plan(policy or definition.refund_policy, situation), entry_cents)
 
 def still_in(t: Tournament) -> list[str]:
     """The entries a cancellation finds in the tournament, in seat order: those holding chips at the start

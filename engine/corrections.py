@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.events import Compensated, Event, PrizeWithdrawn
+from engine import cancellation
+from engine.events import Compensated, Event, FailureDeclared, IncidentRecorded, PrizeWithdrawn
+from engine.refunds import RefundPolicy
 from engine.status import TournamentError
 
 if TYPE_CHECKING:
@@ -23,16 +25,53 @@ def _check(t: Tournament, player: str, cents: int, reason: str) -> None:
         raise TournamentError("a correction needs its reason")
 
 
-def verify_compensate(t: Tournament, player: str, cents: int, reason: str) -> None:
+def verify_compensate(t: Tournament, player: str, cents: int, reason: str, incident: int | None = None) -> None:
     _check(t, player, cents, reason)
+    if incident is not None and not (0 < incident <= len(t.incidents) and t.incidents[incident - 1].player == player):
+        raise TournamentError(f"incident {incident} is not one recorded for {player}")
 
 
-def compensate(t: Tournament, player: str, cents: int, reason: str) -> list[Event]:
-    """The house pays ``player`` ``cents``, for ``reason``."""
-    verify_compensate(t, player, cents, reason)
+def compensate(t: Tournament, player: str, cents: int, reason: str, incident: int | None = None) -> list[Event]:
+    """The house pays ``player`` ``cents``, for ``reason`` (and the incident it names)."""
+    verify_compensate(t, player, cents, reason, incident)
     t.ledger.record("compensation_funded", "", cents)
     t.ledger.record("compensation", player, cents)
-    return [Compensated(player, cents, reason)]
+    return [Compensated(player, cents, reason, incident)]
+
+
+def verify_declare_failure(t: Tournament, what: str, due_hours: float, policy: RefundPolicy | None = None) -> None:
+    if not what.strip():
+        raise TournamentError("a failure needs a word on what happened")
+    if not 0 < due_hours <= 24 * 365:
+        raise TournamentError("the refunds are due within a positive number of hours (48 by default, seed 000)")
+    cancellation.verify(t, policy)
+
+
+def declare_failure(t: Tournament, what: str, at: float, due_hours: float,
+                    policy: RefundPolicy | None = None) -> list[Event]:
+    """The tournament failed and cannot resume: it is cancelled by its refund policy, on the record with the
+    stage the rules judged it in (before the cancellation changes it) and the refunds' deadline."""
+    verify_declare_failure(t, what, due_hours, policy)
+    stage = cancellation.stage_now(t, policy)
+    events = cancellation.apply(t, policy)
+    failure = FailureDeclared(what, at, stage, sum(refund.cents for refund in t.refunds), at + due_hours * 3600)
+    t.failure = failure
+    return [failure, *events]
+
+
+def verify_record_incident(t: Tournament, player: str, what: str, decision: str) -> None:
+    if player not in t.entries:
+        raise TournamentError(f"{player} is not an entry of this tournament")
+    if not what.strip() or not decision.strip():
+        raise TournamentError("an incident needs what happened and the director's decision")
+
+
+def record_incident(t: Tournament, player: str, what: str, decision: str, at: float) -> list[Event]:
+    """One player's case on the record, numbered from 1, for a compensation to name."""
+    verify_record_incident(t, player, what, decision)
+    incident = IncidentRecorded(len(t.incidents) + 1, player, what, decision, at)
+    t.incidents = [*t.incidents, incident]
+    return [incident]
 
 
 def withdrawable(t: Tournament, player: str) -> tuple[int, bool]:

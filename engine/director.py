@@ -55,8 +55,8 @@ from engine.cards import shuffled_deck
 from engine.deals import Deal
 from engine.eliminations import Bust
 from engine.events import (
-    BreakEnded, BreakStarted, Event, HandFinished, HandStarted, HandVoided, LevelChanged, Refunded, Registered, Result,
-    Seated, SeatStack, StatusChanged,
+    BreakEnded, BreakStarted, Event, FailureDeclared, HandFinished, HandStarted, HandVoided, IncidentRecorded,
+    LevelChanged, Refunded, Registered, Result, Seated, SeatStack, StatusChanged,
 )
 from engine.hand import Hand
 from engine.money import PAID_INTO, Ledger
@@ -88,6 +88,10 @@ class _Playing:
 
 class Tournament:
     """One tournament from announcement to results. Players are entry ids (strings)."""
+
+    # On the class, so that a director pickled before they were kept has them too (its snapshot restores).
+    failure: FailureDeclared | None = None  # a failure the director declared (engine/corrections.py)
+    incidents: list[IncidentRecorded] = []  # players' cases on the record, replaced whole, never appended to
 
     def __init__(self, definition: Definition, rng: random.Random,
                  deal: Callable[[random.Random], list[int]] = shuffled_deck) -> None:
@@ -844,12 +848,27 @@ class Tournament:
 
     # --------------------------------------------- corrections (engine.corrections)
 
-    def verify_compensate(self, player: str, cents: int, reason: str) -> None:
-        corrections.verify_compensate(self, player, cents, reason)
+    def verify_compensate(self, player: str, cents: int, reason: str, incident: int | None = None) -> None:
+        corrections.verify_compensate(self, player, cents, reason, incident)
 
-    def compensate(self, player: str, cents: int, reason: str) -> list[Event]:
-        """The house pays a player a compensation (seed 004)."""
-        return corrections.compensate(self, player, cents, reason)
+    def compensate(self, player: str, cents: int, reason: str, incident: int | None = None) -> list[Event]:
+        """The house pays a player a compensation (seed 004), for an incident on the record if it names one."""
+        return corrections.compensate(self, player, cents, reason, incident)
+
+    def verify_declare_failure(self, what: str, due_hours: float, policy: RefundPolicy | None = None) -> None:
+        corrections.verify_declare_failure(self, what, due_hours, policy)
+
+    def declare_failure(self, what: str, at: float, due_hours: float = 48.0,
+                        policy: RefundPolicy | None = None) -> list[Event]:
+        """A failure the tournament cannot resume from: cancelled by its policy, on the record (seed 000)."""
+        return corrections.declare_failure(self, what, at, due_hours, policy)
+
+    def verify_record_incident(self, player: str, what: str, decision: str) -> None:
+        corrections.verify_record_incident(self, player, what, decision)
+
+    def record_incident(self, player: str, what: str, decision: str, at: float) -> list[Event]:
+        """One player's case, examined on its own, with the director's decision (seed 004)."""
+        return corrections.record_incident(self, player, what, decision, at)
 
     def verify_withdraw_prize(self, player: str, cents: int, reason: str) -> None:
         corrections.verify_withdraw_prize(self, player, cents, reason)

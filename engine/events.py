@@ -115,11 +115,37 @@ class Refunded(Event, frozen=True, tag="refunded"):
 
 
 class Compensated(Event, frozen=True, tag="compensated"):
-    """The director paid a player a compensation from the house (seed 004, Special cases)."""
+    """The director paid a player a compensation from the house (seed 004, Special cases), for the incident
+    numbered ``incident`` if it names one."""
 
     player: str
     cents: int
     reason: str
+    incident: int | None = None
+
+
+class FailureDeclared(Event, frozen=True, tag="failure_declared"):
+    """The director declared that the tournament failed and cannot go on (seed 000: buy-in and fees "manually
+    refunded within 48 hours"; seed 004: a crash most players cannot play through): what happened and when
+    (seconds since the epoch), the stage the refund rules judged it in, what the refunds add up to, and by when
+    they are due. The cancellation's own events follow it."""
+
+    what: str
+    at: float
+    stage: str
+    refunds_cents: int
+    due_by: float
+
+
+class IncidentRecorded(Event, frozen=True, tag="incident_recorded"):
+    """One player's case, examined on its own (seed 004): who, when (seconds since the epoch), what went wrong,
+    and the director's decision. A compensation may name its ``number``."""
+
+    number: int
+    player: str
+    what: str
+    decision: str
+    at: float
 
 
 class PrizeWithdrawn(Event, frozen=True, tag="prize_withdrawn"):

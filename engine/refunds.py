@@ -121,7 +121,7 @@ def _prize_paid(situation: Situation) -> bool:
     return 0 < len(situation.live) < len(situation.prizes)
 
 
-def _stage(situation: Situation, policy: RefundPolicy) -> str:
+def stage_of(situation: Situation, policy: RefundPolicy) -> str:
     """The rule that applies: A1/A2/A3/A4 or B-pre/B-early/B-middle/B-late.
 
     Rollback comes first (rules.md I.38 stage order): a tournament not started,
@@ -181,7 +181,7 @@ def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
 
 
 def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
-    stage = _stage(situation, policy)
+    stage = stage_of(situation, policy)
     refunds: list[Refund] = []
     pool = situation.pool_cents
     if stage in ("A1", "A4", "B-pre"):

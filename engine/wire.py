@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from engine.events import Event, Result
+from engine.events import Event, FailureDeclared, IncidentRecorded, Result
 from engine.refunds import RefundPolicy
 from engine.structure import (
     AddOn, Bounty, Breaks, Final, Flight, LateRegistration, Level, Rebuys, Reentry, Satellite, TimeBank,
@@ -359,6 +359,8 @@ class Details(Summary, kw_only=True):
     refund_policy: RefundPolicy
     refund_terms: list[str]  # the policy in sentences, for this tournament (engine/refundterms.py)
     refunds: list[RefundRow]
+    failure: FailureDeclared | None  # a failure the director declared: its stage, refunds and deadline
+    incidents: list[IncidentRecorded]  # players' cases on the record
     tickets: list[Ticket]
     chips_in_play: int
     chips_issued: int

@@ -149,3 +149,83 @@ def test_corrections_after_a_finish_send_nobody_on_again_before_or_after_a_resta
         assert ledger["refunds"] == before[1]["refunds"] + 900 + target.definition.fee_cents
         assert looks(target) == (entries, ledger) and source.tickets == sent  # and nobody sent on again
     assert source.director.ledger.balances() and target.director.ledger.balances()
+
+
+def running_field(storage: MemoryStorage) -> TournamentRuntime:
+    """Six players some hands into a tournament on seeded decks, two of them out."""
+    definition = rules(6)
+    runtime = TournamentRuntime("t", definition, storage=storage, hand_pause=0, seed=5)
+    storage.create("t", msgspec.json.encode(definition), 5, b"")
+    runtime.registry = {"t": runtime}
+    for number in range(6):
+        runtime.register(f"player {number}")
+    runtime.submit(records.Start(0.0, 1.0))
+    hands = 0
+    while len(runtime.director.results) < 2:
+        hands += 5
+        drive(runtime, random.Random(hands), hands)
+    return runtime
+
+
+def test_a_declared_failure_and_a_players_incident_are_on_the_record_and_survive_a_restart():
+    """Issue 54.3: a crash that cannot be resumed left nothing saying it was a failure, when, in what stage, or
+    by when its refunds are due (seed 000: "manually refunded within 48 hours"); one player's case had only a
+    compensation, with no record of what went wrong. Both are records now, and a compensation names its
+    incident."""
+    import time
+
+    storage = MemoryStorage()
+    runtime = running_field(storage)
+    victim = next(iter(runtime.director.stacks))
+    runtime.record_incident(victim, "their connection dropped on our side for 3 minutes", "compensate 5 big blinds")
+    for refused, why in ((lambda: runtime.record_incident("nobody", "x", "y"), "not an entry"),
+                         (lambda: runtime.record_incident(victim, " ", "y"), "needs what happened"),
+                         (lambda: runtime.compensate(victim, 100, "x", incident=2), "incident 2 is not one"),
+                         (lambda: runtime.declare_failure(" "), "needs a word")):
+        with pytest.raises(Exception, match=why):
+            refused()
+    runtime.compensate(victim, 100, "for the dropped connection", incident=1)
+    from engine.cancellation import stage_now
+
+    judged = stage_now(runtime.director)
+    assert judged in ("A2", "A3")  # two or more of six out: past the rollback
+    before = time.time()
+    runtime.declare_failure("the table server lost its disk: play cannot resume", due_hours=24)
+    director = runtime.director
+    failure = director.failure
+    assert director.status.value == "cancelled" and failure is not None
+    assert failure.stage == judged  # as the rules judged it when it was declared
+    assert failure.refunds_cents == sum(refund.cents for refund in director.refunds) > 0
+    assert before <= failure.at <= time.time() and failure.due_by == failure.at + 24 * 3600
+    assert director.ledger.balances()
+
+    again = TournamentRuntime.restore(next(s for s in storage.tournaments() if s.id == "t"), storage)
+    assert again.director.failure == failure and again.director.incidents == director.incidents
+    shown = msgspec.to_builtins(again.details())
+    assert shown["failure"]["stage"] == judged and shown["failure"]["due_by"] == failure.due_by
+    assert shown["incidents"] == [{"type": "incident_recorded", "number": 1, "player": victim,
+                                   "what": "their connection dropped on our side for 3 minutes",
+                                   "decision": "compensate 5 big blinds", "at": director.incidents[0].at}]
+
+
+@pytest.mark.asyncio
+async def test_the_admin_api_declares_a_failure_and_records_an_incident_and_the_audit_trail_shows_them():
+    async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, seats = await create(live, definition(6, 6), 6)
+        base = f"/api/tournaments/{tournament}"
+        assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
+        player = seats[0][0]
+        body = {"player": player, "what": "a misdeal by our dealer bot", "decision": "the hand stands"}
+        assert (await client.post(f"{base}/incidents", json=body)).status_code == 401  # the admin's only
+        answer = await client.post(f"{base}/incidents", json=body, headers=ADMIN)
+        assert answer.status_code == 200 and answer.json()["incidents"][0]["number"] == 1
+        refused = await client.post(f"{base}/failure", json={"what": ""}, headers=ADMIN)
+        assert refused.status_code == 400 and "what" in refused.json()["message"]
+        answer = await client.post(f"{base}/failure", json={"what": "the room's power failed"}, headers=ADMIN)
+        assert answer.status_code == 200, answer.text
+        failure = answer.json()["failure"]
+        assert failure["stage"] == "A1" and failure["due_by"] == pytest.approx(failure["at"] + 48 * 3600)
+        assert answer.json()["status"] == "cancelled"
+        trail = (await client.get(f"{base}/events", headers=ADMIN)).text
+        assert '"type":"incident_recorded"' in trail.replace(" ", "")
+        assert '"type":"failure_declared"' in trail.replace(" ", "")

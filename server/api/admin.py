@@ -41,6 +41,24 @@ class CompensateRequest(msgspec.Struct, forbid_unknown_fields=True):
     player: str
     cents: Annotated[int, msgspec.Meta(gt=0, le=10**12)]
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    incident: Annotated[int, msgspec.Meta(ge=1)] | None = None  # the incident on the record it is for
+
+
+class FailureRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A failure the tournament cannot resume from (seed 000): what happened; its refunds are due within
+    ``due_hours``; ``policy`` overrides the definition's."""
+
+    what: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    due_hours: Annotated[float, msgspec.Meta(gt=0, le=24 * 365)] = 48.0
+    policy: RefundPolicy | None = None
+
+
+class IncidentRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """One player's case (seed 004): who, what went wrong, the director's decision."""
+
+    player: str
+    what: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    decision: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 
 
 class WithdrawRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -145,8 +163,21 @@ async def cancel(request: Request) -> Response:
 
 
 async def compensate(request: Request) -> Response:
-    return await console_command(request, CompensateRequest,
-                                 lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason),
+    return await console_command(
+        request, CompensateRequest,
+        lambda runtime, body: runtime.compensate(body.player, body.cents, body.reason, body.incident),
+        answer=TournamentRuntime.details)
+
+
+async def declare_failure(request: Request) -> Response:
+    return await console_command(request, FailureRequest,
+                                 lambda runtime, body: runtime.declare_failure(body.what, body.due_hours, body.policy),
+                                 answer=TournamentRuntime.details)
+
+
+async def record_incident(request: Request) -> Response:
+    return await console_command(request, IncidentRequest,
+                                 lambda runtime, body: runtime.record_incident(body.player, body.what, body.decision),
                                  answer=TournamentRuntime.details)
 
 

@@ -32,9 +32,10 @@ from engine.wire import Details, HandSeat, Summary
 from server.tournament import hosted
 from server.api.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest, DirectorLog,
-    HandForHandRequest, LevelRequest, MoveRequest, SeatDone, SeatRequest, WithdrawRequest, adjust_clock, announce,
-    balance_now, call_break, cancel, cancellation_preview, compensate, director_log, edit_level, hand_for_hand,
-    move_player, open_registration, pause, resume, seat_command, start, withdraw_prize,
+    FailureRequest, HandForHandRequest, IncidentRequest, LevelRequest, MoveRequest, SeatDone, SeatRequest,
+    WithdrawRequest, adjust_clock, announce, balance_now, call_break, cancel, cancellation_preview, compensate,
+    declare_failure, director_log, edit_level, hand_for_hand, move_player, open_registration, pause, record_incident,
+    resume, seat_command, start, withdraw_prize,
 )
 from server.api.edge import BodyLimit, CountRequests, Settings, bearer, body_of, client, refused, reply, web_client
 from server.errors import Refused
@@ -379,6 +380,14 @@ OPERATIONS = [
     Operation(method="POST", path="/api/tournaments/{id}/compensate", endpoint=compensate, body=CompensateRequest,
               response=Details, who="admin",
               summary="Pay a player a compensation from the house, with its reason (seed 004)"),
+    Operation(method="POST", path="/api/tournaments/{id}/failure", endpoint=declare_failure, body=FailureRequest,
+              response=Details, who="admin",
+              summary="Declare a failure the tournament cannot resume from: cancelled by its refund policy, on the "
+                      "record with the stage it was judged in, the refunds and the date they are due (seed 000)"),
+    Operation(method="POST", path="/api/tournaments/{id}/incidents", endpoint=record_incident, body=IncidentRequest,
+              response=Details, who="admin",
+              summary="Put one player's case on the record: what went wrong and the director's decision (seed 004); "
+                      "a compensation may name it"),
     Operation(method="POST", path="/api/tournaments/{id}/withdraw", endpoint=withdraw_prize, body=WithdrawRequest,
               response=Details, who="admin",
               summary="Take back a prize paid in error, whole or in part; a seat withdrawn is unregistered from its "

@@ -113,6 +113,26 @@ class Compensate(Record, tag="compensate"):
     cents: int
     reason: str
     wall: float = 0.0
+    incident: int | None = None  # the incident on the record it is for
+
+
+class DeclareFailure(Record, tag="declare_failure"):
+    """The tournament failed and cannot resume (``at``: seconds since the epoch): cancelled by its policy, on
+    the record, its refunds due within ``due_hours``."""
+
+    what: str
+    at: float
+    due_hours: float = 48.0
+    policy: RefundPolicy | None = None
+
+
+class RecordIncident(Record, tag="incident"):
+    """One player's case and the director's decision (``at``: seconds since the epoch)."""
+
+    player: str
+    what: str
+    decision: str
+    at: float
 
 
 class WithdrawPrize(Record, tag="withdraw_prize"):
@@ -243,7 +263,8 @@ class RejectDeal(Record, tag="reject_deal"):
 
 AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify | CarryIn | HostBot | Start | Pause
              | Resume | Cancel | Unregister | Rebuy | DeclineRebuy | AddOn | PressDeal | AcceptDeal | RejectDeal
-             | OpenRegistration | Compensate | WithdrawPrize | AdjustClock | CallBreak | ForceHandForHand
+             | OpenRegistration | Compensate | DeclareFailure | RecordIncident | WithdrawPrize | AdjustClock | CallBreak
+             | ForceHandForHand
              | RemovePlayer | Reenter | ProposeDeal | BotReentry | EditLevel | MovePlayer | BalanceNow | SitOutPlayer
              | Announce)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
@@ -356,8 +377,12 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
         case BotReentry(player, chance):
             session.entries.bot_reentry[player] = chance
             return []
-        case Compensate(player, cents, reason):
-            return director.compensate(player, cents, reason)
+        case Compensate(player, cents, reason, _, incident):
+            return director.compensate(player, cents, reason, incident)
+        case DeclareFailure(what, at, due_hours, policy):
+            return director.declare_failure(what, at, due_hours, policy)
+        case RecordIncident(player, what, decision, at):
+            return director.record_incident(player, what, decision, at)
         case WithdrawPrize(player, cents, reason):
             return director.withdraw_prize(player, cents, reason)
         case AdjustClock(seconds):

@@ -323,10 +323,21 @@ class TournamentRuntime:
             self.entry_into = entry_into
             self.submit(r.Cancel(policy, entry_cents))
 
-    def compensate(self, player: str, cents: int, reason: str) -> None:
-        """The director's compensation to a player, from the house (seed 004)."""
+    def compensate(self, player: str, cents: int, reason: str, incident: int | None = None) -> None:
+        """The director's compensation to a player, from the house (seed 004), for an incident on the record if
+        it names one."""
         with refusals():
-            self.submit(r.Compensate(player, cents, reason, time.time()))
+            self.submit(r.Compensate(player, cents, reason, time.time(), incident))
+
+    def declare_failure(self, what: str, due_hours: float = 48.0, policy: RefundPolicy | None = None) -> None:
+        """The tournament failed and cannot resume: cancelled by its policy, with the failure on the record."""
+        with refusals():
+            self.director.verify_declare_failure(what, due_hours, policy)
+            self.submit(r.DeclareFailure(what, time.time(), due_hours, policy))
+
+    def record_incident(self, player: str, what: str, decision: str) -> None:
+        with refusals():
+            self.submit(r.RecordIncident(player, what, decision, time.time()))
 
     def cancellation_preview(self, policy: RefundPolicy | None = None,
                              entry_into: str | None = None) -> list[RefundRow]:

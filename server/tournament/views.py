@@ -222,7 +222,7 @@ def details(director: Tournament, facts: Facts, tickets: list[Ticket], page: int
         **{field: getattr(lobby, field) for field in Summary.__struct_fields__},
         payouts_cents=list(director.projected_prizes()), full_field_payouts_cents=director.full_field_prizes(),
         refund_policy=definition.refund_policy,
-        refund_terms=refund_terms(definition),
+        refund_terms=refund_terms(definition), failure=director.failure, incidents=list(director.incidents),
         refunds=[refund_row(refund, facts.entries) for refund in director.refunds[rows]],
         tickets=tickets[rows],
         chips_in_play=director.chips_in_play(), chips_issued=director.chips_issued,
