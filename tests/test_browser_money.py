@@ -5,13 +5,15 @@ Chromium (Debian's, through Playwright) against a real server on 127.0.0.1; scre
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 
 import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab
+from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab, watch_errors
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -220,6 +222,40 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it(b
         assert live.runtime(tournament).director.ledger.summary()["compensations"] == 250
         await page.click("#withdraw")
         await expect(page.locator("#correction-result")).to_contain_text("no prize to withdraw")
+
+
+async def test_the_console_records_an_incident_pays_for_it_and_declares_a_failure_with_its_stage_and_deadline(
+        browser):
+    """Issue 54.3 in the director's console: one player's case on the record, a compensation naming it, and a
+    failure declared with the stage the rules judged it in and the date its refunds are due."""
+    async with live_server() as live:
+        tournament, _ = await create(live, definition(4, 4), 2)
+        page = await open_as(browser, live, f"/#/t/{tournament}", {"mttsim:admin": "admin-token"})
+        errors = watch_errors(page)
+        page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+        await tab(page, "console")
+        await page.locator("summary", has_text="Corrections (admin)").click()
+        await page.fill("#correction-player", "bot 1")
+        await page.fill("#incident-what", "disconnected by our server for 2 minutes")
+        await page.fill("#incident-decision", "compensate the blinds they lost")
+        await page.click("#record-incident")
+        await expect(page.locator("#correction-result")).to_have_text("Incident 1 recorded for bot 1 (p2).")
+        await page.fill("#correction-cents", "300")
+        await page.fill("#correction-reason", "the blinds they lost")
+        await page.fill("#correction-incident", "1")
+        await page.click("#compensate")
+        await expect(page.locator("#correction-result")).to_contain_text("Compensations $3.00")
+        director = live.runtime(tournament).director
+        assert director.incidents[0].player == "p2"
+        await page.locator("summary", has_text="Cancel with refunds (admin)").click()
+        await page.fill("#failure-what", "the room lost power")
+        await page.fill("#failure-due", "24")
+        await page.click("#declare-failure")
+        failure = page.locator("#failure-record")
+        await expect(failure).to_contain_text("Failure declared (stage A1): refunds of $22.00 due by")
+        assert director.status.value == "cancelled" and director.failure is not None
+        assert director.failure.due_by == director.failure.at + 24 * 3600
+        assert errors == []
 
 
 async def test_the_lobby_shows_an_announced_tournament_with_its_times(browser):

@@ -410,6 +410,38 @@ function cancellationPanel(id) {
     })
       .then(() => out.replaceChildren(el("p", { class: "message" }, "Cancelled: the refunds are paid.")))
       .catch(fail);
+  // A failure the tournament cannot resume from (seed 000): cancelled the same way, on the record with its stage
+  // and the date its refunds are due.
+  const what = el("input", { id: "failure-what", placeholder: "what happened", "aria-label": "what happened" });
+  const due = el("input", {
+    id: "failure-due",
+    type: "number",
+    min: 1,
+    value: 48,
+    "aria-label": "refunds due in hours",
+  });
+  const declare = () =>
+    window.confirm("Declare a failure? The tournament is cancelled and its refunds are paid.") &&
+    api(`/api/tournaments/${id}/failure`, {
+      method: "POST",
+      token: adminToken(),
+      body: {
+        what: what.value,
+        due_hours: Number(due.value),
+        ...(policy.value ? { policy: { name: policy.value } } : {}),
+      },
+    })
+      .then(({ failure }) =>
+        out.replaceChildren(
+          el(
+            "p",
+            { class: "message", id: "failure-record" },
+            `Failure declared (stage ${failure.stage}): refunds of ${money(failure.refunds_cents)} ` +
+              `due by ${new Date(failure.due_by * 1000).toLocaleString()}.`,
+          ),
+        ),
+      )
+      .catch(fail);
   return el(
     "details",
     { class: "admin-panel" },
@@ -420,6 +452,15 @@ function cancellationPanel(id) {
       policy,
       el("button", { id: "preview-refunds", onclick: preview }, "Preview refunds"),
       el("button", { id: "cancel-tournament", onclick: cancel }, "Cancel tournament"),
+    ),
+    el(
+      "p",
+      {},
+      what,
+      " refunds due in ",
+      due,
+      " hours ",
+      el("button", { id: "declare-failure", onclick: declare }, "Declare failure"),
     ),
     out,
   );
@@ -436,7 +477,32 @@ function correctionsPanel(id, board) {
     "aria-label": "cents",
   });
   const reason = el("input", { id: "correction-reason", placeholder: "reason", "aria-label": "reason" });
+  const incident = el("input", {
+    id: "correction-incident",
+    type: "number",
+    min: 1,
+    placeholder: "incident #",
+    "aria-label": "for incident",
+  });
+  const what = el("input", { id: "incident-what", placeholder: "what went wrong", "aria-label": "what went wrong" });
+  const decision = el("input", { id: "incident-decision", placeholder: "decision", "aria-label": "decision" });
   const out = el("p", { id: "correction-result", class: "message" });
+  // One player's case on the record (seed 004): a compensation may then name its number.
+  const record = async () => {
+    try {
+      const details = await api(`/api/tournaments/${id}/incidents`, {
+        method: "POST",
+        token: adminToken(),
+        body: { player: player.id(), what: what.value, decision: decision.value },
+      });
+      const last = details.incidents[details.incidents.length - 1];
+      out.textContent = `Incident ${last.number} recorded for ${player.named()}.`;
+      out.classList.add("ok");
+    } catch (error) {
+      out.textContent = error.message;
+      out.classList.remove("ok");
+    }
+  };
   const act = (command, question) => async () => {
     const amount = cents.value ? Number(cents.value) : null;
     try {
@@ -448,6 +514,7 @@ function correctionsPanel(id, board) {
           player: player.id(),
           reason: reason.value,
           ...(amount !== null || command === "compensate" ? { cents: amount } : {}),
+          ...(command === "compensate" && incident.value ? { incident: Number(incident.value) } : {}),
         },
       });
       const { compensations, withdrawn } = details.ledger;
@@ -463,7 +530,8 @@ function correctionsPanel(id, board) {
     { class: "admin-panel" },
     el("summary", {}, "Corrections (admin)"),
     el("p", {}, ...player.nodes),
-    el("p", {}, cents, reason),
+    el("p", {}, cents, reason, incident),
+    el("p", {}, what, decision, el("button", { id: "record-incident", onclick: record }, "Record incident")),
     el(
       "p",
       {},
