@@ -14,7 +14,7 @@ from server.tournament import records
 from server.tournament.chaining import withdraw_prize
 from server.storage import MemoryStorage
 from server.tournament.runtime import TournamentRuntime
-from tests.live_server import ADMIN, create, definition, drive, live_server
+from tests.live_server import ADMIN, bots, create, definition, drive, live_server, until
 from tests.tournaments import definition as rules
 
 
@@ -229,3 +229,46 @@ async def test_the_admin_api_declares_a_failure_and_records_an_incident_and_the_
         trail = (await client.get(f"{base}/events", headers=ADMIN)).text
         assert '"type":"incident_recorded"' in trail.replace(" ", "")
         assert '"type":"failure_declared"' in trail.replace(" ", "")
+
+
+@pytest.mark.asyncio
+async def test_over_rest_corrections_on_a_finished_satellite_leave_its_target_as_the_finish_left_it_across_a_restart(
+        tmp_path):
+    """Issue 54.1 against a live server and its journal: two compensations, a restart, a third and the seat
+    withdrawn: the target's entries and money are as the satellite's finish left them, minus the withdrawn
+    seat, and nobody is sent on twice."""
+    db = str(tmp_path / "journal.db")
+    async with live_server(hand_pause=0.01, db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
+        target = (await client.post("/api/tournaments", json={**definition(9, 9), "buy_in_cents": 900},
+                                    headers=ADMIN)).json()["id"]
+        body = {**definition(6, 6, action_seconds=5.0), "satellite": {"seat_value_cents": 1000, "target": target}}
+        satellite, seats = await create(live, body, 6)
+        assert (await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)).status_code == 200
+        bots(live, satellite, seats, "pushfold")
+        await until(lambda: live.runtime(satellite).director.status.value == "finished", timeout=120)
+
+        finished = await looks_at(client, target)
+        assert finished[0] >= 1
+        for cents in (100, 200):
+            answer = await client.post(f"/api/tournaments/{satellite}/compensate", headers=ADMIN,
+                                       json={"player": seats[0][0], "cents": cents, "reason": "a dropped line"})
+            assert answer.status_code == 200, answer.text
+        assert await looks_at(client, target) == finished
+        tickets = (await client.get(f"/api/tournaments/{satellite}")).json()["tickets"]
+    async with live_server(hand_pause=0.01, db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
+        assert (await client.get(f"/api/tournaments/{satellite}")).json()["tickets"] == tickets  # kept
+        answer = await client.post(f"/api/tournaments/{satellite}/compensate", headers=ADMIN,
+                                   json={"player": seats[0][0], "cents": 300, "reason": "after the restart"})
+        assert answer.status_code == 200 and await looks_at(client, target) == finished
+        seat = tickets[0]
+        answer = await client.post(f"/api/tournaments/{satellite}/withdraw", headers=ADMIN,
+                                   json={"player": seat["player"], "reason": "the seat was for another event"})
+        assert answer.status_code == 200, answer.text
+        entries, ledger = await looks_at(client, target)
+        assert entries == finished[0] - 1 and ledger["paid_in"] == finished[1]["paid_in"]
+        assert ledger["refunds"] == finished[1]["refunds"] + 900 + 100  # the seat's entry, back to the satellite
+
+
+async def looks_at(client: httpx.AsyncClient, target: str) -> tuple[int, dict[str, int]]:
+    shown = (await client.get(f"/api/tournaments/{target}")).json()
+    return shown["entries"], shown["ledger"]
