@@ -7,16 +7,15 @@ ledger.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine.structure import refund_kind
 from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
-from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan
-from engine.refunds import stage_of
+from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan, stage_of
 from engine.status import Status, TournamentError
+from engine.structure import refund_kind
 
 if TYPE_CHECKING:
     from engine.director import Tournament
@@ -69,7 +68,7 @@ def situation(t: Tournament) -> Situation:
         buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
         started=t.status is Status.RUNNING,
         in_rebuy_period=not t.rebuy_period_over or t.add_on_until is not None,
-        kind=_kind(t),
+        kind=refund_kind(definition),
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
         bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
         qualified=sorted(t.qualified_entries), dealt=bool(t.dealt),
@@ -82,17 +81,13 @@ def still_in(t: Tournament) -> list[str]:
                   key=lambda p: t.where.get(p, (0, 0)))
 
 
-def _kind(t: Tournament) -> Literal["regular", "freeroll", "satellite"]:
-    return refund_kind(t.definition)
-
-
 def rescheduling(t: Tournament, policy: RefundPolicy | None = None) -> RefundPolicy:
     """The policy of a freeroll's cancellation that moves it to a new date for the same players (seed 004,
     freeroll early and middle): policy B's, whatever the definition names, with nothing of the prize pool
     paid now, so the middle stage's choice is ``reschedule``. Refused where the seed pays prize money (a
     freeroll's final stage, any other kind of tournament) and for an explicit policy A."""
     verify(t, policy)
-    if _kind(t) != "freeroll":
+    if refund_kind(t.definition) != "freeroll":
         raise TournamentError("only a freeroll is rescheduled for the same players (seed 004)")
     if policy is not None and policy.name != "B":
         raise TournamentError("a freeroll is rescheduled under policy B (seed 004); policy A pays by chips")

@@ -108,9 +108,9 @@ def stale(decision: Act) -> Refused:
                             f"wait for your next turn")
 
 
-def raise_no_hand(decision: Act | None) -> NoReturn:
+def raise_no_hand(decision: Act) -> NoReturn:
     """No hand in progress for a decision: one that names its hand came late for it (``stale``)."""
-    if decision is not None and decision.hand is not None:
+    if decision.hand is not None:
         raise stale(decision)
     raise Refused("no_hand", "you have no hand in progress")
 
