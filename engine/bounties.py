@@ -1,5 +1,12 @@
 """Bounties (rules.md J.40-J.43): a knocked-out player's bounty to whoever won their last chips.
 
+The kind of bounty is a rule object chosen from the definition (``rule_for``):
+no bounty, classic (the whole bounty in cash), progressive (part of it on the
+winner's own head) or mystery. Each says what an entry's bounty becomes, what a
+knockout pays, what a merge and a removal do with a head, what the players left
+collect at the end and what a cancellation refunds, so no policy asks which
+kind it is and a new kind is one class here.
+
 Mystery bounties (issue 21, as GGPoker runs them): the bounty part of each
 buy-in goes to a pool of envelopes instead of a head. The definition lists
 the envelopes (``{cents, count}``); when the first knockout that may draw
@@ -21,12 +28,13 @@ from typing import TYPE_CHECKING
 from engine.events import BountyWon, Event, MysteryBountyDrawn
 from engine.money import equal_shares, largest_remainder
 from engine.status import Status
+from engine.structure import Bounty
 
 if TYPE_CHECKING:
     from engine.director import Tournament
 
 
-def pay(t: Tournament, victim: str, winners: tuple[str, ...]) -> BountyWon:
+def pay(t: Tournament, victim: str, winners: tuple[str, ...], on_head_percent: int) -> BountyWon:
     """The victim's bounty to the winners of the pot holding their last chips (J.40-J.42).
 
     Tied winners split it, odd cents to the earliest position; each
@@ -40,7 +48,7 @@ def pay(t: Tournament, victim: str, winners: tuple[str, ...]) -> BountyWon:
     assert t.definition.bounty is not None
     winners = winners or (victim,)
     shares = equal_shares(bounty, len(winners))
-    cash_percent = 100 - t.definition.bounty.progressive_percent if victim not in winners else 100
+    cash_percent = 100 - on_head_percent if victim not in winners else 100
     cash = [amount * cash_percent // 100 for amount in shares]
     cash = [amount if winner not in t.bounties else paid for winner, amount, paid in zip(winners, shares, cash)]
     heads = [amount - paid for amount, paid in zip(shares, cash)]
@@ -50,10 +58,6 @@ def pay(t: Tournament, victim: str, winners: tuple[str, ...]) -> BountyWon:
         if head:
             t.bounties[winner] += head
     return BountyWon(victim, winners, tuple(cash), tuple(heads))
-
-
-def is_mystery(t: Tournament) -> bool:
-    return t.definition.bounty is not None and t.definition.bounty.mystery is not None
 
 
 def draws(t: Tournament) -> bool:
@@ -116,3 +120,79 @@ def unclaimed(t: Tournament, live: Sequence[str]) -> dict[str, int]:
         elif movement.kind == "refund" and movement.account == "bounties":  # unregistered
             paid.pop(movement.player, None)
     return paid
+
+
+class Rule:
+    """No bounty: nothing on anyone's head, nothing paid (also the base of the kinds that have one)."""
+
+    def entered(self, t: Tournament, player: str, cents: int) -> None:
+        """An entry paid ``cents`` of bounty (already in the ledger)."""
+
+    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+        """``winners`` won ``victim``'s last chips; ``victim`` has left the field."""
+        return []
+
+    def taken_out(self, t: Tournament, player: str) -> list[Event]:
+        """The director took ``player`` out: a head nobody won goes back to its owner (J.43)."""
+        return []
+
+    def merged(self, t: Tournament, absorbed: str, into: str) -> None:
+        """``absorbed``'s stack merged into ``into`` (M.51)."""
+
+    def at_end(self, t: Tournament) -> list[Event]:
+        """The tournament is over: what the players left collect."""
+        return []
+
+    def refundable(self, t: Tournament, live: Sequence[str]) -> dict[str, int]:
+        """The bounty money a cancellation gives back, by entry."""
+        return dict(t.bounties)
+
+
+class Classic(Rule):
+    """A bounty on each head, paid whole in cash to whoever knocks it off."""
+
+    on_head_percent = 0
+
+    def entered(self, t: Tournament, player: str, cents: int) -> None:
+        t.bounties[player] = cents
+
+    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+        return [pay(t, victim, winners, self.on_head_percent)] if victim in t.bounties else []
+
+    def taken_out(self, t: Tournament, player: str) -> list[Event]:
+        return [pay(t, player, (player,), self.on_head_percent)] if player in t.bounties else []
+
+    def merged(self, t: Tournament, absorbed: str, into: str) -> None:
+        if absorbed in t.bounties:  # the heads are summed with the stacks (M.51)
+            t.bounties[into] += t.bounties.pop(absorbed)
+
+    def at_end(self, t: Tournament) -> list[Event]:
+        return [pay(t, player, (player,), self.on_head_percent) for player in sorted(t.bounties)]
+
+
+class Progressive(Classic):
+    """Part of each bounty won goes on the winner's own head (J.42)."""
+
+    def __init__(self, on_head_percent: int) -> None:
+        self.on_head_percent = on_head_percent
+
+
+class Mystery(Rule):
+    """Envelopes drawn at random by the knockouts from ``from_players_left`` players left (issue 21)."""
+
+    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+        return draw(t, victim, winners) if draws(t) else []
+
+    def at_end(self, t: Tournament) -> list[Event]:
+        return undrawn(t, list(t.stacks))
+
+    def refundable(self, t: Tournament, live: Sequence[str]) -> dict[str, int]:
+        return unclaimed(t, live)
+
+
+def rule_for(terms: Bounty | None) -> Rule:
+    if terms is None:
+        return Rule()
+    if terms.mystery is not None:
+        return Mystery()
+    return Progressive(terms.progressive_percent) if terms.progressive_percent else Classic()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine import bounties
+
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
 from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan, stage_of
 from engine.status import Status, TournamentError
@@ -61,8 +61,8 @@ def situation(t: Tournament) -> Situation:
     definition = t.definition
     return Situation(
         # A final counts the whole event's entrants; a flight entry that did not qualify is out (I.39).
-        entries=len(t.entries) - len(t.qualified_entries) + t.flight_entries if t.flight_entries
-        else len(t.entries), live=[(p, t.stacks[p] + t._pending_chips.get(p, 0)) for p in live],
+        entries=len(t.entries) - len(t.people.qualified_entries) + t.flight_entries if t.flight_entries
+        else len(t.entries), live=[(p, t.stacks[p] + t.pending.chips_of(p)) for p in live],
         # The buy-in's floor (policy B) is its prize-pool part: each player's bounty comes back besides.
         paid=paid, pool_cents=t.ledger.pool_cents, prizes=t.prizes,
         buy_in_cents=definition.buy_in_cents - (definition.bounty.cents if definition.bounty else 0),
@@ -70,14 +70,14 @@ def situation(t: Tournament) -> Situation:
         in_rebuy_period=not t.rebuy_period_over or t.add_on_until is not None,
         kind=refund_kind(definition),
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
-        bounties=bounties.unclaimed(t, live) if bounties.is_mystery(t) else dict(t.bounties),
-        qualified=sorted(t.qualified_entries), dealt=bool(t.dealt),
+        bounties=t.bounty_rule.refundable(t, live),
+        qualified=sorted(t.people.qualified_entries), dealt=bool(t.dealt),
     )
 
 def still_in(t: Tournament) -> list[str]:
     """The entries a cancellation finds in the tournament, in seat order: those holding chips at the start
     of any hand in progress (it is void); a player waiting on a re-buy offer has none and is out."""
-    return sorted((p for p, stack in t.stacks.items() if stack + t._pending_chips.get(p, 0) > 0),
+    return sorted((p for p, stack in t.stacks.items() if stack + t.pending.chips_of(p) > 0),
                   key=lambda p: t.where.get(p, (0, 0)))
 
 
@@ -114,11 +114,8 @@ def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 
     events: list[Event] = []
     for table, state in sorted(t.tables.items()):
         if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
-            events.append(t._void(table))
-    for player in list(t.rebuy_offers):
-        events.append(RebuyDeclined(player, "cancelled"))
-    t.rebuy_offers.clear()
-    t._held.clear()
+            events.append(t.void(table))
+    events += [RebuyDeclined(player, "cancelled") for player in t.pending.drop_all()]
     t.proposal = None
     t.status = Status.CANCELLED
     events.append(StatusChanged(t.status.value))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine import bounties, standings
+from engine import clock, prizes, standings
 from engine.events import ClockAdjusted, Event, LevelEdited, PlayerRemoved
 from engine.status import Status, TournamentError
 
@@ -47,9 +47,9 @@ def adjust_clock(t: Tournament, seconds: float) -> list[Event]:
     if t.break_until is not None:
         t.break_until += seconds
         if t.break_keeps_level:  # the level's clock stands still until the break ends
-            t._level_started_at += seconds
+            t.clock.shift(seconds)
     else:
-        t._level_started_at += seconds
+        t.clock.shift(seconds)
     return [ClockAdjusted(seconds, ends_at + seconds)]
 
 
@@ -65,12 +65,12 @@ def call_break(t: Tournament, now: float, minutes: float) -> list[Event]:
     """A break from ``now``: hands in progress finish, no new hand starts, and the level's time stands still
     (it goes on where it stopped when the break ends, at the same level)."""
     verify_call_break(t, minutes)
-    return [t.hold_break(now, minutes)]
+    return [clock.hold_break(t, now, minutes)]
 
 
 def verify_force_hand_for_hand(t: Tournament, on: bool) -> None:
     _running(t, "hand-for-hand is called")
-    if on and len(t._open) < 2:
+    if on and len(t.floor.open) < 2:
         raise TournamentError("hand-for-hand needs two tables or more (D.14)")
 
 
@@ -79,8 +79,8 @@ def force_hand_for_hand(t: Tournament, on: bool) -> list[Event]:
     while the pay jump calls for it (D.14)."""
     verify_force_hand_for_hand(t, on)
     t.hand_for_hand_forced = on
-    if not on and t._round is not None and not t._round_started:  # a round no table has dealt yet: let go now
-        t._round, t._round_to_deal = None, set()
+    if not on:  # a round no table has dealt yet is let go now
+        t.rounds.let_go()
     return []  # the director checks hand-for-hand at once
 
 
@@ -90,8 +90,8 @@ def _count(value: object, name: str, *, least: int) -> int:
     return value
 
 
-def verify_edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int,
-                      minutes: float | None) -> None:
+def verify_edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int = 0,
+                      minutes: float | None = None) -> None:
     """A level may change until it starts: never the one under way or one played (its hands were dealt at it)."""
     if t.status in (Status.FINISHED, Status.CANCELLED):
         raise TournamentError(f"the levels of a tournament {t.status} are what was played")
@@ -112,8 +112,8 @@ def verify_edit_level(t: Tournament, level: int, small_blind: int, big_blind: in
             raise TournamentError(f"minutes: more than 0 and at most {MAX_BREAK_MINUTES}")
 
 
-def edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int,
-               minutes: float | None) -> list[Event]:
+def edit_level(t: Tournament, level: int, small_blind: int, big_blind: int, ante: int = 0,
+               minutes: float | None = None) -> list[Event]:
     """Level ``level`` (from 1) as the director now wants it; ``minutes`` None keeps its length. The definition
     the tournament holds is what every view and the clock read, so the edit is the level played."""
     verify_edit_level(t, level, small_blind, big_blind, ante, minutes)
@@ -142,7 +142,7 @@ def remove(t: Tournament, player: str, refund: bool) -> list[Event]:
     """Take ``player`` out: at once between their hands, else when their hand ends (before its busts are ranked,
     so that places stay one after another). See ``take_out``."""
     verify_remove(t, player, refund)
-    if t._in_hand(player):
+    if t.in_hand(player):
         t.removals[player] = refund
         return []
     return take_out(t, player, refund) + standings.after_a_bust(t)  # the director's sequence follows
@@ -166,13 +166,10 @@ def take_out(t: Tournament, player: str, refund: bool) -> list[Event]:
     """Their chips leave play and they get no place; with ``refund``, their buy-in's prize-pool part and fee go
     back to them and the prize table follows the smaller pool. Their bounty, which nobody won, goes back to them
     as a player left collects their own at the end (J.43), refund or not: with it they get all they paid."""
-    table, seat = t.where.pop(player)
-    t.tables[table].table.remove(seat)
-    if table in t._open:
-        t._open.resize(table, t._open.size[table] - 1)
+    table = t.floor.unseat(player)
     chips = t.stacks.pop(player)
     t.chips_issued -= chips
-    t.rebuy_offers.pop(player, None)
+    t.pending.withdraw(player)
     t.deal_pressed.discard(player)
     t.removed[player] = refund
     cents = 0
@@ -184,8 +181,6 @@ def take_out(t: Tournament, player: str, refund: bool) -> list[Event]:
         if definition.fee_cents:
             t.ledger.record("refund", player, definition.fee_cents, account="fees")
         cents = pool_part + definition.fee_cents
-        t._price_prizes()
+        prizes.price(t)
     events: list[Event] = [PlayerRemoved(player, table, chips, cents)]
-    if player in t.bounties:
-        events.append(bounties.pay(t, player, (player,)))
-    return events
+    return events + t.bounty_rule.taken_out(t, player)

@@ -47,7 +47,7 @@ def verify_declare_failure(t: Tournament, what: str, due_hours: float, policy: R
     cancellation.verify(t, policy)
 
 
-def declare_failure(t: Tournament, what: str, at: float, due_hours: float,
+def declare_failure(t: Tournament, what: str, at: float, due_hours: float = 48.0,
                     policy: RefundPolicy | None = None) -> list[Event]:
     """The tournament failed and cannot resume: it is cancelled by its refund policy, on the record with the
     stage the rules judged it in (before the cancellation changes it) and the refunds' deadline."""

@@ -81,8 +81,8 @@ def press(t: Tournament, player: str, on: bool = True) -> list[Event]:
     else:
         t.deal_pressed.discard(player)
     events: list[Event] = [DealPressed(player, on, len(t.deal_pressed), t.players_left)]
-    t._deal_due = len(t.deal_pressed) == t.players_left
-    if t._deal_due and not any(state.hand for state in t.tables.values()) and not t._held:
+    t.pending.set_deal_due(len(t.deal_pressed) == t.players_left)
+    if t.pending.deal_due and not any(state.hand for state in t.tables.values()) and not t.pending.holds():
         events.append(propose(t))
     return events
 
@@ -116,8 +116,8 @@ def propose_kind(t: Tournament, player: str, kind: Kind, keep_cents: int = 0,
     once, else when the hand in progress ends (H.36-H.37)."""
     verify_propose(t, player, kind, keep_cents, amounts)
     t.deal_terms = Terms(player, kind, keep_cents, dict(amounts) if amounts is not None else None)
-    t._deal_due = True
-    if not any(state.hand for state in t.tables.values()) and not t._held:
+    t.pending.set_deal_due(True)
+    if not any(state.hand for state in t.tables.values()) and not t.pending.holds():
         return [propose(t)]
     return []
 
@@ -168,7 +168,8 @@ def propose(t: Tournament) -> DealProposed:
     G.30). ICM keeping an amount in play takes it off the first prize; a chip chop gives everyone the smallest
     prize left, then shares the rest in proportion to the chips (PokerStars' chip-count deal: nobody gets less
     than busting next would pay); an equal split shares evenly."""
-    terms, t.deal_terms, t._deal_due = t.deal_terms or Terms("", "icm", 0, None), None, False
+    terms, t.deal_terms = t.deal_terms or Terms("", "icm", 0, None), None
+    t.pending.set_deal_due(False)
     (state,) = t.tables.values()
     seat_order = state.table.players  # every player left, dealt in next hand or not
     stacks = [t.stacks[p] for p in seat_order]
@@ -189,7 +190,7 @@ def propose(t: Tournament) -> DealProposed:
             shares = [Fraction(shared, len(stacks))] * len(stacks)
         tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
         cents = largest_remainder(shares, shared, [tie_rank[p] for p in seat_order])
-    t.proposal = Deal(dict(zip(seat_order, cents)), t._now + t.definition.deal_seconds, seat_order, terms.kind,
+    t.proposal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
                       terms.keep_cents)
     if terms.proposer in t.stacks:
         t.proposal.accepted.add(terms.proposer)
@@ -201,7 +202,7 @@ def no_deal(t: Tournament, player: str, reason: Any) -> list[Event]:
     t.proposal = None
     t.deal_terms = None
     t.deal_pressed.clear()
-    t._deal_due = False
+    t.pending.set_deal_due(False)
     return [DealRejected(player, reason)]
 
 

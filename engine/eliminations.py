@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 
-from engine import bounties, windows
+from engine import prizes, windows
 from engine.events import Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned
 from engine.hand import Hand
 from engine.money import equal_shares
@@ -106,8 +106,8 @@ def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
         t.hand_for_hand = False
         events.append(HandForHandEnded(t.players_left))
     flight = t.definition.flight
-    if flight is not None and flight.stop_share_percent is not None and t._h4h_points \
-            and t.players_left < min(t._h4h_points):
+    if flight is not None and flight.stop_share_percent is not None and t.rounds.points \
+            and t.players_left < min(t.rounds.points):
         t.flight_stopping = True
     return events
 
@@ -117,30 +117,22 @@ def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list
     if not busts:
         return []
     closed = windows.before_ranking(t, len(busts))
-    ties: str = t.definition.hand_for_hand_ties if round_ else "pokerstars"
-    if t.definition.satellite is not None:
-        ties = "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
+    ties = prizes.kind(t.definition).ties(t.definition.hand_for_hand_ties if round_ else "pokerstars")
     awarded = rank(busts, ties, t.players_left, lambda place: prize(t, place), t.seats_won)
     t.deal_pressed.clear()  # the players changed: a deal starts over
-    t._deal_due = False
+    t.pending.set_deal_due(False)
     t.deal_terms = None
     knockers = {bust.player: bust.knocked_out_by for bust in busts}
-    mystery = bounties.is_mystery(t)
+    bounty = t.bounty_rule
     events: list[Event] = closed
     for result in reversed(awarded):
         pay_prize(t, result.player, result.prize_cents, ticket=result.ticket)
-        table_id, seat = t.where.pop(result.player)
-        t.tables[table_id].table.remove(seat)
-        if table_id in t._open:
-            t._open.resize(table_id, t._open.size[table_id] - 1)
+        table_id = t.floor.unseat(result.player)
         del t.stacks[result.player]
         for knocker in knockers.get(result.player, ()):
             t.knockouts[knocker] = t.knockouts.get(knocker, 0) + 1
         events.append(PlayerEliminated(result.player, result.place, record(t, result).prize_cents, table_id))
-        if result.player in t.bounties:
-            events.append(bounties.pay(t, result.player, knockers.get(result.player, ())))
-        elif mystery and bounties.draws(t):
-            events += bounties.draw(t, result.player, knockers.get(result.player, ()))
+        events += bounty.knocked_out(t, result.player, knockers.get(result.player, ()))
     return events + after_a_bust(t)
 
 

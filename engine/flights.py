@@ -35,18 +35,18 @@ def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
     """
     verify_qualify(t, player, person, stack)
     assert t.definition.final is not None
-    mine = set(t._entries_of.get(person, ())) | ({t._qualified[person]} if person in t._qualified else set())
-    held = sorted(entry for entry in mine if entry in t.qualified_entries and entry in t.stacks)
-    if person not in t._qualified or len(held) < (t.definition.entries_per_person or 1):
-        t._qualified.setdefault(person, player)
-        t.qualified_entries.add(player)
+    first = t.people.qualified_entry(person)
+    mine = set(t.people.entries_of(person)) | ({first} if first is not None else set())
+    held = sorted(entry for entry in mine if entry in t.people.qualified_entries and entry in t.stacks)
+    if first is None or len(held) < (t.definition.entries_per_person or 1):
+        t.people.qualify(person, player)
         t.entries.append(player)
         t.stacks[player] = stack
         t.chips_issued += stack
         if person != player:
-            t._belongs(player, person)
+            t.people.belongs(player, person)
         return [Qualified(player, stack, True)]
-    smallest = min(held or [t._qualified[person]], key=lambda entry: (t.stacks.get(entry, 0), entry))
+    smallest = min(held or [first], key=lambda entry: (t.stacks.get(entry, 0), entry))
     counts = t.definition.final.forward == "best" and stack > t.stacks[smallest]
     if counts:
         t.chips_issued += stack - t.stacks[smallest]
@@ -71,7 +71,7 @@ def maybe_close(t: Tournament) -> list[Event]:
     Everyone still holding chips qualifies; the pool goes to the final,
     the house keeps the fees.
     """
-    if (not t.flight_stopping or t.status is not Status.RUNNING or t._held
+    if (not t.flight_stopping or t.status is not Status.RUNNING or t.pending.holds()
             or any(state.hand is not None for state in t.tables.values())):
         return []
     survivors = dict(t.stacks)

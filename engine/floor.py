@@ -11,44 +11,308 @@ each step costs the logarithm of the field, not the field.
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine import standings, windows
 from engine.events import (
-    EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing,
+    EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing, TableKept,
 )
-from engine.seating import SeatingError, balancing_mover, draw_open_seats, shares_table, worst_seat
+from engine.hand import Hand
+from engine.seating import OpenTables, Person, SeatingError, balancing_mover, draw_open_seats, shares_table, worst_seat
 from engine.status import Status, TournamentError
+from engine.table import Table
 
 if TYPE_CHECKING:
-    from engine.director import Tournament, _Playing
+    from engine.director import Tournament
 
 
-def set_idle(t: Tournament, table: int, idle: bool) -> None:
-    """A table enters or leaves ``_idle``, which stays dense.
+class Playing:
+    """One open table: its seats, its hand in progress, and whether it is to be broken."""
 
-    A Python set never shrinks when emptied, and iterating it costs its
-    largest size: every table is idle before the first deal, so without a
-    rebuild ``tables_ready`` would pay for the whole starting field per hand.
+    __slots__ = ("id", "table", "hand", "number", "breaking")
+
+    def __init__(self, table_id: int, table: Table) -> None:
+        self.id = table_id
+        self.table = table
+        self.hand: Hand | None = None
+        self.number = 0  # the tournament-wide number of its current or last hand
+        self.breaking = False
+
+
+class Floor:
+    """The tables and who sits where, with the indexes that make each step cost the logarithm of the field.
+
+    Only this class writes them: the tables open and closing, the seats, the
+    tables between hands (``idle``), the sizes of the open ones. A policy
+    seats, unseats, locks and moves through its methods, so the indexes never
+    disagree with the seats. The breaking and balancing rules that need no
+    more than the tables (B.6-B.7, A.3-A.4) are methods too, so that they are
+    tested on a floor alone.
     """
-    if idle:
-        t._idle.add(table)
-        t._idle_peak = max(t._idle_peak, len(t._idle))
-        if table in t._breaking:
-            t._breaking_idle.add(table)
-    else:
-        t._idle.discard(table)
-        if len(t._idle) * 8 < t._idle_peak:
-            t._idle = set(t._idle)
-            t._idle_peak = len(t._idle)
-        t._breaking_idle.discard(table)
-    t._open.idle(table, idle)
+
+    def __init__(self, seats_per_table: int) -> None:
+        self.seats_per_table = seats_per_table
+        self.tables: dict[int, Playing] = {}
+        self.where: dict[str, tuple[int, int]] = {}  # player -> (table id, seat)
+        self.opened = 0  # the highest table id given, so that a table opened late never takes a broken one's
+        self.broken = 0
+        self.moves = 0
+        self._open = OpenTables(seats_per_table, 0)  # the tables not being broken, by size
+        self._idle: set[int] = set()  # open tables with no hand in progress
+        self._idle_peak = 0  # the most tables _idle has held since it was last rebuilt
+        self._breaking: set[int] = set()  # tables locked to close (B.7)
+        self._breaking_idle: set[int] = set()  # those of them between hands, to close now
+
+    @property
+    def open(self) -> OpenTables:
+        """The sizes of the tables not being broken; read it, change it through the floor."""
+        return self._open
+
+    @property
+    def idle(self) -> set[int]:
+        """The tables between hands; read it, change it with ``set_idle``."""
+        return self._idle
+
+    @property
+    def breaking(self) -> set[int]:
+        return self._breaking
+
+    @property
+    def breaking_idle(self) -> set[int]:
+        return self._breaking_idle
+
+    def all_idle(self) -> bool:
+        return len(self._idle) == len(self.tables)
+
+    def set_idle(self, table: int, idle: bool) -> None:
+        """A table enters or leaves ``idle``, which stays dense.
+
+        A Python set never shrinks when emptied, and iterating it costs its
+        largest size: every table is idle before the first deal, so without a
+        rebuild ``tables_ready`` would pay for the whole starting field per hand.
+        """
+        if idle:
+            self._idle.add(table)
+            self._idle_peak = max(self._idle_peak, len(self._idle))
+            if table in self._breaking:
+                self._breaking_idle.add(table)
+        else:
+            self._idle.discard(table)
+            if len(self._idle) * 8 < self._idle_peak:
+                self._idle = set(self._idle)
+                self._idle_peak = len(self._idle)
+            self._breaking_idle.discard(table)
+        self._open.idle(table, idle)
+
+    def lay_out(self, layout: list[list[str | None]]) -> list[tuple[str, int, int]]:
+        """The draw's tables, numbered from 1, between hands; returns who sits where."""
+        self._open = OpenTables(self.seats_per_table, len(layout))
+        self.opened = len(layout)
+        seated: list[tuple[str, int, int]] = []
+        for number, seats in enumerate(layout, start=1):
+            table = Table(self.seats_per_table)
+            self.tables[number] = Playing(number, table)
+            for seat, player in enumerate(seats):
+                if player is not None:
+                    table.seat(player, seat)
+                    self.where[player] = (number, seat)
+                    seated.append((player, number, seat))
+            self._open.resize(number, len(table.players))
+            self.set_idle(number, True)
+        return seated
+
+    def open_table(self) -> int:
+        """A new, empty table (a late entry found every table full); its id follows every id given before."""
+        number = max(self.opened, max(self.tables, default=0)) + 1
+        self.opened = number
+        self.tables[number] = Playing(number, Table(self.seats_per_table))
+        self._open.resize(number, 0)
+        self.set_idle(number, True)
+        return number
+
+    def seat(self, player: str, table: int, seat: int) -> None:
+        """``player`` sits down at an open table (a late entry)."""
+        self.tables[table].table.seat(player, seat)
+        self.where[player] = (table, seat)
+        self._open.resize(table, self._open.size[table] + 1)
+
+    def unseat(self, player: str) -> int:
+        """``player`` leaves the tournament's tables (out, or taken out); returns the table they sat at."""
+        table, seat = self.where.pop(player)
+        self.tables[table].table.remove(seat)
+        if table in self._open:
+            self._open.resize(table, self._open.size[table] - 1)
+        return table
+
+    def move(self, player: str, table: int) -> tuple[int, int]:
+        """``player`` takes the seat at ``table`` that posts the big blind soonest (A.4); returns the table they
+        left and the seat they took."""
+        source_id, seat = self.where[player]
+        to = self.tables[table].table
+        to_seat = worst_seat(to)
+        to.seat(self.tables[source_id].table.remove(seat), to_seat)
+        self.where[player] = (table, to_seat)
+        if source_id in self._open:
+            self._open.resize(source_id, self._open.size[source_id] - 1)
+        self._open.resize(table, self._open.size[table] + 1)
+        self.moves += 1
+        return source_id, to_seat
+
+    def lock_surplus(self, players_left: int, rng: random.Random,
+                     apart: Callable[[int], bool] | None = None) -> list[Event]:
+        """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6).
+
+        A table mid-hand counts with the players seated at it, and a lock stands
+        until the table closes: a hand elsewhere that leaves another table shorter
+        meanwhile changes nothing (B.7). Each lock is an event, so that the audit
+        trail shows which tables were open, and how full, when the choice was made.
+        With ``apart``, only a table it accepts closes while a table of two or more can
+        still deal (one whose players all sit apart from their persons' others, M.50).
+        """
+        events: list[Event] = []
+        needed = math.ceil(players_left / self.seats_per_table)
+        while len(self._open) > needed:
+            fewest, _ = self._open.sizes()
+            chosen = None
+            if apart is not None:
+                chosen = self._open.draw_of_size(fewest, rng, apart)
+                if chosen is None and self._open.sizes()[1] >= 2:
+                    break  # play goes on at a table of two or more; the break waits for the windows to close
+            # A break that must merge goes ahead when no table could deal otherwise (Decision: not a stuck field).
+            table = chosen if chosen is not None else \
+                self._open.nth_of_size(fewest, rng.randrange(self._open.count_of_size(fewest)))
+            self.tables[table].breaking = True
+            self._breaking.add(table)
+            if table in self._idle:
+                self._breaking_idle.add(table)
+            events.append(TableClosing(table, self._open.size[table], players_left))
+            self._open.drop(table)
+        return events
+
+    def keep_needed(self, players_left: int) -> list[Event]:
+        """Tables locked to close (B.7) that a grown field needs again stay open (Decision): breaking one and
+        then opening another for its players would move them for nothing."""
+        needed = math.ceil(players_left / self.seats_per_table)
+        kept: list[Event] = []
+        while self._breaking and len(self._open) < needed:
+            table = min(self._breaking)
+            self._breaking.discard(table)
+            self._breaking_idle.discard(table)
+            state = self.tables[table]
+            state.breaking = False
+            self._open.resize(table, len(state.table.players))
+            self._open.idle(table, table in self._idle)
+            kept.append(TableKept(table, players_left))
+        return kept
+
+    def close(self, table: int, players_left: int, rng: random.Random, person: Person | None = None,
+              seated_with: Callable[[str], list[int]] | None = None) -> tuple[list[Event], list[str]]:
+        """Close a locked table after its hand; its players draw open seats at the other tables (B.7). Returns the
+        events and the players no open seat would take (their entries merge, M.51)."""
+        state = self.tables.pop(table)
+        self.set_idle(table, False)
+        self._breaking.discard(table)
+        self.broken += 1
+        events: list[Event] = [TableBroken(table, players_left)]
+        placed, unplaced = draw_open_seats(state.table.players, self._open, lambda other: self.tables[other].table,
+                                           rng, person, seated_with)
+        for player, to_table, seat in placed:
+            self.where[player] = (to_table, seat)
+            self._open.resize(to_table, self._open.size[to_table] + 1)
+            events.append(PlayerMoved(player, table, to_table, seat, "break"))
+        self.moves += len(placed)
+        return events, unplaced
+
+    def seats_apart(self, table: int, barred: Callable[[str], set[int]]) -> bool:
+        """Whether ``table``'s players all find an open seat at another table, none at a table ``barred`` names
+        for them (M.50): a matching of the players barred somewhere to the tables with room (Kuhn's augmenting
+        paths, each table taking as many as its open seats); the others take any seat left, so the room in all
+        must do too."""
+        players = self.tables[table].table.players
+        room = {other: self.seats_per_table - size for other, size in self._open.size.items()
+                if other != table and size < self.seats_per_table}
+        if sum(room.values()) < len(players):
+            return False
+        bars = {player: barred(player) for player in players}
+        seated: dict[int, list[str]] = {}
+
+        def place(player: str, tried: set[int]) -> bool:
+            for other in room:
+                if other in bars[player] or other in tried:
+                    continue
+                tried.add(other)
+                there = seated.setdefault(other, [])
+                if len(there) < room[other]:
+                    there.append(player)
+                    return True
+                for moved in list(there):
+                    if place(moved, tried):
+                        there.remove(moved)
+                        there.append(player)
+                        return True
+            return False
+
+        return all(place(player, set()) for player in players if bars[player])
+
+    def balance(self, rng: random.Random, person: Person | None = None) -> list[Event]:
+        """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
+        events: list[Event] = []
+        while len(self._open) >= 2:
+            shortest, fullest = self._open.sizes()
+            if fullest - shortest < 2:
+                break
+            source_id = self._open.lowest_idle(fullest)
+            if source_id is None:
+                break  # a fullest table moves someone when its hand ends
+            drawn = self._destination(self.tables[source_id].table, shortest, rng, person)
+            if drawn is None:
+                break  # every candidate has another entry at each shortest table: wait for the next hand
+            to, seat = drawn
+            player = self.tables[source_id].table.seats[seat]
+            assert player is not None
+            _, to_seat = self.move(player, to)
+            events.append(PlayerMoved(player, source_id, to, to_seat, "balance"))
+        return events
+
+    def _destination(self, source: Table, shortest: int, rng: random.Random,
+                     person: Person | None) -> tuple[int, int] | None:
+        """A table of the shortest size drawn at random (A.3), the next at random while none of the source's
+        players may sit there (M.50), and the seat of the player who moves; None when no table will do."""
+        movers: dict[int, int] = {}
+
+        def takes_a_mover(candidate: int) -> bool:
+            try:
+                movers[candidate] = balancing_mover(source, self.tables[candidate].table, person)
+            except SeatingError:
+                return False
+            return True
+
+        drawn = self._open.draw_of_size(shortest, rng, takes_a_mover)
+        return None if drawn is None else (drawn, movers[drawn])
+
+    def first_mover(self, shortest: int, fullest: int, person: Person | None) -> bool | None:
+        """For "balance now": None when every fullest table is in a hand; else whether a player of the one that
+        moves first may sit at some shortest table (looked at in turn: a query draws nothing)."""
+        source_id = self._open.lowest_idle(fullest)
+        if source_id is None:
+            return None
+        source = self.tables[source_id].table
+        for table, size in self._open.size.items():
+            if size == shortest:
+                try:
+                    balancing_mover(source, self.tables[table].table, person)
+                    return True
+                except SeatingError:
+                    pass
+        return False
 
 
 def seated_with(t: Tournament, entry: str) -> list[int]:
     """The tables where the other entries of ``entry``'s person sit."""
-    return [t.where[other][0] for other in t._entries_of.get(t.person(entry), ())
-            if other != entry and other in t.where]
+    where = t.floor.where
+    return [where[other][0] for other in t.people.entries_of(t.person(entry)) if other != entry and other in where]
 
 
 def after_change(t: Tournament) -> list[Event]:
@@ -57,90 +321,32 @@ def after_change(t: Tournament) -> list[Event]:
     events = plan_breaks(t)
     # Only the tables locked to close that are between hands: in a large field many more are locked and
     # still playing their hand, and looking at those after every hand would cost more than the hand.
-    for table in sorted(t._breaking_idle):
+    for table in sorted(t.floor.breaking_idle):
         events += break_table(t, table)
     return events + balance(t)
 
 
 def plan_breaks(t: Tournament) -> list[Event]:
-    """Lock tables to close while more are open than ceil(N/S) (B.5, B.8): fewest players, ties at random (B.6).
-
-    A table mid-hand counts with the players seated at it, and a lock stands
-    until the table closes: a hand elsewhere that leaves another table shorter
-    meanwhile changes nothing (B.7). Each lock is an event, so that the audit
-    trail shows which tables were open, and how full, when the choice was made.
-    """
-    events: list[Event] = []
+    """Lock the tables the field no longer needs (B.5-B.8, ``Floor.lock_surplus``). While entries may come, only
+    a table whose players can all sit apart from their persons' others closes (M.50, issue 54)."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
-    no_merges = len(t._open) > needed and bool(t._people) and windows.any_open(t)
-    while len(t._open) > needed:
-        fewest, _ = t._open.sizes()
-        chosen = None
-        if no_merges:  # while entries may come, only a table whose players can all sit apart from their others
-            chosen = t._open.draw_of_size(fewest, t.rng, lambda table: seats_everyone_apart(t, table))
-            if chosen is None and t._open.sizes()[1] >= 2:
-                break  # play goes on at a table of two or more; the break waits for the windows to close
-        # A break that must merge goes ahead when no table could deal otherwise (Decision: not a stuck field).
-        table = chosen if chosen is not None else \
-            t._open.nth_of_size(fewest, t.rng.randrange(t._open.count_of_size(fewest)))
-        t.tables[table].breaking = True
-        t._breaking.add(table)
-        if table in t._idle:
-            t._breaking_idle.add(table)
-        events.append(TableClosing(table, t._open.size[table], t.players_left))
-        t._open.drop(table)
-    return events
+    may_merge = not (len(t.floor.open) > needed and t.people.several() and windows.any_open(t))
+    apart = None if may_merge else lambda table: seats_everyone_apart(t, table)
+    return t.floor.lock_surplus(t.players_left, t.rng, apart)
 
 
 def seats_everyone_apart(t: Tournament, table: int) -> bool:
     """Whether breaking ``table`` needs no merge: each of its players has an open seat at another table, away
     from their person's other entries (M.50, rules.md: a merge happens only "if the number of tables is reduced
-    whereby a player has more seats than there are tables"; issue 54).
-
-    A matching of the players who have other entries to the tables with room (Kuhn's augmenting paths, each
-    table taking as many as its open seats); the others take any seat left, so the room in all must do too.
-    """
-    players = t.tables[table].table.players
-    room = {other: t.definition.seats_per_table - size for other, size in t._open.size.items()
-            if other != table and size < t.definition.seats_per_table}
-    if sum(room.values()) < len(players):
-        return False
-    barred = {player: set(seated_with(t, player)) for player in players}
-    seated: dict[int, list[str]] = {}
-
-    def place(player: str, tried: set[int]) -> bool:
-        for other in room:
-            if other in barred[player] or other in tried:
-                continue
-            tried.add(other)
-            there = seated.setdefault(other, [])
-            if len(there) < room[other]:
-                there.append(player)
-                return True
-            for moved in list(there):
-                if place(moved, tried):
-                    there.remove(moved)
-                    there.append(player)
-                    return True
-        return False
-
-    return all(place(player, set()) for player in players if barred[player])
+    whereby a player has more seats than there are tables"; issue 54)."""
+    return t.floor.seats_apart(table, lambda player: set(seated_with(t, player)))
 
 
 def break_table(t: Tournament, table: int) -> list[Event]:
-    """Close a locked table after its hand; its players draw open seats at the other tables (B.7)."""
-    state = t.tables.pop(table)
-    set_idle(t, table, False)
-    t._breaking.discard(table)
-    t.tables_broken += 1
-    events: list[Event] = [TableBroken(table, t.players_left)]
-    placed, unplaced = draw_open_seats(state.table.players, t._open, lambda other: t.tables[other].table,
-                                       t.rng, t._person, lambda entry: seated_with(t, entry))
-    for player, to_table, seat in placed:
-        t.where[player] = (to_table, seat)
-        t._open.resize(to_table, t._open.size[to_table] + 1)
-        events.append(PlayerMoved(player, table, to_table, seat, "break"))
-    t.moves += len(placed)
+    """Close a locked table after its hand; its players draw open seats at the other tables (B.7), and those
+    none would take merge into their persons' other entries (M.51)."""
+    events, unplaced = t.floor.close(table, t.players_left, t.rng, t.people.person_of(),
+                                     lambda entry: seated_with(t, entry))
     for player in unplaced:
         events += merge(t, player)
     return events
@@ -152,22 +358,20 @@ def merge(t: Tournament, absorbed: str) -> list[Event]:
     The stack goes to the person's entry not in a hand if there is one
     (else the one with the lowest id), and is added when its hand ends.
     """
-    who = t._people[absorbed]
-    into = min((p for p in t._entries_of[who] if p != absorbed and p in t.stacks),
-               key=lambda p: (t._in_hand(p), p))
+    into = min((p for p in t.people.entries_of(t.person(absorbed)) if p != absorbed and p in t.stacks),
+               key=lambda p: (t.in_hand(p), p))
     place = t.players_left
     chips = t.stacks.pop(absorbed)
-    table = t.where.pop(absorbed, t.where[into])[0]  # merged at the draw, never seated: its person's table
-    if t._in_hand(into):
-        t._pending_chips[into] = t._pending_chips.get(into, 0) + chips
+    table = t.floor.where.pop(absorbed, t.floor.where[into])[0]  # merged at the draw, never seated: its person's
+    if t.in_hand(into):
+        t.pending.add_chips(into, chips)
     else:
         t.stacks[into] += chips
     prize = standings.prize(t, place)
     ticket = place <= t.seats_won
     t.results[absorbed] = Result(absorbed, place, prize, ticket)
     standings.pay_prize(t, absorbed, prize, ticket=ticket)
-    if absorbed in t.bounties:  # the heads are summed with the stacks (M.51)
-        t.bounties[into] += t.bounties.pop(absorbed)
+    t.bounty_rule.merged(t, absorbed, into)
     events: list[Event] = [EntriesMerged(absorbed, into, chips), PlayerEliminated(absorbed, place, prize, table)]
     if t.players_left <= t.seats_won:
         return events + standings.seat_everyone_left(t)
@@ -184,7 +388,7 @@ def merged_at_draw(t: Tournament) -> list[str]:
     seats = t.definition.seats_per_table
     tables = math.ceil(len(t.entries) / seats)
     while True:
-        merged = [entry for entries in t._entries_of.values()
+        merged = [entry for entries in t.people.groups()
                   for entry in sorted(entry for entry in entries if entry in t.stacks)[tables:]]
         fewer = math.ceil((len(t.entries) - len(merged)) / seats)
         if fewer == tables:
@@ -193,51 +397,14 @@ def merged_at_draw(t: Tournament) -> list[str]:
 
 
 def balance(t: Tournament) -> list[Event]:
-    """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""
-    events: list[Event] = []
-    while len(t._open) >= 2:
-        shortest, fullest = t._open.sizes()
-        if fullest - shortest < 2:
-            break
-        source_id = t._open.lowest_idle(fullest)
-        if source_id is None:
-            break  # a fullest table moves someone when its hand ends
-        source = t.tables[source_id]
-        drawn = destination(t, source, shortest)
-        if drawn is None:
-            break  # every candidate has another entry at each shortest table: wait for the next hand
-        to, seat = drawn
-        to_seat = worst_seat(to.table)
-        player = source.table.remove(seat)
-        to.table.seat(player, to_seat)
-        t.where[player] = (to.id, to_seat)
-        t._open.resize(source.id, fullest - 1)
-        t._open.resize(to.id, shortest + 1)
-        t.moves += 1
-        events.append(PlayerMoved(player, source.id, to.id, to_seat, "balance"))
-    return events
-
-
-def destination(t: Tournament, source: _Playing, shortest: int) -> tuple[_Playing, int] | None:
-    """A table of the shortest size drawn at random (A.3), the next at random while none of the source's
-    players may sit there (M.50), and the seat of the player who moves; None when no table will do."""
-    movers: dict[int, int] = {}
-
-    def takes_a_mover(candidate: int) -> bool:
-        try:
-            movers[candidate] = balancing_mover(source.table, t.tables[candidate].table, t._person)
-        except SeatingError:
-            return False
-        return True
-
-    drawn = t._open.draw_of_size(shortest, t.rng, takes_a_mover)
-    return None if drawn is None else (t.tables[drawn], movers[drawn])
+    """Balancing between hands (A.3-A.4, ``Floor.balance``), never seating an entry beside its person's (M.50)."""
+    return t.floor.balance(t.rng, t.people.person_of())
 
 
 def _between_rounds(t: Tournament, what: str) -> None:
     if t.status is not Status.RUNNING:
         raise TournamentError(f"{what} only while Running; the tournament is {t.status}")
-    if t._round is not None:
+    if t.rounds.under_way:
         raise TournamentError(f"a hand-for-hand round is under way: {what} at its end, when every table has "
                               f"finished (D.18)")
 
@@ -247,24 +414,25 @@ def verify_move(t: Tournament, player: str, table: int) -> None:
     beside another entry of the person (M.50), and leaving no two tables two or more apart (A.3), which
     balancing would undo at once."""
     _between_rounds(t, "a player is moved")
-    if player not in t.where:
+    floor = t.floor
+    if player not in floor.where:
         raise TournamentError(f"{player!r} is not seated in this tournament")
-    source = t.where[player][0]
+    source = floor.where[player][0]
     if table == source:
         raise TournamentError(f"{player} already sits at table {table}")
-    if not isinstance(table, int) or isinstance(table, bool) or table not in t._open:
-        closing = isinstance(table, int) and table in t.tables
+    if not isinstance(table, int) or isinstance(table, bool) or table not in floor.open:
+        closing = isinstance(table, int) and table in floor.tables
         raise TournamentError(f"table {table} is closing (B.7)" if closing else f"no open table {table}")
-    if t.tables[source].hand is not None:
+    if floor.tables[source].hand is not None:
         raise TournamentError(f"table {source} is playing a hand: a player moves between hands (A.4)")
     if player in t.rebuy_offers:
         raise TournamentError(f"{player} is answering a re-buy offer: move them once it is answered")
-    destination = t.tables[table].table
+    destination = floor.tables[table].table
     if not destination.open_seats():
         raise TournamentError(f"table {table} is full")
-    if shares_table(player, destination, t._person):
+    if shares_table(player, destination, t.people.person_of()):
         raise TournamentError(f"another entry of {player}'s person sits at table {table} (M.50)")
-    sizes = dict(t._open.size)
+    sizes = dict(floor.open.size)
     if source in sizes:
         sizes[source] -= 1
     sizes[table] += 1
@@ -274,19 +442,10 @@ def verify_move(t: Tournament, player: str, table: int) -> None:
 
 
 def move(t: Tournament, player: str, table: int) -> list[Event]:
-    """The player leaves their seat for the seat at ``table`` that posts the big blind soonest (A.4)."""
+    """The director moves a player between hands to ``table``, by the balancing rules (A.3-A.4, M.50)."""
     verify_move(t, player, table)
-    source_id, seat = t.where[player]
-    source = t.tables[source_id]
-    to = t.tables[table]
-    to_seat = worst_seat(to.table)
-    to.table.seat(source.table.remove(seat), to_seat)
-    t.where[player] = (table, to_seat)
-    if source_id in t._open:
-        t._open.resize(source_id, t._open.size[source_id] - 1)
-    t._open.resize(table, t._open.size[table] + 1)
-    t.moves += 1
-    return [PlayerMoved(player, source_id, table, to_seat, "director")]
+    source, seat = t.floor.move(player, table)
+    return [PlayerMoved(player, source, table, seat, "director")]
 
 
 def verify_balance_now(t: Tournament) -> None:
@@ -294,28 +453,21 @@ def verify_balance_now(t: Tournament) -> None:
     fullest are in a hand (their player moves when it ends, A.4), or no player of theirs may sit at a shortest
     table (M.50)."""
     _between_rounds(t, "the tables are balanced")
-    if len(t._open) < 2:
+    if len(t.floor.open) < 2:
         raise TournamentError("one table is open: there is nothing to balance")
-    shortest, fullest = t._open.sizes()
+    shortest, fullest = t.floor.open.sizes()
     if fullest - shortest < 2:
         raise TournamentError(f"the tables are balanced ({fullest} and {shortest} players): a player moves only "
                               f"when two tables differ by two or more (A.3)")
-    source_id = t._open.lowest_idle(fullest)  # the table balance() moves from
-    if source_id is None:
+    movable = t.floor.first_mover(shortest, fullest, t.people.person_of())
+    if movable is None:
         raise TournamentError(f"every table of {fullest} players is playing a hand: one of its players moves "
                               f"when its hand ends (A.4)")
-    source = t.tables[source_id].table
-    for table, size in t._open.size.items():  # a query draws nothing: the candidates are looked at in turn
-        if size == shortest:
-            try:
-                balancing_mover(source, t.tables[table].table, t._person)
-                return
-            except SeatingError:
-                pass
-    raise TournamentError("every player who could move has another entry at each shortest table (M.50)")
+    if not movable:
+        raise TournamentError("every player who could move has another entry at each shortest table (M.50)")
 
 
 def balance_now(t: Tournament) -> list[Event]:
-    """The director's "balance now": the moves balancing makes (A.3-A.4), or the reason there are none."""
+    """The balancing moves due now; refused, with the rule, when there is none to make."""
     verify_balance_now(t)
     return balance(t)

@@ -18,11 +18,10 @@ nobody has another entry, or none.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-
-from engine.events import Event, Reentered, Seated, TableKept, TableOpened
+from engine import prizes, registration
+from engine.events import Event, Reentered, Seated, TableOpened
 from engine.seating import shares_table
 from engine.status import Status, TournamentError
 from engine.windows import WINDOWS, any_open, close, until_level, verify_open
@@ -49,23 +48,6 @@ def level_ended(t: Tournament, number: int) -> list[Event]:
     return close(t, "level", ending) if ending else []
 
 
-def keep_tables_needed_again(t: Tournament) -> list[Event]:
-    """Tables locked to close (B.7) that the grown field needs again stay open (Decision): breaking one and
-    then opening another for its players would move them for nothing."""
-    needed = math.ceil(t.players_left / t.definition.seats_per_table)
-    kept: list[Event] = []
-    while t._breaking and len(t._open) < needed:
-        table = min(t._breaking)
-        t._breaking.discard(table)
-        t._breaking_idle.discard(table)
-        state = t.tables[table]
-        state.breaking = False
-        t._open.resize(table, len(state.table.players))
-        t._open.idle(table, table in t._idle)
-        kept.append(TableKept(table, t.players_left))
-    return kept
-
-
 def seat(t: Tournament, player: str) -> list[Event]:
     """A seat at random among the shortest tables that take ``player`` (A.2, M.50); a new table when none does.
 
@@ -73,27 +55,25 @@ def seat(t: Tournament, player: str) -> list[Event]:
     another entry of the person; balancing then evens the tables out, as
     after a move.
     """
-    events = keep_tables_needed_again(t)
-    person = t._person
+    events = t.floor.keep_needed(t.players_left)  # breaking a table the grown field needs would move it for nothing
+    person = t.people.person_of()
+    open_tables = t.floor.open
 
     def takes(table: int) -> bool:
         return not shares_table(player, t.tables[table].table, person)
 
     chosen: int | None = None
-    if len(t._open):
-        shortest, fullest = t._open.sizes()
+    if len(open_tables):
+        shortest, fullest = open_tables.sizes()
         for size in range(shortest, min(fullest, t.definition.seats_per_table - 1) + 1):
-            chosen = t._open.draw_of_size(size, t.rng, takes) if t._open.count_of_size(size) else None
+            chosen = open_tables.draw_of_size(size, t.rng, takes) if open_tables.count_of_size(size) else None
             if chosen is not None:
                 break
     if chosen is None:
-        chosen = t._open_table()
+        chosen = t.floor.open_table()
         events.append(TableOpened(chosen))
-    table = t.tables[chosen].table
-    seat_number = t.rng.choice(table.open_seats())
-    table.seat(player, seat_number)
-    t.where[player] = (chosen, seat_number)
-    t._open.resize(chosen, t._open.size[chosen] + 1)
+    seat_number = t.rng.choice(t.tables[chosen].table.open_seats())
+    t.floor.seat(player, chosen, seat_number)
     events.append(Seated(player, chosen, seat_number, t.stacks[player]))
     return events  # the director balances the tables then (between rounds under hand-for-hand, D.15)
 
@@ -119,12 +99,12 @@ def reenter(t: Tournament, player: str, new_entry: str) -> list[Event]:
     multi-entry allows them, never share its table (M.50)."""
     verify_reenter(t, player, new_entry)
     person = t.person(player)
-    if person not in t._entries_of:
-        t._belongs(player, person)  # a person of its own until now
-    t._belongs(new_entry, person)
+    if not t.people.known(person):
+        t.people.belongs(player, person)  # a person of its own until now
+    t.people.belongs(new_entry, person)
     t.reentered[player] = new_entry
     t.reentries[person] = t.reentries.get(person, 0) + 1
     t.late_entries += 1
-    paid = t._admit(new_entry, t.definition.late_stack)
-    t._price_prizes()
+    paid = registration.admit(t, new_entry, t.definition.late_stack)
+    prizes.price(t)
     return [Reentered(new_entry, player, paid), *seat(t, new_entry)]  # the director balances, then checks

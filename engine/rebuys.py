@@ -8,7 +8,10 @@ period ends; chips bought during a hand arrive when it ends.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
+
+from engine import prizes
 
 from engine.events import AddOnEnded, AddOnOffered, AddOnTaken, Event, RebuyDeclined, RebuyOffered, RebuyTaken
 from engine.status import Status, TournamentError
@@ -29,6 +32,87 @@ class Held:
         self.waiting = waiting
 
 
+class Pending:
+    """What waits on an answer or the end of a hand: re-buy offers and the busts they hold back from ranking
+    (F.25), chips bought or merged during a hand (F.26, M.51), and a deal due when the hand ends (H.36).
+    Written only through its methods."""
+
+    def __init__(self) -> None:
+        self._offers: dict[str, float] = {}  # player -> the deadline of their re-buy offer
+        self._held: list[Held] = []
+        self._chips: dict[str, int] = {}  # chips for players in a hand, added when it ends
+        self._deal_due = False
+
+    @property
+    def offers(self) -> Mapping[str, float]:
+        return self._offers
+
+    def hold(self, busts: list[Bust], round_: bool, offers: dict[str, float]) -> None:
+        """A batch of busts waits until every offer of it (player -> deadline) is answered."""
+        self._held.append(Held(busts, round_, set(offers)))
+        self._offers.update(offers)
+
+    def holds(self) -> bool:
+        """Whether any batch of busts waits for answers."""
+        return bool(self._held)
+
+    def holds_any(self, players: list[str]) -> bool:
+        """Whether one of ``players`` is a bust not yet ranked: offered a re-buy, or waiting for the others of
+        their batch to answer. A table seating one deals no hand (F.25, TDA 27: no hand is missed)."""
+        return any(bust.player in players for held in self._held for bust in held.busts)
+
+    def answered(self, player: str, *, rebought: bool) -> Held | None:
+        """``player`` answered their offer; the batch it held, once every offer of it is answered."""
+        del self._offers[player]
+        held = next(h for h in self._held if player in h.waiting)
+        held.waiting.discard(player)
+        if rebought:
+            held.busts = [bust for bust in held.busts if bust.player != player]
+        if held.waiting:
+            return None
+        self._held.remove(held)
+        return held
+
+    def withdraw(self, player: str) -> None:
+        """A player taken out keeps no offer."""
+        self._offers.pop(player, None)
+
+    def expired(self, now: float) -> list[str]:
+        """The players whose offer's clock has run out by ``now``, first deadline first."""
+        return [player for player, until in sorted(self._offers.items(), key=lambda item: item[1]) if until <= now]
+
+    def drop_all(self) -> list[str]:
+        """The tournament is cancelled: every offer withdrawn, no batch held; returns who had an offer."""
+        offered = list(self._offers)
+        self._offers.clear()
+        self._held.clear()
+        return offered
+
+    def has_chips(self) -> bool:
+        return bool(self._chips)
+
+    def chips_of(self, player: str) -> int:
+        return self._chips.get(player, 0)
+
+    def total_chips(self) -> int:
+        return sum(self._chips.values())
+
+    def add_chips(self, player: str, chips: int) -> None:
+        self._chips[player] = self._chips.get(player, 0) + chips
+
+    def take_chips(self, player: str) -> int:
+        """The chips waiting for ``player``, now theirs (their hand ended or was void)."""
+        return self._chips.pop(player, 0) if self._chips else 0
+
+    @property
+    def deal_due(self) -> bool:
+        """Whether a deal is to be proposed once no hand is in progress and no batch is held (H.36)."""
+        return self._deal_due
+
+    def set_deal_due(self, due: bool) -> None:
+        self._deal_due = due
+
+
 def verify_rebuy(t: Tournament, player: str) -> None:
     rebuys = t.definition.rebuys
     if rebuys is None:
@@ -45,7 +129,7 @@ def verify_rebuy(t: Tournament, player: str) -> None:
         raise TournamentError(f"{player} has used all {rebuys.max_count} re-buys")
     if rebuys.allowed_at == "zero":
         raise TournamentError("a re-buy is offered only at zero chips in this tournament (F.25)")
-    if t.stacks[player] + t._pending_chips.get(player, 0) > t.definition.starting_stack:
+    if t.stacks[player] + t.pending.chips_of(player) > t.definition.starting_stack:
         raise TournamentError("a re-buy needs a stack at or below the starting stack (F.25)")
 
 
@@ -67,13 +151,13 @@ def rebuy(t: Tournament, player: str) -> list[Event]:
 
 def _buy_chips(t: Tournament, player: str, kind: Literal["rebuy", "add_on"], price: int, fee: int, chips: int) -> None:
     """Pay for chips through the ledger; bought during a hand, they arrive when it ends. The prizes follow."""
-    t._pay(player, kind, price, f"{kind}_fee", fee)
+    t.pay(player, kind, price, f"{kind}_fee", fee)
     t.chips_issued += chips
-    if t._in_hand(player):
-        t._pending_chips[player] = t._pending_chips.get(player, 0) + chips
+    if t.in_hand(player):
+        t.pending.add_chips(player, chips)
     else:
         t.stacks[player] += chips
-    t._price_prizes()
+    prizes.price(t)
 
 
 def verify_decline_rebuy(t: Tournament, player: str) -> None:
@@ -109,11 +193,6 @@ def add_on(t: Tournament, player: str) -> list[Event]:
     return [AddOnTaken(player, offer.chips, offer.price_cents + offer.fee_cents)]
 
 
-def expired(t: Tournament, now: float) -> list[str]:
-    """The players whose re-buy offer's clock has run out by ``now``, first deadline first: each is a no."""
-    return [player for player, until in sorted(t.rebuy_offers.items(), key=lambda item: item[1]) if until <= now]
-
-
 def end_add_on(t: Tournament, now: float) -> list[Event]:
     """The add-on closes at its deadline."""
     events: list[Event] = []
@@ -142,23 +221,6 @@ def offer(t: Tournament, busts: list[Bust], *, round_: bool) -> list[Event] | No
     if not offered:
         return None
     assert rebuys is not None
-    t._held.append(Held(busts, round_, {bust.player for bust in offered}))
-    events: list[Event] = []
-    for bust in offered:
-        until = t._now + rebuys.offer_seconds
-        t.rebuy_offers[bust.player] = until
-        events.append(RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips))
-    return events
-
-
-def answered(t: Tournament, player: str, *, rebought: bool) -> Held | None:
-    """``player`` answered their offer; the batch it held, once every offer of it is answered."""
-    del t.rebuy_offers[player]
-    held = next(h for h in t._held if player in h.waiting)
-    held.waiting.discard(player)
-    if rebought:
-        held.busts = [bust for bust in held.busts if bust.player != player]
-    if held.waiting:
-        return None
-    t._held.remove(held)
-    return held
+    until = t.clock.now + rebuys.offer_seconds
+    t.pending.hold(busts, round_, {bust.player: until for bust in offered})
+    return [RebuyOffered(bust.player, until, rebuys.price_cents + rebuys.fee_cents, rebuys.chips) for bust in offered]

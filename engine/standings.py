@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine import bounties, windows
+from engine import prizes, windows
 from engine.events import Event, Result, StatusChanged, TournamentFinished
 from engine.money import equal_shares
 from engine.status import Status
@@ -43,8 +43,8 @@ def after_a_bust(t: Tournament) -> list[Event]:
     if t.players_left <= t.seats_won:
         return seat_everyone_left(t)
     if t.players_left == 1:
-        if t.definition.flight is not None:
-            t.flight_stopping = True  # the last player standing qualifies; the flight pays no prize
+        if not prizes.kind(t.definition).wins_alone:
+            t.flight_stopping = True  # the last player standing qualifies from a flight, which pays no prize
             return []
         return finish(t)
     return []
@@ -59,7 +59,7 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
     from the start) is shared among them, the odd cents to the better
     placed (Decision).
     """
-    events: list[Event] = [t._void(table) for table, state in sorted(t.tables.items()) if state.hand is not None]
+    events: list[Event] = [t.void(table) for table, state in sorted(t.tables.items()) if state.hand is not None]
     events += windows.close(t, "bubble")  # before the places of those left are given
     left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
     cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
@@ -83,9 +83,7 @@ def finish(t: Tournament) -> list[Event]:
 def end(t: Tournament, *, deal: bool = False) -> list[Event]:
     """The tournament is over: the players left collect their own bounties (J.43), or what no knockout drew of a
     mystery bounty's envelopes; the house keeps the fees."""
-    events: list[Event] = [bounties.pay(t, player, (player,)) for player in sorted(t.bounties)]
-    if bounties.is_mystery(t):
-        events += bounties.undrawn(t, list(t.stacks))
+    events = t.bounty_rule.at_end(t)
     t.status = Status.FINISHED
     t.hand_for_hand = False
     if t.ledger.fees_cents:

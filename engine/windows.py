@@ -50,7 +50,7 @@ def closes_at(t: Tournament, window: Window) -> float | None:
     if t.break_until is not None and not t.break_keeps_level:  # between levels: the next starts after the break
         at, number = t.break_until, number + 1
     else:
-        at = t._level_started_at
+        at = t.clock.level_started_at
     next_hourly = t.next_break_at
     while number <= last:
         minutes = definition.levels[number - 1].minutes

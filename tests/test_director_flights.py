@@ -163,7 +163,7 @@ def test_a_multi_entry_final_takes_each_qualification_as_an_entry_of_its_own_up_
     assert tournament.stacks == {"p1": 5_000, "p2": 3_000} and tournament.person("p2") == "ann"
     assert tournament.qualify("p3", "ann", 4_000) == [Qualified("p3", 4_000, True)]  # in place of the 3,000
     assert tournament.stacks == {"p1": 5_000, "p2": 4_000}  # the best two of three, never a sum
-    assert tournament.chips_issued == 9_000 and tournament.qualified_entries == {"p1", "p2"}
+    assert tournament.chips_issued == 9_000 and tournament.people.qualified_entries == {"p1", "p2"}
     one = final_of(forward="best")
     one.qualify("p1", "bob", 5_000)
     assert one.qualify("p2", "bob", 3_000) == [Qualified("p2", 3_000, False)]  # one entry per person: as before

@@ -16,7 +16,7 @@ def test_seats_are_the_pool_over_the_seat_value_and_the_rest_is_cash_for_the_nex
     assert satellite_prizes(1_000, 1_500) == ([1_000], 0)  # not one seat: the winner takes the cash
     tournament, _ = running(10, 5, satellite=Satellite(seat_value_cents=2_200))
     assert tournament.prizes == [2_200] * 4 + [1_200] and tournament.seats_won == 4
-    assert 5 in tournament._h4h_points  # hand-for-hand from seats + 1 (K.45)
+    assert 5 in tournament.rounds.points  # hand-for-hand from seats + 1 (K.45)
 
 
 def test_a_seat_for_everyone_ends_the_satellite_at_the_start_and_shares_the_rest():

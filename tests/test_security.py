@@ -227,10 +227,10 @@ async def test_the_voluntary_rebuy_is_taken_live_during_a_hand_and_its_chips_arr
         assert director.rebuys_taken[player] == 1 and director.chips_in_play() == director.chips_issued
         assert director.ledger.balances()
         number = director.hand_number(1)
-        assert director._pending_chips[player] == 1000  # on the way: the hand is still on
+        assert director.pending.chips_of(player) == 1000  # on the way: the hand is still on
         while director.hand_number(1) == number:  # the next hand: this one has ended
             await asyncio.sleep(0.01)
-        assert player not in director._pending_chips and director.chips_in_play() == director.chips_issued
+        assert not director.pending.has_chips() and director.chips_in_play() == director.chips_issued
 
 
 async def test_a_player_reconnecting_in_a_loop_costs_their_table_one_presence_message_a_tick():

@@ -1,0 +1,158 @@
+"""The tournament clock (rules.md E.19-E.22): levels by time or by hands, scheduled and synchronised breaks.
+
+The caller owns time: it hands the director ``now`` (seconds) and the
+director's clock says which level that is. A level of ``hands`` ends once a
+table has dealt that many hands in it. Breaks come after every
+``breaks.every_levels`` levels (the next level starts after), or at
+``breaks.at_minute`` of each of the tournament's hours, and a break the
+director calls: during those two the level's clock stands still. A primitive
+the policies may call; it calls none.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from engine.events import BreakEnded, BreakStarted, Event, LevelChanged
+
+if TYPE_CHECKING:
+    from engine.director import Tournament
+
+
+class Clock:
+    """The caller's clock as last given, when the level under way started, and the hands dealt in it per table.
+    Written only through its methods."""
+
+    def __init__(self) -> None:
+        self._now = 0.0  # the caller's clock at the last start() or advance()
+        self._level_started_at = 0.0
+        self._hands_in_level: dict[int, int] = {}
+        self._most_hands_in_level = 0
+
+    @property
+    def now(self) -> float:
+        return self._now
+
+    @property
+    def level_started_at(self) -> float:
+        return self._level_started_at
+
+    @property
+    def most_hands_in_level(self) -> int:
+        return self._most_hands_in_level
+
+    def tick(self, now: float) -> None:
+        self._now = now
+
+    def start_level(self, at: float) -> None:
+        self._level_started_at = at
+
+    def shift(self, seconds: float) -> None:
+        """The level under way ends ``seconds`` later (a break that stops its clock, or the director's word)."""
+        self._level_started_at += seconds
+
+    def dealt(self, table: int) -> None:
+        """``table`` dealt a hand at this level."""
+        dealt = self._hands_in_level.get(table, 0) + 1
+        self._hands_in_level[table] = dealt
+        self._most_hands_in_level = max(self._most_hands_in_level, dealt)
+
+    def level_over(self) -> None:
+        self._hands_in_level.clear()
+        self._most_hands_in_level = 0
+
+
+def level_event(t: Tournament) -> LevelChanged:
+    level = t.definition.levels[t.level]
+    return LevelChanged(t.level + 1, level.small_blind, level.big_blind, level.ante, level.bb_ante)
+
+
+def level_ends_at(t: Tournament) -> float | None:
+    """When the current level ends on the caller's clock; None for a level of hands or the last level."""
+    level = t.definition.levels[t.level]
+    if level.minutes is None or t.level == len(t.definition.levels) - 1 or t.break_until is not None:
+        return None
+    return t.clock.level_started_at + level.minutes * 60
+
+
+def break_starts_at(t: Tournament) -> float | None:
+    """When the next scheduled break begins on the caller's clock (a tournament clock shows the time to it);
+    None with no breaks, during one, or where a level of hands or the last level comes first."""
+    breaks = t.definition.breaks
+    if breaks is None or t.break_until is not None:
+        return None
+    if breaks.at_minute is not None:
+        return t.next_break_at if math.isfinite(t.next_break_at) else None
+    assert breaks.every_levels is not None
+    levels = t.definition.levels
+    ends = level_ends_at(t)
+    for number in range(t.level, len(levels) - 1):
+        if ends is None:
+            return None
+        if (number + 1) % breaks.every_levels == 0:
+            return ends
+        following = levels[number + 1].minutes
+        ends = None if following is None else ends + following * 60
+    return None
+
+
+def hold_break(t: Tournament, starts: float, minutes: float) -> BreakStarted:
+    """A break from ``starts`` during which the level's clock stands still: the same level goes on after it
+    with the time it had left (a synchronised break, or one the director calls)."""
+    t.break_until = starts + minutes * 60
+    t.clock.shift(minutes * 60)
+    t.break_keeps_level = True
+    return BreakStarted(t.break_until)
+
+
+def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
+    """Breaks that end or begin by ``now`` (their events added to ``events``); then when the level under way
+    ended, if it has by ``now``, else None. The last level lasts until the end, unless a flight stops at its
+    end (L.47)."""
+    levels = t.definition.levels
+    while True:
+        if t.break_until is not None:
+            if now < t.break_until:
+                return None
+            if t.break_keeps_level:  # a break called by hand: the level's clock stood still
+                t.break_until, t.break_keeps_level = None, False
+                events.append(BreakEnded())
+                continue
+            t.clock.start_level(t.break_until)
+            t.break_until = None
+            t.level += 1
+            events += [BreakEnded(), level_event(t)]
+            continue
+        if now >= t.next_break_at and t.next_break_at < (level_ends_at(t) or math.inf):
+            breaks = t.definition.breaks
+            assert breaks is not None
+            starts, t.next_break_at = t.next_break_at, t.next_break_at + 3600
+            events.append(hold_break(t, starts, breaks.minutes))
+            continue
+        flight = t.definition.flight
+        stops_here = flight is not None and t.level + 1 == flight.stop_level
+        if t.level == len(levels) - 1 and (not stops_here or t.flight_stopping):
+            return None
+        level = levels[t.level]
+        if level.minutes is not None:
+            ends_at = t.clock.level_started_at + level.minutes * 60
+            if now < ends_at:
+                return None
+        elif level.hands is not None and t.clock.most_hands_in_level >= level.hands:
+            ends_at = now
+        else:
+            return None
+        t.clock.level_over()
+        return ends_at
+
+
+def next_level(t: Tournament, ended_at: float) -> list[Event]:
+    """After the level that ended at ``ended_at``: a scheduled break, or the next level at once."""
+    breaks = t.definition.breaks
+    if breaks is not None and breaks.every_levels is not None and (t.level + 1) % breaks.every_levels == 0:
+        t.break_until = ended_at + breaks.minutes * 60
+        return [BreakStarted(t.break_until)]
+    t.level += 1
+    t.clock.start_level(ended_at)
+    return [level_event(t)]
