@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine import clock, prizes, standings
+from engine import prizes, standings
 from engine.events import ClockAdjusted, Event, LevelEdited, PlayerRemoved
 from engine.status import Status, TournamentError
 
@@ -65,7 +65,7 @@ def call_break(t: Tournament, now: float, minutes: float) -> list[Event]:
     """A break from ``now``: hands in progress finish, no new hand starts, and the level's time stands still
     (it goes on where it stopped when the break ends, at the same level)."""
     verify_call_break(t, minutes)
-    return [clock.hold_break(t, now, minutes)]
+    return [t.hold_break(now, minutes)]
 
 
 def verify_force_hand_for_hand(t: Tournament, on: bool) -> None:

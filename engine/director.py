@@ -192,6 +192,7 @@ class Tournament:
         return self.tables[table].number
 
     level_ends_at = clock.level_ends_at
+    hand_for_hand_due = handforhand.due
     break_starts_at = clock.break_starts_at
     entries_open = windows.is_open
     entries_close_at = windows.closes_at
@@ -410,6 +411,8 @@ class Tournament:
                     break
             events += clock.next_level(self, ended_at)
         return events + flights.maybe_close(self)
+
+    hold_break = clock.hold_break  # the console calls a break through the face, as every policy reaches a part
 
     # ------------------------------------------------------------- hands
 

@@ -10,7 +10,6 @@ from collections.abc import Callable, Collection
 from typing import Generic, Literal, TypeVar
 
 from engine.refundterms import refund_terms
-from engine import handforhand
 from engine.director import Status, Tournament
 from engine.events import Result, Shown
 from engine.hand import Hand
@@ -123,7 +122,7 @@ def hand_for_hand_reason(director: Tournament) -> Literal["director", "pay_jump"
         return None
     if director.hand_for_hand_forced:
         return "director"
-    return "pay_jump" if handforhand.due(director) else "ending"
+    return "pay_jump" if director.hand_for_hand_due() else "ending"
 
 
 def deal_view(director: Tournament, now: float) -> DealView | None:
