@@ -15,26 +15,18 @@ The loop a caller runs::
     director.act(table, "call")               # ... until director.hand(table).finished
     director.end_hand(table)                  # stacks, eliminations, breaks, balancing
 
-The state lives in parts, each written only by its owner's methods: the
-``floor`` (engine.floor: tables, seats, the indexes of open, idle and
-closing tables), the ``rounds`` of hand-for-hand (engine.handforhand),
-the ``people`` behind the entries (engine.people), what is ``pending``
-(engine.rebuys: re-buy offers and the busts they hold, chips bought during a
-hand, a deal due) and the ``clock`` (engine.clock). What remains here is the
-public face: the results, the money, and the statuses.
-
-The policies live in their own modules, each a set of functions of the
-tournament: engine.floor (breaking, balancing, merges), engine.handforhand,
-engine.eliminations (ranking), engine.lateentry, engine.rebuys (re-buys and
-add-ons), engine.console, engine.deals. They return events and never call
-one another: what follows what (a hand's busts offered re-buys, ranked once
-answered, then the floor, the late-entry windows and hand-for-hand until
-none has more to add) is this class's sequence (``_settle``, ``_answered``,
-``_conclude``, ``_after_change``). What several share, and which calls no
-policy, are the primitives: engine.standings (places, prizes, the end),
-engine.prizes (the prize table of each kind of tournament), engine.clock,
-engine.registration, engine.windows (the late-entry windows),
-engine.bounties (a rule object per kind), engine.seating.
+The state lives in parts, each written only through its owner's methods:
+the ``floor`` (engine.floor), the ``rounds`` of hand-for-hand
+(engine.handforhand), the ``people`` behind the entries (engine.people),
+what is ``pending`` (engine.rebuys: offers, held busts, chips bought in a
+hand, a deal due) and the ``clock`` (engine.clock). The policies are modules
+of functions of the tournament (engine.floor, handforhand, eliminations,
+lateentry, rebuys, console, deals); they return events and never call one
+another: what follows what is this class's sequence (``_settle``,
+``_answered``, ``_conclude``, ``_after_change``). The primitives they share
+call no policy: engine.standings, prizes, clock, registration, windows,
+bounties (a rule object per kind) and seating. This class is the one public
+face: its commands, their ``verify_*`` and ``can`` queries.
 
 Rules (../shared/docs/rules.md): statuses F.23; seating A.1, M.50; balancing
 A.3-A.4; breaking B.5-B.8; button and blinds C.9-C.12 (engine.table);
@@ -270,15 +262,8 @@ class Tournament:
 
     # ----------------------------------------------------- registration (F.23, engine.registration)
 
-    def verify_open_registration(self) -> None:
-        if self.status is not Status.WAITING:
-            raise TournamentError(f"registration opens only from Waiting; the tournament is {self.status}")
-
-    def open_registration(self) -> list[Event]:
-        self.verify_open_registration()
-        self.status = Status.REGISTER
-        return [StatusChanged(self.status.value)]
-
+    verify_open_registration = registration.verify_open
+    open_registration = registration.open_registration
     verify_register = registration.verify_register
 
     def register(self, player: str, person: str | None = None) -> list[Event]:

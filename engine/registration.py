@@ -10,12 +10,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import windows
-from engine.events import Event, Refunded
+from engine.events import Event, Refunded, StatusChanged
 from engine.money import PAID_INTO
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
     from engine.director import Tournament
+
+
+def verify_open(t: Tournament) -> None:
+    if t.status is not Status.WAITING:
+        raise TournamentError(f"registration opens only from Waiting; the tournament is {t.status}")
+
+
+def open_registration(t: Tournament) -> list[Event]:
+    verify_open(t)
+    t.status = Status.REGISTER
+    return [StatusChanged(t.status.value)]
 
 
 def entry_price(t: Tournament) -> int:
