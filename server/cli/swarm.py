@@ -1,0 +1,229 @@
+"""``mttsim swarm`` and ``mttsim swarm-merge``: load-test a server with websocket bots, and one report of a run's
+shards (docs/swarm.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from bots.strategies import parse_mix
+from server.cli.common import allow_many_sockets, command, logging_options, quiet_garbage_collector, read_definition
+
+if TYPE_CHECKING:
+    from bots.swarm import Live, SwarmOptions
+    from bots.thresholds import Threshold
+
+EXAMPLE = ("  mttsim swarm --create --admin-token secret --players 1000 --csv run --html run.html\n"
+           "  mttsim swarm --tournament t1 --players 500 --duration 300 \\\n"
+           "      --threshold 'latency.p99<100ms' --threshold 'errors==0'    # exit 99 if one fails")
+
+MERGE_EXAMPLE = "  mttsim swarm-merge shard0.json shard1.json --csv run --html run.html"
+
+
+def add(commands: Any) -> None:
+    add_swarm(commands)
+    add_merge(commands)
+
+
+def add_swarm(commands: Any) -> None:
+    parser = command(commands, "swarm", EXAMPLE, "load-test a server with websocket bots; exit 99 when a threshold "
+                     "fails (docs/swarm.md)")
+    parser.add_argument("--url", default="http://127.0.0.1:8000",
+                        help="the server, or a cluster's gateways separated by commas: the bots spread over "
+                             "them, and a bot whose gateway is gone goes on to the next")
+    parser.add_argument("--players", type=int, required=True, help="bots (across every shard)")
+    parser.add_argument("--tournament", help="join this tournament (its id)")
+    parser.add_argument("--create", action="store_true", help="create the tournament (needs --admin-token)")
+    parser.add_argument("--config", help="with --create: a definition file (default: the default structure)")
+    parser.add_argument("--admin-token", help="the server's admin token: to create, start and cancel")
+    parser.add_argument("--mix", help="strategies and faults with weights: regular=4,random=1,slow=1,flaky=1,"
+                                      "rude=1 (default: regular=1)")
+    parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default: 0-0)")
+    parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I (default: 0/1)")
+    parser.add_argument("--seed", type=int, help="the bots' seed (default: a new one)")
+    parser.add_argument("--csv", metavar="PREFIX",
+                        help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv "
+                             "(Locust's files and columns)")
+    parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    parser.add_argument("--threshold", action="append", metavar="EXPR",
+                        help="pass/fail, several allowed: latency.p99<100ms, event_lag.p99<250ms, errors==0, "
+                             "missed_deadlines<=5, finished (default: errors==0 and finished; with "
+                             "--duration errors==0); exit 99 when one fails")
+    parser.add_argument("--duration", type=float, metavar="SECONDS",
+                        help="stop after this many seconds of play, report, and cancel or leave the "
+                             "tournament (--on-stop)")
+    parser.add_argument("--on-stop", choices=["cancel", "leave"],
+                        help="what a run stopped early (--duration, Ctrl-C, SIGTERM) does with the "
+                             "tournament (default: cancel one it created, leave one it joined)")
+    parser.add_argument("--interval", type=float, default=5.0, metavar="SECONDS",
+                        help="seconds between the rows of the time series")
+    parser.add_argument("--late", type=int, default=0,
+                        help="more bots (per shard) that register while late registration is open")
+    parser.add_argument("--reentry", type=float, default=0.0,
+                        help="the chance a bot that is out re-enters while re-entry is open")
+    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    logging_options(parser)
+    parser.set_defaults(run=swarm)
+
+
+def add_merge(commands: Any) -> None:
+    parser = command(commands, "swarm-merge", MERGE_EXAMPLE, "one report of the --json reports of a run's shards")
+    parser.add_argument("reports", nargs="+", metavar="REPORT.json", help="the shards' reports")
+    parser.add_argument("--csv", metavar="PREFIX",
+                        help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv")
+    parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    parser.add_argument("--threshold", action="append", metavar="EXPR",
+                        help="pass/fail on the whole run, as mttsim swarm's (default: errors==0 and finished)")
+    parser.add_argument("--json", action="store_true", help="print the merged report as JSON")
+    parser.set_defaults(run=swarm_merge)
+
+
+def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
+    """The run the options ask for, and its thresholds; ValueError or OSError naming what is wrong."""
+    from bots import thresholds
+    from bots.client import FAULTS
+    from bots.strategies import STRATEGIES
+    from bots.swarm import SwarmOptions
+
+    mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
+    low, _, high = (args.think or "0-0").partition("-")
+    shard, _, shards = (args.shard or "0/1").partition("/")
+    shard_of = (int(shard), int(shards))
+    if not 0 <= shard_of[0] < shard_of[1]:
+        raise ValueError("--shard I/N needs 0 <= I < N")
+    if (args.tournament is None) == (not args.create):
+        raise ValueError("give exactly one of --tournament ID or --create")
+    if args.interval <= 0:
+        raise ValueError("--interval: a number of seconds above 0")
+    checks = [thresholds.parse(text) for text in
+              (args.threshold or thresholds.defaults(stopping=args.duration is not None))]
+    definition = msgspec.to_builtins(read_definition(Path(args.config))) if args.config else None
+    options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
+                           definition=definition, admin_token=args.admin_token, think=(float(low), float(high or low)),
+                           shard=shard_of, seed=args.seed, late=args.late, reentry=args.reentry,
+                           duration=args.duration, interval=args.interval, on_stop=args.on_stop)
+    if mix:
+        options.mix = mix
+    return options, checks
+
+
+def _live_line(live: Live) -> None:
+    """On a terminal, the run so far on one line rewritten in place."""
+    sys.stderr.write(f"\r{live.players_left:>6} players left | {live.tables:>5} tables | "
+                     f"{live.actions_per_s:>7,.0f} actions/s | p50 {live.p50_ms:6.1f} ms p99 {live.p99_ms:6.1f} ms"
+                     f" | {live.errors} errors ")
+    sys.stderr.flush()
+
+
+def _row_line(row: dict[str, Any]) -> None:
+    """Without a terminal (a pipeline's log), a plain line per row of the time series."""
+    from bots.histogram import percentiles
+
+    p50, p99 = percentiles(row["latency_ms"], (0.5, 0.99))
+    print(f"mttsim swarm: {row['elapsed_s']:.0f} s: {row['players_left']} players left, {row['users']} bots "
+          f"connected, {row['actions'] / (row['seconds'] or 1):,.0f} actions/s, latency p50 {p50} ms p99 {p99} "
+          f"ms, {row['errors']} errors, {row['reconnections']} reconnections", file=sys.stderr, flush=True)
+
+
+def swarm(args: argparse.Namespace) -> int:
+    """Load-test a server with bots over the wire (``mttsim swarm``); the exit code says whether the thresholds
+    passed (docs/swarm.md)."""
+    import signal
+
+    import httpx
+    import uvloop
+
+    from bots import thresholds
+    from bots.swarm import run_swarm
+
+    try:
+        options, checks = _options(args)
+    except (OSError, ValueError) as error:
+        print(f"mttsim swarm: {error}", file=sys.stderr)
+        return thresholds.USAGE
+    terminal = sys.stderr.isatty() and not args.json
+
+    async def run() -> dict[str, Any]:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
+            loop.add_signal_handler(number, stop.set)
+        return await run_swarm(options, _live_line if terminal else None, stop,
+                               None if terminal or args.json else _row_line)
+
+    quiet_garbage_collector()
+    allow_many_sockets()
+    try:
+        report = uvloop.run(run())
+    except (httpx.HTTPError, OSError) as error:
+        print(f"mttsim swarm: could not run against {args.url}: {error}", file=sys.stderr)
+        return thresholds.COULD_NOT_RUN
+    if terminal:
+        sys.stderr.write("\n")
+    return _swarm_outcome(args, report, checks, "swarm")
+
+
+def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: list[Threshold], command: str) -> int:
+    """Check the thresholds, write what was asked for (CSVs, the HTML report, JSON or a summary), and say with
+    the exit code how the run went."""
+    from bots import thresholds
+    from bots.loadreport import write_csvs, write_html
+
+    report["thresholds"] = thresholds.check(checks, report)
+    if args.csv:
+        write_csvs(args.csv, report)
+    if args.html:
+        write_html(args.html, report, {key: value for key, value in sorted(vars(args).items())
+                                       if key not in ("run", "admin_token") and value is not None})
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        latency = report["latency_ms"]
+        shards = f"{report['shards']} shards, " if "shards" in report else ""
+        print(f"{shards}{report['players']} bots, {report['actions']:,} actions in {report['wall_s']} s "
+              f"({report['actions_per_s']:,} actions/s); latency p50 {latency['p50']} ms, p99 {latency['p99']} ms; "
+              f"{report['errors']} errors, {report['missed_deadlines']} missed deadlines, "
+              f"{report['reconnections']} reconnections ({report['failovers']} to another gateway); "
+              f"swarm CPU {report['swarm_cpu_percent']}%; finished: {report['finished']}")
+        if report.get("late_registrations") or report.get("reentries"):
+            print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "
+                  f"{report['reentries']} re-entries")
+        if report.get("stopped"):
+            print(f"stopped by {'the --duration' if report['stopped'] == 'duration' else 'a signal'}; the "
+                  f"tournament: {report['tournament_after']}")
+        for check in report["thresholds"]:
+            print(f"threshold {check['threshold']}: {'passed' if check['passed'] else 'FAILED'} "
+                  f"({check['actual']})")
+    if report.get("stopped") == "signal":
+        return thresholds.CUT_SHORT
+    if not all(check["passed"] for check in report["thresholds"]):
+        print(f"mttsim {command}: a threshold failed", file=sys.stderr)
+        return thresholds.THRESHOLD_FAILED
+    return thresholds.OK
+
+
+def swarm_merge(args: argparse.Namespace) -> int:
+    """One report of the shards of one swarm run (``mttsim swarm-merge``): counts added, percentiles from the
+    merged histograms (bots/histogram.py), the time series merged, the CSVs and report written from them, and
+    the thresholds checked on the whole run."""
+    from bots import thresholds
+    from bots.loadreport import merged_report
+
+    try:
+        checks = [thresholds.parse(text) for text in (args.threshold or thresholds.defaults(stopping=False))]
+        reports = [json.loads(Path(path).read_text()) for path in args.reports]
+        report = merged_report(reports)
+    except KeyError as missing:
+        print(f"mttsim swarm-merge: a report has no {missing}: give the --json reports of mttsim swarm",
+              file=sys.stderr)
+        return thresholds.USAGE
+    except (OSError, ValueError) as error:
+        print(f"mttsim swarm-merge: {error}", file=sys.stderr)
+        return thresholds.USAGE
+    return _swarm_outcome(args, report, checks, "swarm-merge")
