@@ -72,86 +72,176 @@ class Progress(msgspec.Struct):
     wall_s: float
 
 
-def simulate(
-    definition: Definition,
-    players: int,
-    seed: int,
-    *,
-    mix: dict[str, float] | None = None,
-    events_out: IO[bytes] | None = None,
-    hands_out: TextOut | None = None,
-    progress: Callable[[Progress], None] | None = None,
-    progress_every_s: float = 0.25,
-    on_event: Callable[[Tournament, Event, float], None] | None = None,
-    people: dict[str, str] | None = None,
-    cancel_at_hand: int | None = None,
-    late_players: int = 0,
-    reentry_probability: float = 0.0,
-    strategies: dict[str, str] | None = None,
-) -> Report:
-    """Register ``players`` bots, run the tournament to its end and report.
+class Simulation:
+    """One tournament played to its end by bots, in accelerated time.
 
     The director's RNG (seats, decks, breaks) and the bots' RNG are both
     seeded from ``seed``: the same arguments give the same tournament.
-    ``on_event`` sees every director event as it happens, with the simulated
-    clock (tests use it to check invariants after every hand; the structure
-    lab, bots/lab.py, to draw the run over time). ``people`` maps bot names (bot1,
-    bot2 ...) to the person holding them, for multi-entry fields.
-    ``cancel_at_hand`` cancels the tournament (its refund policy) once that
-    many hands have been dealt, with hands still in progress.
-    ``late_players`` more bots try to register at moments drawn uniformly
-    over the late registration's levels (those that find it closed do not
-    enter); a bot that is out re-enters with ``reentry_probability`` while
-    re-entry is open. Entries bought late are named on from ``bot{players}``.
-    ``strategies``, when given, is filled with each entry's strategy (``mttsim simulate --stats`` counts by it).
-    """
-    now = 0.0
-    rng = random.Random(seed)
-    bot_rng = random.Random(rng.getrandbits(64))
-    tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
-    mix = mix or DEFAULT_MIX
-    names, weights = list(mix), list(mix.values())
-    strategy: dict[str, str] = {} if strategies is None else strategies
-    encoder = msgspec.json.Encoder()
-    written_hands = 0
-    started = time.perf_counter()
-    next_progress = started + progress_every_s
+    ``people`` maps bot names (bot1, bot2 ...) to the person holding them,
+    for multi-entry fields. ``late_players`` more bots try to register at
+    moments drawn uniformly over the late registration's levels (those that
+    find it closed do not enter); a bot that is out re-enters with
+    ``reentry_probability`` while re-entry is open. Entries bought late are
+    named on from ``bot{players}``. ``cancel_at_hand`` cancels the tournament
+    (its refund policy) once that many hands have been dealt, with hands still
+    in progress. ``strategies``, when given, is filled with each entry's
+    strategy (``mttsim simulate --stats`` counts by it).
 
-    def emit(events: list[Event]) -> None:
+    What watches the run is set on the object before ``run``: every event as
+    a JSON line (``events_out``), every hand as PHH (``hands_out``), each event
+    with the simulated clock (``on_event``: tests check invariants after every
+    hand; the structure lab, bots/lab.py, draws the run over time), and a
+    ``progress`` line every ``progress_every_s`` seconds of wall time.
+    """
+
+    def __init__(self, definition: Definition, players: int, seed: int, *, mix: dict[str, float] | None = None,
+                 people: dict[str, str] | None = None, late_players: int = 0, reentry_probability: float = 0.0,
+                 cancel_at_hand: int | None = None, strategies: dict[str, str] | None = None) -> None:
+        self.definition = definition
+        self.players = players
+        self.people = people or {}
+        self.late_players = late_players
+        self.reentry_probability = reentry_probability
+        self.cancel_at_hand = cancel_at_hand
+        rng = random.Random(seed)
+        self.bot_rng = random.Random(rng.getrandbits(64))
+        self.tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
+        mix = mix or DEFAULT_MIX
+        self.names, self.weights = list(mix), list(mix.values())
+        self.strategy: dict[str, str] = {} if strategies is None else strategies
+        self.now = 0.0
+        self.events_out: IO[bytes] | None = None
+        self.hands_out: TextOut | None = None
+        self.on_event: Callable[[Tournament, Event, float], None] | None = None
+        self.progress: Callable[[Progress], None] | None = None
+        self.progress_every_s = 0.25
+        self._encoder = msgspec.json.Encoder()
+        self._written_hands = 0
+        self._finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
+        self._seats: dict[int, list[int]] = {}
+        self._asked_for_deal_at = 0
+
+    def run(self) -> Report:
+        """Register the field, play the tournament to its end and report."""
+        tournament = self.tournament
+        started = time.perf_counter()
+        next_progress = started + self.progress_every_s
+        arrivals = self._register_field()
+        while tournament.status is Status.RUNNING:
+            if self.cancel_at_hand is not None and tournament.hands_played >= self.cancel_at_hand:
+                self.emit(tournament.cancel())
+                break
+            while arrivals and arrivals[0] <= self.now:
+                arrivals.popleft()
+                self._register(f"bot{len(tournament.entries) + 1}")
+            self.emit(tournament.advance(self.now))
+            if tournament.status is not Status.RUNNING:
+                break  # the clock ended it: a flight stopped at its level
+            self._deal_ready_tables()
+            if not self._finishing:
+                if tournament.break_until is None:
+                    raise RuntimeError("the simulation is stuck: no hand in progress and no table may deal")
+                self.now = tournament.break_until
+                continue
+            self._end_next_hand()
+            if self.progress is not None and time.perf_counter() >= next_progress:
+                next_progress = time.perf_counter() + self.progress_every_s
+                self.progress(Progress(self.players, tournament.players_left, tournament.level + 1,
+                                       len(tournament.tables), tournament.hands_played, time.perf_counter() - started))
+        return self._report(time.perf_counter() - started)
+
+    def emit(self, events: list[Event]) -> None:
+        """Each event written and watched, and the bots' answers to it after it."""
         pending = deque(events)  # the start alone emits an event per player: no list.pop(0) here
         while pending:
             event = pending.popleft()
-            if events_out is not None:
-                events_out.write(stamped(encoder.encode(event), now, tournament.level + 1) + b"\n")
-            if on_event is not None:
-                on_event(tournament, event, now)
-            pending += answer(event)
+            if self.events_out is not None:
+                self.events_out.write(stamped(self._encoder.encode(event), self.now, self.tournament.level + 1) + b"\n")
+            if self.on_event is not None:
+                self.on_event(self.tournament, event, self.now)
+            pending += self._answer(event)
 
-    def says_yes(player: str, offer: str, deal_cents: int = 0) -> bool:
-        stack = tournament.stacks.get(player, 0)
-        chips = sum(tournament.stacks.values()) or 1
-        view = MoneyView(offer, stack, definition.starting_stack, stack / chips, deal_cents,
-                         tournament.ledger.pool_cents)
-        return money_choice(strategy[player], view, bot_rng)
+    def _register_field(self) -> deque[float]:
+        """The field registered and the tournament started; when the late entries will come."""
+        tournament = self.tournament
+        self.emit(tournament.open_registration())
+        for number in range(1, self.players + 1):
+            player = f"bot{number}"
+            self.emit(tournament.register(player, self.people.get(player)))
+            self._new_entry(player)
+        self.emit(tournament.start(self.now))
+        late_until = (tournament.entries_close_at("late_registration") or 3600.0) if self.late_players else 0.0
+        # (a late registration that closes by a level of hands: its entries come over the first hour)
+        return deque(sorted(self.bot_rng.uniform(0, late_until) for _ in range(self.late_players)))
 
-    def new_entry(name: str) -> None:
-        strategy[name] = bot_rng.choices(names, weights)[0]
+    def _register(self, name: str) -> None:
+        if self.tournament.can_register(name):
+            self._new_entry(name)
+            self.emit(self.tournament.register(name, self.people.get(name)))
 
-    def answer(event: Event) -> list[Event]:
+    def _new_entry(self, name: str) -> None:
+        self.strategy[name] = self.bot_rng.choices(self.names, self.weights)[0]
+
+    def _deal_ready_tables(self) -> None:
+        """Every table that may deal deals, and its hand is played to the end now; it is settled at the simulated
+        time it ends."""
+        tournament, bot_rng = self.tournament, self.bot_rng
+        for table in tournament.tables_ready():
+            (hand_started,) = tournament.start_hand(table)
+            assert isinstance(hand_started, HandStarted)
+            self.emit([hand_started])
+            self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
+            hand = tournament.hand(table)
+            assert hand is not None
+            plays = [STRATEGIES[self.strategy[player]] for player in hand.players]  # once a hand, not a decision
+            decisions = 0
+            while not hand.finished:
+                view = seat_view(hand)
+                action, amount = plays[view.legal.player](view, bot_rng)
+                hand.act(action, amount)
+                decisions += 1
+            heapq.heappush(self._finishing, (self.now + HAND_SECONDS + DECISION_SECONDS * decisions, table))
+
+    def _end_next_hand(self) -> None:
+        """The clock moves to the next hand to finish, which is settled (and written); at the final table in the
+        money, a new field size asks the bots whether they want a deal."""
+        tournament = self.tournament
+        self.now, table = heapq.heappop(self._finishing)
+        if self.hands_out is not None:
+            self._written_hands += 1
+            finished = tournament.hand(table)
+            assert finished is not None
+            text = to_phh(finished, table=table, hand_number=tournament.hand_number(table),
+                          seats=self._seats[table], level=tournament.level + 1)
+            self.hands_out.write(("\n" if self._written_hands > 1 else "") + phhs_section(self._written_hands, text))
+        self.emit(tournament.end_hand(table))
+        if self.definition.deals and tournament.players_left != self._asked_for_deal_at and len(tournament.tables) == 1:
+            self._asked_for_deal_at = tournament.players_left
+            self._ask_for_a_deal()
+
+    def _says_yes(self, player: str, offer: str, deal_cents: int = 0) -> bool:
+        stack = self.tournament.stacks.get(player, 0)
+        chips = sum(self.tournament.stacks.values()) or 1
+        view = MoneyView(offer, stack, self.definition.starting_stack, stack / chips, deal_cents,
+                         self.tournament.ledger.pool_cents)
+        return money_choice(self.strategy[player], view, self.bot_rng)
+
+    def _answer(self, event: Event) -> list[Event]:
         """The bots' replies to an offer, as director events."""
+        tournament = self.tournament
         replies: list[Event] = []
-        if isinstance(event, PlayerEliminated) and reentry_probability and tournament.entries_open("reentry") \
-                and bot_rng.random() < reentry_probability:
+        if isinstance(event, PlayerEliminated) and self.reentry_probability and tournament.entries_open("reentry") \
+                and self.bot_rng.random() < self.reentry_probability:
             name = f"bot{len(tournament.entries) + 1}"
             if tournament.can_reenter(event.player, name):
-                strategy[name] = strategy[event.player]  # the same person, the same game
+                self.strategy[name] = self.strategy[event.player]  # the same person, the same game
                 replies += tournament.reenter(event.player, name)
         elif isinstance(event, RebuyOffered):
-            yes = says_yes(event.player, "rebuy")
+            yes = self._says_yes(event.player, "rebuy")
             replies += tournament.rebuy(event.player) if yes else tournament.decline_rebuy(event.player)
         elif isinstance(event, AddOnOffered):
             for player in list(tournament.stacks):
-                if says_yes(player, "add_on"):
+                if self._says_yes(player, "add_on"):
                     replies += tournament.add_on(player)
         elif isinstance(event, DealProposed):
             for player, cents in event.amounts.items():
@@ -159,96 +249,48 @@ def simulate(
                     break
                 if player == event.proposer:
                     continue  # proposing was accepting
-                yes = says_yes(player, "deal", cents)
+                yes = self._says_yes(player, "deal", cents)
                 replies += tournament.accept_deal(player) if yes else tournament.reject_deal(player)
         return replies
 
-    def ask_for_a_deal() -> None:
+    def _ask_for_a_deal(self) -> None:
         """Each bot that wants a deal presses Deal, or now and then proposes a kind of its own (a third of the
         time: ICM, a chip chop or an equal split, keeping a tenth of the pool in play half of those times)."""
+        tournament = self.tournament
         for player in list(tournament.stacks):
             if tournament.status is Status.RUNNING and tournament.can_press_deal(player) \
-                    and says_yes(player, "press_deal"):
-                kind = bot_rng.choice(PROPOSED_KINDS)
-                keep = bot_rng.choice((0, tournament.ledger.pool_cents // 10))
+                    and self._says_yes(player, "press_deal"):
+                kind = self.bot_rng.choice(PROPOSED_KINDS)
+                keep = self.bot_rng.choice((0, tournament.ledger.pool_cents // 10))
                 if kind is not None and tournament.can_propose_deal(player, kind, keep):
-                    emit(tournament.propose_deal(player, kind, keep))
+                    self.emit(tournament.propose_deal(player, kind, keep))
                 else:
-                    emit(tournament.press_deal(player))
+                    self.emit(tournament.press_deal(player))
 
-    emit(tournament.open_registration())
-    for number in range(1, players + 1):
-        player = f"bot{number}"
-        emit(tournament.register(player, (people or {}).get(player)))
-        new_entry(player)
-    emit(tournament.start(now))
-    late_until = (tournament.entries_close_at("late_registration") or 3600.0) if late_players else 0.0  # levels of
-    arrivals = deque(sorted(bot_rng.uniform(0, late_until) for _ in range(late_players)))  # hands: the first hour
+    def _report(self, wall: float) -> Report:
+        tournament = self.tournament
+        return Report(
+            players=self.players, hands=tournament.hands_played, wall_s=round(wall, 3),
+            hands_per_s=round(tournament.hands_played / wall, 1) if wall > 0 else math.inf,
+            tables_broken=tournament.tables_broken, moves=tournament.moves,
+            hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(self.now / 3600, 2),
+            results=[msgspec.to_builtins(result) for result in tournament.standings()],
+            status=tournament.status.value, money=money_summary(tournament),
+            late_registrations=tournament.late_entries - sum(tournament.reentries.values()),
+            reentries=sum(tournament.reentries.values()),
+        )
 
-    finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
-    seats: dict[int, list[int]] = {}
-    asked_for_deal_at = 0
-    while tournament.status is Status.RUNNING:
-        if cancel_at_hand is not None and tournament.hands_played >= cancel_at_hand:
-            emit(tournament.cancel())
-            break
-        while arrivals and arrivals[0] <= now:
-            arrivals.popleft()
-            name = f"bot{len(tournament.entries) + 1}"
-            if tournament.can_register(name):
-                new_entry(name)
-                emit(tournament.register(name, (people or {}).get(name)))
-        emit(tournament.advance(now))
-        if tournament.status is not Status.RUNNING:
-            break  # the clock ended it: a flight stopped at its level
-        for table in tournament.tables_ready():
-            (hand_started,) = tournament.start_hand(table)
-            assert isinstance(hand_started, HandStarted)
-            emit([hand_started])
-            seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
-            hand = tournament.hand(table)
-            assert hand is not None
-            plays = [STRATEGIES[strategy[player]] for player in hand.players]  # once a hand, not once a decision
-            decisions = 0
-            while not hand.finished:
-                view = seat_view(hand)
-                action, amount = plays[view.legal.player](view, bot_rng)
-                hand.act(action, amount)
-                decisions += 1
-            heapq.heappush(finishing, (now + HAND_SECONDS + DECISION_SECONDS * decisions, table))
-        if not finishing:
-            if tournament.break_until is None:
-                raise RuntimeError("the simulation is stuck: no hand in progress and no table may deal")
-            now = tournament.break_until
-            continue
-        now, table = heapq.heappop(finishing)
-        if hands_out is not None:
-            written_hands += 1
-            finished = tournament.hand(table)
-            assert finished is not None
-            text = to_phh(finished, table=table, hand_number=tournament.hand_number(table),
-                          seats=seats[table], level=tournament.level + 1)
-            hands_out.write(("\n" if written_hands > 1 else "") + phhs_section(written_hands, text))
-        emit(tournament.end_hand(table))
-        if definition.deals and tournament.players_left != asked_for_deal_at and len(tournament.tables) == 1:
-            asked_for_deal_at = tournament.players_left
-            ask_for_a_deal()
-        if progress is not None and time.perf_counter() >= next_progress:
-            next_progress = time.perf_counter() + progress_every_s
-            progress(Progress(players, tournament.players_left, tournament.level + 1, len(tournament.tables),
-                              tournament.hands_played, time.perf_counter() - started))
 
-    wall = time.perf_counter() - started
-    return Report(
-        players=players, hands=tournament.hands_played, wall_s=round(wall, 3),
-        hands_per_s=round(tournament.hands_played / wall, 1) if wall > 0 else math.inf,
-        tables_broken=tournament.tables_broken, moves=tournament.moves,
-        hand_for_hand_at=list(tournament.hand_for_hand_at), simulated_hours=round(now / 3600, 2),
-        results=[msgspec.to_builtins(result) for result in tournament.standings()],
-        status=tournament.status.value, money=money_summary(tournament),
-        late_registrations=tournament.late_entries - sum(tournament.reentries.values()),
-        reentries=sum(tournament.reentries.values()),
-    )
+def simulate(definition: Definition, players: int, seed: int, *, events_out: IO[bytes] | None = None,
+             hands_out: TextOut | None = None, progress: Callable[[Progress], None] | None = None,
+             on_event: Callable[[Tournament, Event, float], None] | None = None, progress_every_s: float = 0.25,
+             **field: Any) -> Report:
+    """A ``Simulation`` of ``players`` bots watched as asked, run to its end; ``field`` as ``Simulation`` takes it
+    (mix, people, late_players, reentry_probability, cancel_at_hand, strategies)."""
+    simulation = Simulation(definition, players, seed, **field)
+    simulation.events_out, simulation.hands_out, simulation.on_event = events_out, hands_out, on_event
+    simulation.progress, simulation.progress_every_s = progress, progress_every_s
+    return simulation.run()
 
 
 def money_summary(tournament: Tournament) -> dict[str, int]:
