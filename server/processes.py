@@ -33,7 +33,9 @@ class Process(msgspec.Struct):
     url: str | None = None  # where it serves HTTP, if it does
 
     @classmethod
-    def here(cls, role: Role, url: str | None = None, realm: str = GATEWAY_REALM) -> Process:
+    def here(cls, role: Role, url: str | None = None, realm: str = GATEWAY_REALM, instance: str = "") -> Process:
+        """This process in ``role``; ``instance`` tells apart roles sharing one process (a cluster in memory)."""
         host, pid = socket.gethostname(), os.getpid()
         process = gateway_id(realm, host, pid) if role == "gateway" else f"{role}-{host.replace('.', '_')}-{pid}"
+        process += instance
         return cls(role, process, pid, host, time.time(), url=url)

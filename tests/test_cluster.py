@@ -635,12 +635,12 @@ def line(table: int, seq: int) -> bytes:
 async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
     """What a worker taking a table over numbers on from: 0 for a table with no stream yet. The director sets
     the stream up; a worker has no right to."""
-    from server.cluster.bus import Bus
+    from server.cluster.natsbus import NatsTransport
     from server.cluster.schema import stream_subject
 
     with nats_server() as users:
-        director = await Bus.connect(users.director, "director")
-        bus = await Bus.connect(users.tables, "tables")
+        director = await NatsTransport(users.director).connect("director")
+        bus = await NatsTransport(users.tables).connect("tables")
         assert bus.key == director.key and bus.key is not None and len(bus.key) == 32
         try:
             assert await bus.last_seq("t", 1) == 0

@@ -17,6 +17,8 @@ from server.cluster.schema import (
 )
 from server.cluster.director import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.cluster.gateway import Gateway
+from server.cluster.memorybus import MemoryBroker
+from server.processes import GATEWAY_REALM
 from server.processes import Process
 from server.tournament.hub import Connection, Outbound
 from server.storage import MemoryStorage
@@ -31,6 +33,11 @@ A = "gateway.a.host-1"  # a gateway of the realm "a", by its id
 
 frames = msgspec.msgpack.Decoder(list[ToGateway])
 
+
+
+def a_gateway(settings: Settings) -> Gateway:
+    """A gateway of the default realm, on a bus of its own that the test does not start."""
+    return Gateway(settings, "http://127.0.0.1:1", MemoryBroker().transport(GATEWAY_REALM))
 
 class GatewaysBus:
     """Stands in for ``server.cluster.bus.Bus``: keeps what is published, noting whether the journal had committed."""
@@ -128,7 +135,7 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
 
 @pytest.mark.asyncio
 async def test_a_gateway_gives_each_client_its_lines_at_once_or_with_the_tick_and_closes_after_them() -> None:
-    gateway = Gateway(Settings(admin_token="x", broadcast_tick=60.0), "http://127.0.0.1:1")
+    gateway = a_gateway(Settings(admin_token="x", broadcast_tick=60.0))
     sockets = clients_on(gateway, 1, 2, 3)
     gateway.from_director(msgspec.msgpack.encode([
         ToGateway([1], [b"turn"], [2]),
@@ -233,7 +240,7 @@ async def test_a_gateway_closes_the_clients_its_director_holds_no_session_for_an
     """A restarted director, or one that took the gateway for gone, has none of its clients' sessions: they
     must reconnect to get one. A client opened since the last heartbeat may not have reached the director yet,
     and is judged at the next one."""
-    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    gateway = a_gateway(Settings(admin_token="x"))
     clients_on(gateway, 1, 2, 3, 4)
     gateway.heartbeat_answered(Heartbeat("director-a", 1), opened=4)
     assert not any(client.closed for client in gateway.clients.values())
@@ -258,7 +265,7 @@ class Unanswered:
 async def test_a_gateway_whose_heartbeat_goes_unanswered_keeps_every_client() -> None:
     """Issue 53.5: a director or NATS server stopped for a few seconds ends no session: only an answer saying
     the sessions are gone closes a client."""
-    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    gateway = a_gateway(Settings(admin_token="x"))
     clients_on(gateway, 1, 2)
     gateway.bus = bus = Unanswered()  # type: ignore[assignment]
     beating = asyncio.get_running_loop().create_task(gateway.beat())
@@ -290,7 +297,7 @@ async def test_a_gateway_sends_a_players_decisions_straight_to_their_tables_work
     which the director tells where each of its players plays (and as whom), within the same limits."""
     from server.cluster.schema import ANY_HOLDER, TableBatch
 
-    gateway = Gateway(Settings(admin_token="x"), "http://127.0.0.1:1")
+    gateway = a_gateway(Settings(admin_token="x"))
     gateway.bus = RawBus()  # type: ignore[assignment]
     clients_on(gateway, 1, 2)
     act = b'{"type":"act","action":"raise","amount":60}'

@@ -11,7 +11,8 @@ import msgspec
 import pytest
 from nats.js.errors import BadRequestError
 
-from server.cluster.bus import Bus, Lease, seal, unseal
+from server.cluster.bus import Lease, seal, unseal
+from server.cluster.natsbus import NatsBus
 from server.cluster.schema import COMMANDS, TABLES, Listed, TableCommand
 from server.processes import Process
 from server.tournament.remote import TableState
@@ -99,7 +100,7 @@ class RenewedMeanwhile:
 
 @pytest.mark.asyncio
 async def test_letting_go_of_a_lease_renewed_meanwhile_leaves_it_to_expire_and_stops_nothing() -> None:
-    bus = Bus(None, RenewedMeanwhile(), None)  # type: ignore[arg-type]
+    bus = NatsBus(None, "tables", "tables", RenewedMeanwhile(), None)  # type: ignore[arg-type]
     await bus.release(Lease("t.1", 1))  # raised, and stopped the worker with every table it held
 
 
@@ -127,7 +128,7 @@ async def test_what_is_published_as_the_connection_drains_is_dropped_without_an_
         async def publish(self, subject: str, payload: bytes) -> None:
             raise nats.errors.ConnectionDrainingError
 
-    bus = Bus(Draining(), None, None)  # type: ignore[arg-type]
+    bus = NatsBus(Draining(), "tables", "tables", None, None)  # type: ignore[arg-type]
     bus.publish("mttsim.stream.t.1", b"lines")
     sending = bus._flush
     assert sending is not None

@@ -37,7 +37,7 @@ class Settings(msgspec.Struct):
     burst: int = 100
     db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
     ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
-    nats: str | None = None  # a cluster's bus: this process is its director, and table workers play the tables
+    clustered: bool = False  # this process is a cluster's director, and table workers play the tables
 
 
 Body = TypeVar("Body")

@@ -58,7 +58,7 @@ class Server:
         self.estimating = asyncio.Lock()  # one structure estimate at a time: each takes the cores for seconds
         self.lobby = feeds.lobby(self.tournaments.values)
         url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
-        self.process = Process.here("director" if settings.nats else "single", url)
+        self.process = Process.here("director" if settings.clustered else "single", url)
         self.cluster: ClusterService | None = None  # in a cluster's director, set up by the app's lifespan
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:

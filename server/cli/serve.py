@@ -57,11 +57,15 @@ def serve(args: argparse.Namespace) -> int:
     if not args.admin_token:
         print(f"admin token: {token}", flush=True)
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    join = None
     if args.nats:
-        from server.cluster.director import join
+        from server.cluster.director import joining
+        from server.cluster.natsbus import NatsTransport
+
+        join = joining(NatsTransport(args.nats))
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
                               ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick,
-                              nats=args.nats), join_cluster=join if args.nats else None)
+                              clustered=join is not None), join_cluster=join)
     if args.metrics_port is not None:
         from prometheus_client import start_http_server
 
@@ -81,12 +85,14 @@ def gateway(args: argparse.Namespace) -> int:
     from server.api.app import uvicorn_websockets
     from server.api.edge import Settings
     from server.cluster.gateway import create_gateway
+    from server.cluster.natsbus import NatsTransport
 
     if not (args.nats and args.admin_token):
         print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)
         return 2
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
-    app = create_gateway(Settings(admin_token=args.admin_token, nats=args.nats), f"http://{reachable}:{args.port}")
+    app = create_gateway(Settings(admin_token=args.admin_token), f"http://{reachable}:{args.port}",
+                         NatsTransport(args.nats))
     print(f"gateway of the cluster at {shown(args.nats)} serving on http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", **uvicorn_logging(args), **uvicorn_websockets())
     return 0
@@ -99,6 +105,7 @@ def table_worker(args: argparse.Namespace) -> int:
 
     import uvloop
 
+    from server.cluster.natsbus import NatsTransport
     from server.cluster.worker import work
 
     if not args.nats:
@@ -111,7 +118,7 @@ def table_worker(args: argparse.Namespace) -> int:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
         print(f"table worker on the cluster at {shown(args.nats)}", flush=True)
         try:
-            await work(args.nats, args.metrics_port)
+            await work(NatsTransport(args.nats), args.metrics_port)
         except asyncio.CancelledError:
             pass
 

@@ -1,51 +1,96 @@
-"""The cluster's bus: NATS between the director process, its table workers and its gateways (docs/deployment.md),
-carrying the messages of server/cluster/schema.py.
+"""The cluster's bus as one interface (docs/deployment.md): what the director process, its table workers and its
+gateways say to one another, in our own words, whatever carries it.
 
-What must outlive a process lives in JetStream, which the director sets up and a gateway never touches:
-- the leases by which workers own tables: a key per table, created by one worker only, expiring unless
-  renewed. The key's creation revision is the lease's epoch: the director fences off any older one,
-  because a worker that stalled past its lease may still speak;
-- each table's stream as its workers numbered it (``STREAMS``): a worker taking a table over numbers on;
-- the key with which the director seals what it tells the workers (``SEAL_BUCKET``): a worker acts on a
-  message of a table's subject only if the director wrote it, however it came there.
+Two forms pass one contract (tests/test_bus_contract.py): ``NatsBus``, over
+a NATS server with JetStream, for a cluster of processes; and ``MemoryBus``
+(server/cluster/memorybus.py), in one
+process, for ``mttsim cluster --bus memory`` and the tests. A role never sees
+past this module: it is handed a ``Transport`` when it is built, as a
+tournament is handed its placement, and meets no error or wildcard of the
+form underneath. A new backend is one module with a ``Transport`` and a
+``Bus`` that pass the contract.
 
-Who may trust what (docs/security.md): a message that reaches a subscriber with NATS headers was delivered
-by JetStream (a consumer, a direct get), never published by a process of the cluster, which sends none; such
-a message is dropped, since JetStream republishes what its requester chose onto a subject of the requester's
-choosing, and the NATS server checks no permission for that.
+What a bus carries:
+- notices (``publish``), those of one turn of the event loop leaving together, never awaited by the caller;
+- requests, answered by one message (``request``/``serve``) or in pieces (``ask_in_pieces``/``serve_tasks``);
+- listening by subject pattern (``listen_from``): a pattern's token ``ANY`` stands for any one token, and a
+  last token ``REST`` for one or more;
+- the leases by which workers own tables: a key per table, created by one worker only, expiring unless renewed
+  within ``LEASE_SECONDS``; its creation's revision is the lease's epoch, by which the director fences off an
+  older holder;
+- each table's stream, as its workers numbered it: ``last_seq`` is where a worker taking a table over numbers on;
+- the director's seal: what it tells the tables and the workers is sealed with a key the director and the
+  workers hold and a gateway never does (``publish_sealed``/``listen_sealed``).
 
-One ``mttsim serve`` without ``--nats`` uses none of this.
+Who may say what (docs/security.md) is each form's to enforce, by the same table (``rights``): a role publishes
+and listens only on the subjects of its role, and a gateway only on its own realm's.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import logging
-import secrets
-import time
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any
-
-import nats
-from nats.aio.client import Client as NatsClient
-from nats.aio.msg import Msg
-from nats.errors import NoRespondersError
-from nats.js.api import DiscardPolicy, Header, KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
-from nats.js.kv import KeyValue
+from typing import Any, Protocol
 
 from server.cluster.schema import (
-    LEASE_BUCKET, LEASE_SECONDS, NO_RESPONDERS, REQUEST_SECONDS, SEAL_BUCKET, SEAL_KEY, STREAM_KEPT, STREAM_PREFIX,
-    STREAM_SECONDS, STREAMS, realm_of, stream_subject,
+    COMMANDS, NOTICES, REQUEST_SECONDS, STREAM_PREFIX, TABLES, beat_for, http_for, sockets_for,
 )
 from server.processes import Role
-from server.tournament.stream import numbered
 
 logger = logging.getLogger("mttsim.bus")
 SEAL_BYTES = 32  # HMAC-SHA256
-SET_UP_SECONDS = 1.0  # how often a worker looks for what the director sets up, while it is not there
+ANY = "*"  # a pattern's token that stands for any one token
+REST = ">"  # a pattern's last token that stands for one token or more
+
+Answer = Callable[[str, bytes], bytes | None]
+Send = Callable[[bytes], Awaitable[None]]
+Stop = Callable[[], Awaitable[None]]
+
+
+class BusError(Exception):
+    """The bus could not do what was asked."""
+
+
+class NoAnswer(BusError):
+    """A request nobody answered: nobody serves its subject, or not in time (the director starts, or is gone)."""
+
+
+class NotAllowed(BusError):
+    """The role may not listen on that subject."""
+
+
+def matches(pattern: str, subject: str) -> bool:
+    """Whether ``subject`` is one of ``pattern``'s (``ANY`` one token, a last ``REST`` one or more)."""
+    wanted, tokens = pattern.split("."), subject.split(".")
+    for index, token in enumerate(wanted):
+        if token == REST and index == len(wanted) - 1:
+            return len(tokens) > index
+        if index >= len(tokens) or token not in (ANY, tokens[index]):
+            return False
+    return len(tokens) == len(wanted)
+
+
+def rights(role: Role, realm: str = "") -> tuple[list[str], list[str]]:
+    """What a role may publish (and ask) on, and listen (and serve) on, of the cluster's own subjects: least
+    privilege. The director speaks to the tables and the clients; a worker asks the director, numbers the streams
+    and writes its tables' clients' frames; a gateway, the edge that faces the Internet, speaks only on its own
+    realm's subjects and hears only its own clients' frames. A form adds what its own machinery needs (the NATS
+    form, JetStream's subjects and reply inboxes: server/cluster/local.py)."""
+    if role == "director":
+        return ["mttsim.table.>", NOTICES, "mttsim.frames.>"], ["mttsim.director.>", "mttsim.frames.>"]
+    if role == "tables":
+        return [COMMANDS, TABLES, "mttsim.frames.>", f"{STREAM_PREFIX}.>"], \
+            [NOTICES, "mttsim.table.>", "mttsim.decisions.>"]
+    return [sockets_for(realm), http_for(realm), beat_for(realm), f"mttsim.decisions.{realm}.>"], \
+        [f"mttsim.frames.gateway.{realm}.>"]
+
+
+def allowed(patterns: list[str], subject: str) -> bool:
+    """Whether ``subject`` (a pattern itself, when listening) falls under one of ``patterns``."""
+    return any(matches(pattern, subject) for pattern in patterns)
 
 
 def _mac(key: bytes, subject: str, body: bytes) -> bytes:
@@ -67,15 +112,6 @@ def unseal(key: bytes, subject: str, data: bytes) -> bytes | None:
     return body if hmac.compare_digest(data[:SEAL_BYTES], _mac(key, subject, body)) else None
 
 
-def delivered_by_jetstream(message: Msg) -> bool:
-    """A message with headers: no process of the cluster sends any (see the module's docstring)."""
-    if message.headers:
-        logger.warning("a message on %s with headers (delivered by JetStream, not sent by the cluster) was dropped",
-                       message.subject)
-        return True
-    return False
-
-
 class Lease:
     """A table's lease held by this process: its epoch, and the revision its next renewal must follow."""
 
@@ -87,167 +123,90 @@ class Lease:
         self.revision = revision
 
 
-class Bus:
-    """A NATS connection with what the roles need: requests timed, notices batched, leases, and the seal."""
+class Bus(ABC):
+    """One process's connection to the cluster's bus, as its role."""
 
-    def __init__(self, client: NatsClient, leases: KeyValue | None, key: bytes | None,
-                 round_trip: Callable[[float], None] | None = None) -> None:
-        self.client = client
-        self.leases = leases
+    def __init__(self, role: Role, realm: str, key: bytes | None, round_trip: Callable[[float], None] | None) -> None:
+        self.role = role
+        self.realm = realm
         self.key = key  # the seal's, which a gateway never holds
         self.round_trip = round_trip  # observes each request's seconds (the metrics' histogram)
-        self._pending: list[tuple[str, bytes]] = []
-        self._flush: asyncio.Task[None] | None = None
+        # Checked here as well as by the form's server (the NATS server's permissions): a role's own mistake is
+        # a clear error in our words, and a form without a server of its own enforces them all the same.
+        self.may_publish, self.may_listen = rights(role, realm)
 
-    @classmethod
-    async def connect(cls, url: str, role: Role, round_trip: Callable[[float], None] | None = None) -> Bus:
-        """Connected as ``role``, whose replies come to inboxes of its own (``_INBOX.ROLE.REALM.*``): the NATS
-        server's permissions let no other role read them (docs/deployment.md). A gateway touches no lease, no
-        table stream and nothing of JetStream; the director sets up what the workers use, and a worker waits
-        for it."""
-        inbox = f"_INBOX.{role}.{realm_of(url)}" if role == "gateway" else f"_INBOX.{role}"
-        client = await nats.connect(url, name=f"mttsim-{role}", max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-                                    inbox_prefix=inbox)
-        if role == "gateway":
-            return cls(client, None, None, round_trip)
-        js = client.jetstream()
-        key = await _set_up(js) if role == "director" else await _sealing_key(js)
-        # Bound by name rather than looked up: a lookup is a JetStream request a worker has no right to.
-        leases = KeyValue(name=LEASE_BUCKET, stream=f"KV_{LEASE_BUCKET}", pre=f"$KV.{LEASE_BUCKET}.", js=js,
-                          direct=False)
-        return cls(client, leases, key, round_trip)
+    def may_publish_on(self, subject: str) -> bool:
+        """Whether this role may publish (or ask) on ``subject``; one that may not is logged, and dropped."""
+        if allowed(self.may_publish, subject):
+            return True
+        logger.warning("%s (%s) may not publish on %s: dropped", self.role, self.realm, subject)
+        return False
 
+    def may_listen_on(self, pattern: str) -> None:
+        """``NotAllowed`` unless this role may listen (or serve) on every subject of ``pattern``."""
+        if not allowed(self.may_listen, pattern):
+            raise NotAllowed(f"{self.role} ({self.realm}) may not listen on {pattern}")
+
+    @abstractmethod
     async def close(self) -> None:
-        if self._flush is not None:
-            await self._flush
-        try:
-            await self.client.drain()
-        except nats.errors.Error:  # the NATS server is gone or reconnecting: nothing left to deliver
-            await self.client.close()
+        """What was published leaves; then the connection ends."""
 
-    async def last_seq(self, tournament: str, table: int) -> int:
-        """The number of the last message of the table's stream that JetStream kept, 0 if none."""
-        try:
-            # Read directly from the stream: through JetStream's API, two thousand tables taken at once queued
-            # ahead of the lease creations, which that API serves one at a time.
-            kept = await self.client.jetstream().get_last_msg(STREAMS, stream_subject(tournament, table), direct=True)
-        except NotFoundError:
-            return 0
-        last = (kept.data or b"").rsplit(b"\n", 1)[-1]
-        return numbered.decode(last).seq if last else 0
-
-    async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
-        started = time.perf_counter()
-        answer = await self.client.request(subject, payload, timeout=timeout)
-        if self.round_trip is not None:
-            self.round_trip(time.perf_counter() - started)
-        return answer.data
-
+    @abstractmethod
     def publish(self, subject: str, payload: bytes) -> None:
         """Queue a notice; those of one turn of the event loop leave together, never awaited by the caller."""
-        self._pending.append((subject, payload))
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().create_task(self._send())
 
-    async def _send(self) -> None:
-        await asyncio.sleep(0)  # the rest of this turn's notices join
-        pending, self._pending, self._flush = self._pending, [], None
-        try:
-            for subject, payload in pending:
-                await self.client.publish(subject, payload)
-        except (nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError):
-            pass  # the process stops: what it had still to say is lost with it, as it would be a moment later
+    @abstractmethod
+    async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
+        """The answer to ``payload``; ``NoAnswer`` when nobody answers within ``timeout``."""
 
-    async def serve(self, subject: str, answer: Callable[[str, bytes], bytes | None],
-                    inbox_of: Callable[[str], str] | None = None) -> None:
-        """Answer requests on ``subject`` with ``answer`` (synchronous: it never interleaves with another), given
-        the subject each came on; None answers nothing. With ``inbox_of``, only a request whose reply goes to the
-        inbox of the subject's realm is answered: this process, which may publish where its askers may not, is
-        no relay for them."""
-        async def reply(message: Msg) -> None:
-            if self._admitted(message, inbox_of) and (answered := answer(message.subject, message.data)) is not None:
-                await message.respond(answered)
-
-        await self.client.subscribe(subject, cb=reply)
-
-    async def serve_tasks(self, subject: str,
-                          answer: Callable[[bytes, Callable[[bytes], Awaitable[None]]], Coroutine[Any, Any, None]],
-                          inbox_of: Callable[[str], str] | None = None) -> None:
-        """Answer each request on ``subject`` in a task of its own, in as many messages as ``answer`` sends."""
-        tasks: set[asyncio.Task[None]] = set()
-
-        async def start(message: Msg) -> None:
-            if not self._admitted(message, inbox_of):
-                return
-
-            async def send(data: bytes) -> None:
-                await self.client.publish(message.reply, data)
-
-            task = asyncio.get_running_loop().create_task(answer(message.data, send))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-
-        await self.client.subscribe(subject, cb=start)
-
-    @staticmethod
-    def _admitted(message: Msg, inbox_of: Callable[[str], str] | None) -> bool:
-        if delivered_by_jetstream(message):
-            return False
-        if inbox_of is not None and not message.reply.startswith(f"{inbox_of(message.subject)}."):
-            logger.warning("a request on %s whose answer would go to %r, not its sender's inbox, was refused",
-                           message.subject, message.reply)
-            return False
-        return True
-
+    @abstractmethod
     async def ask_in_pieces(self, subject: str, payload: bytes,
                             timeout: float = REQUEST_SECONDS) -> tuple[bytes, AsyncIterator[bytes]]:
         """A request answered by several messages: the first, and the rest until an empty one."""
-        inbox = self.client.new_inbox()
-        subscription = await self.client.subscribe(inbox)
-        try:
-            await self.client.publish(subject, payload, reply=inbox)
-            started = time.perf_counter()
-            first = await subscription.next_msg(timeout)
-            if first.headers and first.headers.get(Header.STATUS) == NO_RESPONDERS:
-                # ``request`` raises this itself; a bare inbox sees an empty message with the status
-                raise NoRespondersError
-            if self.round_trip is not None:
-                self.round_trip(time.perf_counter() - started)
-        except BaseException:
-            await subscription.unsubscribe()
-            raise
 
-        async def rest() -> AsyncIterator[bytes]:
-            try:
-                while data := (await subscription.next_msg(timeout)).data:
-                    yield data
-            finally:
-                await subscription.unsubscribe()
+    @abstractmethod
+    async def serve(self, pattern: str, answer: Answer, *, own_realm: bool = False) -> None:
+        """Answer requests on subjects of ``pattern`` with ``answer`` (synchronous: it never interleaves with
+        another), given the subject each came on; None answers nothing. With ``own_realm``, only a request from a
+        gateway of the realm the subject names is answered: this process, which may publish where its askers may
+        not, is no relay for them."""
 
-        return first.data, rest()
+    @abstractmethod
+    async def serve_tasks(self, pattern: str, answer: Callable[[bytes, Send], Coroutine[Any, Any, None]], *,
+                          own_realm: bool = False) -> None:
+        """Answer each request on ``pattern`` in a task of its own, in as many messages as ``answer`` sends."""
 
-    async def listen(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
+    @abstractmethod
+    async def listen_from(self, pattern: str, heard: Callable[[str, bytes], None]) -> Stop:
+        """Call ``heard`` with the subject and the data of each message on ``pattern``; returns how to stop."""
+
+    @abstractmethod
+    async def last_seq(self, tournament: str, table: int) -> int:
+        """The number of the last message of the table's stream that the bus kept, 0 if none."""
+
+    @abstractmethod
+    async def acquire(self, key: str, holder: str) -> Lease | None:
+        """The lease on ``key`` if nobody holds it; its creation revision is the epoch."""
+
+    @abstractmethod
+    async def renew(self, lease: Lease, holder: str) -> bool:
+        """False if the lease expired or another took it: the table is no longer ours."""
+
+    @abstractmethod
+    async def release(self, lease: Lease) -> None:
+        """Let go of ``lease`` now rather than when it expires; one that cannot be let go expires all the same."""
+
+    async def listen(self, subject: str, heard: Callable[[bytes], None]) -> Stop:
         """Call ``heard`` with each message on ``subject``; returns how to stop."""
         return await self.listen_from(subject, lambda _, data: heard(data))
-
-    async def listen_from(self, subject: str, heard: Callable[[str, bytes], None]) -> Callable[[], Awaitable[None]]:
-        """Call ``heard`` with the subject (``subject`` has wildcards) and the data of each message."""
-        async def on_message(message: Msg) -> None:
-            if not delivered_by_jetstream(message):
-                heard(message.subject, message.data)
-
-        subscription = await self.client.subscribe(subject, cb=on_message)
-        return subscription.unsubscribe
-
-    # ------------------------------------------------------------ the director's sealed word to the workers
 
     def publish_sealed(self, subject: str, payload: bytes) -> None:
         """A notice only the director may send: sealed with the key a gateway never holds."""
         assert self.key is not None, "only the director and the workers hold the key"
         self.publish(subject, seal(self.key, subject, payload))
 
-    async def listen_sealed(self, subject: str, heard: Callable[[bytes], None]) -> Callable[[], Awaitable[None]]:
-        """Call ``heard`` with each message on ``subject`` that the director sealed; log and drop the rest."""
+    async def listen_sealed(self, pattern: str, heard: Callable[[bytes], None]) -> Stop:
+        """Call ``heard`` with each message on ``pattern`` that the director sealed; log and drop the rest."""
         key = self.key
         assert key is not None, "only the director and the workers hold the key"
 
@@ -258,74 +217,18 @@ class Bus:
             else:
                 heard(body)
 
-        return await self.listen_from(subject, opened)
+        return await self.listen_from(pattern, opened)
 
-    # ------------------------------------------------------------ leases
+
+class Transport(Protocol):
+    """How the processes of one cluster reach its bus, chosen when a role is built: a NATS server's address
+    (``NatsTransport``), or a broker in this process (``MemoryTransport``)."""
 
     @property
-    def _leases(self) -> KeyValue:
-        if self.leases is None:
-            raise RuntimeError("a gateway's bus holds no lease")
-        return self.leases
+    def realm(self) -> str:
+        """The realm a gateway connecting through this transport speaks for."""
 
-    async def acquire(self, key: str, holder: str) -> Lease | None:
-        """The lease on ``key`` if nobody holds it; its creation revision is the epoch."""
-        try:
-            return Lease(key, await self._leases.create(key, holder.encode()))
-        except KeyWrongLastSequenceError:
-            return None
+    def shown(self) -> str:
+        """Where the bus is, without a secret, to print or log."""
 
-    async def renew(self, lease: Lease, holder: str) -> bool:
-        """False if the lease expired or another took it: the table is no longer ours."""
-        try:
-            lease.revision = await self._leases.update(lease.key, holder.encode(), last=lease.revision)
-        except (KeyWrongLastSequenceError, KeyNotFoundError):
-            return False
-        return True
-
-    async def release(self, lease: Lease) -> None:
-        """Let go of ``lease`` now rather than when it expires; a lease that cannot be let go expires all the same.
-
-        A deletion under a stale revision (a renewal in flight) is refused
-        with a bare ``BadRequestError`` (code 10071): nats-py names it
-        ``KeyWrongLastSequenceError`` for an update, not for a delete. Left to
-        rise, it stopped the worker and every table it held.
-        """
-        try:
-            await self._leases.delete(lease.key, last=lease.revision)
-        except nats.errors.Error:  # expired, taken already, renewed meanwhile, or the bus is reconnecting
-            pass
-
-
-async def _set_up(js: Any) -> bytes:
-    """The director's: the leases' bucket, the tables' streams and the seal's key, made if they are not there
-    (a director started again finds them, and its key, as it left them); returns the key."""
-    await js.create_key_value(KeyValueConfig(bucket=LEASE_BUCKET, ttl=LEASE_SECONDS, history=1))
-    streams = StreamConfig(name=STREAMS, subjects=[f"{STREAM_PREFIX}.>"],
-                           storage=StorageType.FILE, discard=DiscardPolicy.OLD, max_age=STREAM_SECONDS,
-                           max_msgs_per_subject=STREAM_KEPT, allow_direct=True)
-    try:
-        await js.add_stream(streams)
-    except BadRequestError:  # there already, made by an older version with other limits
-        await js.update_stream(streams)
-    sealing = await js.create_key_value(KeyValueConfig(bucket=SEAL_BUCKET, history=1, direct=True,
-                                                       storage=StorageType.FILE))
-    try:
-        await sealing.create(SEAL_KEY, secrets.token_bytes(32))
-    except KeyWrongLastSequenceError:  # made by this director before a restart
-        pass
-    return bytes((await sealing.get(SEAL_KEY)).value or b"")
-
-
-async def _sealing_key(js: Any) -> bytes:
-    """A worker's: the seal's key, by a direct get, the one JetStream read it may make of that bucket; until the
-    director has set the bus up, it waits."""
-    while True:
-        try:
-            kept = await js.get_last_msg(f"KV_{SEAL_BUCKET}", f"$KV.{SEAL_BUCKET}.{SEAL_KEY}", direct=True)
-            if kept.data:
-                return bytes(kept.data)
-        except (NotFoundError, NoRespondersError, nats.errors.TimeoutError):
-            pass
-        logger.warning("waiting for the director to set up the bus")
-        await asyncio.sleep(SET_UP_SECONDS)
+    async def connect(self, role: Role, round_trip: Callable[[float], None] | None = None) -> Bus: ...

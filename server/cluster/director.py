@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Message
 
 from engine.director import Status
 from engine.status import TournamentError
-from server.cluster.bus import Bus
+from server.cluster.bus import ANY, Bus, Transport
 from server.errors import Refused
 from server.tournament.hub import CLOSE_INTERNAL, Connection
 from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
@@ -55,7 +55,7 @@ from server.cluster.schema import (
     BEAT, CHUNK_BYTES, CLOSE_SESSION_LOST, COMMANDS, HTTP, NO_SESSIONS, NOTICES, NOTICES_PER_MESSAGE, PROCESS_SECONDS,
     TABLES, Acted, Adopt, Back, Closed, Deal, Frames, Heartbeat, HttpHead, HttpRequest, Listed, Notice, Publish, Route,
     SnapshotFor, TableBatch, TableCommand, Take, ToDirector, ToGateway, ToTable, Watching, deliver, frames_for,
-    in_realm, inbox_of_realm, realm_in, sockets_for, table_subject,
+    in_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
 from engine.wire import Act, TableMessage, encoder, stamped
@@ -120,9 +120,9 @@ class DirectorService:
     async def start(self) -> None:
         await self.bus.serve(COMMANDS, lambda _, data: self.answer(data))
         await self.bus.serve(TABLES, lambda _, data: self.tables(data))
-        await self.bus.serve(f"{BEAT}.*", self.beat, inbox_of_realm)
-        await self.bus.listen_from(sockets_for("*"), self.sockets)
-        await self.bus.serve_tasks(f"{HTTP}.*", self.http, inbox_of_realm)
+        await self.bus.serve(f"{BEAT}.{ANY}", self.beat, own_realm=True)
+        await self.bus.listen_from(sockets_for(ANY), self.sockets)
+        await self.bus.serve_tasks(f"{HTTP}.{ANY}", self.http, own_realm=True)
         await self.bus.listen(self.local_subject, self._local_frames)
         self._heartbeat = asyncio.get_running_loop().create_task(
             beat(HEARTBEAT_SECONDS, self._look_after_gateways, "the director could not look after its gateways",
@@ -483,7 +483,10 @@ class TableLinks:
         self._queue(table, Closed())
 
 
-async def join(server: Server, app: ASGIApp) -> DirectorService:
-    """``server`` as the director of the cluster at its ``settings.nats`` (``create_app``'s ``join_cluster``)."""
-    assert server.settings.nats is not None
-    return DirectorService(await Bus.connect(server.settings.nats, "director"), server, app)
+def joining(transport: Transport) -> Callable[[Server, ASGIApp], Awaitable[DirectorService]]:
+    """How ``server`` becomes the director of the cluster on ``transport``'s bus (``create_app``'s
+    ``join_cluster``, given by the command line)."""
+    async def join(server: Server, app: ASGIApp) -> DirectorService:
+        return DirectorService(await transport.connect("director"), server, app)
+
+    return join

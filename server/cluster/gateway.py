@@ -1,4 +1,4 @@
-"""A gateway (``mttsim serve --nats URL --role gateway``): the REST API, the websockets and the web client of
+"""A gateway (``mttsim serve --role gateway``, on a cluster's bus): the REST API, the websockets and the web client of
 a cluster, in front of its director.
 
 A gateway holds its clients' sockets and does their writing, which was most
@@ -24,8 +24,6 @@ import logging
 from collections.abc import AsyncIterator
 
 import msgspec
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import Counter, Gauge, Histogram, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -35,13 +33,13 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
-from server.cluster.bus import Bus
+from server.cluster.bus import Bus, NoAnswer, Transport
 from server.cluster.schema import (
     ANY_HOLDER, CLOSE_SESSION_LOST, Acted, Heartbeat, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway,
-    beat_for, decisions_for, deliver, frames_for, http_for, realm_of, sockets_for,
+    beat_for, decisions_for, deliver, frames_for, http_for, sockets_for,
 )
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
-from server.processes import GATEWAY_REALM, Process
+from server.processes import Process
 from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
 from server.api.socketwire import serve, wire_of
 from server.api.metrics import CONTENT_TYPE, SECONDS, process_registry
@@ -78,9 +76,10 @@ class GatewayMetrics:
 class Gateway:
     """The gateway's state: its clients by number, and what waits to go to the director."""
 
-    def __init__(self, settings: Settings, url: str) -> None:
+    def __init__(self, settings: Settings, url: str, transport: Transport) -> None:
         self.settings = settings
-        self.realm = realm_of(settings.nats) if settings.nats else GATEWAY_REALM
+        self.transport = transport
+        self.realm = transport.realm
         self.me = Process.here("gateway", url, self.realm)
         self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
         self.clients: dict[int, Connection] = {}
@@ -96,8 +95,7 @@ class Gateway:
         self.seats: dict[int, tuple[str, str]] = {}  # client -> its table's subject and its player, the director's word
 
     async def start(self) -> None:
-        assert self.settings.nats is not None
-        self.bus = await Bus.connect(self.settings.nats, "gateway", self.metrics.round_trip.observe)
+        self.bus = await self.transport.connect("gateway", self.metrics.round_trip.observe)
         await self.bus.listen(self.subject, self.from_director)
 
     async def beat(self) -> None:
@@ -112,7 +110,7 @@ class Gateway:
         opened, self._opened_a_beat_ago = self._opened_a_beat_ago, self._next
         try:
             answer = _heartbeat.decode(await self.bus.request(beat_for(self.realm), msgspec.msgpack.encode(self.me)))
-        except (NatsTimeout, NoRespondersError):  # the director starts, or is stopped: a line, not a trace
+        except NoAnswer:  # the director starts, or is stopped: a line, not a trace
             logger.warning("no director answers the gateway's heartbeat")
             return
         self.heartbeat_answered(answer, opened)
@@ -224,7 +222,7 @@ async def forward(request: Request) -> Response:
     asked = HttpRequest(request.method, request.url.path, request.url.query.encode(), headers, await request.body())
     try:
         first, rest = await gateway.bus.ask_in_pieces(http_for(gateway.realm), msgspec.msgpack.encode(asked))
-    except (NatsTimeout, NoRespondersError):
+    except NoAnswer:
         return Response(msgspec.json.encode(Problem("unavailable", "the director is not answering: try again")),
                         status_code=503, media_type="application/json")
     head = _head.decode(first)
@@ -252,8 +250,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await gateway.bus.close()
 
 
-def create_gateway(settings: Settings, url: str) -> Starlette:
-    """The gateway's application; ``url`` is where it is reached, for ``GET /api/cluster``."""
+def create_gateway(settings: Settings, url: str, transport: Transport) -> Starlette:
+    """The gateway's application on ``transport``'s bus; ``url`` is where it is reached, for ``GET /api/cluster``."""
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
     routes: list[BaseRoute] = [
         Route("/metrics", metrics, methods=["GET"]),
@@ -264,5 +262,5 @@ def create_gateway(settings: Settings, url: str) -> Starlette:
     routes += web_client()
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
                     middleware=[Middleware(BodyLimit)])
-    app.state.gateway = Gateway(settings, url)
+    app.state.gateway = Gateway(settings, url, transport)
     return app

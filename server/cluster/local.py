@@ -29,10 +29,8 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from server.cluster.schema import (
-    COMMANDS, LEASE_BUCKET, NOTICES, SEAL_BUCKET, SEAL_KEY, STREAM_PREFIX, STREAMS, TABLES, beat_for, http_for,
-    sockets_for,
-)
+from server.cluster.bus import rights
+from server.cluster.schema import LEASE_BUCKET, SEAL_BUCKET, SEAL_KEY, STREAM_PREFIX, STREAMS
 
 STARTUP_SECONDS = 30.0
 RESTARTS_PER_MINUTE = 5
@@ -75,24 +73,23 @@ def permissions(gateways: int) -> dict[str, dict[str, list[str]]]:
     permission.
     """
     seal = f"$KV.{SEAL_BUCKET}.{SEAL_KEY}"
-    users = {
-        "director": {"publish": ["mttsim.table.>", "mttsim.notices", "mttsim.frames.>", "_INBOX.tables.>",
-                                 "_INBOX.gateway.>", f"$JS.API.STREAM.CREATE.KV_{LEASE_BUCKET}",
-                                 f"$JS.API.STREAM.CREATE.KV_{SEAL_BUCKET}", f"$JS.API.STREAM.CREATE.{STREAMS}",
-                                 f"$JS.API.STREAM.UPDATE.{STREAMS}", seal,
-                                 f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
-                     "subscribe": ["mttsim.director.>", "mttsim.frames.>", "_INBOX.director.>"]},
-        "tables": {"publish": [COMMANDS, TABLES, "mttsim.frames.>", f"{STREAM_PREFIX}.>", f"$KV.{LEASE_BUCKET}.>",
-                               f"$JS.API.STREAM.MSG.GET.KV_{LEASE_BUCKET}",
-                               f"$JS.API.DIRECT.GET.{STREAMS}.{STREAM_PREFIX}.>",
-                               f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
-                   "subscribe": [NOTICES, "mttsim.table.>", "mttsim.decisions.>", "_INBOX.tables.>"]},
+    jetstream = {  # what the NATS form's machinery needs beside the cluster's own subjects (``bus.rights``)
+        "director": (["_INBOX.tables.>", "_INBOX.gateway.>", f"$JS.API.STREAM.CREATE.KV_{LEASE_BUCKET}",
+                      f"$JS.API.STREAM.CREATE.KV_{SEAL_BUCKET}", f"$JS.API.STREAM.CREATE.{STREAMS}",
+                      f"$JS.API.STREAM.UPDATE.{STREAMS}", seal, f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
+                     ["_INBOX.director.>"]),
+        "tables": ([f"$KV.{LEASE_BUCKET}.>", f"$JS.API.STREAM.MSG.GET.KV_{LEASE_BUCKET}",
+                    f"$JS.API.DIRECT.GET.{STREAMS}.{STREAM_PREFIX}.>", f"$JS.API.DIRECT.GET.KV_{SEAL_BUCKET}.{seal}"],
+                   ["_INBOX.tables.>"]),
     }
+    users: dict[str, dict[str, list[str]]] = {}
+    for role in ("director", "tables"):
+        publish, subscribe = rights(role)
+        users[role] = {"publish": publish + jetstream[role][0], "subscribe": subscribe + jetstream[role][1]}
     for number in range(1, gateways + 1):
         realm = f"gateway-{number}"
-        users[realm] = {
-            "publish": [sockets_for(realm), http_for(realm), beat_for(realm), f"mttsim.decisions.{realm}.>"],
-            "subscribe": [f"mttsim.frames.gateway.{realm}.>", f"_INBOX.gateway.{realm}.>"]}
+        publish, subscribe = rights("gateway", realm)
+        users[realm] = {"publish": publish, "subscribe": subscribe + [f"_INBOX.gateway.{realm}.>"]}
     return users
 
 

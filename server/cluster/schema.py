@@ -1,6 +1,6 @@
-"""The cluster's messages and subjects, with no NATS in them (docs/deployment.md): what one tournament's tables
-hand out and take back (``HandOut``, ``HandBack``, ``TableState``) is read here by a plain ``mttsim serve`` too,
-which never imports the NATS client (server/cluster/bus.py).
+"""The cluster's messages and subjects, whatever bus carries them (docs/deployment.md): what one tournament's
+tables hand out and take back (``HandOut``, ``HandBack``, ``TableState``) is read here by a plain ``mttsim serve``
+too, which never imports a bus (server/cluster/bus.py).
 
 Everything crosses as small msgspec Structs encoded with MessagePack:
 - a worker's commands for a table (``TableCommand``), by request and reply to the director;
@@ -16,14 +16,12 @@ Everything crosses as small msgspec Structs encoded with MessagePack:
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Literal, Protocol, TypeAlias
 
 import msgspec
 
 from engine.wire import Act
-from server.processes import GATEWAY_REALM
 from server.tournament.remote import HandBack, HandOut, TableState
 from server.turns import TurnBatch
 
@@ -32,12 +30,11 @@ TABLES = "mttsim.director.list"  # which tables there are
 SOCKETS = "mttsim.director.sockets"  # .REALM: a gateway's clients: sessions opened, their messages, sessions closed
 HTTP = "mttsim.director.http"  # .REALM: REST requests a gateway passes on; the answer comes back in pieces
 BEAT = "mttsim.director.beat"  # .REALM: a gateway's heartbeat, by request: the director answers with its sessions
-CHUNK_BYTES = 256 * 1024  # under NATS's default limit of a megabyte a message
+CHUNK_BYTES = 256 * 1024  # under the NATS form's default limit of a megabyte a message
 LEASE_SECONDS = 4.0  # a dead worker's tables wait this long for another; a live one renews thrice as often
 PROCESS_SECONDS = 3.0  # a process not heard from this long is no longer listed (it beats every second)
 REQUEST_SECONDS = 5.0
 CLOSE_SESSION_LOST = 1012  # RFC 6455's "service restart": a gateway's client whose session is gone reconnects
-NO_RESPONDERS = "503"  # the status of the NATS server's own answer to a request nobody listens for
 
 
 LEASE_BUCKET = "mttsim_leases"
@@ -60,23 +57,11 @@ def frames_for(process: str) -> str:
     return f"mttsim.frames.{process}"
 
 
-# A gateway's realm is the NATS user it connects as (docs/deployment.md): what its clients do leaves on subjects
-# ending in its realm, which NATS lets only that user publish on, so that a gateway speaks for its own clients
-# alone. Its process id begins with it, and so does the subject of its clients' frames.
+# A gateway's realm is the user it connects to the bus as (docs/deployment.md): what its clients do leaves on
+# subjects ending in its realm, which the bus lets only that user publish on, so that a gateway speaks for its own
+# clients alone. Its process id begins with it, and so does the subject of its clients' frames.
 DECISIONS_PREFIX = "mttsim.decisions."
-_REALM = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def realm_of(url: str) -> str:
-    """The realm of a gateway connecting with ``url``: its user, which must be one token of a subject."""
-    first = urllib.parse.urlsplit(url.split(",")[0])
-    user = first.username
-    if user is None or first.password is None:
-        return GATEWAY_REALM  # a bare user in the URL is a token
-    if not _REALM.fullmatch(user):
-        raise ValueError(f"a gateway's NATS user is its realm, one token of a subject: letters, digits, - and _, "
-                         f"not {user!r}")
-    return user
+REALM_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a realm is one token of a subject
 
 
 def in_realm(realm: str, process: str) -> bool:
@@ -94,12 +79,6 @@ def http_for(realm: str) -> str:
 
 def beat_for(realm: str) -> str:
     return f"{BEAT}.{realm}"
-
-
-def inbox_of_realm(subject: str) -> str:
-    """Where the answer to a request on a realm's subject must go: that realm's gateways' own inbox, which
-    NATS lets no other user read (``server/cluster/bus.py``'s ``Bus.connect``)."""
-    return f"_INBOX.gateway.{realm_in(subject)}"
 
 
 def decisions_for(realm: str, table: str) -> str:

@@ -1,4 +1,4 @@
-"""A table worker (``mttsim serve --nats URL --role tables``): it holds tables' leases and plays them.
+"""A table worker (``mttsim serve --role tables``, on a cluster's bus): it holds tables' leases and plays them.
 
 Playing a table means writing its stream and playing its hands
 (server/cluster/playing.py): the director deals a hand and sends it here; the worker
@@ -26,11 +26,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 import msgspec
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeout
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
-from server.cluster.bus import Bus, Lease
+from server.cluster.bus import ANY, Bus, Lease, NoAnswer, Transport
 from server.cluster.schema import (
     COMMANDS, LEASE_SECONDS, NOTICES, TABLES, Deal, End, Frames, Listed, Notice, TableCommand, Take, decisions_for,
     stream_subject, table_subject,
@@ -77,10 +75,10 @@ class WorkerMetrics:
 class TableWorker:
     """This process's share of the cluster's tables."""
 
-    def __init__(self, bus: Bus, metrics: WorkerMetrics) -> None:
+    def __init__(self, bus: Bus, metrics: WorkerMetrics, instance: str = "") -> None:
         self.bus = bus
         self.metrics = metrics
-        self.me = Process.here("tables")
+        self.me = Process.here("tables", instance=instance)
         self.held: dict[str, tuple[Lease, asyncio.Task[None]]] = {}
         self.told: dict[str, Callable[[TableState], None]] = {}  # a held table's ear for the director's notices
         self.frames: dict[str, Frames] = {}  # to each gateway (and the director's own clients), shared by the tables
@@ -118,7 +116,7 @@ class TableWorker:
         self.me.tables = sorted(self.held)
         try:
             listed = _listed.decode(await self.bus.request(TABLES, encode(self.me)))
-        except (NatsTimeout, NoRespondersError):  # expected while the director starts (again): a line, not a trace
+        except NoAnswer:  # expected while the director starts (again): a line, not a trace
             logger.warning("no director answers yet")
             return
         share = math.ceil(len(listed.tables) / listed.workers)
@@ -210,7 +208,7 @@ class TableWorker:
                 try:
                     heard(await self.ask(command))
                     return newest
-                except (NatsTimeout, NoRespondersError):  # the director restarts: ask again
+                except NoAnswer:  # the director restarts: ask again
                     await asyncio.sleep(0.5)
 
         key = f"{tournament}.{table}"
@@ -222,7 +220,7 @@ class TableWorker:
                 await self._last_seq(tournament, table))
             subject = table_subject(tournament, table)
             unsubscribes.append(await self.bus.listen_sealed(subject, played.heard))
-            unsubscribes.append(await self.bus.listen_from(decisions_for("*", subject), played.decided))
+            unsubscribes.append(await self.bus.listen_from(decisions_for(ANY, subject), played.decided))
             await self._drive(ask, lambda: newest, arrived, stopped, played)
             if newest.kind == "gone":  # its last messages (the finish, a break) may still be on their way
                 with contextlib.suppress(TimeoutError):
@@ -250,7 +248,7 @@ class TableWorker:
         """Where the table's stream numbers on from: where its last worker left it, as JetStream kept it."""
         try:
             return await self.bus.last_seq(tournament, table)
-        except Exception:  # nats-py's errors and time-outs alike: the snapshots the clients are sent start it again
+        except Exception:  # the bus's errors and time-outs alike: the snapshots the clients are sent start it again
             logger.warning("the stream of %s/%s was not read; it starts again", tournament, table, exc_info=True)
             return 0
 
@@ -284,12 +282,12 @@ class TableWorker:
                 state = await ask(Deal)
 
 
-async def work(url: str, metrics_port: int | None) -> None:
-    """``mttsim serve --role tables``: until stopped."""
+async def work(transport: Transport, metrics_port: int | None = None) -> None:
+    """``mttsim serve --role tables``, or a worker of ``mttsim cluster --bus memory``: until stopped."""
     metrics = WorkerMetrics()
     if metrics_port is not None:
         metrics.serve(metrics_port)
-    bus = await Bus.connect(url, "tables", metrics.round_trip.observe)
+    bus = await transport.connect("tables", metrics.round_trip.observe)
     try:
         await TableWorker(bus, metrics).run()
     finally:
