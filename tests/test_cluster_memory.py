@@ -1,0 +1,260 @@
+"""The cluster's logic in one process, on the bus in memory (server/cluster/inprocess.py): no nats-server, no
+processes. The same director, workers and gateways as a cluster of processes, each its own user of the bus with
+its role's rights; tests/test_cluster.py keeps what only real processes and a real NATS server can show (kills,
+stalls, the server's permissions)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+import websockets
+
+from bots.swarm import SwarmOptions, run_swarm
+from engine.wire import Act
+from server.cluster.bus import Bus
+from server.cluster.inprocess import InProcessCluster
+from server.cluster.schema import (
+    ANY_HOLDER, COMMANDS, Acted, Deal, Route, TableBatch, decisions_for, frames_for,
+)
+from server.tournament.remote import TableState
+from tests.live_server import definition
+
+TOKEN = "cluster-test-token"
+ADMIN = {"Authorization": f"Bearer {TOKEN}"}
+PLAYERS = 30
+LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
+
+
+@contextlib.asynccontextmanager
+async def a_cluster(**options: Any) -> AsyncIterator[tuple[InProcessCluster, httpx.AsyncClient]]:
+    cluster = InProcessCluster(TOKEN, **options)
+    async with cluster.running(), httpx.AsyncClient(headers=ADMIN, timeout=30) as client:
+        await until(lambda: True)  # the first heartbeats
+        yield cluster, client
+
+
+async def until(condition: Callable[[], Any], seconds: float = 120.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        met = condition()
+        if await met if inspect.isawaitable(met) else met:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{condition.__doc__ or 'the condition'} did not come within {seconds} s")
+
+
+async def processes(client: httpx.AsyncClient, url: str) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = (await client.get(f"{url}/api/cluster")).json()["processes"]
+    return listed
+
+
+async def owners(client: httpx.AsyncClient, url: str) -> dict[int, str]:
+    """table -> the worker holding its lease now."""
+    return {int(held.split(".")[1]): process["id"] for process in await processes(client, url)
+            if process["role"] == "tables" for held in process["tables"]}
+
+
+async def show(client: httpx.AsyncClient, url: str, tournament: str) -> dict[str, Any]:
+    shown: dict[str, Any] = (await client.get(f"{url}/api/tournaments/{tournament}")).json()
+    return shown
+
+
+async def trail(client: httpx.AsyncClient, url: str, tournament: str) -> list[dict[str, Any]]:
+    text = (await client.get(f"{url}/api/tournaments/{tournament}/events")).text
+    return [msgspec.json.decode(line) for line in text.splitlines()]
+
+
+def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
+    """Every entry has one place, and the money balances to the cent."""
+    results = shown["results"]
+    assert sorted(r["place"] for r in results) == list(range(1, players + 1))
+    ledger = shown["ledger"]
+    assert ledger["held"] == 0 and ledger["refunds"] == 0
+    assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
+    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100
+
+
+async def started(client: httpx.AsyncClient, url: str, bots: int = PLAYERS, action_seconds: float = 1.0) -> str:
+    body = definition(PLAYERS, 6, action_seconds=action_seconds, paid=12, levels=LEVELS)  # the bubble at 3 tables
+    tournament: str = (await client.post(f"{url}/api/tournaments", json=body)).json()["id"]
+    if bots:
+        added = await client.post(f"{url}/api/tournaments/{tournament}/bots",
+                                  json={"count": bots, "mix": "pushfold=2,station=1,tag=1", "think_min": 0,
+                                        "think_max": 0.02})
+        assert added.status_code == 201
+        assert (await client.post(f"{url}/api/tournaments/{tournament}/start")).status_code == 200
+    return tournament
+
+
+def hands_played(cluster: InProcessCluster) -> list[float]:
+    return [worker.table_worker.metrics.registry.get_sample_value("mttsim_hands_played_total") or 0.0
+            for worker in cluster.workers]
+
+
+@pytest.mark.asyncio
+async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_for_hand_moves_players_and_finishes():
+    """Websocket bots in two shards, each through its own gateway, play a tournament whose tables two workers
+    share: every table placed at a worker, hand-for-hand across both, players moved between their tables, tables
+    broken, a winner; every hand played by a worker."""
+    async with a_cluster(table_workers=2, gateways=2, hand_pause=0.02) as (cluster, client):
+        first, second = cluster.gateway_urls
+
+        async def both_registered() -> bool:
+            roles = [process["role"] for process in await processes(client, first)]
+            return roles.count("tables") == 2 and roles.count("gateway") == 2
+
+        await until(both_registered)
+        body = definition(PLAYERS, 6, action_seconds=10.0, paid=12, levels=LEVELS)
+        shards = [SwarmOptions(url=through, players=PLAYERS, seed=shard, shard=(shard, 2),
+                               mix={"pushfold": 2, "station": 1, "tag": 1}, think=(0.0, 0.02))
+                  for shard, through in enumerate((first, second))]
+        shards[0].admin_token, shards[0].definition = TOKEN, body  # the first shard creates and starts it
+        creating = asyncio.create_task(run_swarm(shards[0]))
+        await until(lambda: cluster.director.state.server.tournaments)
+        tournament = next(iter(cluster.director.state.server.tournaments))
+        shards[1].tournament = tournament
+        playing = [creating, asyncio.create_task(run_swarm(shards[1]))]
+        held_by: dict[int, str] = {}
+
+        async def every_table_held_by_both() -> bool:
+            held_by.update(await owners(client, first))
+            shown = await show(client, first, tournament)
+            open_tables = {table["id"] for table in shown["table_list"]}
+            return (shown["status"] == "running" and open_tables <= held_by.keys()
+                    and len(set(held_by.values())) == 2)
+
+        await until(every_table_held_by_both)
+        base = f"{first}/api/tournaments/{tournament}"
+        assert (await client.post(f"{base}/hand-for-hand", json={"on": True})).status_code == 200
+        barrier = cluster.director.state.server.metrics.registry
+
+        def two_rounds() -> bool:
+            return (barrier.get_sample_value("mttsim_barrier_seconds_count") or 0) >= 2
+
+        await until(two_rounds)
+        assert (await client.post(f"{base}/hand-for-hand", json={"on": False})).status_code == 200
+        reports = await asyncio.wait_for(asyncio.gather(*playing), 300)
+        assert [report["players"] for report in reports] == [PLAYERS // 2] * 2
+        for report in reports:  # every bot was told its every turn through its gateway, and answered it in time
+            assert report["finished"] and report["errors"] == 0 and report["timeouts"] == 0, report
+        events = await trail(client, first, tournament)
+        kinds = {event["type"] for event in events}
+        assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
+        assert "hand_voided" not in kinds, "no worker died, so no hand was voided"
+        moves = [event for event in events if event["type"] == "player_moved"]
+        holders = [(held_by.get(move["from_table"]), held_by.get(move["to_table"])) for move in moves]
+        assert any(source and target and source != target for source, target in holders), \
+            "no player moved between tables of different workers"
+        assert_settled(await show(client, first, tournament))
+        played = hands_played(cluster)
+        assert all(played) and sum(played) == sum(event["type"] == "hand_finished" for event in events), played
+
+
+@pytest.mark.asyncio
+async def test_a_crashed_worker_has_its_tables_taken_over_its_epoch_fenced_off_and_nothing_is_lost():
+    """A worker gone without a word (as SIGKILL leaves it): its leases expire, the other worker takes its tables
+    (a hand it left in play is void), a command under its old epoch changes nothing, and the tournament ends with
+    every place and every cent where they belong."""
+    async with a_cluster(table_workers=2, gateways=1, hand_pause=0.05) as (cluster, client):
+        url = cluster.gateway_urls[0]
+
+        async def two_workers() -> bool:
+            return [process["role"] for process in await processes(client, url)].count("tables") == 2
+
+        await until(two_workers)
+        tournament = await started(client, url)
+        doomed, survivor = cluster.workers
+        doomed_id, survivor_id = doomed.table_worker.me.id, survivor.table_worker.me.id
+
+        async def both_play() -> bool:
+            return set((await owners(client, url)).values()) == {doomed_id, survivor_id}
+
+        await until(both_play)
+        epochs = {key: revision for key, (holder, revision, _) in cluster.broker.leases.items() if holder == doomed_id}
+        assert epochs
+        await doomed.crash()
+
+        async def survivor_holds_all() -> bool:
+            shown = await show(client, url, tournament)
+            held = await owners(client, url)
+            return shown["status"] != "running" or (
+                {table["id"] for table in shown["table_list"]} <= held.keys() and set(held.values()) == {survivor_id})
+
+        await until(survivor_holds_all)
+        rogue = await cluster.broker.transport("tables").connect("tables")  # the crashed worker's credentials
+        key, epoch = next(iter(epochs.items()))
+        table = int(key.split(".")[1])
+        answer = msgspec.msgpack.decode(
+            await rogue.request(COMMANDS, msgspec.msgpack.encode([Deal(tournament, table, epoch)])),
+            type=list[TableState])
+        assert [state.kind for state in answer] in (["fenced"], ["gone"])  # gone: the table broke meanwhile
+        await rogue.close()
+        await until(lambda: show_status_is(client, url, tournament, "finished"))
+        assert_settled(await show(client, url, tournament))
+
+
+async def show_status_is(client: httpx.AsyncClient, url: str, tournament: str, status: str) -> bool:
+    return (await show(client, url, tournament))["status"] == status
+
+
+@pytest.mark.asyncio
+async def test_a_stopped_worker_lets_go_of_its_leases_at_once():
+    """Stopped as SIGTERM stops it, a worker lets go of every lease before it is gone: another may take its tables
+    at once, not when the leases would have expired."""
+    async with a_cluster(table_workers=2, gateways=1, hand_pause=0.05) as (cluster, client):
+        url = cluster.gateway_urls[0]
+        await started(client, url)
+        leaving = cluster.workers[0]
+        leaving_id = leaving.table_worker.me.id
+
+        def holds_some() -> bool:
+            return any(holder == leaving_id for holder, _, _ in cluster.broker.leases.values())
+
+        await until(holds_some)
+        await leaving.stop()
+        assert not any(holder == leaving_id for holder, _, _ in cluster.broker.leases.values())
+
+
+@pytest.mark.asyncio
+async def test_a_decision_a_gateway_sends_for_another_realms_player_is_refused(caplog: pytest.LogCaptureFixture):
+    """A gateway speaks for its own clients only: a decision sent on gateway-1's realm for a player whose client
+    is on gateway-2, with gateway-1's own credentials, is refused by the worker playing the table."""
+    async with a_cluster(table_workers=1, gateways=2, hand_pause=0.05) as (cluster, client):
+        first, second = cluster.gateway_urls
+        tournament = await started(client, first, bots=0, action_seconds=30.0)
+        base = f"{first}/api/tournaments/{tournament}"
+        async with httpx.AsyncClient(timeout=30) as anyone:  # a player's registration carries no admin token
+            registered = (await anyone.post(f"{base}/register", json={"name": "human"})).json()
+        await client.post(f"{base}/bots", json={"count": PLAYERS - 1, "mix": "station=1", "think_min": 0,
+                                                 "think_max": 0.02})
+        socket_url = second.replace("http", "ws", 1) + f"/ws/tournaments/{tournament}?token={registered['token']}"
+        async with websockets.connect(socket_url) as websocket:
+            assert (await client.post(f"{base}/start")).status_code == 200
+            gateway = cluster.gateways[1].state.gateway
+
+            def seated() -> bool:
+                return bool(gateway.clients) and bool(gateway.seats)
+
+            await until(seated)
+            number, (subject, player) = next(iter(gateway.seats.items()))
+            forger: Bus = await cluster.broker.transport("gateway-1").connect("gateway")
+            route = Route(frames_for(gateway.me.id), number, player)
+            caplog.set_level(logging.WARNING, logger="mttsim")
+            forged = msgspec.msgpack.encode(TableBatch(ANY_HOLDER, [Acted(route, Act("fold"))]))
+
+            def refused() -> bool:
+                """the worker's refusal"""
+                forger.publish(decisions_for("gateway-1", subject), forged)  # again until its worker listens
+                return any("refused" in record.getMessage() and repr(player) in record.getMessage()
+                           for record in caplog.records)
+
+            await until(refused, 60)
+            await forger.close()
+            await websocket.close()
