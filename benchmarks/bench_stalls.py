@@ -47,7 +47,7 @@ import server.tournament.persistence
 import server.tournament.tables
 from engine.structure import default_definition
 from server.tournament import records
-from server.tournament.hub import Connection, Outbound
+from server.hub import Connection, Outbound
 from server.storage import SQLiteStorage
 from server.tournament.runtime import TournamentRuntime
 

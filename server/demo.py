@@ -20,7 +20,7 @@ from engine.structure import AddOn, Bounty, Breaks, Definition, LateRegistration
 from server.tournament import hosted
 from server.api.app import create_app, uvicorn_websockets
 from server.api.edge import Settings
-from server.api.rest import Server
+from server.api.process import Server
 from server.tournament.runtime import TournamentRuntime
 
 DEMO_LEVELS = [Level(sb, 2 * sb, ante=2 * sb if number >= 2 else 0, bb_ante=number >= 2, minutes=3)

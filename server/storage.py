@@ -18,7 +18,7 @@ re-buy, a prize, a refund, a deal) is committed with ``synchronous=FULL`` and
 the rest with ``NORMAL`` (durable across a crash of the process; only a power
 cut could lose the last of them, and those moved no money). Commands that
 move no money are committed together (a group commit): right before anything
-is sent to a client (``server.tournament.hub.Outbound`` calls ``commit``), and at most
+is sent to a client (``server.hub.Outbound`` calls ``commit``), and at most
 ``COMMIT_WITHIN`` seconds after they were written. A commit per decision was
 a quarter of the server's time under a swarm; and as nothing a command caused
 reaches a socket before it is committed, a crash cannot show a client what the

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-import server.tournament.hub
+import server.hub
 import server.tournament.tables
-from server.tournament.hub import Outbound
+from server.hub import Outbound
 from server.storage import MemoryStorage
 from server.tournament.runtime import TournamentRuntime
 from tests.tournaments import definition
@@ -26,7 +26,7 @@ class Client:
 
 
 async def test_a_broadcast_is_written_a_bounded_number_of_clients_per_turn_and_reaches_every_client(monkeypatch):
-    monkeypatch.setattr(server.tournament.hub, "MAX_FLUSHES_PER_TURN", 3)
+    monkeypatch.setattr(server.hub, "MAX_FLUSHES_PER_TURN", 3)
     commits: list[int] = []
     flushed: list[str] = []
     outbound = Outbound(tick=0.01, before=lambda: commits.append(len(flushed)), gather=0)

@@ -1,4 +1,4 @@
-"""A cluster gateway's clients as the director sends to them (server/cluster/director.py's ``GatewayLink``) and as the
+"""A cluster gateway's clients as the director sends to them (server/cluster/service.py's ``GatewayLink``) and as the
 gateway hands them out (server/cluster/gateway.py), against a bus of the test's own: a table's message crosses once per
 gateway, whoever watches, and a client's messages keep their order."""
 
@@ -15,15 +15,15 @@ from engine.wire import Presence
 from server.cluster.schema import (
     CLOSE_SESSION_LOST, NO_SESSIONS, Heartbeat, Listed, ToDirector, ToGateway, beat_for, frames_for, sockets_for,
 )
-from server.cluster.director import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
+from server.cluster.service import GATEWAY_SILENCE_SECONDS, DirectorService, GatewayLink
 from server.cluster.gateway import Gateway
 from server.cluster.memorybus import MemoryBroker
 from server.processes import GATEWAY_REALM
 from server.processes import Process
-from server.tournament.hub import Connection, Outbound
+from server.hub import Connection, Outbound
 from server.storage import MemoryStorage
 from server.api.edge import Settings
-from server.api.rest import Server
+from server.api.process import Server
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.streams import PRESENCE_TICK
 from tests.live_server import Watcher

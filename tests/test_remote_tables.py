@@ -19,12 +19,12 @@ from server.cluster.schema import (
 )
 from server.tournament.remote import HandOut, TableState
 from server.storage import MemoryStorage
-from server.cluster.playing import PlayedTable
+from server.cluster.playing import WorkerOutlet
 from engine.structure import Definition
 from engine.wire import Act
-from server.tournament.at_workers import HandsAtWorkers
+from server.tournament.at_workers import WorkersHands
 from server.tournament.runtime import TournamentRuntime
-from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN, Streams, StreamsHere
+from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN, Streams, HereWriters
 from server.tournament.tables import Tables
 from tests.live_server import Watcher, until
 from tests.tournaments import definition as rules
@@ -66,11 +66,11 @@ class AtDealt:
     def __init__(self) -> None:
         self.workers = Dealt()
 
-    def writers(self, streams: Streams) -> StreamsHere:
-        return StreamsHere(streams)
+    def writers(self, streams: Streams) -> HereWriters:
+        return HereWriters(streams)
 
-    def hands(self, tables: Tables) -> HandsAtWorkers:
-        return HandsAtWorkers(tables, self.workers)
+    def hands(self, tables: Tables) -> WorkersHands:
+        return WorkersHands(tables, self.workers)
 
 
 def at_workers(tournament: str, definition: Definition) -> tuple[TournamentRuntime, Dealt]:
@@ -138,7 +138,7 @@ async def test_a_hand_played_at_a_worker_comes_back_journaled_and_settled_as_one
     route = {player: Route(GATEWAY, number, player) for number, player in enumerate(players, start=1)}
     bus = Bus()
     kept: list[bytes] = []
-    played = PlayedTable(table, 7, lambda subject: Frames(bus, subject), kept.append,  # type: ignore[arg-type]
+    played = WorkerOutlet(table, 7, lambda subject: Frames(bus, subject), kept.append,  # type: ignore[arg-type]
                          lambda: None, lambda seconds: None, lambda: None, seq=41)
     played.heard(msgspec.msgpack.encode(TableBatch(7, [Adopt(list(route.values())), out])))
     played.heard(msgspec.msgpack.encode(TableBatch(6, [Acted(route[players[0]], Act("fold"))])))  # an older lease's
@@ -206,7 +206,7 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
     assert runtime.tables.hands.state(table).kind == "gone" and runtime.tables.hands.state(table).kind == "gone"
     assert workers.closed == [table]  # once, and queued after what the cancellation said to the table
 
-    played = PlayedTable(table, 3, lambda subject: None, lambda lines: None, lambda: None,  # type: ignore[arg-type]
+    played = WorkerOutlet(table, 3, lambda subject: None, lambda lines: None, lambda: None,  # type: ignore[arg-type]
                          lambda seconds: None, lambda: None)
     played.heard(msgspec.msgpack.encode(TableBatch(2, [Closed()])))  # an older lease's
     assert not played.closed.is_set()
@@ -252,9 +252,9 @@ async def dealt_to_a_worker(runtime: TournamentRuntime, workers: Dealt, table: i
     return workers.hands[table]
 
 
-def a_played_table(epoch: int = 7) -> tuple[PlayedTable, Bus]:
+def a_played_table(epoch: int = 7) -> tuple[WorkerOutlet, Bus]:
     bus = Bus()
-    played = PlayedTable(3, epoch, lambda subject: Frames(bus, subject), lambda data: None,  # type: ignore[arg-type]
+    played = WorkerOutlet(3, epoch, lambda subject: Frames(bus, subject), lambda data: None,  # type: ignore[arg-type]
                          lambda: None, lambda seconds: None, lambda: None)
     return played, bus
 

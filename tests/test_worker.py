@@ -139,7 +139,7 @@ async def test_what_is_published_as_the_connection_drains_is_dropped_without_an_
 async def test_a_table_cancelled_as_a_notice_arrives_stops() -> None:
     """Python 3.11's ``wait_for`` loses a cancellation that comes just as what it waits for is done: a table
     waiting on a notice kept asking a director that was gone, and its worker, told to stop, never stopped."""
-    from server.cluster.playing import PlayedTable
+    from server.cluster.playing import WorkerOutlet
 
     worker = TableWorker(DirectorsBus(), WorkerMetrics())  # type: ignore[arg-type]
     arrived, stopped = asyncio.Event(), asyncio.Event()
@@ -149,7 +149,7 @@ async def test_a_table_cancelled_as_a_notice_arrives_stops() -> None:
         asked.append(command_for("t", 1, 1).__struct_config__.tag)
         return TableState("wait", 1)
 
-    played = PlayedTable(1, 1, lambda subject: None, lambda lines: None, arrived.set,  # type: ignore[arg-type, return-value]
+    played = WorkerOutlet(1, 1, lambda subject: None, lambda lines: None, arrived.set,  # type: ignore[arg-type, return-value]
                          lambda seconds: None, lambda: None)
     driving = asyncio.get_running_loop().create_task(
         worker._drive(ask, lambda: TableState("wait", 1), arrived, stopped, played))

@@ -19,7 +19,7 @@ from server.tournament.director_log import LogLine, actions_of
 from server.tournament import records as r
 from server.errors import Refused, refusals
 from server.api.edge import Body, body_of, reply
-from server.api.rest import require_admin, runtime_of, server_of
+from server.api.process import require_admin, runtime_of, server_of
 from server.tournament.runtime import TournamentRuntime
 
 

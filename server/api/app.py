@@ -42,13 +42,13 @@ from server.errors import Refused
 from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.api.openapi import Operation, document
 from server.tournament.persistence import audit_lines
-from server.api.rest import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
+from server.api.process import JoinCluster, Server, is_admin, require_admin, runtime_of, server_of
 from server.processes import Process
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive, table_number
 from server.api.socketwire import WebSocketProtocol, serve, wire_of
 
 
-# The websocket transport: the protocol the table streams write through (server/tournament/hub.py), a frame limit
+# The websocket transport: the protocol the table streams write through (server/hub.py), a frame limit
 # over the app's own message limit, and no per-message compression, which cost a quarter of the server's time under a
 # swarm (docs/performance.md) for small JSON messages.
 class UvicornWebsockets(TypedDict):
@@ -504,7 +504,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings, join_cluster: JoinCluster | None = None) -> Starlette:
-    """One server's application; with ``join_cluster`` (server/cluster/director.py's ``join``, given by the command
+    """One server's application; with ``join_cluster`` (server/cluster/service.py's ``join``, given by the command
     line), the director of a cluster, whose tables the workers play."""
     routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
     routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.structure import MAX_NESTING, nesting_depth
 from server.errors import Code, Refused
-from server.tournament.hub import Connection, Outbound, Relay, Wire
+from server.hub import Connection, Outbound, Relay, Wire
 from server.api.openapi import Problem
 
 MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes

@@ -1,5 +1,5 @@
 """A websocket session, wherever its socket is: here (server/api/app.py) or on a cluster's gateway
-(server/cluster/director.py).
+(server/cluster/service.py).
 
 Who may open one, what each incoming message does (limits first, then a
 clear error or the command, never an exception), and what closing it leaves
@@ -19,10 +19,10 @@ from engine.wire import (
     incoming_decoder,
 )
 from server.errors import Refused
-from server.tournament.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Relay, Wire
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Relay, Wire
 from server.api.edge import client
 from server.api.metrics import Metrics
-from server.api.rest import Server
+from server.api.process import Server
 from server.tournament.runtime import TournamentRuntime
 
 

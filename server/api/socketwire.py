@@ -1,6 +1,6 @@
 """uvicorn's sans-I/O websocket protocol with one addition: once the app has accepted a connection through
 Starlette, as any route does, it may ``attach`` to the protocol and then writes frames straight to the socket and
-gets each incoming message as a call, with no ASGI message, queue or task switch on the way (server/tournament/hub.py's
+gets each incoming message as a call, with no ASGI message, queue or task switch on the way (server/hub.py's
 ``Wire``). The handshake, pings and the close handshake stay uvicorn's."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from server.tournament.hub import CLOSE_INTERNAL, Connection
+from server.hub import CLOSE_INTERNAL, Connection
 
 MAX_BATCH = 64  # messages per frame at most
 WIRE = "mttsim.wire"  # the scope extension through which the app reaches the protocol
@@ -94,7 +94,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
 
 def wire_of(websocket: WebSocket) -> WebSocketProtocol:
-    """The protocol an accepted websocket's connection writes through (server/tournament/hub.py)."""
+    """The protocol an accepted websocket's connection writes through (server/hub.py)."""
     wire: WebSocketProtocol | None = websocket.scope["extensions"].get(WIRE)
     if wire is None:
         raise RuntimeError("run the app under uvicorn with server.api.app.uvicorn_websockets() (mttsim serve does)")

@@ -59,7 +59,7 @@ def serve(args: argparse.Namespace) -> int:
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     join = None
     if args.nats:
-        from server.cluster.director import joining
+        from server.cluster.service import joining
         from server.cluster.natsbus import NatsTransport
 
         join = joining(NatsTransport(args.nats))

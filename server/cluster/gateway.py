@@ -4,14 +4,14 @@ a cluster, in front of its director.
 A gateway holds its clients' sockets and does their writing, which was most
 of one server's time under a swarm (docs/performance.md). It keeps no state
 of its own. A client's session is a connection in the director's process
-(server/cluster/director.py): what the client sends goes there in one bus message per
+(server/cluster/service.py): what the client sends goes there in one bus message per
 turn of the event loop, and what it is sent comes back the same way, from the
 director or from the worker playing the client's table, so a player's socket
 stays on this gateway wherever their seat moves, whichever worker plays the
 table. REST requests go to the director whole and come back
 in pieces. Should a gateway die, its clients reconnect through another.
 
-Each client is a ``server.tournament.hub.Connection`` here too, for its outbox: a
+Each client is a ``server.hub.Connection`` here too, for its outbox: a
 client the gateway cannot write to keeps its messages, up to ``max_queue``,
 then it is dropped (close code 4008), as one server does.
 """
@@ -40,7 +40,7 @@ from server.cluster.schema import (
 )
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import Process
-from server.tournament.hub import CLOSE_FLOOD, Connection, Outbound
+from server.hub import CLOSE_FLOOD, Connection, Outbound
 from server.api.socketwire import serve, wire_of
 from server.api.metrics import CONTENT_TYPE, SECONDS, process_registry
 from server.api.openapi import Problem

@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 
 from server.api.app import create_app, uvicorn_websockets
 from server.api.edge import Settings
-from server.cluster.director import joining
+from server.cluster.service import joining
 from server.cluster.gateway import create_gateway
 from server.cluster.memorybus import MemoryBroker, MemoryBus
 from server.cluster.worker import TableWorker, WorkerMetrics

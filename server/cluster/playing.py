@@ -43,7 +43,7 @@ _snapshots = msgspec.json.Decoder(Snapshot)
 _batch = msgspec.msgpack.Decoder(TableBatch)
 
 
-class Routes:
+class WorkerSink:
     """The ``Sink`` of a table's stream at its worker: the table's clients at their gateways, a line once per
     gateway, and every line kept, in one message per turn of the loop, in the table's stream in JetStream (never
     awaited: a decision does not wait on a disk), read by the worker that takes the table over, to number on
@@ -75,7 +75,7 @@ class Routes:
         self.frames(route.subject).send(route.number, message, urgent=True)
 
 
-class PlayedTable:
+class WorkerOutlet:
     """One table held by this worker: its stream's number, its clients, and the hand in play."""
 
     def __init__(self, table: int, epoch: int, frames: Callable[[str], Frames], kept: Callable[[bytes], None],
@@ -86,7 +86,7 @@ class PlayedTable:
         self.woken = woken  # a hand arrived to be played
         self.acted = acted  # observes the seconds a decision took to apply and send
         self.expired = expired
-        self.sink = Routes(frames, kept)
+        self.sink = WorkerSink(frames, kept)
         self.stream = TableStream(table, self.sink, seq)  # on from JetStream's last number, for a table taken over
         self.out: tuple[HandOut, Hand] | None = None  # a hand sent to be played, not begun
         self.desk: Decisions | None = None  # the hand in play, until the director has it back

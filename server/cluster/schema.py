@@ -305,7 +305,7 @@ class Frames:
 
 
 class Client(Protocol):
-    """A client's outbox (server/tournament/hub.py's ``Connection``)."""
+    """A client's outbox (server/hub.py's ``Connection``)."""
 
     def send(self, message: bytes, *, urgent: bool = True) -> None: ...
 

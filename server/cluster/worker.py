@@ -36,7 +36,7 @@ from server.cluster.schema import (
 from server.processes import Process
 from server.tournament.remote import TableState
 from server.api.metrics import SECONDS, process_registry
-from server.cluster.playing import PlayedTable
+from server.cluster.playing import WorkerOutlet
 from server.turns import TurnBatch, beat
 
 logger = logging.getLogger("mttsim.worker")
@@ -215,7 +215,7 @@ class TableWorker:
         self.told[key] = heard
         unsubscribes: list[Callable[[], Awaitable[None]]] = []
         try:
-            played = PlayedTable(table, lease.epoch, self.frames_to, partial(self.bus.publish, stream_subject(
+            played = WorkerOutlet(table, lease.epoch, self.frames_to, partial(self.bus.publish, stream_subject(
                 tournament, table)), arrived.set, self.metrics.action_seconds.observe, self.metrics.expired.inc,
                 await self._last_seq(tournament, table))
             subject = table_subject(tournament, table)
@@ -253,7 +253,7 @@ class TableWorker:
             return 0
 
     async def _drive(self, ask: Callable[..., Awaitable[TableState]], newest: Callable[[], TableState],
-                     arrived: asyncio.Event, stopped: asyncio.Event, played: PlayedTable) -> None:
+                     arrived: asyncio.Event, stopped: asyncio.Event, played: WorkerOutlet) -> None:
         """Play each hand sent, ask to deal when the director says the table may, until it is gone or fenced off."""
         state = await ask(Take)
         while state.kind not in FINAL:

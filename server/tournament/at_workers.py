@@ -2,7 +2,7 @@
 plays the hand (server/cluster/playing.py) and hands it back, to be journaled and settled here.
 
 The tournament's side of the cluster, without the bus: what is said to the
-workers goes through ``Workers`` (server/cluster/director.py's ``TableLinks``).
+workers goes through ``Workers`` (server/cluster/service.py's ``WorkersPlacement``).
 Each worker's commands carry its lease's epoch; an older one than the
 table's newest is fenced off, and a new epoch voids the hand the last
 worker left in play, as a restart does.
@@ -21,7 +21,7 @@ from engine.hand import IllegalAction
 from engine.status import TournamentError
 from engine.wire import Act, Countdown, encoder
 from server.tournament.decisions import mark_sitting_out
-from server.tournament.hub import Connection
+from server.hub import Connection
 from server.tournament.remote import DealtHand, HandBack, HandOut, TableState
 from server.tournament.tables import TABLES_STARTED_PER_TURN, Tables
 from server.turns import TurnBatch
@@ -52,7 +52,7 @@ class Workers(Protocol):
         """The table is gone: after what it was told, nothing more."""
 
 
-class HandsAtWorkers:
+class WorkersHands:
     """The ``Hands`` of a cluster's director: no table task runs here.
 
     A table that a worker holds and that may deal is dealt here, as a local

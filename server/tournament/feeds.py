@@ -25,7 +25,7 @@ from engine.refundterms import refund_terms
 from engine.structure import level_starts
 from engine.wire import BoardInfo, FeedMessage, PlayerRow, Summary, TableRow, encoder
 from server.tournament import views
-from server.tournament.hub import Connection
+from server.hub import Connection
 
 if TYPE_CHECKING:
     from server.tournament.runtime import TournamentRuntime

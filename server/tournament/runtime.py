@@ -45,11 +45,11 @@ from server.tournament.entries import Entries, token_key
 from server.tournament.names import normalized
 from server.errors import Refused, refusals
 from server.tournament.hosted import HostedBots
-from server.tournament.hub import Connection
+from server.hub import Connection
 from server.storage import MemoryStorage, Storage, Stored
 from server.tournament.persistence import Journal
 from server.tournament.streams import Streams
-from server.tournament.tables import Placement, PlayedHere, Tables
+from server.tournament.tables import Placement, HerePlacement, Tables
 from server.tournament.timeline import TimelineBuilder
 
 LARGE_DETAILS = 500  # entries from which a tournament's details are held for a while (``details_json``)
@@ -79,7 +79,7 @@ class TournamentRuntime:
         self.journal = Journal(tournament_id, self.storage)
         self.timeline = TimelineBuilder()
         self.clock = TournamentClock()
-        placement = placement or PlayedHere()
+        placement = placement or HerePlacement()
         self.streams = Streams(self.session, self.now, self.snapshot_message, placement.writers)
         self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended,
                              placement)

@@ -2,9 +2,9 @@
 
 In one ``mttsim serve`` the tournament's process writes every table's
 stream to the connections watching it (server/tournament/streams.py's
-``Watchers``); in a cluster the worker holding a table's lease writes it to
+``HereSink``); in a cluster the worker holding a table's lease writes it to
 the table's clients at their gateways (server/cluster/playing.py's
-``Routes``). They differ only in the ``Sink``, as Centrifuge's brokers and
+``WorkerSink``). They differ only in the ``Sink``, as Centrifuge's brokers and
 Colyseus' presence do: numbering, the envelope, who hears a message at once
 and hole cards to their owner alone are this module's, once.
 """

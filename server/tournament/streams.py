@@ -3,7 +3,7 @@
 Each public event is encoded once per table, numbered with that table's
 sequence number, and queued to every client watching the table: at once to
 the player it concerns, with the next broadcast tick to the others
-(server/tournament/hub.py). Private messages (hole cards, offers, moves) go to one
+(server/hub.py). Private messages (hole cards, offers, moves) go to one
 player's connections. Routing only sends: a command that an event calls for
 (a disconnected player's deal answer) is submitted by the runtime.
 """
@@ -25,7 +25,7 @@ from engine.events import (
 )
 from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
-from server.tournament.hub import Connection, RateLimit, Relay
+from server.hub import Connection, RateLimit, Relay
 from server.tournament.records import Session
 from server.tournament.stream import Clock, TableStream
 
@@ -38,8 +38,8 @@ EVENTS_KEPT = 100_000  # the latest events in memory (``Streams.log``): about 16
 
 class Writers(Protocol):
     """Who writes the tables' streams (a ``Placement``'s, server/tournament/tables.py): this process
-    (``StreamsHere``), or in a cluster the workers holding the tables (server/cluster/director.py's
-    ``TableLinks``), to which what the director says to a table goes, with the table's clients and their
+    (``HereWriters``), or in a cluster the workers holding the tables (server/cluster/service.py's
+    ``WorkersPlacement``), to which what the director says to a table goes, with the table's clients and their
     snapshots, which a worker completes with the hand it plays."""
 
     def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
@@ -57,7 +57,7 @@ class Writers(Protocol):
         """The last number of ``table``'s stream, as known here, for a snapshot."""
 
 
-class Watchers:
+class HereSink:
     """The ``Sink`` of a table's stream in this process: the connections watching the table.
 
     A cluster gateway's clients get a line through their gateway, once for
@@ -94,7 +94,7 @@ class Watchers:
         self.streams.send_to(player, line)
 
 
-class StreamsHere:
+class HereWriters:
     """This process writes every table's stream (one ``mttsim serve``)."""
 
     def __init__(self, streams: Streams) -> None:
@@ -104,7 +104,7 @@ class StreamsHere:
     def stream(self, table: int) -> TableStream:
         stream = self.tables.get(table)
         if stream is None:
-            stream = self.tables[table] = TableStream(table, Watchers(self.streams, table))
+            stream = self.tables[table] = TableStream(table, HereSink(self.streams, table))
         return stream
 
     def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
@@ -161,7 +161,7 @@ class Streams:
 
     def publish(self, table: int, event: TableMessage) -> None:
         """To everyone watching ``table``, numbered in its stream (server/tournament/stream.py): at once to the
-        player it concerns, with the next broadcast tick to the others (server/tournament/hub.py). A director
+        player it concerns, with the next broadcast tick to the others (server/hub.py). A director
         event carries the tournament clock (``at``, ``in_level``: docs/events.md), as in the audit trail."""
         if isinstance(event, Event) and not isinstance(event, HAND_EVENTS):
             self.writers.publish(table, event, Clock(self.now(), self.session.director.level + 1))

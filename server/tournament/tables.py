@@ -8,7 +8,7 @@ runtime's ``submit``.
 
 Where the hands are played is a ``Placement`` given at construction, as
 Centrifuge's brokers are: in one ``mttsim serve`` each table has a task here
-(``HandsHere``); in a cluster the director deals here and the worker holding
+(``HereHands``); in a cluster the director deals here and the worker holding
 the table's lease plays the hand (server/tournament/at_workers.py,
 server/cluster/playing.py), which is handed back and settled here as one
 process settles it. ``Tables`` is what both share: dealing, settling,
@@ -28,9 +28,9 @@ from engine.hand import Hand
 from engine.wire import Act as Decision, Countdown, PrivateMessage, SittingOut, TableMessage
 from server.errors import Refused
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
-from server.tournament.hub import Connection
+from server.hub import Connection
 from server.tournament.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
-from server.tournament.streams import Streams, StreamsHere, Writers
+from server.tournament.streams import Streams, HereWriters, Writers
 
 logger = logging.getLogger("mttsim.tables")
 CLOCK_TICK_SECONDS = 0.25
@@ -77,19 +77,19 @@ class Placement(Protocol):
     def hands(self, tables: Tables) -> Hands: ...
 
 
-class PlayedHere:
+class HerePlacement:
     """One ``mttsim serve``: this process writes every table's stream and plays every hand."""
 
     def __init__(self) -> None:
-        self.streams: StreamsHere | None = None
+        self.streams: HereWriters | None = None
 
     def writers(self, streams: Streams) -> Writers:
-        self.streams = StreamsHere(streams)
+        self.streams = HereWriters(streams)
         return self.streams
 
     def hands(self, tables: Tables) -> Hands:
         assert self.streams is not None, "the streams are built first"
-        return HandsHere(tables, self.streams)
+        return HereHands(tables, self.streams)
 
 
 class Tables:
@@ -267,7 +267,7 @@ class Tables:
         return self.buttons.get(table, 0)
 
 
-class Here:
+class HereOutlet:
     """Where a hand played in this process speaks: the table's stream, and records through ``submit``."""
 
     def __init__(self, tables: Tables, table: int) -> None:
@@ -290,11 +290,11 @@ class Here:
         self.tables.set_sitting_out(player, sitting_out)
 
 
-class HandsHere:
+class HereHands:
     """One ``mttsim serve``: a task per table deals when the director says it may, plays the hand decision by
     decision against the clock (server/tournament/decisions.py), and settles it."""
 
-    def __init__(self, tables: Tables, writers: StreamsHere) -> None:
+    def __init__(self, tables: Tables, writers: HereWriters) -> None:
         self.tables = tables
         self.writers = writers
         self.desks: dict[int, Decisions] = {}  # the hands in play, by table
@@ -334,7 +334,7 @@ class HandsHere:
         assert hand is not None
         definition, entries = tables.session.director.definition, tables.session.entries
         desk = self.desks[table] = Decisions(
-            table, tables.started[table].hand, hand, Here(tables, table), entries.time_bank, tables.sitting_out,
+            table, tables.started[table].hand, hand, HereOutlet(tables, table), entries.time_bank, tables.sitting_out,
             definition.action_seconds, definition.disconnect_grace_seconds, entries.name)
         desk.next_turn()
 

@@ -17,16 +17,16 @@ from server.tournament import feeds
 from server.api import edge
 from server.api.edge import Settings
 from server.errors import Refused
-from server.tournament.hub import Outbound, RateLimit
+from server.hub import Outbound, RateLimit
 from server.storage import MemoryStorage, SQLiteStorage, Storage, Stored
-from server.tournament.tables import Placement, PlayedHere
+from server.tournament.tables import Placement, HerePlacement
 from server.api.metrics import Metrics
 from server.tournament.runtime import TournamentRuntime
 from server.processes import Process
 
 
 class ClusterService(Protocol):
-    """The director's side of a cluster (server/cluster/director.py's ``DirectorService``), as the process knows it: the
+    """The director's side of a cluster (server/cluster/service.py's ``DirectorService``), as the process knows it: the
     command line plugs it in (``create_app(..., join_cluster=...)``), so that the API imports no cluster."""
 
     async def start(self) -> None: ...
@@ -77,7 +77,7 @@ class Server:
 
     def placement(self, tournament: str) -> Placement:
         """Where a tournament of this process plays its tables: here, or at the cluster's workers."""
-        return PlayedHere() if self.cluster is None else self.cluster.placement(tournament)
+        return HerePlacement() if self.cluster is None else self.cluster.placement(tournament)
 
     def create(self, definition: Definition) -> TournamentRuntime:
         """A new tournament, journaled, in the lobby and on its clock."""

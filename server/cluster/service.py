@@ -8,7 +8,7 @@ each hand as dealt on the table's subject, plays it (server/cluster/playing.py) 
 hands it back with ``end``. Everything the director says to a table (its
 clients, the messages of its stream, their snapshots and decisions) goes on
 that subject, one message per table and turn of the event loop
-(``TableLinks``); changes of what a worker should do (the barrier opened, the
+(``WorkersPlacement``); changes of what a worker should do (the barrier opened, the
 table broke) go to the workers as notices, those of one turn in one message.
 
 Each command carries its lease's epoch: an older one than the table's newest
@@ -44,8 +44,8 @@ from engine.director import Status
 from engine.status import TournamentError
 from server.cluster.bus import ANY, Bus, Transport
 from server.errors import Refused
-from server.tournament.hub import CLOSE_INTERNAL, Connection
-from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
+from server.hub import CLOSE_INTERNAL, Connection
+from server.tournament.at_workers import GONE, FENCED, WorkersHands
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.stream import Clock
 from server.tournament.streams import Streams, Writers
@@ -64,7 +64,7 @@ from server.api.edge import client
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
 if TYPE_CHECKING:
-    from server.api.rest import Server
+    from server.api.process import Server
 
 logger = logging.getLogger("mttsim.cluster")
 encode = msgspec.msgpack.encode
@@ -112,7 +112,7 @@ class DirectorService:
         self.local_subject = frames_for(self.me.id)
         self.local: dict[int, Connection] = {}
         self._next_local = 0
-        self.links: dict[str, TableLinks] = {}  # each tournament's tables, as its runtime was built with them
+        self.links: dict[str, WorkersPlacement] = {}  # each tournament's tables, as its runtime was built with them
         self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
         self._heartbeat: asyncio.Task[None] | None = None
         self.registry = Registry(self.me)
@@ -138,9 +138,9 @@ class DirectorService:
             await asyncio.gather(self._heartbeat, return_exceptions=True)
         await self.bus.close()
 
-    def placement(self, tournament: str) -> TableLinks:
+    def placement(self, tournament: str) -> WorkersPlacement:
         """Where ``tournament``'s tables are played: by the workers, which write their streams."""
-        links = self.links[tournament] = TableLinks(self, tournament)
+        links = self.links[tournament] = WorkersPlacement(self, tournament)
         return links
 
     def route(self, connection: Connection) -> Route:
@@ -356,7 +356,7 @@ class DirectorService:
 class GatewayLink(Frames):
     """The director's side of one gateway: its clients' sessions, and the frames waiting to go to it.
 
-    It is those clients' ``Relay`` (server/tournament/hub.py): what they are sent is
+    It is those clients' ``Relay`` (server/hub.py): what they are sent is
     queued here in order, a table's message once for all of them, and what
     one turn of the event loop queued leaves in one bus message (or a few).
     """
@@ -388,7 +388,7 @@ class GatewayLink(Frames):
         self.flush()
 
 
-class TableLinks:
+class WorkersPlacement:
     """One tournament's tables in a cluster, as its director holds them: the ``Placement`` its runtime is built
     with (server/tournament/tables.py). What the director says to each table goes to the worker holding its
     lease, under the lease's epoch, in one message per table and turn of the event loop.
@@ -403,7 +403,7 @@ class TableLinks:
         self.tournament = tournament
         self.pending: dict[int, TurnBatch[ToTable]] = {}
         self.streams: Streams | None = None
-        self._hands: HandsAtWorkers | None = None
+        self._hands: WorkersHands | None = None
 
     # ------------------------------------------------------------ as a Placement
 
@@ -411,12 +411,12 @@ class TableLinks:
         self.streams = streams
         return self
 
-    def hands(self, tables: Tables) -> HandsAtWorkers:
-        self._hands = HandsAtWorkers(tables, self)
+    def hands(self, tables: Tables) -> WorkersHands:
+        self._hands = WorkersHands(tables, self)
         return self._hands
 
     @property
-    def held(self) -> HandsAtWorkers:
+    def held(self) -> WorkersHands:
         assert self._hands is not None, "the runtime was built with this placement"
         return self._hands
 

@@ -151,7 +151,7 @@ class Wire(Protocol):
 
 
 class Relay(Protocol):
-    """A cluster's gateway, where some clients' sockets are (server/cluster/director.py).
+    """A cluster's gateway, where some clients' sockets are (server/cluster/service.py).
 
     What such a client is sent goes to its gateway at once and in order,
     with no outbox here: the client's outbox, the broadcast tick and the drop
