@@ -233,8 +233,10 @@ class Connection:
         """The handler ends: let a close frame in flight go out first."""
         self.closed = True
         if self._closing is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._closing
+            # A cancellation of the handler travels on; the close's own failure (a peer gone) is no news.
+            await asyncio.wait([self._closing])
+            if not self._closing.cancelled():
+                self._closing.exception()  # retrieved: the task's failure is not logged as never retrieved
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):

@@ -169,14 +169,19 @@ class BodyLimit:
                 return
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        replayed = False
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
 
-        await self.app(scope, replay, send)
+def replaying(body: bytes, then: Receive) -> Receive:
+    """An ASGI ``receive`` that gives ``body`` whole, once, then what ``then`` gives (the client leaving): a body
+    read ahead (to check its size here, or from a gateway's message) handed on to the application."""
+    replayed = False
+
+    async def receive() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await then()
+        replayed = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive

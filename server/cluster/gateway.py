@@ -244,6 +244,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
     finally:
         beat.cancel()
+        await asyncio.gather(beat, return_exceptions=True)
         for client in list(gateway.clients.values()):
             client.drop(1001, "the gateway is stopping")
         assert gateway.bus is not None

@@ -34,7 +34,7 @@ from server.cluster.schema import (
 )
 from server.tournament.remote import Act, HandBack, HandOut
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
-from server.tournament.stream import TableStream
+from server.tournament.stream import TableStream, by_gateway
 from server.turns import TurnBatch
 from server.errors import Refused
 
@@ -59,11 +59,8 @@ class WorkerSink:
 
     def fan_out(self, line: bytes, concerned: str) -> None:
         self.keeping.add(line)
-        grouped: dict[str, tuple[list[int], list[int]]] = {}
-        for (subject, number), player in self.routes.items():
-            now, later = grouped.setdefault(subject, ([], []))
-            (now if concerned and player == concerned else later).append(number)
-        for subject, (now, later) in grouped.items():
+        clients = ((subject, number, player) for (subject, number), player in self.routes.items())
+        for subject, (now, later) in by_gateway(clients, concerned).items():
             self.frames(subject).broadcast(line, now, later)
 
     def tell(self, player: str, line: bytes) -> None:

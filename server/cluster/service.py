@@ -47,7 +47,7 @@ from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection
 from server.tournament.at_workers import GONE, FENCED, WorkersHands
 from server.tournament.runtime import TournamentRuntime
-from server.tournament.stream import Clock
+from server.tournament.stream import Clock, concerning, encoded
 from server.tournament.streams import Streams, Writers
 from server.tournament.tables import Tables
 from server.turns import TurnBatch, beat
@@ -58,9 +58,9 @@ from server.cluster.schema import (
     in_realm, realm_in, sockets_for, table_subject,
 )
 from server.processes import Process
-from engine.wire import Act, TableMessage, encoder, stamped
+from engine.wire import Act, TableMessage
 from server.tournament.remote import HandOut, TableState
-from server.api.edge import client
+from server.api.edge import client, replaying
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
 if TYPE_CHECKING:
@@ -330,14 +330,10 @@ class DirectorService:
             "query_string": request.query, "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
             "headers": [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in request.headers],
         }
-        body_sent = False
 
-        async def receive_body() -> Message:
-            nonlocal body_sent
-            if body_sent:
-                await asyncio.Event().wait()  # a disconnect never comes: the request ends with its answer
-            body_sent = True
-            return {"type": "http.request", "body": request.body, "more_body": False}
+        async def never() -> Message:
+            await asyncio.Event().wait()  # a disconnect never comes: the request ends with its answer
+            raise AssertionError("unreachable")
 
         async def send_answer(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -350,7 +346,7 @@ class DirectorService:
                 if not message.get("more_body", False):
                     await send(b"")
 
-        await self.app(scope, receive_body, send_answer)
+        await self.app(scope, replaying(request.body, never), send_answer)
 
 
 class GatewayLink(Frames):
@@ -440,8 +436,8 @@ class WorkersPlacement:
         end of a hand-for-hand round, said to two thousand tables nobody watched, held the next round's deals.
         A director event carries its ``clock`` in its object, as one server's stream has it."""
         if self.streams is not None and self.streams.watchers.get(table):
-            encoded = encoder.encode(message) if clock is None else stamped(encoder.encode(message), *clock)
-            self._queue(table, Publish(encoded, getattr(message, "player", None) or ""), len(encoded))
+            line = encoded(message, clock)
+            self._queue(table, Publish(line, concerning(message)), len(line))
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         self._queue(table, Watching(self.service.route(connection), watching))

@@ -369,11 +369,10 @@ class TournamentRuntime:
     async def shutdown(self) -> None:
         """Stop the tournament's tables and its bots and wait for them, and for a snapshot being written."""
         await self.journal.settle()
-        if self._schedule is not None:
-            self._schedule.cancel()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        running = [task for task in (self._schedule, self._task) if task is not None]
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)  # each ends before the tournament is said stopped
         await self.bots.stop()
 
     def player_for(self, token: str) -> str | None:

@@ -12,7 +12,8 @@ and hole cards to their owner alone are this module's, once.
 from __future__ import annotations
 
 import time
-from typing import NamedTuple, Protocol
+from collections.abc import Iterable
+from typing import NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -31,6 +32,34 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
 
 
 numbered = msgspec.json.Decoder(Numbered)  # a kept line, its event undecoded: a worker taking a table over reads it
+Gateway = TypeVar("Gateway")  # where a client's frames go: a gateway's link, or its frames' subject
+
+
+def concerning(message: TableMessage) -> str:
+    """Who hears a table's message at once: the player it concerns (who acted, whose turn), or nobody."""
+    return getattr(message, "player", None) or ""
+
+
+def encoded(message: TableMessage, clock: Clock | None) -> bytes:
+    """A table's message as its bytes; a director event carries the tournament ``clock`` in its object."""
+    return encoder.encode(message) if clock is None else stamped(encoder.encode(message), *clock)
+
+
+def private_line(message: PrivateMessage) -> bytes:
+    """A message for one player alone, as their clients are sent it."""
+    return encoder.encode(Private(message, time.time()))
+
+
+def by_gateway(clients: Iterable[tuple[Gateway, int, str]],
+               concerned: str) -> dict[Gateway, tuple[list[int], list[int]]]:
+    """Clients at gateways (the gateway, the client's number there, its player), grouped by gateway, each group's
+    numbers split into those who hear a line at once (``concerned``'s) and those who hear it with the next tick:
+    a line goes to a gateway once for all its clients."""
+    grouped: dict[Gateway, tuple[list[int], list[int]]] = {}
+    for gateway, number, player in clients:
+        now, later = grouped.setdefault(gateway, ([], []))
+        (now if concerned and player == concerned else later).append(number)
+    return grouped
 
 
 class Clock(NamedTuple):
@@ -81,14 +110,14 @@ class TableStream:
         self.seq += 1
         if not self.sink.listening():
             return
-        concerned = getattr(message, "player", None) or ""
+        concerned = concerning(message)
         if clock is None:  # encoded once, in the wire's own envelope: the bytes of a Numbered
             self.sink.fan_out(encoder.encode(Envelope(self.seq, self.table, message, time.time())), concerned)
         else:
-            self._fan_out_encoded(stamped(encoder.encode(message), *clock), concerned)
+            self._fan_out_encoded(encoded(message, clock), concerned)
 
     def tell(self, player: str, message: PrivateMessage) -> None:
-        self.sink.tell(player, encoder.encode(Private(message, time.time())))
+        self.sink.tell(player, private_line(message))
 
     def route_hand(self, events: list[Event]) -> None:
         """A hand's events: hole cards to their owner only, the rest to the table."""

@@ -27,7 +27,7 @@ from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, Pri
 from server.errors import Refused
 from server.hub import Connection, RateLimit, Relay
 from server.tournament.records import Session
-from server.tournament.stream import Clock, TableStream
+from server.tournament.stream import Clock, TableStream, by_gateway, private_line
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
@@ -75,19 +75,14 @@ class HereSink:
         return bool(self.streams.watchers.get(self.table))
 
     def fan_out(self, line: bytes, concerned: str) -> None:
-        relayed: dict[Relay, tuple[list[int], list[int]]] | None = None
+        relayed: list[tuple[Relay, int, str]] = []
         for connection in list(self.streams.watchers.get(self.table, ())):
-            urgent = bool(concerned) and connection.player == concerned
-            relay = connection.relay
-            if relay is None:
-                connection.send(line, urgent=urgent)
-                continue
-            if relayed is None:
-                relayed = {}
-            now, later = relayed.setdefault(relay, ([], []))
-            (now if urgent else later).append(connection.number)
-        if relayed is not None:
-            for relay, (now, later) in relayed.items():
+            if connection.relay is None:
+                connection.send(line, urgent=bool(concerned) and connection.player == concerned)
+            else:
+                relayed.append((connection.relay, connection.number, connection.player or ""))
+        if relayed:
+            for relay, (now, later) in by_gateway(relayed, concerned).items():
                 relay.broadcast(line, now, later)
 
     def tell(self, player: str, line: bytes) -> None:
@@ -175,7 +170,7 @@ class Streams:
 
     def tell(self, player: str, event: PrivateMessage) -> None:
         if self.players.get(player):
-            self.send_to(player, encoder.encode(Private(event, time.time())))
+            self.send_to(player, private_line(event))
 
     def send_to(self, player: str, line: bytes) -> None:
         """At once to every connection of ``player``."""
