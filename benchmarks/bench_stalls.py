@@ -47,7 +47,7 @@ import server.tournament.persistence
 import server.tournament.tables
 from engine.structure import default_definition
 from server.tournament import records
-from server.hub import Connection, Outbound
+from server.hub import Outbound, SocketConnection
 from server.storage import SQLiteStorage
 from server.tournament.runtime import TournamentRuntime
 
@@ -86,8 +86,8 @@ async def a_field(players: int, scratch: str, run: int, *, action_seconds: float
     outbound = Outbound(0.05, storage.commit)
     for number in range(players):
         player, _ = runtime.register(f"player {number}")
-        runtime.connect(Connection(None, Socket(), player=player, outbound=outbound,
-                                   max_queue=10_000, rate=50, burst=100), None)
+        runtime.connect(SocketConnection(None, Socket(), player=player, outbound=outbound,
+                                         max_queue=10_000, rate=50, burst=100), None)
     storage.commit()
     return runtime
 

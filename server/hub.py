@@ -78,13 +78,13 @@ class Outbound:
         self.waited = waited
         self.flushed = flushed
         self._now_since = self._later_since = 0.0  # when the first client now waiting began to
-        self._now: set[Connection] = set()
-        self._later: set[Connection] = set()
+        self._now: set[SocketConnection] = set()
+        self._later: set[SocketConnection] = set()
         self._soon: asyncio.Handle | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._last_now = 0.0
 
-    def now(self, connection: Connection) -> None:
+    def now(self, connection: SocketConnection) -> None:
         if not self._now:
             self._now_since = time.monotonic()
         self._now.add(connection)
@@ -93,7 +93,7 @@ class Outbound:
             wait = self._last_now + self.gather - loop.time()
             self._soon = loop.call_soon(self._flush_now) if wait <= 0 else loop.call_later(wait, self._flush_now)
 
-    def later(self, connection: Connection) -> None:
+    def later(self, connection: SocketConnection) -> None:
         if not self._later:
             self._later_since = time.monotonic()
         self._later.add(connection)
@@ -123,7 +123,7 @@ class Outbound:
             self._timer.cancel()
         self._flush_later()
 
-    def _write(self, waiting: set[Connection] | list[Connection]) -> None:
+    def _write(self, waiting: set[SocketConnection] | list[SocketConnection]) -> None:
         """Flush the waiting clients, ``MAX_FLUSHES_PER_TURN`` per turn of the event loop.
 
         A tournament-wide event reaches every client: 10,000 writes in one
@@ -166,21 +166,15 @@ class Relay(Protocol):
 
 
 class Connection:
-    """One client: who it is, which table it watches, and what waits to be sent to it."""
+    """One client: who it is, which table it watches, and how what it is sent leaves: a socket here
+    (``SocketConnection``) or at a cluster's gateway (``RelayedConnection``)."""
 
-    def __init__(self, close: Callable[[int, str], Awaitable[None]], wire: Wire | None, *, player: str | None,
-                 outbound: Outbound, max_queue: int, rate: float, burst: int, relay: Relay | None = None,
-                 number: int = 0) -> None:
-        """A client's socket is here (``wire``) or on a cluster's gateway (``relay``, where it is ``number``)."""
+    def __init__(self, close: Callable[[int, str], Awaitable[None]], *, player: str | None, rate: float,
+                 burst: int, number: int = 0) -> None:
         self.close = close  # closes the socket with a code and a reason
-        self.wire = wire
-        self.relay = relay
-        self.number = number
+        self.number = number  # its number where its frames go (its gateway, or the director's own clients)
         self.player = player
         self.table: int | None = None
-        self.outbound = outbound
-        self.max_queue = max_queue
-        self.outbox: list[bytes] = []
         self.rate_limit = RateLimit(rate, burst)
         self.closed = False
         self.close_code: int | None = None
@@ -188,14 +182,52 @@ class Connection:
         self._closing: asyncio.Task[None] | None = None
 
     def send(self, message: bytes, *, urgent: bool = True) -> None:
-        """Queue a message without waiting: to leave at once when ``urgent``, else with the next tick.
+        """Queue a message without waiting: to leave at once when ``urgent``, else with the next tick."""
+        raise NotImplementedError
 
-        A client whose outbox is full is dropped.
-        """
+    def lost(self) -> None:
+        """The socket is gone."""
+        self.closed = True
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def drop(self, code: int, reason: str) -> None:
+        """Stop sending and close the socket, without waiting on a peer that may not be reading."""
         if self.closed:
             return
-        if self.relay is not None:
-            self.relay.send(self.number, message, urgent)
+        self.close_code = code
+        self.lost()
+        self._closing = asyncio.create_task(self._close(code, reason))
+
+    async def stop(self) -> None:
+        """The handler ends: let a close frame in flight go out first."""
+        self.closed = True
+        if self._closing is not None:
+            # A cancellation of the handler travels on; the close's own failure (a peer gone) is no news.
+            await asyncio.wait([self._closing])
+            if not self._closing.cancelled():
+                self._closing.exception()  # retrieved: the task's failure is not logged as never retrieved
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.close(code, reason), 2.0)
+
+
+class SocketConnection(Connection):
+    """A client whose socket is in this process: an outbox, written as one frame a flush, and dropped when it
+    falls ``max_queue`` messages behind."""
+
+    def __init__(self, close: Callable[[int, str], Awaitable[None]], wire: Wire | None, *, player: str | None,
+                 outbound: Outbound, max_queue: int, rate: float, burst: int) -> None:
+        super().__init__(close, player=player, rate=rate, burst=burst)
+        self.wire = wire
+        self.outbound = outbound
+        self.max_queue = max_queue
+        self.outbox: list[bytes] = []
+
+    def send(self, message: bytes, *, urgent: bool = True) -> None:
+        """A client whose outbox is full is dropped."""
+        if self.closed:
             return
         if len(self.outbox) >= self.max_queue:
             self.drop(CLOSE_TOO_SLOW, "too slow: the outbound queue is full")
@@ -214,30 +246,21 @@ class Connection:
         if not self.wire.write_lines(outbox):
             self.lost()
 
-    def lost(self) -> None:
-        """The socket is gone."""
-        self.closed = True
-        if not self.ended.done():
-            self.ended.set_result(None)
-
     def drop(self, code: int, reason: str) -> None:
-        """Stop sending and close the socket, without waiting on a peer that may not be reading."""
-        if self.closed:
-            return
-        self.close_code = code
-        self.outbox.clear()
-        self.lost()
-        self._closing = asyncio.create_task(self._close(code, reason))
+        if not self.closed:
+            self.outbox.clear()
+        super().drop(code, reason)
 
-    async def stop(self) -> None:
-        """The handler ends: let a close frame in flight go out first."""
-        self.closed = True
-        if self._closing is not None:
-            # A cancellation of the handler travels on; the close's own failure (a peer gone) is no news.
-            await asyncio.wait([self._closing])
-            if not self._closing.cancelled():
-                self._closing.exception()  # retrieved: the task's failure is not logged as never retrieved
 
-    async def _close(self, code: int, reason: str) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.close(code, reason), 2.0)
+class RelayedConnection(Connection):
+    """A client whose socket is at a cluster's gateway (``relay``), where it is ``number``: what it is sent goes
+    there at once and in order; its outbox, the broadcast tick and the drop of a slow reader are the gateway's."""
+
+    def __init__(self, close: Callable[[int, str], Awaitable[None]], relay: Relay, number: int, *,
+                 player: str | None, rate: float, burst: int) -> None:
+        super().__init__(close, player=player, rate=rate, burst=burst, number=number)
+        self.relay = relay
+
+    def send(self, message: bytes, *, urgent: bool = True) -> None:
+        if not self.closed:
+            self.relay.send(self.number, message, urgent)

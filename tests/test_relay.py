@@ -20,7 +20,7 @@ from server.cluster.gateway import Gateway
 from server.cluster.memorybus import MemoryBroker
 from server.processes import GATEWAY_REALM
 from server.processes import Process
-from server.hub import Connection, Outbound
+from server.hub import RelayedConnection, SocketConnection
 from server.storage import MemoryStorage
 from server.api.edge import Settings
 from server.api.process import Server
@@ -72,8 +72,8 @@ def clients_on(gateway: Gateway, *numbers: int) -> dict[int, Socket]:
     """Clients of ``gateway`` with those numbers; their sockets, which keep what is written to them."""
     sockets = {number: Socket() for number in numbers}
     for number, socket in sockets.items():
-        gateway.clients[number] = Connection(ignore_close, socket, player=None, outbound=gateway.outbound,
-                                             max_queue=10, rate=1, burst=1)
+        gateway.clients[number] = SocketConnection(ignore_close, socket, player=None, outbound=gateway.outbound,
+                                                   max_queue=10, rate=1, burst=1)
     return sockets
 
 
@@ -95,12 +95,10 @@ async def test_a_tables_message_crosses_once_per_gateway_and_a_clients_messages_
     bus = GatewaysBus(journal)
     link = GatewayLink(bus, A, lambda connection, runtime: None,  # type: ignore[arg-type]
                        lambda: journal.append("committed"), sessions_from=1)
-    outbound = Outbound(0.05, before=lambda: None)
     players = runtime.director.tables[1].table.players
-    relayed = [Connection(ignore_close, None, player=player, outbound=outbound, max_queue=10, rate=1, burst=1,
-                          relay=link, number=number) for number, player in enumerate(players[:3], start=1)]
-    observer = Connection(ignore_close, None, player=None, outbound=outbound, max_queue=10, rate=1, burst=1,
-                          relay=link, number=4)
+    relayed = [RelayedConnection(ignore_close, link, number, player=player, rate=1, burst=1)
+               for number, player in enumerate(players[:3], start=1)]
+    observer = RelayedConnection(ignore_close, link, 4, player=None, rate=1, burst=1)
     local = Watcher()  # a socket of the director's own process
     for connection in [*relayed, observer]:
         runtime.connect(connection, 1)

@@ -69,7 +69,7 @@ class AtDealt:
     def writers(self, streams: Streams) -> HereWriters:
         return HereWriters(streams)
 
-    def hands(self, tables: Tables) -> WorkersHands:
+    def hands(self, tables: Tables, writers: object) -> WorkersHands:
         return WorkersHands(tables, self.workers)
 
 

@@ -286,7 +286,7 @@ async def cluster(request: Request) -> Response:
     """The processes of the cluster, as the director heard their heartbeats; one server alone lists itself."""
     require_admin(request)
     server = server_of(request)
-    return reply(Cluster(server.cluster.processes() if server.cluster is not None else [server.process]))
+    return reply(Cluster(server.cluster.processes()))
 
 
 class Gateways(msgspec.Struct):
@@ -298,7 +298,7 @@ async def gateways(request: Request) -> Response:
     gateway is there, to go on through another when it is gone). One server alone lists none: the page's own
     address is the only one."""
     server = server_of(request)
-    processes = server.cluster.processes() if server.cluster is not None else []
+    processes = server.cluster.processes()
     return reply(Gateways(sorted(process.url for process in processes if process.role == "gateway" and process.url)))
 
 
@@ -469,7 +469,8 @@ async def lobby_socket(websocket: WebSocket) -> None:
     server = server_of(websocket)
     await websocket.accept()
     wire = wire_of(websocket)
-    connection = lobby_connection(server, websocket.close, wire)
+    connection = client(server.settings, server.outbound, websocket.close, wire, lobby=True)
+    lobby_connection(server, connection)
     await serve(connection, wire, lambda data: lobby_message(server, connection, data),
                 partial(server.lobby.subscribers.discard, connection))
 
@@ -483,7 +484,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     join: JoinCluster | None = app.state.join_cluster
     if join is not None:  # before the restore, so that restored tournaments' tables go to the workers
         server.cluster = await join(server, app)
-        await server.cluster.start()
+    await server.cluster.start()
     for stored in server.storage.tournaments():  # a restart: open tournaments play on, closed ones are shown
         if stored.damage is not None:  # never an older state shown as current: reported, not restored
             server.damaged[stored.id] = stored.damage
@@ -498,8 +499,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
     finally:
         await asyncio.gather(*(runtime.shutdown() for runtime in server.tournaments.values()))
-        if server.cluster is not None:
-            await server.cluster.stop()
+        await server.cluster.stop()
         server.storage.close()
 
 

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.structure import MAX_NESTING, nesting_depth
 from server.errors import Code, Refused
-from server.hub import Connection, Outbound, Relay, Wire
+from server.hub import Outbound, RelayedConnection, Relay, SocketConnection, Wire
 from server.api.openapi import Problem
 
 MAX_BODY_BYTES = 16 * 1024  # a registration, a cancel's policy, a bots request: a few hundred bytes
@@ -86,14 +86,25 @@ async def refused(request: Request, exc: Exception) -> Response:
 LOBBY_RATE, LOBBY_BURST = 1.0, 5  # messages a lobby session may send (each asks for the snapshot again)
 
 
-def client(settings: Settings, outbound: Outbound, close: Callable[[int, str], Awaitable[None]], wire: Wire | None,
-           *, player: str | None = None, relay: Relay | None = None, number: int = 0,
-           lobby: bool = False) -> Connection:
-    """The one way a session's ``Connection`` is built: its outbox's limits and its rate, by the settings (a
-    lobby's rate is its own)."""
-    rate, burst = (LOBBY_RATE, LOBBY_BURST) if lobby else (settings.rate, settings.burst)
-    return Connection(close, wire, player=player, outbound=outbound, max_queue=settings.max_queue, rate=rate,
-                      burst=burst, relay=relay, number=number)
+def _rate(settings: Settings, lobby: bool) -> tuple[float, int]:
+    """How many messages a session may send: a lobby's rate is its own."""
+    return (LOBBY_RATE, LOBBY_BURST) if lobby else (settings.rate, settings.burst)
+
+
+def client(settings: Settings, outbound: Outbound, close: Callable[[int, str], Awaitable[None]], wire: Wire,
+           *, player: str | None = None, lobby: bool = False) -> SocketConnection:
+    """The one way a session whose socket is here is built: its outbox's limits and its rate, by the settings."""
+    rate, burst = _rate(settings, lobby)
+    return SocketConnection(close, wire, player=player, outbound=outbound, max_queue=settings.max_queue, rate=rate,
+                            burst=burst)
+
+
+def relayed_client(settings: Settings, close: Callable[[int, str], Awaitable[None]], relay: Relay, number: int,
+                   *, player: str | None = None, lobby: bool = False) -> RelayedConnection:
+    """The one way a session whose socket is at a cluster's gateway (``relay``, where it is ``number``) is
+    built: its rate, by the settings; its outbox is the gateway's."""
+    rate, burst = _rate(settings, lobby)
+    return RelayedConnection(close, relay, number, player=player, rate=rate, burst=burst)
 
 
 async def body_of(request: Request, kind: type[Body], empty: bytes | None = None) -> Body:

@@ -40,6 +40,25 @@ class ClusterService(Protocol):
         """Every process of the cluster heard from now."""
 
 
+class Alone:
+    """The ``ClusterService`` of a server with no cluster: it plays every table here and lists itself."""
+
+    def __init__(self, process: Process) -> None:
+        self.process = process
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    def placement(self, tournament: str) -> Placement:
+        return HerePlacement()
+
+    def processes(self) -> list[Process]:
+        return [self.process]
+
+
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
 
 
@@ -59,7 +78,7 @@ class Server:
         self.lobby = feeds.lobby(self.tournaments.values)
         url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
         self.process = Process.here("director" if settings.clustered else "single", url)
-        self.cluster: ClusterService | None = None  # in a cluster's director, set up by the app's lifespan
+        self.cluster: ClusterService = Alone(self.process)  # a cluster's director joins its own in the lifespan
 
     def connection_rate(self, tournament: str, player: str) -> RateLimit:
         """How fast one player may open connections: ``CONNECTIONS_PER_SECOND``, bursts of ``CONNECTION_BURST``."""
@@ -77,7 +96,7 @@ class Server:
 
     def placement(self, tournament: str) -> Placement:
         """Where a tournament of this process plays its tables: here, or at the cluster's workers."""
-        return HerePlacement() if self.cluster is None else self.cluster.placement(tournament)
+        return self.cluster.placement(tournament)
 
     def create(self, definition: Definition) -> TournamentRuntime:
         """A new tournament, journaled, in the lobby and on its clock."""

@@ -9,7 +9,7 @@ behind. The socket itself is the caller's.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import msgspec
@@ -19,8 +19,7 @@ from engine.wire import (
     incoming_decoder,
 )
 from server.errors import Refused
-from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection, Relay, Wire
-from server.api.edge import client
+from server.hub import CLOSE_FLOOD, CLOSE_TOO_BIG, Connection
 from server.api.metrics import Metrics
 from server.api.process import Server
 from server.tournament.runtime import TournamentRuntime
@@ -68,10 +67,9 @@ def leave(runtime: TournamentRuntime, connection: Connection) -> None:
     runtime.board.subscribers.discard(connection)
 
 
-def lobby_connection(server: Server, close: Callable[[int, str], Awaitable[None]], wire: Wire | None,
-                     relay: Relay | None = None, number: int = 0) -> Connection:
-    """A lobby session, subscribed to the feed: any message it sends asks for the snapshot again."""
-    connection = client(server.settings, server.outbound, close, wire, relay=relay, number=number, lobby=True)
+def lobby_connection(server: Server, connection: Connection) -> Connection:
+    """A lobby session (built with ``lobby=True``), subscribed to the feed: any message it sends asks for the
+    snapshot again."""
     server.lobby.subscribe(connection)
     return connection
 

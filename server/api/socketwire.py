@@ -12,7 +12,7 @@ from collections.abc import Callable
 from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from server.hub import CLOSE_INTERNAL, Connection
+from server.hub import CLOSE_INTERNAL, SocketConnection
 
 MAX_BATCH = 64  # messages per frame at most
 WIRE = "mttsim.wire"  # the scope extension through which the app reaches the protocol
@@ -101,7 +101,7 @@ def wire_of(websocket: WebSocket) -> WebSocketProtocol:
     return wire
 
 
-async def serve(connection: Connection, wire: WebSocketProtocol, heard: Callable[[bytes], None],
+async def serve(connection: SocketConnection, wire: WebSocketProtocol, heard: Callable[[bytes], None],
                 left: Callable[[], None]) -> None:
     """The one websocket session's shell, of a tournament's socket, the lobby's and a gateway's: each message to
     ``heard`` until either side closes, then ``left``, then the outbox stops."""

@@ -40,7 +40,7 @@ from server.cluster.schema import (
 )
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import Process
-from server.hub import CLOSE_FLOOD, Connection, Outbound
+from server.hub import CLOSE_FLOOD, Outbound, SocketConnection
 from server.api.socketwire import serve, wire_of
 from server.api.metrics import CONTENT_TYPE, SECONDS, process_registry
 from server.api.openapi import Problem
@@ -57,7 +57,7 @@ HOP_BY_HOP = {"content-length", "transfer-encoding", "connection"}
 
 
 class GatewayMetrics:
-    def __init__(self, clients: dict[int, Connection]) -> None:
+    def __init__(self, clients: dict[int, SocketConnection]) -> None:
         self.registry = process_registry()
         self.connected = Gauge("mttsim_gateway_clients", "Sockets open on this gateway", registry=self.registry)
         self.connected.set_function(lambda: len(clients))
@@ -82,7 +82,7 @@ class Gateway:
         self.realm = transport.realm
         self.me = Process.here("gateway", url, self.realm)
         self.subject = frames_for(self.me.id)  # where the director and the workers send its clients' frames
-        self.clients: dict[int, Connection] = {}
+        self.clients: dict[int, SocketConnection] = {}
         self.metrics = GatewayMetrics(self.clients)
         # What the director sends leaves at the end of the loop's turn (or within the gathering window under load).
         self.outbound = Outbound(settings.broadcast_tick, before=lambda: None,
@@ -149,7 +149,7 @@ class Gateway:
                     self.seats.pop(frame.now[0], None)
         self.metrics.messages_out.inc(deliver(frames, self.clients))
 
-    def to_table(self, client: Connection, conn: int, data: bytes) -> bool:
+    def to_table(self, client: SocketConnection, conn: int, data: bytes) -> bool:
         """A player's decision, straight to the worker playing their table: the director, which would only pass
         it on, never sees it. Anything else (and what the director must refuse in its own words) goes to the
         director. The limits on what a client sends hold here for its decisions, as the director's do for the

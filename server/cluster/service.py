@@ -44,7 +44,7 @@ from engine.director import Status
 from engine.status import TournamentError
 from server.cluster.bus import ANY, Bus, Transport
 from server.errors import Refused
-from server.hub import CLOSE_INTERNAL, Connection
+from server.hub import CLOSE_INTERNAL, Connection, RelayedConnection, SocketConnection
 from server.tournament.at_workers import GONE, FENCED, WorkersHands
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.stream import Clock, concerning, encoded
@@ -60,7 +60,7 @@ from server.cluster.schema import (
 from server.processes import Process
 from engine.wire import Act, TableMessage
 from server.tournament.remote import HandOut, TableState
-from server.api.edge import client, replaying
+from server.api.edge import relayed_client, replaying
 from server.api.sockets import Turned, admit, leave, lobby_connection, lobby_message, receive
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class DirectorService:
         # The clients of this process's own sockets (its hosted bots among them), by number, hear their tables'
         # streams from the tables' workers, as a gateway's clients do.
         self.local_subject = frames_for(self.me.id)
-        self.local: dict[int, Connection] = {}
+        self.local: dict[int, SocketConnection] = {}
         self._next_local = 0
         self.links: dict[str, WorkersPlacement] = {}  # each tournament's tables, as its runtime was built with them
         self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
@@ -145,9 +145,9 @@ class DirectorService:
 
     def route(self, connection: Connection) -> Route:
         """Where a client's frames go: its gateway, or this process for a socket of its own."""
-        relay = connection.relay
-        if isinstance(relay, GatewayLink):
-            return Route(relay.subject, connection.number, connection.player or "")
+        if isinstance(connection, RelayedConnection) and isinstance(connection.relay, GatewayLink):
+            return Route(connection.relay.subject, connection.number, connection.player or "")
+        assert isinstance(connection, SocketConnection), "a relayed client's relay is a gateway's link"
         if not connection.number:
             self._next_local += 1
             connection.number = self._next_local
@@ -155,7 +155,7 @@ class DirectorService:
         return Route(self.local_subject, connection.number, connection.player or "")
 
     def forget(self, connection: Connection) -> None:
-        if connection.relay is None:
+        if isinstance(connection, SocketConnection):
             self.local.pop(connection.number, None)
 
     def _local_frames(self, data: bytes) -> None:
@@ -305,13 +305,14 @@ class DirectorService:
         server, settings, conn = self.server, self.server.settings, item.conn
         close = partial(link.close, conn)
         if not item.tournament:
-            link.sessions[conn] = (lobby_connection(server, close, None, link, conn), None)
+            link.sessions[conn] = (lobby_connection(server, relayed_client(settings, close, link, conn, lobby=True)),
+                                   None)
             return
         admitted = admit(server, item.tournament, item.query)
         if isinstance(admitted, Turned):
             link.frame(ToGateway([conn], [admitted.message], close=admitted.code, reason=admitted.reason))
             return
-        connection = client(settings, server.outbound, close, None, player=admitted.player, relay=link, number=conn)
+        connection = relayed_client(settings, close, link, conn, player=admitted.player)
         link.sessions[item.conn] = (connection, admitted.runtime)
         admitted.runtime.connect(connection, admitted.table)
 
@@ -407,7 +408,7 @@ class WorkersPlacement:
         self.streams = streams
         return self
 
-    def hands(self, tables: Tables) -> WorkersHands:
+    def hands(self, tables: Tables, writers: Writers) -> WorkersHands:
         self._hands = WorkersHands(tables, self)
         return self._hands
 
@@ -441,7 +442,7 @@ class WorkersPlacement:
 
     def watch(self, table: int, connection: Connection, watching: bool) -> None:
         self._queue(table, Watching(self.service.route(connection), watching))
-        relay = connection.relay
+        relay = connection.relay if isinstance(connection, RelayedConnection) else None
         if isinstance(relay, GatewayLink) and connection.player is not None:  # its decisions go there straight
             relay.frame(ToGateway([connection.number], table=table_subject(self.tournament, table) if watching else "",
                                   player=connection.player))

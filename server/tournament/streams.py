@@ -25,7 +25,7 @@ from engine.events import (
 )
 from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
-from server.hub import Connection, RateLimit, Relay
+from server.hub import Connection, RateLimit, Relay, RelayedConnection
 from server.tournament.records import Session
 from server.tournament.stream import Clock, TableStream, by_gateway, private_line
 
@@ -77,10 +77,10 @@ class HereSink:
     def fan_out(self, line: bytes, concerned: str) -> None:
         relayed: list[tuple[Relay, int, str]] = []
         for connection in list(self.streams.watchers.get(self.table, ())):
-            if connection.relay is None:
-                connection.send(line, urgent=bool(concerned) and connection.player == concerned)
-            else:
+            if isinstance(connection, RelayedConnection):
                 relayed.append((connection.relay, connection.number, connection.player or ""))
+            else:
+                connection.send(line, urgent=bool(concerned) and connection.player == concerned)
         if relayed:
             for relay, (now, later) in by_gateway(relayed, concerned).items():
                 relay.broadcast(line, now, later)

@@ -70,26 +70,23 @@ class Hands(Protocol):
 
 
 class Placement(Protocol):
-    """Where a tournament's tables are played and who writes their streams: chosen when the runtime is built."""
+    """Where a tournament's tables are played and who writes their streams: chosen when the runtime is built.
+    The streams' writers come first (the tables are built on the streams), and the hands are given them."""
 
     def writers(self, streams: Streams) -> Writers: ...
 
-    def hands(self, tables: Tables) -> Hands: ...
+    def hands(self, tables: Tables, writers: Writers) -> Hands: ...
 
 
 class HerePlacement:
     """One ``mttsim serve``: this process writes every table's stream and plays every hand."""
 
-    def __init__(self) -> None:
-        self.streams: HereWriters | None = None
-
     def writers(self, streams: Streams) -> Writers:
-        self.streams = HereWriters(streams)
-        return self.streams
+        return HereWriters(streams)
 
-    def hands(self, tables: Tables) -> Hands:
-        assert self.streams is not None, "the streams are built first"
-        return HereHands(tables, self.streams)
+    def hands(self, tables: Tables, writers: Writers) -> Hands:
+        assert isinstance(writers, HereWriters), "a placement's hands are given its own writers"
+        return HereHands(tables, writers)
 
 
 class Tables:
@@ -118,7 +115,7 @@ class Tables:
         self.barrier: Callable[[float], None] | None = None  # hears each hand-for-hand round's opening delay
         self._barrier_opened = 0.0  # the loop's time when the last table of a round settled its hand
         self.failovers = 0  # in a cluster: tables a worker took from another's expired lease
-        self.hands = placement.hands(self)
+        self.hands = placement.hands(self, streams.writers)
 
     async def run(self) -> None:
         """The level clock and the tables, until the tournament is over."""
