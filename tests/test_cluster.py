@@ -90,10 +90,6 @@ def metric(port: int, name: str) -> float:
                if line.startswith((f"{name} ", f"{name}{{")))
 
 
-def barrier_rounds(port: int) -> float:
-    return metric(port, "mttsim_barrier_seconds_count")
-
-
 def connected(port: int) -> int:
     """Players with a connection, as the director counts them."""
     return int(metric(port, "mttsim_players_connected"))
@@ -117,71 +113,6 @@ def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
     assert ledger["held"] == 0 and ledger["refunds"] == 0
     assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
     assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100
-
-
-@pytest.mark.asyncio
-async def test_a_tournament_through_two_gateways_across_two_workers_plays_hand_for_hand_moves_players_and_finishes():
-    """Websocket bots in two shards, each through its own gateway, play a tournament whose tables two workers
-    share: hand-for-hand across both workers, players moved between their tables, tables broken, a winner."""
-    port, first, second = free_port(), free_port(), free_port()
-    watched = [free_port(), free_port()]  # the workers' metrics
-    with nats_server() as users:
-        processes = [director(users, port, "--hand-pause", "0.02"),
-                     *(worker(users, "--metrics-port", str(metrics)) for metrics in watched), gateway(users, first),
-                     gateway(users, second, 1)]
-        try:
-            await asyncio.to_thread(wait_for, "two workers and two gateways registered",
-                                    lambda: [p["role"] for p in cluster(port)].count("tables") == 2
-                                    and [p["role"] for p in cluster(port)].count("gateway") == 2)
-            body = definition(PLAYERS, 6, action_seconds=10.0, paid=12, levels=LEVELS)  # the bubble at 3 tables
-            shards = [SwarmOptions(url=f"http://127.0.0.1:{through}", players=PLAYERS, seed=shard, shard=(shard, 2),
-                                   mix={"pushfold": 2, "station": 1, "tag": 1}, think=(0.0, 0.02))
-                      for shard, through in enumerate((first, second))]
-            shards[0].admin_token, shards[0].definition = TOKEN, body  # the first shard creates and starts it
-            creating = asyncio.create_task(run_swarm(shards[0]))
-            tournament = await created(port)
-            shards[1].tournament = tournament
-            playing = [creating, asyncio.create_task(run_swarm(shards[1]))]
-            held_by: dict[int, str] = {}
-
-            def every_table_held_by_both() -> bool:
-                """A lease lasts while its table does (no worker dies here): who holds each table, for good."""
-                held_by.update(owners(port))
-                shown = show(port, tournament)
-                open_tables = {table["id"] for table in shown["table_list"]}
-                return (shown["status"] == "running" and open_tables <= held_by.keys()
-                        and len(set(held_by.values())) == 2)
-
-            await asyncio.to_thread(wait_for, "every table held, by both workers", every_table_held_by_both)
-            base = f"http://127.0.0.1:{first}/api/tournaments/{tournament}"
-            # Hand-for-hand across both workers' tables, on the director's word: its rounds are timed.
-            async with httpx.AsyncClient(headers=ADMIN, timeout=30) as admin:
-                assert (await admin.post(f"{base}/hand-for-hand", json={"on": True})).status_code == 200
-                await asyncio.to_thread(wait_for, "two hand-for-hand rounds", lambda: barrier_rounds(port) >= 2)
-                assert (await admin.post(f"{base}/hand-for-hand", json={"on": False})).status_code == 200
-            reports = await asyncio.wait_for(asyncio.gather(*playing), 300)
-            assert [report["players"] for report in reports] == [PLAYERS // 2] * 2
-            for report in reports:  # every bot was told its every turn through its gateway, and answered it in time
-                assert report["finished"] and report["errors"] == 0 and report["timeouts"] == 0, report
-            trail = events(port, tournament)
-            kinds = {event["type"] for event in trail}
-            assert {"player_moved", "table_broken", "hand_for_hand_started", "hand_for_hand_ended"} <= kinds
-            clocks = [(event["at"], event["in_level"]) for event in trail[1:]]  # the cluster's director's clock
-            assert clocks == sorted(clocks) and clocks[-1][0] > 0
-            assert "hand_voided" not in kinds, "no worker died, so no hand was voided"
-            moves = [event for event in trail if event["type"] == "player_moved"]
-            holders = [(held_by.get(move["from_table"]), held_by.get(move["to_table"])) for move in moves]
-            assert any(source and target and source != target for source, target in holders), \
-                "no player moved between tables of different workers"
-            assert_settled(show(port, tournament))
-            for through in (first, second):  # what waited in each gateway's outboxes is measured there
-                assert metric(through, "mttsim_event_lag_seconds_count") > 0
-            # Every hand was played by a worker, both of them playing, and handed back: the director holds none.
-            played = [metric(metrics, "mttsim_hands_played_total") for metrics in watched]
-            assert all(played) and sum(played) == sum(event["type"] == "hand_finished" for event in trail), played
-            assert all(metric(metrics, "mttsim_action_seconds_count") for metrics in watched)
-        finally:
-            stop(*processes)
 
 
 async def created(port: int) -> str:
@@ -619,46 +550,6 @@ def test_a_nats_url_is_shown_without_its_token():
     assert shown("nats://abc123@10.0.0.7:4222") == "nats://10.0.0.7:4222"
     assert shown("nats://user:secret@host:4222") == "nats://host:4222"
     assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
-
-
-def line(table: int, seq: int) -> bytes:
-    """A line of a table's stream as its worker keeps it (server/tournament/stream.py's Numbered)."""
-    import msgspec
-
-    from engine.wire import Presence, encoder
-    from server.tournament.stream import Numbered
-
-    return encoder.encode(Numbered(seq, table, msgspec.Raw(encoder.encode(Presence("p1", True))), 0.0))
-
-
-@pytest.mark.asyncio
-async def test_jetstream_keeps_each_tables_stream_and_gives_its_last_number():
-    """What a worker taking a table over numbers on from: 0 for a table with no stream yet. The director sets
-    the stream up; a worker has no right to."""
-    from server.cluster.natsbus import NatsTransport
-    from server.cluster.schema import stream_subject
-
-    with nats_server() as users:
-        director = await NatsTransport(users.director).connect("director")
-        bus = await NatsTransport(users.tables).connect("tables")
-        assert bus.key == director.key and bus.key is not None and len(bus.key) == 32
-        try:
-            assert await bus.last_seq("t", 1) == 0
-            bus.publish(stream_subject("t", 1), line(1, 5) + b"\n" + line(1, 6))  # a loop turn's lines
-            bus.publish(stream_subject("t", 2), line(2, 9))
-            bus.publish(stream_subject("t", 1), line(1, 7))
-
-            async def kept() -> tuple[int, int]:
-                return await bus.last_seq("t", 1), await bus.last_seq("t", 2)
-
-            for _ in range(50):
-                if await kept() == (7, 9):
-                    break
-                await asyncio.sleep(0.05)
-            assert await kept() == (7, 9)
-        finally:
-            await bus.close()
-            await director.close()
 
 
 def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_stops_the_cluster(monkeypatch):
