@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +25,7 @@ from server.cluster import local as localcluster
 from tests import live_server
 
 TOKEN = "cluster-test-token"
+PLAYERS = 30  # a cluster test's tournament, unless it says otherwise
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
 
@@ -154,3 +156,13 @@ def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
             yield TwoGateways(director_port, port_a, port_b, a, b, users, processes)
         finally:
             stop(*processes)
+
+
+def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
+    """Every entry has one place, every chip is accounted for, and the money balances to the cent."""
+    results = shown["results"]
+    assert sorted(r["place"] for r in results) == list(range(1, players + 1))
+    ledger = shown["ledger"]
+    assert ledger["held"] == 0 and ledger["refunds"] == 0
+    assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
+    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100

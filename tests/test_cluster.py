@@ -28,6 +28,8 @@ from websockets.exceptions import ConnectionClosed
 from bots.swarm import SwarmOptions, run_swarm
 from server.cluster.local import shown
 from tests.cluster import (
+    PLAYERS,
+    assert_settled,
     ADMIN,
     TOKEN,
     Unavailable,
@@ -45,7 +47,6 @@ from tests.cluster import (
 )
 from tests.live_server import definition, free_port, receive_json
 
-PLAYERS = 30
 HELD_CLOCK = 8.0  # seconds: the test finds the held player's table's worker and kills it well within them
 LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
 
@@ -103,16 +104,6 @@ def describe(port: int, tournament: str, processes: list[subprocess.Popen[str]])
                      for process in processes)
     return (f"status {shown['status']}, {shown['players_left']} left, hand-for-hand {shown['hand_for_hand']}; "
             f"tables (id, hand, actor, clock) {tables}; held by {owners(port)}\n{logs}")
-
-
-def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
-    """Every entry has one place, every chip is accounted for, and the money balances to the cent."""
-    results = shown["results"]
-    assert sorted(r["place"] for r in results) == list(range(1, players + 1))
-    ledger = shown["ledger"]
-    assert ledger["held"] == 0 and ledger["refunds"] == 0
-    assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
-    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100
 
 
 async def created(port: int) -> str:

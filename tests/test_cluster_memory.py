@@ -25,11 +25,9 @@ from server.cluster.schema import (
     ANY_HOLDER, COMMANDS, Acted, Deal, Route, TableBatch, decisions_for, frames_for,
 )
 from server.tournament.remote import TableState
+from tests.cluster import ADMIN, PLAYERS, TOKEN, assert_settled
 from tests.live_server import definition
 
-TOKEN = "cluster-test-token"
-ADMIN = {"Authorization": f"Bearer {TOKEN}"}
-PLAYERS = 30
 LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
 
 
@@ -69,16 +67,6 @@ async def show(client: httpx.AsyncClient, url: str, tournament: str) -> dict[str
 async def trail(client: httpx.AsyncClient, url: str, tournament: str) -> list[dict[str, Any]]:
     text = (await client.get(f"{url}/api/tournaments/{tournament}/events")).text
     return [msgspec.json.decode(line) for line in text.splitlines()]
-
-
-def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:
-    """Every entry has one place, and the money balances to the cent."""
-    results = shown["results"]
-    assert sorted(r["place"] for r in results) == list(range(1, players + 1))
-    ledger = shown["ledger"]
-    assert ledger["held"] == 0 and ledger["refunds"] == 0
-    assert sum(r["prize_cents"] for r in results) == ledger["prizes"] == shown["prize_pool_cents"]
-    assert ledger["paid_in"] == ledger["prizes"] + ledger["fees_kept"] == players * 1100
 
 
 async def started(client: httpx.AsyncClient, url: str, bots: int = PLAYERS, action_seconds: float = 1.0) -> str:

@@ -34,6 +34,12 @@ def command(commands: Any, name: str, example: str, helped: str) -> argparse.Arg
     return parser
 
 
+def address_options(parser: argparse.ArgumentParser) -> None:
+    """Where a server listens."""
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="the port to listen on")
+
+
 def logging_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning",
                         help="what is logged to stderr; info adds uvicorn's access log, a line per request")

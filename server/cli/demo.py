@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from server.cli.common import allow_many_sockets, command
+from server.cli.common import address_options, allow_many_sockets, command
 
 EXAMPLE = ("  mttsim demo                      # http://127.0.0.1:8000/ : 45 bots, a table to watch\n"
             "  mttsim demo --players 90 --seats 6 --port 8080")
@@ -13,8 +13,7 @@ EXAMPLE = ("  mttsim demo                      # http://127.0.0.1:8000/ : 45 bot
 
 def add(commands: Any) -> None:
     parser = command(commands, "demo", EXAMPLE, "the server with a bot-filled tournament to watch in a browser")
-    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    address_options(parser)
     parser.add_argument("--players", type=int, default=45, help="bots in the tournament")
     parser.add_argument("--seats", type=int, default=9, help="seats per table")
     parser.add_argument("--think-min", type=float, default=0.3, help="seconds a bot thinks, at least")

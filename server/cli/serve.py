@@ -8,7 +8,9 @@ import os
 import sys
 from typing import Any
 
-from server.cli.common import allow_many_sockets, command, logging_options, quiet_garbage_collector, uvicorn_logging
+from server.cli.common import (
+    address_options, allow_many_sockets, command, logging_options, quiet_garbage_collector, uvicorn_logging,
+)
 from server.cluster.local import NATS_ENV, shown
 
 EXAMPLE = ("  mttsim serve --admin-token secret --db mttsim.db\n"
@@ -17,8 +19,7 @@ EXAMPLE = ("  mttsim serve --admin-token secret --db mttsim.db\n"
 
 def add(commands: Any) -> None:
     parser = command(commands, "serve", EXAMPLE, "run the real-time server")
-    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    address_options(parser)
     parser.add_argument("--admin-token", help="the admin's bearer token (default: a new one, printed)")
     parser.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands at a table")
     parser.add_argument("--db", default="mttsim.db",
