@@ -99,3 +99,42 @@ def test_serve_at_info_logs_each_request_as_a_json_line():
     lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
     assert any(line["logger"] == "uvicorn.access" and "/api/tournaments" in line["message"] for line in lines), err
     assert all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+
+
+def test_mttsim_cluster_on_a_bus_in_memory_runs_every_role_in_one_process_and_stops_on_sigterm():
+    """``mttsim cluster --bus memory``: a director, two workers and two gateways in one process, with no
+    nats-server; a tournament through a gateway finishes, and SIGTERM stops it all with code 0."""
+    import signal
+
+    from tests.cluster import ADMIN, free_ports_in_a_row
+    from tests.live_server import definition
+
+    port = free_ports_in_a_row(3)
+    process = subprocess.Popen([sys.executable, "-m", "server.cli", "cluster", "--bus", "memory", "--port", str(port),
+                                "--table-workers", "2", "--gateways", "2", "--admin-token", ADMIN["Authorization"][7:],
+                                "--hand-pause", "0.02", "--memory"], stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline() for _ in range(6)]
+        assert lines[0] == "bus: in this process\n" and lines[2] == f"director: http://127.0.0.1:{port + 2}/\n"
+        gateway = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            listed = httpx.get(f"{gateway}/api/cluster", headers=ADMIN, timeout=10).json()["processes"]
+            if sorted(entry["role"] for entry in listed) == ["director", "gateway", "gateway", "tables", "tables"]:
+                break
+            assert time.monotonic() < deadline, listed
+            time.sleep(0.1)
+        body = definition(12, 6, action_seconds=2.0, paid=3)
+        tournament = httpx.post(f"{gateway}/api/tournaments", json=body, headers=ADMIN).json()["id"]
+        assert httpx.post(f"{gateway}/api/tournaments/{tournament}/bots", headers=ADMIN,
+                          json={"count": 12, "mix": "pushfold=1", "think_min": 0, "think_max": 0.01}).status_code == 201
+        assert httpx.post(f"{gateway}/api/tournaments/{tournament}/start", headers=ADMIN).status_code == 200
+        while httpx.get(f"{gateway}/api/tournaments/{tournament}", timeout=10).json()["status"] != "finished":
+            assert time.monotonic() < deadline + 120, "the tournament did not finish"
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
