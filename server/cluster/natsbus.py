@@ -109,10 +109,14 @@ class NatsBus(Bus):
         self.leases = leases
         self._pending: list[tuple[str, bytes]] = []
         self._flush: asyncio.Task[None] | None = None
+        self._answering: set[asyncio.Task[None]] = set()  # requests answered in pieces, each in a task
 
     async def close(self) -> None:
         if self._flush is not None:
             await self._flush
+        for task in list(self._answering):
+            task.cancel()
+        await asyncio.gather(*self._answering, return_exceptions=True)
         try:
             await self.client.drain()
         except nats.errors.Error:  # the NATS server is gone or reconnecting: nothing left to deliver
@@ -168,7 +172,6 @@ class NatsBus(Bus):
     async def serve_tasks(self, pattern: str, answer: Callable[[bytes, Send], Coroutine[Any, Any, None]], *,
                           own_realm: bool = False) -> None:
         self.may_listen_on(pattern)
-        tasks: set[asyncio.Task[None]] = set()
 
         async def start(message: Msg) -> None:
             if not self._admitted(message, own_realm):
@@ -178,8 +181,8 @@ class NatsBus(Bus):
                 await self.client.publish(message.reply, data)
 
             task = asyncio.get_running_loop().create_task(answer(message.data, send))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
 
         await self.client.subscribe(pattern, cb=start)
 

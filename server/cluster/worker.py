@@ -94,6 +94,9 @@ class TableWorker:
             await self._run()
         finally:
             await self._let_go()
+            for request in list(self._requests):  # what the tables asked and nobody will read: stopped, and awaited
+                request.cancel()
+            await asyncio.gather(*self._requests, return_exceptions=True)
 
     async def _let_go(self) -> None:
         """At a stop, every lease this worker held, together, so that the others take the tables now rather than
