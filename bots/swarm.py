@@ -91,151 +91,226 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                     stop: asyncio.Event | None = None,
                     sampled: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Create or join the tournament, register this shard's bots, play to the end (or ``options.duration``,
-    or until ``stop`` is set), and report. ``progress`` hears of the figures every second, ``sampled`` of each
-    row of the time series."""
-    stop = stop or asyncio.Event()
-    rng = random.Random(options.seed)
-    admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
+    or until ``stop`` is set, or until the server has been gone ``SERVER_AWAY_SECONDS``), and report.
+    ``progress`` hears of the figures every second, ``sampled`` of each row of the time series."""
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
-    ws_urls = ["ws" + address.removeprefix("http") for address in addresses]
-    shard, shards = options.shard
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
                                  transport=Failover(addresses, limits)) as http:
-        tournament = options.tournament
-        if tournament is None:
-            definition = options.definition or default_swarm_definition(options.players)
-            created = await http.post("/api/tournaments", json=definition, headers=admin)
+        run = SwarmRun(options, http, addresses, stop or asyncio.Event())
+        await run.enter()
+        await run.play(progress, sampled)
+        await run.end()
+    return run.report()
+
+
+class SwarmRun:
+    """One swarm's run, step by step: its tournament, its bots, the loop that watches them, and its report."""
+
+    def __init__(self, options: SwarmOptions, http: httpx.AsyncClient, addresses: list[str],
+                 stop: asyncio.Event) -> None:
+        self.options = options
+        self.http = http
+        self.ws_urls = ["ws" + address.removeprefix("http") for address in addresses]
+        self.stop = stop
+        self.rng = random.Random(options.seed)
+        self.admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
+        self.tournament = options.tournament or ""
+        self.registrations: list[float] = []
+        self.measured = Measured()  # every bot's latencies and lags, one array of each
+        self.bots: list[SeatBot] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.counts = {"late_registrations": 0, "late_refused": 0, "reentries": 0}
+        self.outage = Outage()
+        self.timeline = Timeline(self.measured, options.interval or DEFAULT_INTERVAL)
+        self.summary: dict[str, Any] = {}  # the tournament as the server last said
+        self.stopped: str | None = None  # duration, signal, or server_lost
+        self.after = ""
+        self.started = self.cpu_before = 0.0
+        self.wall = self.cpu = 0.0
+
+    async def enter(self) -> None:
+        """Create the tournament (or join it), register this shard's bots, start it if this shard created it."""
+        options = self.options
+        if not self.tournament:
+            created = await self.http.post("/api/tournaments", headers=self.admin,
+                                           json=options.definition or default_swarm_definition(options.players))
             created.raise_for_status()
-            tournament = created.json()["id"]
+            self.tournament = created.json()["id"]
+        shard, shards = options.shard
         mine = [k for k in range(options.players) if k % shards == shard]
-        tags = rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
-        registrations: list[float] = []
-        measured = Measured()  # every bot's latencies and lags, one array of each
-
-        async def register(k: int, tag: str) -> SeatBot:
-            began = time.monotonic()
-            answer = await http.post(f"/api/tournaments/{tournament}/register", json={"name": f"{tag} {k + 1}"})
-            answer.raise_for_status()
-            registrations.append(time.monotonic() - began)
-            seat = answer.json()
-            strategy, fault = strategy_for(tag)
-            # the bots spread over the gateways, each going on to the next when its own is gone
-            return SeatBot(ws_urls[k % len(ws_urls):] + ws_urls[:k % len(ws_urls)], tournament, seat["player_id"],
-                           seat["token"], strategy,
-                           random.Random(rng.random()), options.think, fault, measured)
-
-        bots: list[SeatBot] = []
+        tags = self.rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
         for start in range(0, len(mine), 100):  # registration in batches keeps the server's queue short
-            if stop.is_set():
+            if self.stop.is_set():
                 break
-            bots += await asyncio.gather(*(register(k, tag) for k, tag in
-                                           zip(mine[start:start + 100], tags[start:start + 100])))
-        cpu_before, started = time.process_time(), time.perf_counter()
-        counts = {"late_registrations": 0, "late_refused": 0, "reentries": 0}
-
-        async def life(bot: SeatBot) -> None:
-            """Play the seat; once out, maybe re-enter under the same token and play the new entry."""
-            while True:
-                report = await bot.play()
-                if report.place is None or not options.reentry or rng.random() >= options.reentry:
-                    return
-                answer = await http.post(f"/api/tournaments/{tournament}/reenter",
-                                         headers={"Authorization": f"Bearer {bot.token}"})
-                if answer.status_code != 201:
-                    return  # re-entry closed, or this entry's person has used them all
-                counts["reentries"] += 1
-                bot = SeatBot(bot.gateways_from_here(), tournament, answer.json()["player_id"], bot.token, bot.strategy,
-                              random.Random(rng.random()), options.think, bot.fault, measured)
-                bots.append(bot)
-
-        async def late_arrival(k: int, tag: str, after: float) -> None:
-            await asyncio.sleep(after)
-            try:
-                bot = await register(k, tag)
-            except httpx.HTTPStatusError:
-                counts["late_refused"] += 1  # late registration closed first
-                return
-            counts["late_registrations"] += 1
-            bots.append(bot)
-            await life(bot)
-
-        tasks = [asyncio.create_task(life(bot)) for bot in bots]
+            self.bots += await asyncio.gather(*(self._register(k, tag) for k, tag in
+                                                zip(mine[start:start + 100], tags[start:start + 100])))
+        self.cpu_before, self.started = time.process_time(), time.perf_counter()
+        self.tasks = [asyncio.create_task(self._life(bot)) for bot in self.bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
-            while (await summary_of(http, tournament))["entries"] < options.players and not stop.is_set():
+            while (await self._answered())["entries"] < options.players and not self.stop.is_set():
                 await asyncio.sleep(0.2)
             await asyncio.sleep(0.5)  # let the last connections open
-            if not stop.is_set():
-                (await http.post(f"/api/tournaments/{tournament}/start", headers=admin)).raise_for_status()
+            if not self.stop.is_set():
+                (await self.http.post(f"/api/tournaments/{self.tournament}/start", headers=self.admin)
+                 ).raise_for_status()
         if options.late:
-            while (window := await summary_of(http, tournament))["status"] == "register" and not stop.is_set():
-                await asyncio.sleep(0.2)  # another shard starts it
-            seconds = window.get("late_registration_ends_in") or 60.0
-            tasks += [asyncio.create_task(late_arrival(options.players + k, tag, rng.uniform(0, seconds)))
-                      for k, tag in enumerate(rng.choices(list(options.mix), list(options.mix.values()),
-                                                          k=options.late))]
+            await self._arrive_late()
+
+    async def _register(self, k: int, tag: str) -> SeatBot:
+        began = time.monotonic()
+        answer = await self.http.post(f"/api/tournaments/{self.tournament}/register", json={"name": f"{tag} {k + 1}"})
+        answer.raise_for_status()
+        self.registrations.append(time.monotonic() - began)
+        seat = answer.json()
+        strategy, fault = strategy_for(tag)
+        # the bots spread over the gateways, each going on to the next when its own is gone
+        urls = self.ws_urls[k % len(self.ws_urls):] + self.ws_urls[:k % len(self.ws_urls)]
+        return SeatBot(urls, self.tournament, seat["player_id"], seat["token"], strategy,
+                       random.Random(self.rng.random()), self.options.think, fault, self.measured)
+
+    async def _life(self, bot: SeatBot) -> None:
+        """Play the seat; once out, maybe re-enter under the same token and play the new entry."""
+        options = self.options
+        while True:
+            report = await bot.play()
+            if report.place is None or not options.reentry or self.rng.random() >= options.reentry:
+                return
+            answer = await self.http.post(f"/api/tournaments/{self.tournament}/reenter",
+                                          headers={"Authorization": f"Bearer {bot.token}"})
+            if answer.status_code != 201:
+                return  # re-entry closed, or this entry's person has used them all
+            self.counts["reentries"] += 1
+            bot = SeatBot(bot.gateways_from_here(), self.tournament, answer.json()["player_id"], bot.token,
+                          bot.strategy, random.Random(self.rng.random()), options.think, bot.fault, self.measured)
+            self.bots.append(bot)
+
+    async def _arrive_late(self) -> None:
+        """This shard's late bots, at moments drawn over what is left of the late registration."""
+        while (window := await self._answered())["status"] == "register" and not self.stop.is_set():
+            await asyncio.sleep(0.2)  # another shard starts it
+        seconds = window.get("late_registration_ends_in") or 60.0
+        mix = self.options.mix
+        for k, tag in enumerate(self.rng.choices(list(mix), list(mix.values()), k=self.options.late)):
+            self.tasks.append(asyncio.create_task(
+                self._late_arrival(self.options.players + k, tag, self.rng.uniform(0, seconds))))
+
+    async def _late_arrival(self, k: int, tag: str, after: float) -> None:
+        await asyncio.sleep(after)
+        try:
+            bot = await self._register(k, tag)
+        except httpx.HTTPStatusError:
+            self.counts["late_refused"] += 1  # late registration closed first
+            return
+        self.counts["late_registrations"] += 1
+        self.bots.append(bot)
+        await self._life(bot)
+
+    async def _answered(self) -> dict[str, Any]:
+        """The tournament's summary before play: a server away is waited for, ``SERVER_AWAY_SECONDS`` at most
+        (then the run never started: the error rises)."""
+        while True:
+            summary = await summary_of(self.http, self.tournament, self.outage)
+            if summary is not None:
+                self.summary = summary
+                return summary
+            if self.outage.away_for() > SERVER_AWAY_SECONDS or self.stop.is_set():
+                raise httpx.ConnectError(f"the server at {self.http.base_url} is gone")
+            await asyncio.sleep(0.5)
+
+    async def play(self, progress: Callable[[Live], None] | None,
+                   sampled: Callable[[dict[str, Any]], None] | None) -> None:
+        """Watch the bots play, once a second, until they are done or the run stops: its duration, a signal, or
+        its server gone too long. A server away never holds the loop: its rows are measured at what they are."""
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
-        outage = Outage()
-        timeline = Timeline(measured, options.interval or DEFAULT_INTERVAL)
-        warm = options.warmup == 0
-        stopped: str | None = None
-        while not all(task.done() for task in tasks):
-            await asyncio.wait(tasks, timeout=1.0)  # a signal is seen within the second
-            if not warm and time.perf_counter() - started >= options.warmup:
+        warm = self.options.warmup == 0
+        while not all(task.done() for task in self.tasks):
+            await asyncio.wait(self.tasks, timeout=1.0)  # a signal is seen within the second
+            if not warm and time.perf_counter() - self.started >= self.options.warmup:
                 warm = True
-                del measured.latencies[:]  # the start's burst (every table dealing at once) is not the steady
-                del measured.lags[:]  # state
-            if options.duration is not None and time.perf_counter() - started >= options.duration:
-                stopped = "duration"
-            if stop.is_set():
-                stopped = "signal"
-            if stopped is not None:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                del self.measured.latencies[:]  # the start's burst (every table dealing at once) is not the
+                del self.measured.lags[:]  # steady state
+            await self._look()
+            if self._stopping() is not None:
                 break
-            summary = await summary_of(http, tournament, outage)
-            reports = [bot.report for bot in bots]
-            recent = measured.latencies[-20 * len(bots):].tolist()  # about the last 20 actions of each bot
-            live.players_left, live.tables = summary["players_left"], summary["tables"]
-            live.wall_s = time.perf_counter() - started
-            live.actions = sum(r.decisions for r in reports)
-            live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
-            live.p50_ms, live.p99_ms = percentiles_ms(recent, (0.5, 0.99))
-            live.errors = sum(len(r.errors) for r in reports)
-            if progress is not None:
-                progress(live)
-            if options.interval is not None and timeline.due(live.wall_s):
-                row = timeline.sample(bots, live.wall_s, live.players_left)
-                if sampled is not None:
-                    sampled(row)
-        final = await summary_of(http, tournament, outage)
-        while stopped is None and final["status"] == "running":
-            await asyncio.sleep(0.5)  # this shard's bots are out; the others' play on to the end
-            stopped = "signal" if stop.is_set() else None
-            final = await summary_of(http, tournament, outage)
-        wall = time.perf_counter() - started
-        cpu = time.process_time() - cpu_before
-        if options.interval is not None:
-            timeline.sample(bots, wall, final["players_left"])
-        after = "finished" if final["status"] == "finished" else final["status"]
-        on_stop = options.on_stop or ("cancel" if options.tournament is None else "leave")
-        if stopped is not None and final["status"] in ("running", "register"):
-            after = "left"
-            if on_stop == "cancel":
-                cancelled = await http.post(f"/api/tournaments/{tournament}/cancel", headers=admin)
-                after = "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
-    report = report_of([bot.report for bot in bots], measured, tournament, final, wall, cpu)
-    report["server_away"] = {"times": outage.times, "seconds": round(outage.seconds, 2)}
-    report.update(counts)
-    report["stopped"] = stopped
-    report["tournament_after"] = after
-    report["interval_s"] = options.interval
-    report["history"] = timeline.rows
-    report["history_cpu_s"] = round(timeline.cpu_s, 4)
-    report["histograms"]["register_ms"] = histogram(registrations)
-    return report
+            self._sample(live, progress, sampled)
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _look(self) -> None:
+        summary = await summary_of(self.http, self.tournament, self.outage)
+        if summary is not None:
+            self.summary = summary
+
+    def _stopping(self) -> str | None:
+        """Why the run stops now, if it does."""
+        if self.options.duration is not None and time.perf_counter() - self.started >= self.options.duration:
+            self.stopped = "duration"
+        if self.stop.is_set():
+            self.stopped = "signal"
+        if self.outage.away_for() > SERVER_AWAY_SECONDS:
+            self.stopped = "server_lost"
+        return self.stopped
+
+    def _sample(self, live: Live, progress: Callable[[Live], None] | None,
+                sampled: Callable[[dict[str, Any]], None] | None) -> None:
+        reports = [bot.report for bot in self.bots]
+        recent = self.measured.latencies[-20 * len(self.bots):].tolist()  # about the last 20 actions of each bot
+        live.players_left, live.tables = self.summary.get("players_left", 0), self.summary.get("tables", 0)
+        live.wall_s = time.perf_counter() - self.started
+        live.actions = sum(r.decisions for r in reports)
+        live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
+        live.p50_ms, live.p99_ms = percentiles_ms(recent, (0.5, 0.99))
+        live.errors = sum(len(r.errors) for r in reports)
+        if progress is not None:
+            progress(live)
+        if self.options.interval is not None and self.timeline.due(live.wall_s):
+            row = self.timeline.sample(self.bots, live.wall_s, live.players_left)
+            if sampled is not None:
+                sampled(row)
+
+    async def end(self) -> None:
+        """This shard's bots are out (or the run stopped): the others' play on to the end, unless it stopped;
+        then a tournament this shard created is cancelled (or left, as ``on_stop`` says)."""
+        await self._look()
+        while self.stopped is None and self.summary.get("status") == "running":
+            await asyncio.sleep(0.5)
+            await self._look()
+            self._stopping()
+        self.wall, self.cpu = time.perf_counter() - self.started, time.process_time() - self.cpu_before
+        if self.options.interval is not None:
+            self.timeline.sample(self.bots, self.wall, self.summary.get("players_left", 0))
+        self.after = "finished" if self.summary.get("status") == "finished" else self.summary.get("status", "")
+        if self.outage.away_since is not None:
+            self.after = "unknown: the server does not answer"
+        elif self.stopped is not None and self.summary.get("status") in ("running", "register"):
+            self.after = await self._left()
+
+    async def _left(self) -> str:
+        on_stop = self.options.on_stop or ("cancel" if self.options.tournament is None else "leave")
+        if on_stop != "cancel":
+            return "left"
+        try:
+            cancelled = await self.http.post(f"/api/tournaments/{self.tournament}/cancel", headers=self.admin)
+        except httpx.TransportError as error:
+            return f"left (the server did not answer the cancel: {error})"
+        return "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
+
+    def report(self) -> dict[str, Any]:
+        report = report_of([bot.report for bot in self.bots], self.measured, self.tournament, self.summary,
+                           self.wall, self.cpu)
+        report["server_away"] = {"times": self.outage.times, "seconds": round(self.outage.total(), 2),
+                                 "at_the_end": self.outage.away_since is not None}
+        report.update(self.counts)
+        report["stopped"] = self.stopped
+        report["tournament_after"] = self.after
+        report["interval_s"] = self.options.interval
+        report["history"] = self.timeline.rows
+        report["history_cpu_s"] = round(self.timeline.cpu_s, 4)
+        report["histograms"]["register_ms"] = histogram(self.registrations)
+        return report
 
 
 class Failover(httpx.AsyncBaseTransport):
@@ -271,41 +346,48 @@ class Failover(httpx.AsyncBaseTransport):
 # swarm's POST /start failed with a ReadError (15,000 bots through a gateway).
 KEEPALIVE_SECONDS = 2.0
 SERVER_AWAY_SECONDS = 120  # how long the swarm waits for a server that went away (a restart) before it gives up
+SUMMARY_TIMEOUT_SECONDS = 2.0  # a poll of the summary that takes longer counts as the server away
 
 
-async def summary_of(http: httpx.AsyncClient, tournament: str, outage: Outage | None = None) -> dict[str, Any]:
-    """The tournament's summary from the list: cheap for the server, unlike the full table view.
-
-    A server that does not answer (restarting after a crash) is asked again
-    every half second for ``SERVER_AWAY_SECONDS``; ``outage`` counts the times
-    it went away and for how long, for the report.
-    """
-    away_since: float | None = None
-    while True:
-        try:
-            answer = await http.get("/api/tournaments")
-            answer.raise_for_status()
-            listed = answer.json()
-            if outage is not None and away_since is not None:
-                outage.seconds += time.perf_counter() - away_since
-            return next(t for t in listed if t["id"] == tournament)
-        except (httpx.TransportError, httpx.HTTPStatusError, StopIteration):
-            now = time.perf_counter()
-            if away_since is None:
-                away_since = now
-                if outage is not None:
-                    outage.times += 1
-            if now - away_since > SERVER_AWAY_SECONDS:
-                raise
-            await asyncio.sleep(0.5)
+async def summary_of(http: httpx.AsyncClient, tournament: str, outage: Outage) -> dict[str, Any] | None:
+    """The tournament's summary from the list (cheap for the server, unlike the full table view); None while the
+    server does not answer, which ``outage`` counts: the times it went away, and for how long. Asked with a short
+    timeout, so that a server gone or frozen never holds the run's loop."""
+    try:
+        answer = await http.get("/api/tournaments", timeout=SUMMARY_TIMEOUT_SECONDS)
+        answer.raise_for_status()
+        summary: dict[str, Any] = next(t for t in answer.json() if t["id"] == tournament)
+    except (httpx.TransportError, httpx.HTTPStatusError, StopIteration):
+        outage.away()
+        return None
+    outage.back()
+    return summary
 
 
 @dataclass
 class Outage:
-    """The times the server went away during a run (a restart), and the seconds it was gone in all."""
+    """The times the server went away during a run (a restart, a crash), and the seconds it was gone in all."""
 
     times: int = 0
     seconds: float = 0.0
+    away_since: float | None = None  # while it is away
+
+    def away(self) -> None:
+        if self.away_since is None:
+            self.away_since = time.perf_counter()
+            self.times += 1
+
+    def back(self) -> None:
+        if self.away_since is not None:
+            self.seconds += time.perf_counter() - self.away_since
+            self.away_since = None
+
+    def away_for(self) -> float:
+        """How long the server has been away now (0 while it answers)."""
+        return time.perf_counter() - self.away_since if self.away_since is not None else 0.0
+
+    def total(self) -> float:
+        return self.seconds + self.away_for()
 
 
 def report_of(reports: list[SeatReport], measured: Measured, tournament: str, final: dict[str, Any], wall: float,

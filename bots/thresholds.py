@@ -17,6 +17,7 @@ from typing import Any
 OK = 0
 USAGE = 2  # argparse's own code for a command line it refuses
 COULD_NOT_RUN = 3  # no server to play against, or it refused the tournament: nothing was measured
+SERVER_LOST = 4  # the server went away mid-run and was not back by the end: the report holds what was measured
 THRESHOLD_FAILED = 99  # k6's code for a threshold that failed
 CUT_SHORT = 105  # k6's code for a run aborted from outside (Ctrl-C, SIGTERM): the report holds what was measured
 

@@ -214,3 +214,48 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
                           full_page=True)
     await context.close()
     assert errors == [] and requests == [path.as_uri()]
+
+
+@pytest.mark.asyncio
+async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_what_it_measured(tmp_path):
+    """Issue 57.1: a server SIGKILLed mid-run held the swarm two minutes past its ``--duration``, deaf to signals,
+    and it exited 3 with no file at all. Now it keeps its clock while the server is away (rows at zero in the time
+    series), stops at its duration, writes its report, CSVs and HTML, and says with exit code 4 that the server
+    was gone at the end."""
+    from tests.live_server import TOKEN, free_port, serve
+
+    port = free_port()
+    server = serve(port, str(tmp_path / "journal.db"))
+    prefix, page = tmp_path / "run", tmp_path / "run.html"
+    running = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "swarm", "--url", f"http://127.0.0.1:{port}", "--admin-token", TOKEN,
+        "--create", "--config", config(tmp_path, 12, SLOW), "--players", "12", "--duration", "15", "--interval", "1",
+        "--csv", str(prefix), "--html", str(page), "--json",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10,
+                                     headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+            for _ in range(1200):  # until the bots have played a few hands
+                listed = (await client.get("/api/tournaments")).json()
+                if listed and listed[0]["status"] == "running":
+                    trail = (await client.get(f"/api/tournaments/{listed[0]['id']}/events")).text
+                    if trail.count('"hand_finished"') >= 3:
+                        break
+                await asyncio.sleep(0.1)
+        server.kill()
+        server.wait(10)
+        out, err = await asyncio.wait_for(running.communicate(), 90)  # it held 120 s and more before
+    finally:
+        if server.poll() is None:
+            server.kill()
+        if running.returncode is None:
+            running.kill()
+    assert running.returncode == thresholds.SERVER_LOST, err.decode()[-2000:]
+    report = json.loads(out)
+    assert report["actions"] > 0 and report["stopped"] == "duration"
+    assert report["server_away"]["at_the_end"] and report["server_away"]["times"] == 1
+    assert report["tournament_after"].startswith("unknown")
+    history = report["history"]
+    away = [row for row in history if row["elapsed_s"] > history[-1]["elapsed_s"] - report["server_away"]["seconds"]]
+    assert len(away) >= 2 and all(row["actions"] == 0 for row in away[1:]), history  # its rows, at zero
+    assert rows(Path(f"{prefix}_stats.csv")) and rows(Path(f"{prefix}_stats_history.csv")) and page.exists()

@@ -202,6 +202,9 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
                   f"({check['actual']})")
     if report.get("stopped") == "signal":
         return thresholds.CUT_SHORT
+    if report.get("server_away", {}).get("at_the_end"):
+        print(f"mttsim {command}: the server went away and was not back by the end", file=sys.stderr)
+        return thresholds.SERVER_LOST
     if not all(check["passed"] for check in report["thresholds"]):
         print(f"mttsim {command}: a threshold failed", file=sys.stderr)
         return thresholds.THRESHOLD_FAILED
