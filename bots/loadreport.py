@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import csv
 import html
+import os
 import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bots import pages
+from bots import pages, thresholds
 from bots.histogram import GROWTH, merge, percentiles
 from bots.timeline import merged as merged_history
 
@@ -29,6 +30,7 @@ HISTORY_COLUMNS = ["Timestamp", "User Count", "Type", "Name", "Requests/s", "Fai
                    "Total Average Content Size"]
 # After Locust's columns, what a poker swarm adds: the interval's event lag, the field, errors and reconnections.
 HISTORY_EXTRA = ["Event Lag 50%", "Event Lag 95%", "Event Lag 99%", "Players Left", "Errors", "Reconnections"]
+NA = "N/A"  # Locust's figure for a percentile with no sample
 FAILURES_COLUMNS = ["Method", "Name", "Error", "Occurrences"]
 # The kinds of request a bot makes, as rows of PREFIX_stats.csv: (type, name, histogram, what failed).
 KINDS = (("WS", "act -> acted", "latency_ms"), ("HTTP", "register", "register_ms"), ("WS", "connect", "connect_ms"),
@@ -67,10 +69,16 @@ def stats_rows(report: dict[str, Any]) -> list[list[Any]]:
 def _stats_row(kind: str, name: str, counts: dict[str, int], failures: int, wall: float,
                report: dict[str, Any]) -> list[Any]:
     requests = sum(counts.values())
-    median, low, high = percentiles(counts, (0.5, 0.0, 1.0)) if requests else (0.0, 0.0, 0.0)
+    median, low, high = sampled(counts, (0.5, 0.0, 1.0))
     size = round(report.get("bytes", 0) / report["messages"]) if report.get("messages") else 0
-    return [kind, name, requests, failures, median, _mean(counts), low, high, size, round(requests / wall, 2),
-            round(failures / wall, 2), *percentiles(counts, PERCENTILES)]
+    return [kind, name, requests, failures, median, _mean(counts) if requests else NA, low, high, size,
+            round(requests / wall, 2), round(failures / wall, 2), *sampled(counts, PERCENTILES)]
+
+
+def sampled(counts: dict[str, int], fractions: Sequence[float]) -> list[float | str]:
+    """The percentiles of ``counts``, or Locust's ``N/A`` for each when there is no sample (never a 0.0 that
+    reads as a measured figure)."""
+    return list(percentiles(counts, tuple(fractions))) if counts else [NA] * len(fractions)
 
 
 def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
@@ -83,11 +91,11 @@ def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
         count = row["total_actions"]
         rows.append([
             int(row["at"]), row["users"], "", "Aggregated", round(row["actions"] / seconds, 2),
-            round(row["failures"] / seconds, 2), *percentiles(row["latency_ms"], PERCENTILES),
-            count, row["total_failures"], percentiles(total, (0.5,))[0],
-            round(1000 * row["latency_sum_s"] / count, 2) if count else 0.0, row["latency_min_ms"],
+            round(row["failures"] / seconds, 2), *sampled(row["latency_ms"], PERCENTILES),
+            count, row["total_failures"], *sampled(total, (0.5,)),
+            round(1000 * row["latency_sum_s"] / count, 2) if count else NA, row["latency_min_ms"],
             row["latency_max_ms"], round(row["average_bytes"]),
-            *percentiles(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
+            *sampled(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
             row["reconnections"],
         ])
     return rows
@@ -100,11 +108,33 @@ def write_csvs(prefix: str, report: dict[str, Any]) -> list[str]:
              f"{prefix}_failures.csv": (FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
                                                            for f in report.get("failures", [])])}
     for path, (header, rows) in files.items():
-        with open(path, "w", newline="") as out:
+        with open(f"{path}.part", "w", newline="") as out:  # renamed whole: a run killed mid-write keeps the last
             writer = csv.writer(out)
             writer.writerow(header)
             writer.writerows(rows)
+        os.replace(f"{path}.part", path)
     return list(files)
+
+
+def identity(command: str, arguments: list[str]) -> dict[str, str]:
+    """Which tool wrote a report and how it was asked: its version, the commit of a checkout it runs from, the
+    command line (with any token blanked out)."""
+    import subprocess
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    try:
+        release = version("mttsim")
+    except PackageNotFoundError:
+        release = "unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
+                                cwd=Path(__file__).parent).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    shown = ["***" if before == "--admin-token" else "--admin-token=***" if argument.startswith("--admin-token=")
+             else argument for before, argument in zip(["", *arguments], arguments)]
+    return {"version": release, "commit": commit, "command": " ".join(["mttsim", command, *shown])}
 
 
 def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -189,6 +219,12 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     return drawn
 
 
+def _identity_line(report: dict[str, Any]) -> str:
+    run = report.get("run", {})
+    return (f"mttsim {run.get('version', 'unknown')} (commit {run.get('commit', 'unknown')}), started "
+            f"{report.get('started_at', 'unknown')}: {run.get('command', '')}")
+
+
 def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> None:
     """One file: the summary with the thresholds, the charts over time, the requests by kind, the failures
     and the run's settings."""
@@ -204,14 +240,14 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
                ("The tournament after the run", report.get("tournament_after", "")),
                ("Wall time", f"{report['wall_s']} s"), ("Swarm CPU", f"{report['swarm_cpu_percent']}%")]
     checks = report.get("thresholds", [])
-    verdict = "no thresholds" if not checks else "all thresholds passed" if all(c["passed"] for c in checks) \
-        else "a threshold failed"
+    verdict = thresholds.verdict(report)[1]
     figures = pages.figures(charts(report["history"]))
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mttsim swarm: {html.escape(report["tournament"])}</title>
 <style>{pages.STYLE}</style></head><body>
 <h1>mttsim swarm report</h1>
 <p>Written {html.escape(time.strftime("%Y-%m-%d %H:%M:%S"))}: <b id="verdict">{verdict}</b>.</p>
+<p id="identity">{html.escape(_identity_line(report))}</p>
 <h2>Summary</h2>{pages.table(["", ""], summary, "summary")}
 <h2>Thresholds</h2>
 <table class="thresholds"><thead><tr><th>Threshold</th><th>Figure</th><th>Result</th></tr></thead><tbody>

@@ -89,15 +89,18 @@ def default_swarm_definition(players: int) -> dict[str, Any]:
 
 async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None,
                     stop: asyncio.Event | None = None,
-                    sampled: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                    sampled: Callable[[dict[str, Any]], None] | None = None,
+                    written: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
     """Create or join the tournament, register this shard's bots, play to the end (or ``options.duration``,
     or until ``stop`` is set, or until the server has been gone ``SERVER_AWAY_SECONDS``), and report.
-    ``progress`` hears of the figures every second, ``sampled`` of each row of the time series."""
+    ``progress`` hears of the figures every second, ``sampled`` of each row of the time series, and ``written``
+    of the report so far at each row (a run killed later leaves what it had measured)."""
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
                                  transport=Failover(addresses, limits)) as http:
         run = SwarmRun(options, http, addresses, stop or asyncio.Event())
+        run.written = written
         await run.enter()
         await run.play(progress, sampled)
         await run.end()
@@ -127,7 +130,9 @@ class SwarmRun:
         self.stopped: str | None = None  # duration, signal, or server_lost
         self.after = ""
         self.started = self.cpu_before = 0.0
+        self.started_at = time.time()  # the wall clock, for the report
         self.wall = self.cpu = 0.0
+        self.written: Callable[[dict[str, Any]], object] | None = None
 
     async def enter(self) -> None:
         """Create the tournament (or join it), register this shard's bots, start it if this shard created it."""
@@ -270,6 +275,8 @@ class SwarmRun:
             row = self.timeline.sample(self.bots, live.wall_s, live.players_left)
             if sampled is not None:
                 sampled(row)
+            if self.written is not None:
+                self.written(self.report(live.wall_s, time.process_time() - self.cpu_before))
 
     async def end(self) -> None:
         """This shard's bots are out (or the run stopped): the others' play on to the end, unless it stopped;
@@ -298,9 +305,11 @@ class SwarmRun:
             return f"left (the server did not answer the cancel: {error})"
         return "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
 
-    def report(self) -> dict[str, Any]:
+    def report(self, wall: float | None = None, cpu: float | None = None) -> dict[str, Any]:
+        """The run's report: at its end, or so far (``wall`` and ``cpu`` the run's until now)."""
         report = report_of([bot.report for bot in self.bots], self.measured, self.tournament, self.summary,
-                           self.wall, self.cpu)
+                           self.wall if wall is None else wall, self.cpu if cpu is None else cpu)
+        report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
         report["server_away"] = {"times": self.outage.times, "seconds": round(self.outage.total(), 2),
                                  "at_the_end": self.outage.away_since is not None}
         report.update(self.counts)

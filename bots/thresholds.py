@@ -84,3 +84,32 @@ def check(thresholds: list[Threshold], report: dict[str, Any]) -> list[dict[str,
         passed = bool(value) if threshold.compare is None else _COMPARE[threshold.compare](value, threshold.value)
         checked.append({"threshold": threshold.text, "actual": value, "passed": passed})
     return checked
+
+
+def verdict(report: dict[str, Any]) -> tuple[int, str]:
+    """The run's exit code and what it means, the one word for the command's code and for every report: cut
+    short by a signal, the server gone at the end, a threshold failed, or passed."""
+    if report.get("stopped") == "signal":
+        return CUT_SHORT, "cut short by a signal: the figures are what was measured until then"
+    if report.get("server_away", {}).get("at_the_end"):
+        return SERVER_LOST, "the server went away and was not back by the end"
+    checks = report.get("thresholds", [])
+    if not all(check["passed"] for check in checks):
+        return THRESHOLD_FAILED, "a threshold failed"
+    return OK, "all thresholds passed" if checks else "no thresholds"
+
+
+def junit(report: dict[str, Any], name: str = "mttsim swarm") -> str:
+    """The thresholds as a JUnit XML test suite, one test case each, for a pipeline's test report."""
+    from xml.etree.ElementTree import Element, SubElement, tostring
+
+    checks = report.get("thresholds", [])
+    suite = Element("testsuite", name=name, tests=str(len(checks)),
+                    failures=str(sum(not check["passed"] for check in checks)), time=str(report.get("wall_s", 0)))
+    for check in checks:
+        case = SubElement(suite, "testcase", classname=name, name=check["threshold"])
+        if not check["passed"]:
+            failure = SubElement(case, "failure",
+                                 message=f"{check['threshold']}: the run's figure was {check['actual']}")
+            failure.text = verdict(report)[1]
+    return tostring(suite, encoding="unicode", xml_declaration=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+from xml.etree import ElementTree
 import signal
 import sys
 from pathlib import Path
@@ -50,13 +51,23 @@ async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_
         process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, RISING),
                               "--seed", "3", "--interval", "0.5", "--csv", str(prefix), "--json",
                               "--threshold", "latency.p50<0.001ms", "--threshold", "errors==0",
-                              "--threshold", "finished", "--html", str(tmp_path / "report.html"))
+                              "--threshold", "finished", "--html", str(tmp_path / "report.html"),
+                              "--junit", str(tmp_path / "junit.xml"), "--summary-export", str(tmp_path / "run.json"))
         out, err = await asyncio.wait_for(process.communicate(), 180)
         assert process.returncode == thresholds.THRESHOLD_FAILED, err.decode()
         report = json.loads(out)
         assert [(c["threshold"], c["passed"]) for c in report["thresholds"]] == [
             ("latency.p50<0.001ms", False), ("errors==0", True), ("finished", True)]
         assert b"a threshold failed" in err
+        assert (report["exit_code"], report["verdict"]) == (thresholds.THRESHOLD_FAILED, "a threshold failed")
+        assert json.loads((tmp_path / "run.json").read_text()) == report  # the same report, beside the log
+        suite = ElementTree.parse(tmp_path / "junit.xml").getroot()  # issue 57.2: a pipeline's test report
+        cases = suite.findall("testcase")
+        assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "3", "1")
+        assert [case.get("name") for case in cases if case.find("failure") is not None] == ["latency.p50<0.001ms"]
+        run = report["run"]  # what wrote it, and how it was asked, without the token
+        assert run["version"] and run["commit"] and run["command"].startswith("mttsim swarm --url ")
+        assert "--admin-token ***" in run["command"] and report["started_at"]
 
         history = rows(Path(f"{prefix}_stats_history.csv"))
         assert list(history[0]) == [*HISTORY_COLUMNS, *HISTORY_EXTRA]
@@ -75,6 +86,8 @@ async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_
         assert [r["Name"] for r in stats] == ["act -> acted", "register", "connect", "reconnect", "snapshot",
                                               "Aggregated"]
         assert int(stats[0]["Request Count"]) == report["actions"]
+        reconnects = stats[3]  # nobody reconnected: no sample, and Locust's N/A rather than a measured-looking 0
+        assert reconnects["Request Count"] == "0" and reconnects["50%"] == reconnects["99%"] == "N/A"
         assert list(rows(Path(f"{prefix}_failures.csv"))) == []  # no failure: the header alone
         assert Path(f"{prefix}_failures.csv").read_text().startswith("Method,Name,Error,Occurrences")
 
@@ -85,7 +98,8 @@ async def test_sigterm_mid_run_leaves_the_report_the_csvs_and_a_cancelled_tourna
     async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
         prefix = tmp_path / "cut"
         process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, SLOW),
-                              "--think", "0.05-0.1", "--interval", "0.5", "--csv", str(prefix), "--json")
+                              "--think", "0.05-0.1", "--interval", "0.5", "--csv", str(prefix), "--json",
+                              "--html", str(tmp_path / "cut.html"))
         async with httpx.AsyncClient(base_url=live.http) as client:
             while not (listed := (await client.get("/api/tournaments")).json()) or listed[0]["status"] != "running":
                 await asyncio.sleep(0.1)
@@ -95,6 +109,8 @@ async def test_sigterm_mid_run_leaves_the_report_the_csvs_and_a_cancelled_tourna
             assert process.returncode == thresholds.CUT_SHORT, err.decode()
             report = json.loads(out)
             assert report["stopped"] == "signal" and report["tournament_after"] == "cancelled"
+            assert report["verdict"].startswith("cut short")  # the report says what the exit code says
+            assert report["verdict"] in (tmp_path / "cut.html").read_text()
             assert report["actions"] > 0 and report["history"]
             assert (await client.get(f"/api/tournaments/{report['tournament']}")).json()["status"] == "cancelled"
         assert len(rows(Path(f"{prefix}_stats_history.csv"))) == len(report["history"])
@@ -259,3 +275,25 @@ async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_w
     away = [row for row in history if row["elapsed_s"] > history[-1]["elapsed_s"] - report["server_away"]["seconds"]]
     assert len(away) >= 2 and all(row["actions"] == 0 for row in away[1:]), history  # its rows, at zero
     assert rows(Path(f"{prefix}_stats.csv")) and rows(Path(f"{prefix}_stats_history.csv")) and page.exists()
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_swarm_killed_outright_leaves_its_csv_rows_up_to_the_last_interval(tmp_path):
+    """Issue 57.2: nothing was written until the end, so a swarm killed by a CI step's timeout or the OOM killer
+    left no file. The CSVs are written again at every row of the time series."""
+    async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
+        prefix = tmp_path / "killed"
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, SLOW),
+                              "--think", "0.05-0.1", "--interval", "0.5", "--csv", str(prefix))
+        history = Path(f"{prefix}_stats_history.csv")
+        for _ in range(1200):
+            if history.exists() and len(rows(history)) >= 3:
+                break
+            await asyncio.sleep(0.1)
+        process.kill()
+        await process.wait()
+        kept = rows(history)
+        assert len(kept) >= 3 and list(kept[0]) == [*HISTORY_COLUMNS, *HISTORY_EXTRA]
+        assert sum(int(row["Total Request Count"]) > 0 for row in kept) >= 1  # play was measured, and kept
+        assert rows(Path(f"{prefix}_stats.csv"))[0]["Name"] == "act -> acted"

@@ -47,10 +47,7 @@ def add_swarm(commands: Any) -> None:
     parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default: 0-0)")
     parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I (default: 0/1)")
     parser.add_argument("--seed", type=int, help="the bots' seed (default: a new one)")
-    parser.add_argument("--csv", metavar="PREFIX",
-                        help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv "
-                             "(Locust's files and columns)")
-    parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    report_options(parser)
     parser.add_argument("--threshold", action="append", metavar="EXPR",
                         help="pass/fail, several allowed: latency.p99<100ms, event_lag.p99<250ms, errors==0, "
                              "missed_deadlines<=5, finished (default: errors==0 and finished; with "
@@ -67,7 +64,6 @@ def add_swarm(commands: Any) -> None:
                         help="more bots (per shard) that register while late registration is open")
     parser.add_argument("--reentry", type=float, default=0.0,
                         help="the chance a bot that is out re-enters while re-entry is open")
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     logging_options(parser)
     parser.set_defaults(run=swarm)
 
@@ -75,13 +71,23 @@ def add_swarm(commands: Any) -> None:
 def add_merge(commands: Any) -> None:
     parser = command(commands, "swarm-merge", MERGE_EXAMPLE, "one report of the --json reports of a run's shards")
     parser.add_argument("reports", nargs="+", metavar="REPORT.json", help="the shards' reports")
-    parser.add_argument("--csv", metavar="PREFIX",
-                        help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv")
-    parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    report_options(parser)
     parser.add_argument("--threshold", action="append", metavar="EXPR",
                         help="pass/fail on the whole run, as mttsim swarm's (default: errors==0 and finished)")
-    parser.add_argument("--json", action="store_true", help="print the merged report as JSON")
     parser.set_defaults(run=swarm_merge)
+
+
+def report_options(parser: argparse.ArgumentParser) -> None:
+    """What a run leaves behind, beside its exit code."""
+    parser.add_argument("--csv", metavar="PREFIX",
+                        help="write PREFIX_stats.csv, PREFIX_stats_history.csv and PREFIX_failures.csv "
+                             "(Locust's files and columns), rewritten at every row of the time series")
+    parser.add_argument("--html", metavar="FILE", help="write one self-contained report with charts")
+    parser.add_argument("--summary-export", metavar="FILE", help="write the whole report as JSON (as --json prints "
+                        "it), beside the lines of the log")
+    parser.add_argument("--junit", metavar="FILE", help="write the thresholds as a JUnit XML test suite, one test "
+                        "case each, for a pipeline's test report")
+    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
 
 
 def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
@@ -140,6 +146,7 @@ def swarm(args: argparse.Namespace) -> int:
     import uvloop
 
     from bots import thresholds
+    from bots.loadreport import write_csvs
     from bots.swarm import run_swarm
 
     try:
@@ -155,7 +162,8 @@ def swarm(args: argparse.Namespace) -> int:
         for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
             loop.add_signal_handler(number, stop.set)
         return await run_swarm(options, _live_line if terminal else None, stop,
-                               None if terminal or args.json else _row_line)
+                               None if terminal or args.json else _row_line,
+                               (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
 
     quiet_garbage_collector()
     allow_many_sockets()
@@ -173,11 +181,17 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
     """Check the thresholds, write what was asked for (CSVs, the HTML report, JSON or a summary), and say with
     the exit code how the run went."""
     from bots import thresholds
-    from bots.loadreport import write_csvs, write_html
+    from bots.loadreport import identity, write_csvs, write_html
 
     report["thresholds"] = thresholds.check(checks, report)
+    report["exit_code"], report["verdict"] = thresholds.verdict(report)
+    report["run"] = identity(command, sys.argv[2:])
     if args.csv:
         write_csvs(args.csv, report)
+    if args.summary_export:
+        Path(args.summary_export).write_bytes(msgspec.json.encode(report))
+    if args.junit:
+        Path(args.junit).write_text(thresholds.junit(report, f"mttsim {command}"))
     if args.html:
         write_html(args.html, report, {key: value for key, value in sorted(vars(args).items())
                                        if key not in ("run", "admin_token") and value is not None})
@@ -200,15 +214,10 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
         for check in report["thresholds"]:
             print(f"threshold {check['threshold']}: {'passed' if check['passed'] else 'FAILED'} "
                   f"({check['actual']})")
-    if report.get("stopped") == "signal":
-        return thresholds.CUT_SHORT
-    if report.get("server_away", {}).get("at_the_end"):
-        print(f"mttsim {command}: the server went away and was not back by the end", file=sys.stderr)
-        return thresholds.SERVER_LOST
-    if not all(check["passed"] for check in report["thresholds"]):
-        print(f"mttsim {command}: a threshold failed", file=sys.stderr)
-        return thresholds.THRESHOLD_FAILED
-    return thresholds.OK
+    if report["exit_code"] != thresholds.OK:
+        print(f"mttsim {command}: {report['verdict']}", file=sys.stderr)
+    code: int = report["exit_code"]
+    return code
 
 
 def swarm_merge(args: argparse.Namespace) -> int:
