@@ -133,6 +133,7 @@ class SwarmRun:
         self.started_at = time.time()  # the wall clock, for the report
         self.wall = self.cpu = 0.0
         self.written: Callable[[dict[str, Any]], object] | None = None
+        self._polling: asyncio.Task[None] | None = None  # the summary asked for, never waited on by the loop
 
     async def enter(self) -> None:
         """Create the tournament (or join it), register this shard's bots, start it if this shard created it."""
@@ -236,13 +237,21 @@ class SwarmRun:
                 warm = True
                 del self.measured.latencies[:]  # the start's burst (every table dealing at once) is not the
                 del self.measured.lags[:]  # steady state
-            await self._look()
+            self._poll()
             if self._stopping() is not None:
                 break
             self._sample(live, progress, sampled)
-        for task in self.tasks:
+        for task in [*self.tasks, *([self._polling] if self._polling is not None else [])]:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*self.tasks, *([self._polling] if self._polling is not None else []),
+                             return_exceptions=True)
+        self._polling = None
+
+    def _poll(self) -> None:
+        """Ask for the summary in a task of its own, if the last ask is answered: the loop's clock (the rows of
+        the time series, the duration, a signal) never waits on a server that is slow or gone."""
+        if self._polling is None or self._polling.done():
+            self._polling = asyncio.get_running_loop().create_task(self._look())
 
     async def _look(self) -> None:
         summary = await summary_of(self.http, self.tournament, self.outage)
