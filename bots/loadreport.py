@@ -219,6 +219,11 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     return drawn
 
 
+def _figure(check: dict[str, Any]) -> str:
+    """A threshold's figure with its unit (ms, per action)."""
+    return f"{check['actual']} {check.get('unit', '')}".strip()
+
+
 def _identity_line(report: dict[str, Any]) -> str:
     run = report.get("run", {})
     return (f"mttsim {run.get('version', 'unknown')} (commit {run.get('commit', 'unknown')}), started "
@@ -252,7 +257,7 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
 <h2>Thresholds</h2>
 <table class="thresholds"><thead><tr><th>Threshold</th><th>Figure</th><th>Result</th></tr></thead><tbody>
 {"".join(f'<tr class="{"passed" if c["passed"] else "failed"}"><td>{html.escape(c["threshold"])}</td>'
-         f'<td>{html.escape(str(c["actual"]))}</td><td>{"passed" if c["passed"] else "failed"}</td></tr>'
+         f'<td>{html.escape(_figure(c))}</td><td>{"passed" if c["passed"] else "failed"}</td></tr>'
          for c in checks)}
 </tbody></table>
 <h2>Over time</h2><div class="charts">{figures}</div>

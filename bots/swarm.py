@@ -31,6 +31,7 @@ import msgspec
 from bots.client import Measured, SeatBot, SeatReport, strategy_for
 from bots.histogram import histogram
 from bots.strategies import DEFAULT_MIX
+from bots.thresholds import Threshold, failing
 from bots.timeline import DEFAULT_INTERVAL, Timeline
 
 
@@ -53,6 +54,8 @@ class SwarmOptions:
     # What a run stopped early (``duration``, a signal) does with the tournament: "cancel" it (with the admin
     # token) or "leave" it to play on; None: cancel the one this swarm created, leave one it joined.
     on_stop: str | None = None
+    # Thresholds checked as the run goes (``:abort``): the first that fails stops it (k6's abortOnFail).
+    thresholds: list[Threshold] = field(default_factory=list)
 
 
 @dataclass
@@ -127,7 +130,8 @@ class SwarmRun:
         self.outage = Outage()
         self.timeline = Timeline(self.measured, options.interval or DEFAULT_INTERVAL)
         self.summary: dict[str, Any] = {}  # the tournament as the server last said
-        self.stopped: str | None = None  # duration, signal, or server_lost
+        self.stopped: str | None = None  # duration, signal, server_lost, or aborted
+        self.aborted_by = ""  # the threshold that stopped the run
         self.after = ""
         self.started = self.cpu_before = 0.0
         self.started_at = time.time()  # the wall clock, for the report
@@ -266,6 +270,12 @@ class SwarmRun:
             self.stopped = "signal"
         if self.outage.away_for() > SERVER_AWAY_SECONDS:
             self.stopped = "server_lost"
+        watched = [threshold for threshold in self.options.thresholds if threshold.abort is not None]
+        if self.stopped is None and watched:
+            played = time.perf_counter() - self.started
+            failed = failing(watched, self.report(played, time.process_time() - self.cpu_before), played)
+            if failed is not None:
+                self.stopped, self.aborted_by = "aborted", failed.text
         return self.stopped
 
     def _sample(self, live: Live, progress: Callable[[Live], None] | None,
@@ -323,6 +333,7 @@ class SwarmRun:
                                  "at_the_end": self.outage.away_since is not None}
         report.update(self.counts)
         report["stopped"] = self.stopped
+        report["aborted_by"] = self.aborted_by
         report["tournament_after"] = self.after
         report["interval_s"] = self.options.interval
         report["history"] = self.timeline.rows

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bots.histogram import percentiles
+
 OK = 0
 USAGE = 2  # argparse's own code for a command line it refuses
 COULD_NOT_RUN = 3  # no server to play against, or it refused the tournament: nothing was measured
@@ -21,15 +23,19 @@ SERVER_LOST = 4  # the server went away mid-run and was not back by the end: the
 THRESHOLD_FAILED = 99  # k6's code for a threshold that failed
 CUT_SHORT = 105  # k6's code for a run aborted from outside (Ctrl-C, SIGTERM): the report holds what was measured
 
-_TIMES = {f"{name}.{p}": (key, p) for name, key in (("latency", "latency_ms"), ("event_lag", "event_lag_ms"))
-          for p in ("p50", "p95", "p99", "max")}
+# Timed metrics: the report's histogram of each (milliseconds), read at any percentile (``p99.9``) or its max.
+_HISTOGRAMS = {"latency": "latency_ms", "event_lag": "event_lag_ms", "connect": "connect_ms",
+               "reconnect": "reconnect_ms", "register": "register_ms", "snapshot": "snapshot_ms"}
+_PERCENTILE = re.compile(r"^(?:p(\d{1,2}(?:\.\d+)?)|max)$")
 _COUNTS = ("errors", "missed_deadlines", "timeouts", "reconnections", "failovers", "actions", "actions_per_s",
            "swarm_cpu_percent", "wall_s")
+_RATES = ("errors", "missed_deadlines", "timeouts", "reconnections", "failovers")  # NAME.rate: per action
 _FLAGS = ("finished",)
-METRICS = (*_TIMES, *_COUNTS, *_FLAGS)
+METRICS = (*(f"{name}.pN" for name in _HISTOGRAMS), *_COUNTS, *(f"{name}.rate" for name in _RATES), *_FLAGS)
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
-_FORM = re.compile(r"^\s*([a-z_][a-z0-9_.]*)\s*(?:(<=|>=|==|!=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*(ms|s)?)?\s*$")
+_FORM = re.compile(r"^\s*([a-z_][a-z0-9_.]*?)\s*(?:(<=|>=|==|!=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*(ms|s)?)?"
+                   r"\s*(?:(:)\s*abort(?:\s*after\s*([0-9]+(?:\.[0-9]+)?)\s*s)?)?\s*$")
 
 
 def defaults(*, stopping: bool) -> tuple[str, ...]:
@@ -44,36 +50,81 @@ class Threshold:
     metric: str
     compare: str | None  # None: a yes/no metric, which must be true
     value: float
+    abort: float | None = None  # with ``:abort``: the run stops when it fails, after this many seconds of play
+
+
+def _kind(metric: str) -> str:
+    """What ``metric`` is: a percentile of a histogram, a rate, a count or a yes/no; ValueError if none."""
+    name, _, part = metric.partition(".")
+    if name in _HISTOGRAMS and _PERCENTILE.match(part):
+        return "time"
+    if name in _RATES and part == "rate":
+        return "rate"
+    if metric in _COUNTS:
+        return "count"
+    if metric in _FLAGS:
+        return "flag"
+    raise ValueError(f"no metric {metric!r}: a percentile of {', '.join(_HISTOGRAMS)} (latency.p99, "
+                     f"connect.p99.9, register.max), a rate ({', '.join(f'{r}.rate' for r in _RATES)}), a count "
+                     f"({', '.join(_COUNTS)}) or {', '.join(_FLAGS)}")
 
 
 def parse(text: str) -> Threshold:
-    """The threshold ``text`` says; ValueError naming what is wrong and what is allowed."""
+    """The threshold ``text`` says; ValueError naming what is wrong and what is allowed. As k6 writes them: any
+    percentile (``latency.p99.9<250ms``), a rate per action (``errors.rate<0.001``), a kind of request
+    (``connect.p95<500ms``), and ``:abort`` (``:abort after 10s``) to stop the run when it fails."""
     form = _FORM.match(text)
     if form is None:
-        raise ValueError(f"threshold {text!r}: write METRIC OP NUMBER (latency.p99<100ms) or a yes/no metric "
-                         f"(finished)")
-    metric, compare, number, unit = form.groups()
-    if metric not in METRICS:
-        raise ValueError(f"threshold {text!r}: no metric {metric!r}; one of {', '.join(METRICS)}")
-    if metric in _FLAGS:
+        raise ValueError(f"threshold {text!r}: write METRIC OP NUMBER (latency.p99<100ms), a yes/no metric "
+                         f"(finished), and :abort or ':abort after 10s' to stop the run when it fails")
+    metric, compare, number, unit, aborting, after = form.groups()
+    try:
+        kind = _kind(metric)
+    except ValueError as error:
+        raise ValueError(f"threshold {text!r}: {error}") from None
+    abort = (float(after) if after else 0.0) if aborting else None
+    if kind == "flag":
         if compare is not None:
             raise ValueError(f"threshold {text!r}: {metric} is yes or no: write it alone")
-        return Threshold(text.strip(), metric, None, 1.0)
+        if abort is not None:
+            raise ValueError(f"threshold {text!r}: {metric} is known at the end: it cannot stop the run")
+        return Threshold(text.strip(), metric, None, 1.0, abort)
     if compare is None:
         raise ValueError(f"threshold {text!r}: {metric} needs a comparison and a number ({metric}<=5)")
-    if unit is not None and metric not in _TIMES:
-        raise ValueError(f"threshold {text!r}: {metric} is a count, without a unit")
-    return Threshold(text.strip(), metric, compare, float(number) * (1000.0 if unit == "s" else 1.0))
+    if unit is not None and kind != "time":
+        raise ValueError(f"threshold {text!r}: {metric} is a {kind}, without a unit")
+    return Threshold(text.strip(), metric, compare, float(number) * (1000.0 if unit == "s" else 1.0), abort)
 
 
 def actual(threshold: Threshold, report: dict[str, Any]) -> float | bool:
-    if threshold.metric in _TIMES:
-        key, percentile = _TIMES[threshold.metric]
-        return float(report[key][percentile])
-    if threshold.metric in _FLAGS:
+    """The report's figure for ``threshold``: milliseconds read from the histogram, a rate per action, a count,
+    or yes/no."""
+    kind = _kind(threshold.metric)
+    name, _, part = threshold.metric.partition(".")
+    if kind == "time":
+        fraction = 1.0 if part == "max" else float(part[1:]) / 100
+        return float(percentiles(report["histograms"].get(_HISTOGRAMS[name], {}), (fraction,))[0])
+    if kind == "rate":
+        return round(report[name] / report["actions"], 6) if report["actions"] else 0.0
+    if kind == "flag":
         return bool(report[threshold.metric])
     value: float = report[threshold.metric]  # a count stays a whole number in the report
     return value
+
+
+def unit_of(threshold: Threshold) -> str:
+    """The unit a figure is in, for the reports: ms for a time, per action for a rate."""
+    kind = _kind(threshold.metric)
+    return " ms" if kind == "time" else " per action" if kind == "rate" else ""
+
+
+def failing(thresholds: list[Threshold], report: dict[str, Any], played: float) -> Threshold | None:
+    """The first ``:abort`` threshold that fails on the report so far, once its grace (``after``) has passed."""
+    for threshold in thresholds:
+        if threshold.abort is not None and played >= threshold.abort and threshold.compare is not None:
+            if not _COMPARE[threshold.compare](actual(threshold, report), threshold.value):
+                return threshold
+    return None
 
 
 def check(thresholds: list[Threshold], report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -82,7 +133,8 @@ def check(thresholds: list[Threshold], report: dict[str, Any]) -> list[dict[str,
     for threshold in thresholds:
         value = actual(threshold, report)
         passed = bool(value) if threshold.compare is None else _COMPARE[threshold.compare](value, threshold.value)
-        checked.append({"threshold": threshold.text, "actual": value, "passed": passed})
+        checked.append({"threshold": threshold.text, "actual": value, "unit": unit_of(threshold).strip(),
+                        "passed": passed})
     return checked
 
 
@@ -91,6 +143,8 @@ def verdict(report: dict[str, Any]) -> tuple[int, str]:
     short by a signal, the server gone at the end, a threshold failed, or passed."""
     if report.get("stopped") == "signal":
         return CUT_SHORT, "cut short by a signal: the figures are what was measured until then"
+    if report.get("stopped") == "aborted":
+        return THRESHOLD_FAILED, f"a threshold failed, and the run was stopped for it: {report.get('aborted_by')}"
     if report.get("server_away", {}).get("at_the_end"):
         return SERVER_LOST, "the server went away and was not back by the end"
     checks = report.get("thresholds", [])

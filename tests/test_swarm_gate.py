@@ -165,14 +165,28 @@ async def test_a_swarm_that_cannot_run_or_is_told_nonsense_says_so_with_its_own_
 
 
 def test_thresholds_read_as_k6_writes_them():
-    report = {"latency_ms": {"p50": 3.0, "p95": 9.0, "p99": 40.0, "max": 90.0},
-              "event_lag_ms": {"p50": 1.0, "p95": 2.0, "p99": 300.0, "max": 400.0},
-              "errors": 0, "missed_deadlines": 6, "finished": False}
+    """Any percentile of any kind of request, read from the report's histograms (so that a merged report is
+    judged alike), rates per action, counts, yes/no, and ``:abort`` (issue 57.4)."""
+    from bots.histogram import histogram
+
+    latencies = [0.003] * 500 + [0.009] * 450 + [0.04] * 45 + [0.09] * 5  # seconds: p99 40 ms, p99.9 90 ms
+    report = {"histograms": {"latency_ms": histogram(latencies), "event_lag_ms": histogram([0.3] * 10),
+                             "connect_ms": histogram([0.6] * 10)},
+              "errors": 2, "actions": 1000, "missed_deadlines": 6, "finished": False}
     checked = thresholds.check([thresholds.parse(text) for text in (
         "latency.p99<100ms", "latency.p99 < 0.03s", "event_lag.p99<250ms", "errors==0", "missed_deadlines<=5",
-        "finished")], report)
-    assert [c["passed"] for c in checked] == [True, False, False, True, False, False]
-    assert checked[1]["actual"] == 40.0
+        "finished", "latency.p99.9<80ms", "errors.rate<0.001", "connect.p95<500ms", "errors.rate<=0.002")], report)
+    assert [c["passed"] for c in checked] == [True, False, False, False, False, False, False, False, False, True]
+    assert abs(checked[1]["actual"] - 40.0) < 1 and checked[1]["unit"] == "ms"  # within a bucket's 2%
+    assert abs(checked[6]["actual"] - 90.0) < 2 and checked[7]["actual"] == 0.002 and checked[7]["unit"] == \
+        "per action"
+    aborting = thresholds.parse("latency.p99<30ms : abort after 10s")
+    assert aborting.abort == 10.0 and thresholds.parse("errors==0:abort").abort == 0.0
+    assert thresholds.failing([aborting], report, played=5.0) is None  # its grace is not over
+    assert thresholds.failing([aborting], report, played=10.0) == aborting
+    for nonsense in ("latency.p100<1", "errors.rate<1ms", "finished:abort", "connect.p95", "latency.p99<1ms:later"):
+        with pytest.raises(ValueError):
+            thresholds.parse(nonsense)
 
 
 def test_the_histories_of_shards_merge_interval_by_interval():
@@ -297,3 +311,20 @@ async def test_a_swarm_killed_outright_leaves_its_csv_rows_up_to_the_last_interv
         assert len(kept) >= 3 and list(kept[0]) == [*HISTORY_COLUMNS, *HISTORY_EXTRA]
         assert sum(int(row["Total Request Count"]) > 0 for row in kept) >= 1  # play was measured, and kept
         assert rows(Path(f"{prefix}_stats.csv"))[0]["Name"] == "act -> acted"
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_threshold_that_fails_with_abort_stops_the_run_and_says_so(tmp_path):
+    """``:abort`` (k6's abortOnFail): a threshold that fails as the run goes stops it, the tournament the swarm
+    created is cancelled, and the verdict and the exit code say which threshold (issue 57.4)."""
+    async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, SLOW),
+                              "--think", "0.05-0.1", "--json", "--threshold", "latency.p50<0.001ms:abort",
+                              "--threshold", "errors==0")
+        out, err = await asyncio.wait_for(process.communicate(), 120)  # a SLOW tournament never ends by itself
+    assert process.returncode == thresholds.THRESHOLD_FAILED, err.decode()
+    report = json.loads(out)
+    assert report["stopped"] == "aborted" and report["aborted_by"] == "latency.p50<0.001ms:abort"
+    assert report["tournament_after"] == "cancelled" and report["actions"] > 0
+    assert "stopped for it: latency.p50<0.001ms:abort" in report["verdict"]

@@ -113,7 +113,7 @@ def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=(float(low), float(high or low)),
                            shard=shard_of, seed=args.seed, late=args.late, reentry=args.reentry,
-                           duration=args.duration, interval=args.interval, on_stop=args.on_stop)
+                           duration=args.duration, interval=args.interval, on_stop=args.on_stop, thresholds=checks)
     if mix:
         options.mix = mix
     return options, checks
@@ -209,11 +209,12 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
             print(f"{report['late_registrations']} late registrations ({report['late_refused']} found it closed), "
                   f"{report['reentries']} re-entries")
         if report.get("stopped"):
-            print(f"stopped by {'the --duration' if report['stopped'] == 'duration' else 'a signal'}; the "
-                  f"tournament: {report['tournament_after']}")
+            why = {"duration": "the --duration", "signal": "a signal", "server_lost": "the server gone",
+                   "aborted": f"the threshold {report.get('aborted_by')}"}.get(report["stopped"], report["stopped"])
+            print(f"stopped by {why}; the tournament: {report['tournament_after']}")
         for check in report["thresholds"]:
             print(f"threshold {check['threshold']}: {'passed' if check['passed'] else 'FAILED'} "
-                  f"({check['actual']})")
+                  f"({check['actual']}{(' ' + check['unit']) if check.get('unit') else ''})")
     if report["exit_code"] != thresholds.OK:
         print(f"mttsim {command}: {report['verdict']}", file=sys.stderr)
     code: int = report["exit_code"]
