@@ -30,7 +30,9 @@ from typing import Any, Literal
 import msgspec
 from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
-from bots.strategies import STRATEGIES, MoneyView, SeatView, Strategy, money_choice, random_player
+from bots.strategies import (
+    STRATEGIES, MoneyView, SeatView, Strategy, load_strategy, money_choice, random_player,
+)
 from engine import wire
 from engine.hand import LegalActions
 
@@ -359,11 +361,12 @@ class SeatBot(WSListener):
 
 
 def strategy_for(tag: str) -> tuple[Strategy, Fault | None]:
-    """A mix tag: a strategy name, or a fault injector (which plays like ``random``)."""
+    """A mix tag: a strategy name, a fault injector (which plays like ``random``), or a player of the user's own
+    (``module.path:Name``)."""
     for fault in FAULTS:
         if tag == fault:
             return random_player, fault
-    return STRATEGIES[tag], None
+    return (load_strategy(tag) if ":" in tag else STRATEGIES[tag]), None
 
 
 async def play_seat(ws_url: str, tournament: str, player: str, token: str, strategy: Strategy,

@@ -7,10 +7,12 @@ own hole cards, the board, the pot, their stack and the legal actions.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import random
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from engine.cards import RANKS
 from engine.evaluate import hand_category, hand_strength
@@ -357,15 +359,34 @@ def money_choice(strategy: str, view: MoneyView, rng: random.Random) -> bool:
     return True
 
 
-def parse_mix(text: str, known: Iterable[str] = STRATEGIES) -> dict[str, float]:
-    """'tag=4,random=1' -> weights per tag; a tag not in ``known`` is refused by name."""
+@functools.cache
+def load_strategy(path: str) -> Strategy:
+    """A player of the user's own, ``module.path:Name`` (docs/swarm.md): a function of what its seat sees and an
+    RNG to a decision, as the built-in strategies are; ValueError naming what is wrong."""
+    module_name, _, name = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"strategy {path!r}: its module {module_name!r} does not import ({error})") from None
+    strategy = getattr(module, name, None)
+    if not callable(strategy):
+        raise ValueError(f"strategy {path!r}: {module_name} has no function {name!r}")
+    return cast(Strategy, strategy)
+
+
+def parse_mix(text: str, known: Iterable[str] = STRATEGIES, *, custom: bool = False) -> dict[str, float]:
+    """'tag=4,random=1' -> weights per tag; a tag not in ``known`` is refused by name. With ``custom``, a tag
+    ``module.path:Name`` names a player of the user's own, loaded to be checked."""
     known = list(known)
     mix: dict[str, float] = {}
     for part in text.split(","):
         name, _, weight = part.partition("=")
         name = name.strip()
-        if name not in known:
-            raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(known)}")
+        if custom and ":" in name:
+            load_strategy(name)
+        elif name not in known:
+            raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(known)}"
+                             + (", or module.path:Name for your own" if custom else ""))
         try:
             mix[name] = float(weight or 1)
         except ValueError:

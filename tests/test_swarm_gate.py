@@ -328,3 +328,25 @@ async def test_a_threshold_that_fails_with_abort_stops_the_run_and_says_so(tmp_p
     assert report["stopped"] == "aborted" and report["aborted_by"] == "latency.p50<0.001ms:abort"
     assert report["tournament_after"] == "cancelled" and report["actions"] > 0
     assert "stopped for it: latency.p50<0.001ms:abort" in report["verdict"]
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_swarm_plays_players_of_the_users_own_named_by_module_and_function(tmp_path):
+    """Issue 57.5: ``--mix module.path:Name=W`` seats a strategy of the user's own (tests/custom_players.py)
+    beside the built-in ones; a name that does not load is refused before anything runs."""
+    from bots.strategies import parse_mix
+
+    with pytest.raises(ValueError, match="does not import"):
+        parse_mix("no.such.module:player=1", custom=True)
+    with pytest.raises(ValueError, match="has no function"):
+        parse_mix("tests.custom_players:nobody=1", custom=True)
+    with pytest.raises(ValueError, match="unknown strategy"):
+        parse_mix("tests.custom_players:shover=1")  # the simulator's mix takes the built-in ones only
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, RISING),
+                              "--mix", "tests.custom_players:shover=3,station=1", "--json")
+        out, err = await asyncio.wait_for(process.communicate(), 180)
+    assert process.returncode == thresholds.OK, err.decode()
+    report = json.loads(out)
+    assert report["finished"] and report["errors"] == 0 and report["actions"] > 0

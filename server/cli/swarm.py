@@ -43,7 +43,7 @@ def add_swarm(commands: Any) -> None:
     parser.add_argument("--config", help="with --create: a definition file (default: the default structure)")
     parser.add_argument("--admin-token", help="the server's admin token: to create, start and cancel")
     parser.add_argument("--mix", help="strategies and faults with weights: regular=4,random=1,slow=1,flaky=1,"
-                                      "rude=1 (default: regular=1)")
+                                      "rude=1, and players of your own as module.path:Name=10 (default: regular=1)")
     parser.add_argument("--think", help="seconds a bot thinks, MIN-MAX (default: 0-0)")
     parser.add_argument("--shard", help="I/N: this process plays every N-th bot, starting at I (default: 0/1)")
     parser.add_argument("--seed", type=int, help="the bots' seed (default: a new one)")
@@ -97,7 +97,7 @@ def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
     from bots.strategies import STRATEGIES
     from bots.swarm import SwarmOptions
 
-    mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS]) if args.mix else None
+    mix = parse_mix(args.mix, [*STRATEGIES, *FAULTS], custom=True) if args.mix else None
     low, _, high = (args.think or "0-0").partition("-")
     shard, _, shards = (args.shard or "0/1").partition("/")
     shard_of = (int(shard), int(shards))
