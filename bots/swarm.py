@@ -132,6 +132,7 @@ class SwarmRun:
         self.summary: dict[str, Any] = {}  # the tournament as the server last said
         self.stopped: str | None = None  # duration, signal, server_lost, or aborted
         self.aborted_by = ""  # the threshold that stopped the run
+        self._aborting = [threshold for threshold in options.thresholds if threshold.abort is not None]
         self.after = ""
         self.started = self.cpu_before = 0.0
         self.started_at = time.time()  # the wall clock, for the report
@@ -245,6 +246,8 @@ class SwarmRun:
             if self._stopping() is not None:
                 break
             self._sample(live, progress, sampled)
+            if self.stopped is not None:  # a threshold with :abort failed
+                break
         for task in [*self.tasks, *([self._polling] if self._polling is not None else [])]:
             task.cancel()
         await asyncio.gather(*self.tasks, *([self._polling] if self._polling is not None else []),
@@ -270,12 +273,6 @@ class SwarmRun:
             self.stopped = "signal"
         if self.outage.away_for() > SERVER_AWAY_SECONDS:
             self.stopped = "server_lost"
-        watched = [threshold for threshold in self.options.thresholds if threshold.abort is not None]
-        if self.stopped is None and watched:
-            played = time.perf_counter() - self.started
-            failed = failing(watched, self.report(played, time.process_time() - self.cpu_before), played)
-            if failed is not None:
-                self.stopped, self.aborted_by = "aborted", failed.text
         return self.stopped
 
     def _sample(self, live: Live, progress: Callable[[Live], None] | None,
@@ -290,12 +287,24 @@ class SwarmRun:
         live.errors = sum(len(r.errors) for r in reports)
         if progress is not None:
             progress(live)
-        if self.options.interval is not None and self.timeline.due(live.wall_s):
+        row_due = self.options.interval is not None and self.timeline.due(live.wall_s)
+        if row_due:
             row = self.timeline.sample(self.bots, live.wall_s, live.players_left)
             if sampled is not None:
                 sampled(row)
-            if self.written is not None:
-                self.written(self.report(live.wall_s, time.process_time() - self.cpu_before))
+        # The report so far, built once for the files and the thresholds that may stop the run: at each row of
+        # the time series, or every second when none is kept. Built every second, it cost the swarm's loop a
+        # pass over every latency measured.
+        checking = bool(self._aborting) and (row_due or self.options.interval is None)
+        writing = row_due and self.written is not None
+        if not (checking or writing):
+            return
+        partial = self.report(live.wall_s, time.process_time() - self.cpu_before)
+        if writing and self.written is not None:
+            self.written(partial)
+        failed = failing(self._aborting, partial, live.wall_s) if checking else None
+        if failed is not None:
+            self.stopped, self.aborted_by = "aborted", failed.text
 
     async def end(self) -> None:
         """This shard's bots are out (or the run stopped): the others' play on to the end, unless it stopped;

@@ -178,10 +178,10 @@ class Tournament:
 
     def hand(self, table: int) -> Hand | None:
         """The table's hand in progress (or finished and not yet ended)."""
-        return self.tables[table].hand if table in self.tables else None
+        return self.floor.tables[table].hand if table in self.floor.tables else None
 
     def hand_number(self, table: int) -> int:
-        return self.tables[table].number
+        return self.floor.tables[table].number
 
     level_ends_at = clock.level_ends_at
     hand_for_hand_due = handforhand.due
@@ -227,10 +227,10 @@ class Tournament:
 
     def chips_in_play(self) -> int:
         """Every chip in the tournament; equal to ``chips_issued`` after every event."""
-        in_hands = {p for state in self.tables.values() if state.hand for p in state.hand.players}
+        in_hands = {p for state in self.floor.tables.values() if state.hand for p in state.hand.players}
         total = sum(stack for player, stack in self.stacks.items() if player not in in_hands)
         total += self.pending.total_chips()
-        return total + sum(state.hand.chips_in_play() for state in self.tables.values() if state.hand)
+        return total + sum(state.hand.chips_in_play() for state in self.floor.tables.values() if state.hand)
 
     def tables_ready(self) -> list[int]:
         """Tables that may deal their next hand now, lowest id first."""
@@ -241,7 +241,7 @@ class Tournament:
         """Whether ``table`` may deal its next hand now (``verify_start_hand`` without the reason)."""
         if self.status is not Status.RUNNING or self.break_until is not None:
             return False
-        state = self.tables.get(table)
+        state = self.floor.tables.get(table)
         if (state is None or state.hand is not None or state.breaking or state.table.seated < 2
                 or self.proposal is not None or self.flight_stopping):
             return False
@@ -254,7 +254,7 @@ class Tournament:
         return self.people.person(entry)
 
     def in_hand(self, player: str) -> bool:
-        state = self.tables.get(self.where[player][0]) if player in self.where else None
+        state = self.floor.tables.get(self.floor.where[player][0]) if player in self.floor.where else None
         return state is not None and state.hand is not None and player in state.hand.players
 
     def standings(self) -> list[Result]:
@@ -404,7 +404,7 @@ class Tournament:
     def verify_start_hand(self, table: int) -> None:
         if self.status is not Status.RUNNING:
             raise TournamentError(f"hands are dealt only while Running; the tournament is {self.status}")
-        state = self.tables.get(table)
+        state = self.floor.tables.get(table)
         if state is None:
             raise TournamentError(f"table {table} is not open")
         if state.hand is not None:
@@ -431,7 +431,7 @@ class Tournament:
     def start_hand(self, table: int) -> list[Event]:
         """Deal the table's next hand at the current level; the button and blinds move on (C.9-C.12)."""
         self.verify_start_hand(table)
-        state = self.tables[table]
+        state = self.floor.tables[table]
         level = self.definition.levels[self.level]
         positions = state.table.start_hand()
         players = state.table.occupants(positions.dealt)
@@ -454,7 +454,7 @@ class Tournament:
 
     def verify_act(self, table: int) -> Hand:
         """The table's hand in progress; TournamentError when there is none."""
-        state = self.tables.get(table)
+        state = self.floor.tables.get(table)
         if state is None or state.hand is None:
             raise TournamentError(f"table {table} has no hand in progress")
         return state.hand
@@ -473,7 +473,7 @@ class Tournament:
     def end_hand(self, table: int) -> list[Event]:
         """Settle a finished hand: stacks, then (outside a hand-for-hand round) eliminations, breaks, balancing."""
         hand = self.verify_end_hand(table)
-        state = self.tables[table]
+        state = self.floor.tables[table]
         state.hand = None
         self.floor.set_idle(table, True)
         busts = []
@@ -515,7 +515,7 @@ class Tournament:
 
     def void(self, table: int) -> HandVoided:
         """The table's hand is off, whatever the reason (a cancellation, a satellite over, a crash)."""
-        state = self.tables[table]
+        state = self.floor.tables[table]
         hand = state.hand
         assert hand is not None
         state.hand = None
