@@ -92,8 +92,8 @@ class _Line(msgspec.Struct):
     event: _Event | None = None
 
 
-_read_line = msgspec.json.Decoder(_Line).decode
-_read_whole = msgspec.json.Decoder().decode
+read_line = msgspec.json.Decoder(_Line).decode
+read_whole = msgspec.json.Decoder().decode
 _write = wire.encoder.encode
 _BACK = _write(wire.Back())
 _FOLD = _write(wire.Act("fold"))
@@ -149,6 +149,8 @@ class SeatBot(WSListener):
         self._connected_at: float | None = None  # until this connection's snapshot arrives
         self._thinking: asyncio.TimerHandle | None = None
         self._until_hang_up = rng.randint(3, 8)  # decisions, for a flaky bot
+        self._wanted = asyncio.Event()  # cleared while a swarm's load shape keeps the bot away (bots/shapes.py)
+        self._wanted.set()
 
     async def play(self) -> SeatReport:
         """Play until the player is out or the tournament is over; returns the report.
@@ -162,6 +164,7 @@ class SeatBot(WSListener):
         """
         refused = 0
         while not self._done:
+            await self._wanted.wait()
             began = time.monotonic()
             try:
                 transport, _ = await ws_connect(lambda: self, self.url, max_frame_size=MAX_FRAME_BYTES)
@@ -177,6 +180,9 @@ class SeatBot(WSListener):
                         continue  # the next one now; after a round of refusals, the usual pause
             else:
                 refused = 0
+                if not self._wanted.is_set():  # told to leave while the handshake was under way
+                    transport.disconnect(graceful=False)
+                    continue
                 self._connected_at = time.monotonic()
                 handshakes = self.report.reconnects if self.report.connects else self.report.connects
                 handshakes.append(self._connected_at - began)
@@ -185,7 +191,8 @@ class SeatBot(WSListener):
                 finally:
                     transport.disconnect(graceful=False)
                     self._stop_thinking()
-            if not self._done:  # a flaky bot hung up, or the connection dropped: come back with the token
+            if not self._done and self._wanted.is_set():  # a flaky bot hung up, or the connection dropped:
+                # come back with the token
                 self.report.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
         return self.report
@@ -198,6 +205,24 @@ class SeatBot(WSListener):
     @property
     def connected(self) -> bool:
         return self._transport is not None
+
+    @property
+    def done(self) -> bool:
+        """Out of the tournament, or it is over."""
+        return self._done
+
+    @property
+    def away(self) -> bool:
+        return not self._wanted.is_set()
+
+    def leave(self) -> None:
+        """Hang up and stay away (a load shape's fall): the clock acts for the seat until ``come_back``."""
+        self._wanted.clear()
+        if self._transport is not None:
+            self._transport.disconnect()
+
+    def come_back(self) -> None:
+        self._wanted.set()
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self._transport = transport
@@ -231,7 +256,7 @@ class SeatBot(WSListener):
     def _handle(self, line: bytes, received: float) -> bool:
         """One message; True when this bot's tournament is over."""
         report = self.report
-        message = _read_line(line)
+        message = read_line(line)
         report.messages += 1
         report.bytes += len(line)
         if message.at:
@@ -240,7 +265,7 @@ class SeatBot(WSListener):
         if kind == "event":
             assert message.event is not None
             return self._public(message.event, line)
-        whole = _read_whole(line)
+        whole = read_whole(line)
         if kind == "private":
             self._private(whole["event"])
         elif kind == "error":
@@ -299,7 +324,7 @@ class SeatBot(WSListener):
             report.place = event.place
             return True
         elif kind == "tournament_finished":
-            results = _read_whole(line)["event"]["results"]
+            results = read_whole(line)["event"]["results"]
             report.place = next((r["place"] for r in results if r["player"] == self.player), report.place)
             return True
         return False

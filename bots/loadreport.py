@@ -18,6 +18,7 @@ from typing import Any
 from bots import pages, thresholds
 from bots.histogram import GROWTH, merge, percentiles
 from bots.timeline import merged as merged_history
+from bots.watchers import LOBBY, WATCH
 
 PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
 PERCENTILE_NAMES = ["50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "99.9%", "99.99%", "100%"]
@@ -29,12 +30,15 @@ HISTORY_COLUMNS = ["Timestamp", "User Count", "Type", "Name", "Requests/s", "Fai
                    "Total Average Response Time", "Total Min Response Time", "Total Max Response Time",
                    "Total Average Content Size"]
 # After Locust's columns, what a poker swarm adds: the interval's event lag, the field, errors and reconnections.
-HISTORY_EXTRA = ["Event Lag 50%", "Event Lag 95%", "Event Lag 99%", "Players Left", "Errors", "Reconnections"]
+HISTORY_EXTRA = ["Event Lag 50%", "Event Lag 95%", "Event Lag 99%", "Players Left", "Errors", "Reconnections",
+                 "Target Users"]
 NA = "N/A"  # Locust's figure for a percentile with no sample
 FAILURES_COLUMNS = ["Method", "Name", "Error", "Occurrences"]
 # The kinds of request a bot makes, as rows of PREFIX_stats.csv: (type, name, histogram, what failed).
+# Observers and lobby pollers have theirs (bots/watchers.py): an observer's figure is the event lag it saw.
 KINDS = (("WS", "act -> acted", "latency_ms"), ("HTTP", "register", "register_ms"), ("WS", "connect", "connect_ms"),
-         ("WS", "reconnect", "reconnect_ms"), ("WS", "snapshot", "snapshot_ms"))
+         ("WS", "reconnect", "reconnect_ms"), ("WS", "snapshot", "snapshot_ms"), ("WS", WATCH, "watch_lag_ms"),
+         ("HTTP", LOBBY, "lobby_ms"))
 
 
 def _mean(counts: dict[str, int]) -> float:
@@ -96,7 +100,7 @@ def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
             round(1000 * row["latency_sum_s"] / count, 2) if count else NA, row["latency_min_ms"],
             row["latency_max_ms"], round(row["average_bytes"]),
             *sampled(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
-            row["reconnections"],
+            row["reconnections"], NA if row.get("target") is None else row["target"],
         ])
     return rows
 
@@ -146,7 +150,8 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
         raise ValueError(f"the reports are of different tournaments: {', '.join(sorted(tournaments))}")
     wall = max(report["wall_s"] for report in reports)
     summed = ("players", "actions", "errors", "provoked_errors", "missed_deadlines", "timeouts", "reconnections",
-              "failovers", "messages", "bytes", "late_registrations", "late_refused", "reentries")
+              "failovers", "messages", "bytes", "late_registrations", "late_refused", "reentries", "observers",
+              "observer_messages", "lobby_pollers", "lobby_polls")
     merged: dict[str, Any] = {"tournament": tournaments.pop(), "shards": len(reports),
                               "tables": max(report["tables"] for report in reports)}
     for key in summed:
@@ -192,14 +197,17 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     columns = [*HISTORY_COLUMNS, *HISTORY_EXTRA]
 
     def column(name: str) -> list[float]:
+        """A column to draw: an interval without a sample (N/A) is a gap in its line."""
         at = columns.index(name)
-        return [row[at] for row in rows]
+        return [float("nan") if row[at] == NA else float(row[at]) for row in rows]
 
     series = [
         ("Actions per second", "actions/s", [("actions/s", column("Requests/s"))]),
         ("Latency, act to acted", "ms", [(p, column(p)) for p in ("50%", "95%", "99%")]),
         ("Event lag", "ms", [(p, column(f"Event Lag {p}")) for p in ("50%", "95%", "99%")]),
-        ("Bots connected", "bots", [("connected", column("User Count"))]),
+        ("Bots connected", "bots", [("connected", column("User Count")),
+                                    *([("target", column("Target Users"))]
+                                      if any(row.get("target") is not None for row in history) else [])]),
         ("Players left", "players", [("left", column("Players Left"))]),
         ("Errors (running total)", "errors",
          [("errors", column("Errors")), ("failures", column("Total Failure Count"))]),

@@ -17,6 +17,7 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .passed { color: #1d7a2c; } .failed { color: #b00; font-weight: bold; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem; }
 figure.chart { margin: 0; } figure.chart svg { max-width: 100%; height: auto; }
+.wide { overflow-x: auto; max-width: 100%; }
 """
 
 
@@ -48,4 +49,5 @@ def figures(drawn: Sequence[tuple[str, str]]) -> str:
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], css: str = "") -> str:
     head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # a table wider than the page (Locust's 22 columns) scrolls in its own box, never the page
+    return f'<div class="wide"><table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'

@@ -30,9 +30,12 @@ import msgspec
 
 from bots.client import Measured, SeatBot, SeatReport, strategy_for
 from bots.histogram import histogram
+from bots.shapes import Stage, target_at
+from bots.swarmmetrics import SwarmMetrics
 from bots.strategies import DEFAULT_MIX
 from bots.thresholds import Threshold, failing
 from bots.timeline import DEFAULT_INTERVAL, Timeline
+from bots.watchers import Watchers
 
 
 @dataclass
@@ -56,6 +59,12 @@ class SwarmOptions:
     on_stop: str | None = None
     # Thresholds checked as the run goes (``:abort``): the first that fails stops it (k6's abortOnFail).
     thresholds: list[Threshold] = field(default_factory=list)
+    # The load's shape (bots/shapes.py): the bots connected over time, every shard together (None: all, always)
+    stages: list[Stage] | None = None
+    arrival_rate: float | None = None  # registrations a second, every shard together (None: as fast as answered)
+    observers: int = 0  # websocket clients of this shard watching tables, as spectators do (bots/watchers.py)
+    lobby: int = 0  # clients of this shard reading the lobby's list every ``lobby_every`` seconds
+    lobby_every: float = 2.0
 
 
 @dataclass
@@ -93,11 +102,13 @@ def default_swarm_definition(players: int) -> dict[str, Any]:
 async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | None = None,
                     stop: asyncio.Event | None = None,
                     sampled: Callable[[dict[str, Any]], None] | None = None,
-                    written: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+                    written: Callable[[dict[str, Any]], object] | None = None,
+                    metrics: SwarmMetrics | None = None) -> dict[str, Any]:
     """Create or join the tournament, register this shard's bots, play to the end (or ``options.duration``,
     or until ``stop`` is set, or until the server has been gone ``SERVER_AWAY_SECONDS``), and report.
     ``progress`` hears of the figures every second, ``sampled`` of each row of the time series, and ``written``
-    of the report so far at each row (a run killed later leaves what it had measured)."""
+    of the report so far at each row (a run killed later leaves what it had measured); ``metrics`` are given
+    each row, for a scrape (``--metrics-port``)."""
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
@@ -105,9 +116,21 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         run = SwarmRun(options, http, addresses, stop or asyncio.Event())
         run.written = written
         await run.enter()
+        if metrics is not None:
+            metrics.run = metrics.run or run.tournament
+            sampled = _also(sampled, metrics.row)
         await run.play(progress, sampled)
         await run.end()
     return run.report()
+
+
+def _also(first: Callable[[dict[str, Any]], None] | None,
+          then: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def both(row: dict[str, Any]) -> None:
+        if first is not None:
+            first(row)
+        then(row)
+    return both
 
 
 class SwarmRun:
@@ -139,6 +162,10 @@ class SwarmRun:
         self.wall = self.cpu = 0.0
         self.written: Callable[[dict[str, Any]], object] | None = None
         self._polling: asyncio.Task[None] | None = None  # the summary asked for, never waited on by the loop
+        self._shaping: asyncio.Task[None] | None = None
+        self.registering_s = 0.0  # from the first registration sent to the last answered
+        self.share = 1.0  # this shard's part of the run's bots (of a shape's target and an arrival rate)
+        self.watchers = Watchers(self.rng.random())
 
     async def enter(self) -> None:
         """Create the tournament (or join it), register this shard's bots, start it if this shard created it."""
@@ -150,13 +177,21 @@ class SwarmRun:
             self.tournament = created.json()["id"]
         shard, shards = options.shard
         mine = [k for k in range(options.players) if k % shards == shard]
+        self.share = len(mine) / options.players if options.players else 0.0
         tags = self.rng.choices(list(options.mix), list(options.mix.values()), k=len(mine))
-        for start in range(0, len(mine), 100):  # registration in batches keeps the server's queue short
-            if self.stop.is_set():
-                break
-            self.bots += await asyncio.gather(*(self._register(k, tag) for k, tag in
-                                                zip(mine[start:start + 100], tags[start:start + 100])))
+        registering = time.perf_counter()
+        if options.arrival_rate:  # k6's arrival rate: each sent at its moment, answered or not
+            arrivals = [self._register_after(n / (options.arrival_rate * self.share), k, tag)
+                        for n, (k, tag) in enumerate(zip(mine, tags))]
+            self.bots += [bot for bot in await asyncio.gather(*arrivals) if bot is not None]
+        else:
+            for start in range(0, len(mine), 100):  # in batches: the server's queue stays short
+                if self.stop.is_set():
+                    break
+                self.bots += await asyncio.gather(*(self._register(k, tag) for k, tag in
+                                                    zip(mine[start:start + 100], tags[start:start + 100])))
         self.cpu_before, self.started = time.process_time(), time.perf_counter()
+        self.registering_s = self.started - registering
         self.tasks = [asyncio.create_task(self._life(bot)) for bot in self.bots]
         if options.tournament is None:  # the creating shard starts once every shard has registered
             while (await self._answered())["entries"] < options.players and not self.stop.is_set():
@@ -165,8 +200,8 @@ class SwarmRun:
             if not self.stop.is_set():
                 (await self.http.post(f"/api/tournaments/{self.tournament}/start", headers=self.admin)
                  ).raise_for_status()
-        if options.late:
-            await self._arrive_late()
+        if options.late:  # once the tournament runs (another shard, or the coordinator, may start it)
+            self.tasks.append(asyncio.create_task(self._arrive_late()))
 
     async def _register(self, k: int, tag: str) -> SeatBot:
         began = time.monotonic()
@@ -177,8 +212,18 @@ class SwarmRun:
         strategy, fault = strategy_for(tag)
         # the bots spread over the gateways, each going on to the next when its own is gone
         urls = self.ws_urls[k % len(self.ws_urls):] + self.ws_urls[:k % len(self.ws_urls)]
-        return SeatBot(urls, self.tournament, seat["player_id"], seat["token"], strategy,
-                       random.Random(self.rng.random()), self.options.think, fault, self.measured)
+        return self._shaped(SeatBot(urls, self.tournament, seat["player_id"], seat["token"], strategy,
+                                    random.Random(self.rng.random()), self.options.think, fault, self.measured))
+
+    async def _register_after(self, after: float, k: int, tag: str) -> SeatBot | None:
+        await asyncio.sleep(after)
+        return None if self.stop.is_set() else await self._register(k, tag)
+
+    def _shaped(self, bot: SeatBot) -> SeatBot:
+        """Under a load shape a new bot stays away until the shape brings it (``_shape``)."""
+        if self.options.stages:
+            bot.leave()
+        return bot
 
     async def _life(self, bot: SeatBot) -> None:
         """Play the seat; once out, maybe re-enter under the same token and play the new entry."""
@@ -192,8 +237,9 @@ class SwarmRun:
             if answer.status_code != 201:
                 return  # re-entry closed, or this entry's person has used them all
             self.counts["reentries"] += 1
-            bot = SeatBot(bot.gateways_from_here(), self.tournament, answer.json()["player_id"], bot.token,
-                          bot.strategy, random.Random(self.rng.random()), options.think, bot.fault, self.measured)
+            bot = self._shaped(SeatBot(bot.gateways_from_here(), self.tournament, answer.json()["player_id"],
+                                       bot.token, bot.strategy, random.Random(self.rng.random()), options.think,
+                                       bot.fault, self.measured))
             self.bots.append(bot)
 
     async def _arrive_late(self) -> None:
@@ -201,10 +247,10 @@ class SwarmRun:
         while (window := await self._answered())["status"] == "register" and not self.stop.is_set():
             await asyncio.sleep(0.2)  # another shard starts it
         seconds = window.get("late_registration_ends_in") or 60.0
-        mix = self.options.mix
+        mix, rate = self.options.mix, self.options.arrival_rate
         for k, tag in enumerate(self.rng.choices(list(mix), list(mix.values()), k=self.options.late)):
-            self.tasks.append(asyncio.create_task(
-                self._late_arrival(self.options.players + k, tag, self.rng.uniform(0, seconds))))
+            after = k / (rate * self.share) if rate else self.rng.uniform(0, seconds)
+            self.tasks.append(asyncio.create_task(self._late_arrival(self.options.players + k, tag, after)))
 
     async def _late_arrival(self, k: int, tag: str, after: float) -> None:
         await asyncio.sleep(after)
@@ -236,6 +282,11 @@ class SwarmRun:
         gc.freeze()  # the bots live for the whole run: keep the collector's passes short, as the server does
         live = Live()
         warm = self.options.warmup == 0
+        if self.options.stages:
+            self._shaping = asyncio.create_task(self._shape())
+        if self.options.observers or self.options.lobby:
+            self.watchers.start(self.ws_urls, self.http, self.tournament, self.summary.get("tables", 0),
+                                self.options.observers, self.options.lobby, self.options.lobby_every)
         while not all(task.done() for task in self.tasks):
             await asyncio.wait(self.tasks, timeout=1.0)  # a signal is seen within the second
             if not warm and time.perf_counter() - self.started >= self.options.warmup:
@@ -248,11 +299,29 @@ class SwarmRun:
             self._sample(live, progress, sampled)
             if self.stopped is not None:  # a threshold with :abort failed
                 break
-        for task in [*self.tasks, *([self._polling] if self._polling is not None else [])]:
+        helpers = [task for task in (self._polling, self._shaping) if task is not None]
+        for task in [*self.tasks, *helpers]:
             task.cancel()
-        await asyncio.gather(*self.tasks, *([self._polling] if self._polling is not None else []),
-                             return_exceptions=True)
-        self._polling = None
+        await asyncio.gather(*self.tasks, *helpers, self.watchers.stop(), return_exceptions=True)
+        self._polling = self._shaping = None
+
+    async def _shape(self) -> None:
+        """Keep the bots connected at the shape's target: the first so many of those still playing come, the
+        others stay away (the clock acts for their seats)."""
+        while True:
+            wanted = round(self._target())
+            playing = [bot for bot in self.bots if not bot.done]
+            for n, bot in enumerate(playing):
+                if n < wanted and bot.away:
+                    bot.come_back()
+                elif n >= wanted and not bot.away:
+                    bot.leave()
+            await asyncio.sleep(SHAPE_TICK_SECONDS)
+
+    def _target(self) -> float:
+        """This shard's part of the bots the shape wants connected now."""
+        assert self.options.stages is not None
+        return target_at(self.options.stages, time.perf_counter() - self.started) * self.share
 
     def _poll(self) -> None:
         """Ask for the summary in a task of its own, if the last ask is answered: the loop's clock (the rows of
@@ -289,7 +358,8 @@ class SwarmRun:
             progress(live)
         row_due = self.options.interval is not None and self.timeline.due(live.wall_s)
         if row_due:
-            row = self.timeline.sample(self.bots, live.wall_s, live.players_left)
+            row = self.timeline.sample(self.bots, live.wall_s, live.players_left,
+                                       round(self._target()) if self.options.stages else None)
             if sampled is not None:
                 sampled(row)
         # The report so far, built once for the files and the thresholds that may stop the run: at each row of
@@ -316,22 +386,20 @@ class SwarmRun:
             self._stopping()
         self.wall, self.cpu = time.perf_counter() - self.started, time.process_time() - self.cpu_before
         if self.options.interval is not None:
-            self.timeline.sample(self.bots, self.wall, self.summary.get("players_left", 0))
+            self.timeline.sample(self.bots, self.wall, self.summary.get("players_left", 0),
+                                 round(self._target()) if self.options.stages else None)
         self.after = "finished" if self.summary.get("status") == "finished" else self.summary.get("status", "")
         if self.outage.away_since is not None:
             self.after = "unknown: the server does not answer"
         elif self.stopped is not None and self.summary.get("status") in ("running", "register"):
-            self.after = await self._left()
+            self.after = await left_behind(self.http, self.tournament, self.admin,
+                                           self.options.on_stop or ("cancel" if self.options.tournament is None
+                                                                    else "leave"))
 
-    async def _left(self) -> str:
-        on_stop = self.options.on_stop or ("cancel" if self.options.tournament is None else "leave")
-        if on_stop != "cancel":
-            return "left"
-        try:
-            cancelled = await self.http.post(f"/api/tournaments/{self.tournament}/cancel", headers=self.admin)
-        except httpx.TransportError as error:
-            return f"left (the server did not answer the cancel: {error})"
-        return "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
+    def start_the_clock(self) -> None:
+        """Play counts from now (a coordinated run's common start): its duration, its shape, its rows."""
+        self.cpu_before, self.started = time.process_time(), time.perf_counter()
+        self.timeline.restart()
 
     def report(self, wall: float | None = None, cpu: float | None = None) -> dict[str, Any]:
         """The run's report: at its end, or so far (``wall`` and ``cpu`` the run's until now)."""
@@ -348,7 +416,24 @@ class SwarmRun:
         report["history"] = self.timeline.rows
         report["history_cpu_s"] = round(self.timeline.cpu_s, 4)
         report["histograms"]["register_ms"] = histogram(self.registrations)
+        report["warmup_s"] = self.options.warmup
+        report["registering_s"] = round(self.registering_s, 3)
+        watched = self.watchers.report()
+        report["histograms"].update(watched.pop("histograms"))
+        report["failures"] += watched.pop("failures")
+        report.update(watched)
         return report
+
+
+async def left_behind(http: httpx.AsyncClient, tournament: str, admin: dict[str, str], on_stop: str) -> str:
+    """What a run stopped early does with the tournament (``on_stop``): cancels it, or leaves it to play on."""
+    if on_stop != "cancel":
+        return "left"
+    try:
+        cancelled = await http.post(f"/api/tournaments/{tournament}/cancel", headers=admin)
+    except httpx.TransportError as error:
+        return f"left (the server did not answer the cancel: {error})"
+    return "cancelled" if cancelled.status_code == 200 else f"left (cancel refused: {cancelled.text})"
 
 
 class Failover(httpx.AsyncBaseTransport):
@@ -384,6 +469,7 @@ class Failover(httpx.AsyncBaseTransport):
 # swarm's POST /start failed with a ReadError (15,000 bots through a gateway).
 KEEPALIVE_SECONDS = 2.0
 SERVER_AWAY_SECONDS = 120  # how long the swarm waits for a server that went away (a restart) before it gives up
+SHAPE_TICK_SECONDS = 0.2  # how often the shape's target is looked at: a ramp of 100 bots a second comes in 20s
 SUMMARY_TIMEOUT_SECONDS = 2.0  # a poll of the summary that takes longer counts as the server away
 
 

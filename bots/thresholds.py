@@ -25,7 +25,8 @@ CUT_SHORT = 105  # k6's code for a run aborted from outside (Ctrl-C, SIGTERM): t
 
 # Timed metrics: the report's histogram of each (milliseconds), read at any percentile (``p99.9``) or its max.
 _HISTOGRAMS = {"latency": "latency_ms", "event_lag": "event_lag_ms", "connect": "connect_ms",
-               "reconnect": "reconnect_ms", "register": "register_ms", "snapshot": "snapshot_ms"}
+               "reconnect": "reconnect_ms", "register": "register_ms", "snapshot": "snapshot_ms",
+               "watch": "watch_lag_ms", "lobby": "lobby_ms"}  # the observers' event lag, the lobby's answers
 _PERCENTILE = re.compile(r"^(?:p(\d{1,2}(?:\.\d+)?)|max)$")
 _COUNTS = ("errors", "missed_deadlines", "timeouts", "reconnections", "failovers", "actions", "actions_per_s",
            "swarm_cpu_percent", "wall_s")

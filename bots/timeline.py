@@ -40,10 +40,17 @@ class Timeline:
         self._latency_max = 0.0
         self.cpu_s = 0.0  # the process's CPU time spent sampling: what the time series costs the swarm
 
+    def restart(self) -> None:
+        """Rows count from now: play starts later than the timeline was made (a coordinated run's go)."""
+        self._started = time.time()
+        self._last = 0.0
+
     def due(self, elapsed: float) -> bool:
         return elapsed - self._last >= self.interval
 
-    def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int) -> dict[str, Any]:
+    def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int,
+               target: int | None = None) -> dict[str, Any]:
+        """The row since the last; ``target``: the bots a load shape wants connected (bots/shapes.py)."""
         began = time.process_time()
         measured = self.measured
         if self._latencies_read > len(measured.latencies) or self._lags_read > len(measured.lags):
@@ -65,7 +72,7 @@ class Timeline:
         seconds = max(elapsed - self._last, 1e-9)
         row = {
             "at": round(self._started + elapsed, 3), "elapsed_s": round(elapsed, 3), "seconds": round(seconds, 3),
-            "users": connected, "players_left": players_left,
+            "users": connected, "target": target, "players_left": players_left,
             "actions": actions - self._actions, "failures": failures - self._failures,
             "total_actions": actions, "total_failures": failures, "errors": errors, "reconnections": reconnections,
             "latency_ms": histogram(latencies), "event_lag_ms": histogram(lags),
@@ -100,6 +107,8 @@ def merged(histories: Sequence[Sequence[dict[str, Any]]], interval: float) -> li
             "seconds": max(row["seconds"] for row in rows), "players_left": latest["players_left"],
             "latency_ms": merge([row["latency_ms"] for row in rows]),
             "event_lag_ms": merge([row["event_lag_ms"] for row in rows]),
+            "target": None if all(row.get("target") is None for row in rows) else
+            sum(row.get("target") or 0 for row in rows),
             "latency_min_ms": min(row["latency_min_ms"] for row in rows),
             "latency_max_ms": max(row["latency_max_ms"] for row in rows),
             "average_bytes": sum(row["average_bytes"] * row["total_actions"] for row in rows) / weights,

@@ -50,7 +50,7 @@ async def test_a_swarm_plays_a_tournament_to_a_winner_without_protocol_errors(tm
         accounted(live, report["tournament"], 30, 500)
         rows = list(csv.DictReader(open(tmp_path / "run_stats.csv")))
         assert [r["Name"] for r in rows] == ["act -> acted", "register", "connect", "reconnect", "snapshot",
-                                             "Aggregated"]
+                                             "watch", "GET /api/tournaments", "Aggregated"]
         assert int(rows[0]["Request Count"]) == report["actions"]  # every action acknowledged
         assert int(rows[1]["Request Count"]) == int(rows[2]["Request Count"]) == 30  # each bot registered, connected
         assert int(rows[4]["Request Count"]) >= 30  # and was sent its snapshot

@@ -83,8 +83,8 @@ async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_
         assert int(history[-1]["Players Left"]) == 1
         stats = rows(Path(f"{prefix}_stats.csv"))
         assert list(stats[0]) == STATS_COLUMNS
-        assert [r["Name"] for r in stats] == ["act -> acted", "register", "connect", "reconnect", "snapshot",
-                                              "Aggregated"]
+        assert [r["Name"] for r in stats] == ["act -> acted", "register", "connect", "reconnect", "snapshot", "watch",
+                                              "GET /api/tournaments", "Aggregated"]
         assert int(stats[0]["Request Count"]) == report["actions"]
         reconnects = stats[3]  # nobody reconnected: no sample, and Locust's N/A rather than a measured-looking 0
         assert reconnects["Request Count"] == "0" and reconnects["50%"] == reconnects["99%"] == "N/A"
@@ -215,7 +215,7 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
 
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
         process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, RISING),
-                              "--seed", "5", "--interval", "0.5", "--json")
+                              "--seed", "5", "--interval", "0.5", "--spawn-rate", "24", "--json")
         out, err = await asyncio.wait_for(process.communicate(), 180)
         assert process.returncode == thresholds.OK, err.decode()
     report = json.loads(out)
@@ -239,7 +239,11 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
         await expect(chart).to_be_visible()
         assert await chart.locator("path").count() > 5
     await expect(page.locator("table.thresholds tr.passed")).to_have_count(2)
-    await expect(page.locator("table.kinds tbody tr")).to_have_count(6)
+    await expect(page.locator("table.kinds tbody tr")).to_have_count(8)
+    # the shape's target drawn beside the bots connected (issue 57.3)
+    await expect(page.locator('figure[data-title="Bots connected"] svg text', has_text="target")).to_have_count(1)
+    # Locust's 22 columns scroll in their own box: the page itself never scrolls sideways (issue 57.2)
+    assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     await page.screenshot(path=str(Path(__file__).resolve().parents[1] / "test-artifacts" / "swarm-report.png"),
                           full_page=True)
     await context.close()

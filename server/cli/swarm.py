@@ -26,9 +26,15 @@ EXAMPLE = ("  mttsim swarm --create --admin-token secret --players 1000 --csv ru
 MERGE_EXAMPLE = "  mttsim swarm-merge shard0.json shard1.json --csv run --html run.html"
 
 
+WORKER_EXAMPLE = ("  mttsim swarm-worker --coordinator nats://127.0.0.1:4333      # on each machine, then:\n"
+                  "  mttsim swarm --coordinate nats://127.0.0.1:4333 --expect-workers 4 --create \\\n"
+                  "      --admin-token secret --players 20000 --url http://server:8000 --html run.html")
+
+
 def add(commands: Any) -> None:
     add_swarm(commands)
     add_merge(commands)
+    add_worker(commands)
 
 
 def add_swarm(commands: Any) -> None:
@@ -64,8 +70,54 @@ def add_swarm(commands: Any) -> None:
                         help="more bots (per shard) that register while late registration is open")
     parser.add_argument("--reentry", type=float, default=0.0,
                         help="the chance a bot that is out re-enters while re-entry is open")
+    shape_options(parser)
+    parser.add_argument("--metrics-port", type=int, metavar="PORT",
+                        help="serve the swarm's own measures as Prometheus metrics at :PORT/metrics (0: any free "
+                             "port, printed)")
+    parser.add_argument("--metrics-host", default="127.0.0.1",
+                        help="the address /metrics listens on (0.0.0.0 for a Prometheus elsewhere)")
+    parser.add_argument("--run-name", help="the run label of the metrics (default: the tournament's id), and "
+                        "with --coordinate the run its workers join (default: swarm)")
+    parser.add_argument("--coordinate", metavar="NATS_URL",
+                        help="play no bot: coordinate mttsim swarm-worker processes joined over this NATS server, "
+                             "which share the bots, start together and send their figures here for one report")
+    parser.add_argument("--expect-workers", type=int, default=1, metavar="N",
+                        help="with --coordinate: the workers to wait for before the run starts")
     logging_options(parser)
     parser.set_defaults(run=swarm)
+
+
+def add_worker(commands: Any) -> None:
+    parser = command(commands, "swarm-worker", WORKER_EXAMPLE, "play a share of a coordinated swarm run: join the "
+                     "coordinator over NATS and play what it plans (docs/swarm.md)")
+    parser.add_argument("--coordinator", metavar="NATS_URL", required=True, help="the NATS server of the run")
+    parser.add_argument("--run-name", default="swarm", help="the run to join (the coordinator's --run-name)")
+    parser.add_argument("--name", help="this worker's name (default: host and process id)")
+    parser.add_argument("--url", help="the server as this machine reaches it (default: the coordinator's --url)")
+    parser.add_argument("--json", action="store_true", help="print this worker's own report as JSON at the end")
+    logging_options(parser)
+    parser.set_defaults(run=swarm_worker)
+
+
+def shape_options(parser: argparse.ArgumentParser) -> None:
+    """The load's shape and the load that is not a player (docs/swarm.md)."""
+    parser.add_argument("--stages", metavar="STAGES",
+                        help="the bots connected over time, as k6's stages: 30s:100,2m:1000,30s:0 or a JSON "
+                             "file of them; the others are away (the clock acts for them); --duration defaults "
+                             "to their total")
+    parser.add_argument("--spawn-rate", type=float, metavar="BOTS/S",
+                        help="bots that connect a second from the start, as Locust's spawn rate")
+    parser.add_argument("--arrival-rate", type=float, metavar="N/S",
+                        help="registrations a second, sent at their moment whether the ones before are "
+                             "answered or not (k6's arrival rate), before the start and late (--late)")
+    parser.add_argument("--warmup", type=float, default=0.0, metavar="SECONDS",
+                        help="the first seconds of play, left out of the latency and event-lag figures")
+    parser.add_argument("--observers", type=int, default=0,
+                        help="spectators watching the tables over websockets (their own row: watch)")
+    parser.add_argument("--lobby", type=int, default=0,
+                        help="lobby pages reading the tournament list every --lobby-every seconds (their own "
+                             "row: GET /api/tournaments)")
+    parser.add_argument("--lobby-every", type=float, default=2.0, metavar="SECONDS")
 
 
 def add_merge(commands: Any) -> None:
@@ -92,7 +144,7 @@ def report_options(parser: argparse.ArgumentParser) -> None:
 
 def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
     """The run the options ask for, and its thresholds; ValueError or OSError naming what is wrong."""
-    from bots import thresholds
+    from bots import shapes, thresholds
     from bots.client import FAULTS
     from bots.strategies import STRATEGIES
     from bots.swarm import SwarmOptions
@@ -107,13 +159,26 @@ def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
         raise ValueError("give exactly one of --tournament ID or --create")
     if args.interval <= 0:
         raise ValueError("--interval: a number of seconds above 0")
-    checks = [thresholds.parse(text) for text in
-              (args.threshold or thresholds.defaults(stopping=args.duration is not None))]
     definition = msgspec.to_builtins(read_definition(Path(args.config))) if args.config else None
+    stages = shapes.parse_stages(args.stages) if args.stages else \
+        shapes.spawning(args.players, args.spawn_rate) if args.spawn_rate is not None else None
+    if args.stages and args.spawn_rate is not None:
+        raise ValueError("give --stages or --spawn-rate, not both")
+    if stages and max(stage.target for stage in stages) > args.players:
+        raise ValueError(f"--stages asks for more bots than --players {args.players}")
+    if args.arrival_rate is not None and args.arrival_rate <= 0:
+        raise ValueError("--arrival-rate: registrations a second, above 0")
+    if min(args.warmup, args.observers, args.lobby) < 0 or args.lobby_every <= 0:
+        raise ValueError("--warmup, --observers and --lobby are at least 0, --lobby-every above 0")
+    # a run of stages ends with them (k6), a spawn rate holds its bots to the end
+    duration = shapes.total_seconds(stages) if args.stages and args.duration is None and stages else args.duration
+    checks = [thresholds.parse(text) for text in (args.threshold or thresholds.defaults(stopping=duration is not None))]
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=(float(low), float(high or low)),
                            shard=shard_of, seed=args.seed, late=args.late, reentry=args.reentry,
-                           duration=args.duration, interval=args.interval, on_stop=args.on_stop, thresholds=checks)
+                           duration=duration, interval=args.interval, on_stop=args.on_stop, thresholds=checks,
+                           stages=stages, arrival_rate=args.arrival_rate, warmup=args.warmup,
+                           observers=args.observers, lobby=args.lobby, lobby_every=args.lobby_every)
     if mix:
         options.mix = mix
     return options, checks
@@ -148,6 +213,7 @@ def swarm(args: argparse.Namespace) -> int:
     from bots import thresholds
     from bots.loadreport import write_csvs
     from bots.swarm import run_swarm
+    from bots.swarmmetrics import SwarmMetrics, serve
 
     try:
         options, checks = _options(args)
@@ -161,9 +227,22 @@ def swarm(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
             loop.add_signal_handler(number, stop.set)
-        return await run_swarm(options, _live_line if terminal else None, stop,
-                               None if terminal or args.json else _row_line,
-                               (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
+        metrics = None
+        if args.metrics_port is not None:
+            metrics = SwarmMetrics(args.run_name or "")
+            port = serve(metrics, args.metrics_host, args.metrics_port)
+            print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
+        rows = None if terminal or args.json else _row_line
+        if args.coordinate:
+            from bots.coordinator import coordinate
+
+            print(f"mttsim swarm: waiting for {args.expect_workers} workers on {args.coordinate}", file=sys.stderr,
+                  flush=True)
+            return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", stop,
+                                    _live_line if terminal else None, rows, metrics,
+                                    lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True))
+        return await run_swarm(options, _live_line if terminal else None, stop, rows,
+                               (lambda partial: write_csvs(args.csv, partial)) if args.csv else None, metrics)
 
     quiet_garbage_collector()
     allow_many_sockets()
@@ -240,3 +319,36 @@ def swarm_merge(args: argparse.Namespace) -> int:
         print(f"mttsim swarm-merge: {error}", file=sys.stderr)
         return thresholds.USAGE
     return _swarm_outcome(args, report, checks, "swarm-merge")
+
+
+def swarm_worker(args: argparse.Namespace) -> int:
+    """Play a share of a coordinated run (``mttsim swarm-worker``): the coordinator checks the thresholds and
+    writes the report; a worker's exit code says only whether it could play."""
+    import signal
+
+    import httpx
+    import uvloop
+
+    from bots import thresholds
+    from bots.coordinator import work, worker_name
+
+    async def run() -> dict[str, Any] | None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(number, stop.set)
+        return await work(args.coordinator, args.run_name, args.name or worker_name(), args.url, stop)
+
+    quiet_garbage_collector()
+    allow_many_sockets()
+    try:
+        report = uvloop.run(run())
+    except (httpx.HTTPError, OSError) as error:
+        print(f"mttsim swarm-worker: could not run: {error}", file=sys.stderr)
+        return thresholds.COULD_NOT_RUN
+    if report is None:
+        print("mttsim swarm-worker: stopped before the coordinator gave a plan", file=sys.stderr)
+        return thresholds.CUT_SHORT
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    return thresholds.OK

@@ -1,0 +1,385 @@
+"""One swarm run over many machines (issue 57.6): a coordinator and its workers, in the manner of Locust's master
+and workers, over NATS.
+
+The coordinator (``mttsim swarm --coordinate NATS_URL --expect-workers N``) plays no bot. It creates or joins
+the tournament, waits for N workers, gives each its share of the bots (``--shard I/N``'s split, its own
+seed), waits until every worker's bots are registered, starts the tournament and tells the workers to go
+together: the duration and the load's shape count from that one moment for all. As the run goes each worker
+sends its rows of the time series with its report so far; the coordinator adds them up (bots/loadreport.py
+``merged_report``, histograms bucket by bucket), shows them, serves them as metrics, checks the thresholds
+(``:abort`` ones stop every worker) and writes one report. A worker not heard of for ``LOST_SECONDS`` is
+reported lost, and its figures until then stay in the report; the run goes on without it.
+
+A worker (``mttsim swarm-worker --coordinator NATS_URL``) needs nothing else: it says hello until it has a
+plan, plays its share as a swarm does (bots/swarm.py), and sends its final report.
+
+NATS is the transport the cluster already runs (docs/deployment.md): a subject per message kind under
+``mttsim.swarm.RUN``, JSON bodies (msgspec). Core NATS delivers at most once: a row lost on the way is a gap
+in the live view, never in the counts, which come from the final reports. The swarm's NATS is its own (a
+server, or an account, of its own): a swarm's credentials must never reach a cluster's tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import httpx
+import msgspec
+import nats
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from bots.loadreport import merged_report
+from bots.shapes import Stage
+from bots.swarm import (
+    KEEPALIVE_SECONDS, Failover, Live, Outage, SwarmOptions, SwarmRun, default_swarm_definition, left_behind,
+    summary_of,
+)
+from bots.swarmmetrics import SwarmMetrics
+from bots.thresholds import Threshold, failing
+from bots.timeline import merged as merged_history
+
+LOST_SECONDS = 15.0  # a worker silent this long (at least three rows) is lost
+HELLO_SECONDS = 0.5  # how often a worker without a plan says hello
+DONE_SECONDS = 60.0  # how long the coordinator waits for the workers' final reports once the run stops
+
+
+def subject(run: str, kind: str) -> str:
+    return f"mttsim.swarm.{run}.{kind}"
+
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+
+
+@dataclass
+class Worker:
+    """A worker as the coordinator sees it."""
+
+    name: str
+    shard: int
+    heard: float = field(default_factory=time.perf_counter)
+    registered: bool = False
+    lost: bool = False
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    partial: dict[str, Any] | None = None  # its report so far
+    final: dict[str, Any] | None = None
+
+
+def share(total: int, shard: int, shards: int) -> int:
+    """Shard ``shard``'s part of ``total`` split as evenly as can be."""
+    return total // shards + (shard < total % shards)
+
+
+class Coordinator:
+    """The coordinator's run: its workers, its clock, its view of the tournament, and the merged report."""
+
+    def __init__(self, options: SwarmOptions, client: Client, http: httpx.AsyncClient, run: str, expect: int,
+                 stop: asyncio.Event) -> None:
+        self.options = options
+        self.client = client
+        self.http = http
+        self.run = run
+        self.expect = expect
+        self.stop = stop
+        self.admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
+        self.workers: dict[str, Worker] = {}
+        self.tournament = options.tournament or ""
+        self.outage = Outage()
+        self.summary: dict[str, Any] = {}
+        self.stopped: str | None = None
+        self.aborted_by = ""
+        self.started = 0.0
+        self.started_at = time.time()
+        self.joined = asyncio.Event()
+        self.registered = asyncio.Event()
+        self.metrics: SwarmMetrics | None = None
+        self.after = ""  # what became of the tournament
+        self.tell: Callable[[str], None] = lambda _: None  # what the coordinator has to say, as it happens
+
+    async def hear(self) -> None:
+        """Listen to the workers: hellos, registrations, rows and final reports."""
+        await self.client.subscribe(subject(self.run, "hello"), cb=self._hello)
+        await self.client.subscribe(subject(self.run, "registered"), cb=self._registered)
+        await self.client.subscribe(subject(self.run, "row"), cb=self._row)
+        await self.client.subscribe(subject(self.run, "done"), cb=self._done)
+
+    async def _hello(self, message: Msg) -> None:
+        name = _decode(message.data)["worker"]
+        if name not in self.workers and len(self.workers) < self.expect:
+            self.workers[name] = Worker(name, len(self.workers))
+            self.tell(f"joined: {name} ({len(self.workers)} of {self.expect})")
+            if len(self.workers) == self.expect:
+                self.joined.set()
+
+    def _worker(self, message: Msg) -> tuple[Worker | None, dict[str, Any]]:
+        body: dict[str, Any] = _decode(message.data)
+        worker = self.workers.get(body["worker"])
+        if worker is not None:
+            worker.heard = time.perf_counter()
+        return worker, body
+
+    async def _registered(self, message: Msg) -> None:
+        worker, _ = self._worker(message)
+        if worker is not None:
+            worker.registered = True
+            if all(w.registered for w in self.workers.values()) and self.joined.is_set():
+                self.registered.set()
+
+    async def _row(self, message: Msg) -> None:
+        worker, body = self._worker(message)
+        if worker is not None and not worker.lost:
+            worker.rows.append(body["row"])
+            worker.partial = body["report"]
+            if self.metrics is not None:
+                self.metrics.row(body["row"], worker.name)
+
+    async def _done(self, message: Msg) -> None:
+        worker, body = self._worker(message)
+        if worker is not None:
+            worker.final = body["report"]
+            worker.rows.append(body["row"])  # the stop's
+
+    def plan(self, worker: Worker) -> dict[str, Any]:
+        """What ``worker`` plays: its shard of the bots and of the watchers, its own seed, the run's shape."""
+        options, shards = self.options, self.expect
+        return {**asdict(options), "tournament": self.tournament, "shard": [worker.shard, shards],
+                "seed": None if options.seed is None else options.seed * 1000 + worker.shard,
+                "observers": share(options.observers, worker.shard, shards),
+                "lobby": share(options.lobby, worker.shard, shards), "thresholds": [], "definition": None,
+                "admin_token": None, "on_stop": "leave"}
+
+    async def prepare(self) -> None:
+        """The tournament made (or found), the workers joined and given their plans, their bots registered,
+        the tournament started: then every worker goes at once."""
+        if not self.tournament:
+            created = await self.http.post("/api/tournaments", headers=self.admin,
+                                           json=self.options.definition or
+                                           default_swarm_definition(self.options.players))
+            created.raise_for_status()
+            self.tournament = created.json()["id"]
+        await self._until(self.joined)
+        if self.stop.is_set():
+            return
+        for worker in self.workers.values():
+            await self.client.publish(subject(self.run, f"plan.{worker.name}"), _encode(self.plan(worker)))
+        await self._until(self.registered)
+        if self.stop.is_set():
+            return
+        if self.options.tournament is None:
+            await asyncio.sleep(0.5)  # let the last connections open
+            (await self.http.post(f"/api/tournaments/{self.tournament}/start", headers=self.admin)).raise_for_status()
+        await self.client.publish(subject(self.run, "go"), b"{}")
+        self.started = time.perf_counter()
+        self.tell(f"go: {len(self.workers)} workers ({', '.join(self.workers)}), tournament {self.tournament}")
+
+    async def _until(self, event: asyncio.Event) -> None:
+        """Wait for ``event``, or a signal."""
+        stopping = asyncio.create_task(self.stop.wait())
+        waiting = asyncio.create_task(event.wait())
+        await asyncio.wait([stopping, waiting], return_when=asyncio.FIRST_COMPLETED)
+        for task in (stopping, waiting):
+            task.cancel()
+
+    async def watch(self, progress: Callable[[Live], None] | None,
+                    sampled: Callable[[dict[str, Any]], None] | None) -> None:
+        """Once a second until the workers are done or the run stops: the tournament asked for, lost workers
+        marked, the run's figures shown and its ``:abort`` thresholds checked on the merged report so far."""
+        aborting: list[Threshold] = [t for t in self.options.thresholds if t.abort is not None]
+        rows_seen = 0
+        while not self.stop.is_set():
+            await asyncio.sleep(1.0)
+            summary = await summary_of(self.http, self.tournament, self.outage)
+            self.summary = summary or self.summary
+            now = time.perf_counter()
+            self._mark_lost(now)
+            if all(w.final is not None or w.lost for w in self.workers.values()):
+                break
+            elapsed = now - self.started
+            if self.options.duration is not None and elapsed >= self.options.duration:
+                self.stopped = "duration"
+                break
+            rows = sum(len(w.rows) for w in self.workers.values())
+            partial = self.report(elapsed)
+            if progress is not None:
+                progress(live_of(partial, elapsed))
+            if rows > rows_seen and sampled is not None and partial["history"]:
+                sampled(partial["history"][-1])
+            if rows > rows_seen and (failed := failing(aborting, partial, elapsed)) is not None:
+                self.stopped, self.aborted_by = "aborted", failed.text
+                break
+            rows_seen = rows
+        if self.stop.is_set():
+            self.stopped = "signal"
+
+    def _mark_lost(self, now: float) -> None:
+        for worker in self.workers.values():
+            if worker.final is None and not worker.lost and now - worker.heard > LOST_SECONDS:
+                worker.lost = True
+                self.tell(f"lost: {worker.name} (not heard of for {LOST_SECONDS:.0f} s); its figures until then "
+                          f"stay in the report")
+
+    async def finish(self) -> None:
+        """Tell the workers to stop (unless they are done), wait for their final reports, and leave or cancel
+        the tournament as ``on_stop`` says."""
+        if self.stopped is not None:
+            await self.client.publish(subject(self.run, "stop"), _encode({"why": self.stopped}))
+        deadline = time.perf_counter() + DONE_SECONDS
+        while any(w.final is None and not w.lost for w in self.workers.values()) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.2)
+            self._mark_lost(time.perf_counter())
+        self.summary = await summary_of(self.http, self.tournament, self.outage) or self.summary
+        if self.stopped is not None and self.summary.get("status") in ("running", "register"):
+            self.after = await left_behind(self.http, self.tournament, self.admin, self.options.on_stop or (
+                "cancel" if self.options.tournament is None else "leave"))
+        else:
+            self.after = self.summary.get("status", "")
+
+    def report(self, wall: float | None = None) -> dict[str, Any]:
+        """One report of every worker: each worker's final report (or, for one lost or not done yet, its report
+        so far), with the rows the coordinator heard of."""
+        reports = [{**(w.final or w.partial or empty_report(self.tournament)), "history": w.rows}
+                   for w in self.workers.values()]
+        report = merged_report(reports)
+        if wall is not None:
+            report["wall_s"] = round(wall, 2)
+        report["shards"] = len(self.workers)
+        report["workers"] = [{"name": w.name, "shard": w.shard, "lost": w.lost, "players": (w.final or w.partial
+                              or {}).get("players", 0)} for w in self.workers.values()]
+        report["workers_lost"] = [w.name for w in self.workers.values() if w.lost]
+        report["finished"] = self.summary.get("status") == "finished"
+        report["stopped"] = self.stopped
+        report["aborted_by"] = self.aborted_by
+        report["tournament_after"] = self.after
+        report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
+        report["server_away"] = {"times": self.outage.times, "seconds": round(self.outage.total(), 2),
+                                 "at_the_end": self.outage.away_since is not None}
+        report["interval_s"] = self.options.interval
+        report["history"] = merged_history([w.rows for w in self.workers.values()], self.options.interval or 5.0)
+        return report
+
+
+def empty_report(tournament: str) -> dict[str, Any]:
+    """A worker that sent nothing yet."""
+    return {"tournament": tournament, "wall_s": 0.0, "tables": 0, "finished": False, "swarm_cpu_percent": 0.0,
+            "histograms": {"latency_ms": {}, "event_lag_ms": {}}, "latency_ms": {"max": 0.0},
+            "event_lag_ms": {"max": 0.0}, "failures": []}
+
+
+def live_of(report: dict[str, Any], elapsed: float) -> Live:
+    latency = report["latency_ms"]
+    return Live(players_left=report["history"][-1]["players_left"] if report["history"] else 0,
+                tables=report["tables"], actions=report["actions"], actions_per_s=report["actions"] / (elapsed or 1),
+                p50_ms=latency["p50"], p99_ms=latency["p99"], errors=report["errors"], wall_s=elapsed)
+
+
+async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str, stop: asyncio.Event,
+                     progress: Callable[[Live], None] | None = None,
+                     sampled: Callable[[dict[str, Any]], None] | None = None,
+                     metrics: SwarmMetrics | None = None,
+                     tell: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost."""
+    client = await nats.connect(nats_url, name=f"mttsim swarm coordinator {run}")
+    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
+    try:
+        async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
+                                     transport=Failover(addresses, limits)) as http:
+            coordinator = Coordinator(options, client, http, run, expect, stop)
+            coordinator.metrics = metrics
+            coordinator.tell = tell or coordinator.tell
+            if metrics is not None:
+                metrics.run = metrics.run or run
+            await coordinator.hear()
+            await coordinator.prepare()
+            if not stop.is_set():
+                await coordinator.watch(progress, sampled)
+            else:
+                coordinator.stopped = "signal"
+            await coordinator.finish()
+            return coordinator.report()
+    finally:
+        await client.close()
+
+
+def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
+    """A worker's options from the coordinator's plan (``url``: the server as this machine reaches it)."""
+    fields = {**plan, "shard": tuple(plan["shard"]), "think": tuple(plan["think"]),
+              "stages": [Stage(**stage) for stage in plan["stages"]] if plan["stages"] else None,
+              "thresholds": []}
+    if url:
+        fields["url"] = url
+    return SwarmOptions(**fields)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+async def work(nats_url: str, run: str, name: str, url: str | None, stop: asyncio.Event) -> dict[str, Any] | None:
+    """A worker: hello until a plan comes, its share played from the coordinator's go to its stop, and its
+    final report sent (and returned). None if stopped before a plan came."""
+    client = await nats.connect(nats_url, name=f"mttsim swarm worker {name}")
+    planned: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    go = asyncio.Event()
+
+    async def on_plan(message: Msg) -> None:
+        if not planned.done():
+            planned.set_result(_decode(message.data))
+
+    async def on_go(_: Msg) -> None:
+        go.set()
+
+    async def on_stop(_: Msg) -> None:
+        stop.set()
+
+    try:
+        await client.subscribe(subject(run, f"plan.{name}"), cb=on_plan)
+        await client.subscribe(subject(run, "go"), cb=on_go)
+        await client.subscribe(subject(run, "stop"), cb=on_stop)
+        while not planned.done() and not stop.is_set():
+            await client.publish(subject(run, "hello"), _encode({"worker": name}))
+            await asyncio.wait([planned], timeout=HELLO_SECONDS)
+        if not planned.done():
+            return None
+        options = options_of(planned.result(), url)
+        report = await _play(client, run, name, options, go, stop)
+        await client.flush()
+        return report
+    finally:
+        await client.close()
+
+
+async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: asyncio.Event,
+                stop: asyncio.Event) -> dict[str, Any]:
+    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
+    async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
+                                 transport=Failover(addresses, limits)) as http:
+        swarm = SwarmRun(options, http, addresses, stop)
+        pending: set[asyncio.Task[None]] = set()
+
+        def send(partial: dict[str, Any]) -> None:
+            body = {"worker": name, "row": partial["history"][-1], "report": {**partial, "history": []}}
+            task = asyncio.ensure_future(client.publish(subject(run, "row"), _encode(body)))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        swarm.written = send
+        await swarm.enter()
+        await client.publish(subject(run, "registered"), _encode({"worker": name, "bots": len(swarm.bots)}))
+        while not go.is_set() and not stop.is_set():
+            await asyncio.sleep(0.05)
+        swarm.start_the_clock()
+        await swarm.play(None, None)
+        await swarm.end()
+        report = swarm.report()
+        await client.publish(subject(run, "done"), _encode({"worker": name, "report": {**report, "history": []},
+                                                             "row": report["history"][-1]}))
+        return report
