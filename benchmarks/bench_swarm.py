@@ -12,10 +12,12 @@ swarm runs here, pinned to core 1, so each has a core of this 2-core machine.
     a bare ``websockets`` server broadcasting small JSON messages to as many
     clients, one a frame, received by the swarm's client, measured in the
     same run on the same cores.
-(d) What the time series costs the swarm (issue 34): ``--series-players``
-    thinking bots, once with a row every 5 s and once with none, the same
-    seed: the swarm's CPU of each, and the CPU spent making the rows as a
-    share of the run's (goal: under 2%).
+(d) What the time series and its streaming cost the swarm (issues 34, 57.2):
+    ``--series-players`` thinking bots, the same seed, three times: with the
+    CSVs rewritten at every 5 s row and /metrics served and scraped every 5 s,
+    with the rows only, and with none. The CPU spent on rows, the report so
+    far and its files, and the metrics, as a share of the run's (goal: under
+    2%), and the swarm's CPU against the run with none.
 (e) The swarm's CPU per bot with the realistic default mix against the old
     one (issue 37; goal: within 20%), ``--mix-players`` thinking bots.
 
@@ -34,7 +36,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,7 +47,9 @@ import uvloop  # noqa: E402
 from msgspec import to_builtins  # noqa: E402
 
 from bots.strategies import DEFAULT_MIX  # noqa: E402
+from bots.loadreport import StreamedCsvs  # noqa: E402
 from bots.swarm import SwarmOptions, run_swarm  # noqa: E402
+from bots.swarmmetrics import SwarmMetrics, serve  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
 from server.cli import quiet_garbage_collector  # noqa: E402
 
@@ -94,21 +100,48 @@ OLD_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}  # (a)-(d
 
 
 async def measure(players: int, think: tuple[float, float], duration: float, hand_pause: float,
-                  interval: float | None = 5.0, mix: dict[str, float] = OLD_MIX) -> dict:
+                  interval: float | None = 5.0, mix: dict[str, float] = OLD_MIX, streamed: bool = False) -> dict:
+    """A run; ``streamed``: with the CSVs rewritten at every row and /metrics served and scraped every 5 s, as a
+    CI job watched by Prometheus runs it (issue 57.2)."""
     port = free_port()
     server = start_server(port, hand_pause)
+    metrics = SwarmMetrics("bench") if streamed else None
+    scraping = None
     try:
         options = SwarmOptions(url=f"http://127.0.0.1:{port}", players=players, admin_token=TOKEN,
                                definition=definition(players, 15.0), think=think, duration=duration, seed=1,
                                warmup=WARMUP, interval=interval, mix=mix)
         cpu_before, wall_before = process_cpu(server.pid), time.perf_counter()
-        report = await run_swarm(options)
+        prefix = tempfile.mkdtemp(prefix="bench-swarm-") + "/run"
+        if metrics is not None:
+            scraping = scrape_every(5.0, serve(metrics, "127.0.0.1", 0))
+        report = await run_swarm(options, written=StreamedCsvs(prefix) if streamed else None,
+                                 metrics=metrics)
+        report["metrics_cpu_s"] = metrics.cpu_s if metrics is not None else 0.0
         report["server_cpu_percent"] = round(
             100 * (process_cpu(server.pid) - cpu_before) / (time.perf_counter() - wall_before), 1)
         return report
     finally:
+        if scraping is not None:
+            scraping.set()
         server.terminate()
         server.wait(20)
+
+
+def share(part: float, whole: float) -> float:
+    return 100 * part / whole if whole else 0.0
+
+
+def scrape_every(seconds: float, port: int) -> threading.Event:
+    """Prometheus, scraping the swarm's /metrics from another process's side (a thread of its own here)."""
+    done = threading.Event()
+
+    def scrape() -> None:
+        while not done.wait(seconds):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+
+    threading.Thread(target=scrape, daemon=True).start()
+    return done
 
 
 async def broadcast_floor(clients: int, messages: int) -> float:
@@ -215,18 +248,22 @@ async def main() -> None:
               f"{players} clients, same cores: {floor:,.0f}/s -> {delivered / floor:.2f} of the floor")
 
     if args.series_players:
-        print(f"(d) the time series' cost, {args.series_players} bots thinking 1-3 s")
+        print(f"(d) the time series' cost, and the streaming's: the CSVs rewritten at every row, /metrics served "
+              f"and scraped every 5 s (issue 57.2); {args.series_players} bots thinking 1-3 s")
         runs = {}
-        for interval in (5.0, None):
-            runs[interval] = report = await measure(args.series_players, (1.0, 3.0), WARMUP + args.series_window,
-                                                    hand_pause=2.0, interval=interval)
-            print(f"  {'a row every 5 s' if interval else 'no time series'}: swarm CPU "
-                  f"{report['swarm_cpu_percent']}%, {report['actions_per_s']:,.0f} actions/s, "
+        for name, interval, streamed in (("streamed", 5.0, True), ("rows only", 5.0, False), ("none", None, False)):
+            runs[name] = report = await measure(args.series_players, (1.0, 3.0), WARMUP + args.series_window,
+                                                hand_pause=2.0, interval=interval, streamed=streamed)
+            print(f"  {name}: swarm CPU {report['swarm_cpu_percent']}%, {report['actions_per_s']:,.0f} actions/s, "
                   f"{len(report['history'])} rows", flush=True)
-        cpu = runs[5.0]["swarm_cpu_percent"] / 100 * runs[5.0]["wall_s"]
-        share = 100 * runs[5.0]["history_cpu_s"] / cpu if cpu else 0.0
-        print(f"  rows made in {runs[5.0]['history_cpu_s']:.3f} s of CPU: {share:.2f}% of the swarm's (goal under 2%);"
-              f" swarm CPU with / without: {runs[5.0]['swarm_cpu_percent'] / runs[None]['swarm_cpu_percent']:.3f}")
+        for name in ("rows only", "streamed"):
+            run = runs[name]
+            cpu = run["swarm_cpu_percent"] / 100 * run["wall_s"]
+            streaming = run["streaming_cpu_s"] + run["metrics_cpu_s"]
+            print(f"  {name}: rows {run['history_cpu_s']:.3f} s of CPU, {share(run['history_cpu_s'], cpu):.2f}% of "
+                  f"the swarm's (goal under 2%); the report so far and its files {run['streaming_cpu_s']:.3f} s and "
+                  f"the metrics {run['metrics_cpu_s']:.3f} s, {share(streaming, cpu):.2f}% (goal under 2%); swarm "
+                  f"CPU against none: {run['swarm_cpu_percent'] / runs['none']['swarm_cpu_percent']:.3f}")
 
     if args.mix_players:
         print(f"(e) the swarm's CPU per bot by mix (issue 37), {args.mix_players} bots thinking 1-3 s")

@@ -22,6 +22,7 @@ server, or an account, of its own): a swarm's credentials must never reach a clu
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import time
@@ -32,6 +33,7 @@ from typing import Any
 import httpx
 import msgspec
 import nats
+import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
@@ -285,7 +287,7 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
                      metrics: SwarmMetrics | None = None,
                      tell: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost."""
-    client = await nats.connect(nats_url, name=f"mttsim swarm coordinator {run}")
+    client = await connected(nats_url, f"mttsim swarm coordinator {run}")
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     try:
@@ -318,6 +320,17 @@ def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
     return SwarmOptions(**fields)
 
 
+async def connected(url: str, name: str) -> Client:
+    """A NATS connection; ConnectionError (an OSError, which the command reports as "could not run") if none."""
+    async def said(error: Exception) -> None:  # one line, not nats-py's traceback at every attempt
+        logging.getLogger(__name__).warning("NATS at %s: %s", url, error or type(error).__name__)
+
+    try:
+        return await nats.connect(url, name=name, connect_timeout=5, max_reconnect_attempts=3, error_cb=said)
+    except (nats.errors.Error, OSError) as error:
+        raise ConnectionError(f"no NATS server at {url}: {error or type(error).__name__}") from error
+
+
 def worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -325,7 +338,7 @@ def worker_name() -> str:
 async def work(nats_url: str, run: str, name: str, url: str | None, stop: asyncio.Event) -> dict[str, Any] | None:
     """A worker: hello until a plan comes, its share played from the coordinator's go to its stop, and its
     final report sent (and returned). None if stopped before a plan came."""
-    client = await nats.connect(nats_url, name=f"mttsim swarm worker {name}")
+    client = await connected(nats_url, f"mttsim swarm worker {name}")
     planned: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     go = asyncio.Event()
 

@@ -87,8 +87,12 @@ def sampled(counts: dict[str, int], fractions: Sequence[float]) -> list[float | 
 
 def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
     """PREFIX_stats_history.csv's rows: one per interval, Locust's aggregate row and the swarm's columns."""
+    return _history_rows(history, {})[0]
+
+
+def _history_rows(history: Sequence[dict[str, Any]], total: dict[str, int]) -> tuple[list[list[Any]], dict[str, int]]:
+    """The rows of ``history``, following rows whose latencies added up to ``total``; and the new total."""
     rows = []
-    total: dict[str, int] = {}
     for row in history:
         total = merge([total, row["latency_ms"]])
         seconds = row["seconds"] or 1.0
@@ -102,22 +106,53 @@ def history_rows(history: Sequence[dict[str, Any]]) -> list[list[Any]]:
             *sampled(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
             row["reconnections"], NA if row.get("target") is None else row["target"],
         ])
-    return rows
+    return rows, total
 
 
 def write_csvs(prefix: str, report: dict[str, Any]) -> list[str]:
     """``PREFIX_stats.csv``, ``PREFIX_stats_history.csv`` and ``PREFIX_failures.csv``, as Locust names them."""
-    files = {f"{prefix}_stats.csv": (STATS_COLUMNS, stats_rows(report)),
-             f"{prefix}_stats_history.csv": ([*HISTORY_COLUMNS, *HISTORY_EXTRA], history_rows(report["history"])),
-             f"{prefix}_failures.csv": (FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
-                                                           for f in report.get("failures", [])])}
+    files = {f"{prefix}_stats_history.csv": ([*HISTORY_COLUMNS, *HISTORY_EXTRA], history_rows(report["history"])),
+             **_summary_files(prefix, report)}
     for path, (header, rows) in files.items():
-        with open(f"{path}.part", "w", newline="") as out:  # renamed whole: a run killed mid-write keeps the last
-            writer = csv.writer(out)
-            writer.writerow(header)
-            writer.writerows(rows)
-        os.replace(f"{path}.part", path)
+        _write_whole(path, header, rows)
     return list(files)
+
+
+def _summary_files(prefix: str, report: dict[str, Any]) -> dict[str, tuple[list[str], list[list[Any]]]]:
+    return {f"{prefix}_stats.csv": (STATS_COLUMNS, stats_rows(report)),
+            f"{prefix}_failures.csv": (FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
+                                                          for f in report.get("failures", [])])}
+
+
+def _write_whole(path: str, header: list[str], rows: list[list[Any]]) -> None:
+    with open(f"{path}.part", "w", newline="") as out:  # renamed whole: a run killed mid-write keeps the last
+        writer = csv.writer(out)
+        writer.writerow(header)
+        writer.writerows(rows)
+    os.replace(f"{path}.part", path)
+
+
+class StreamedCsvs:
+    """The CSV files while a run goes, at each row of its time series: the two small ones written whole, the
+    history appended with the rows not written yet (as Locust appends it), so that a row costs the same at the
+    end of a long run as at its start. The end's ``write_csvs`` writes all three whole."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.written = 0  # rows of the history in the file
+        self.total: dict[str, int] = {}  # their latencies added up
+
+    def __call__(self, report: dict[str, Any]) -> None:
+        history = report["history"]
+        rows, self.total = _history_rows(history[self.written:], self.total)
+        with open(f"{self.prefix}_stats_history.csv", "a" if self.written else "w", newline="") as out:
+            writer = csv.writer(out)
+            if not self.written:
+                writer.writerow([*HISTORY_COLUMNS, *HISTORY_EXTRA])
+            writer.writerows(rows)
+        self.written = len(history)
+        for path, (header, whole) in _summary_files(self.prefix, report).items():
+            _write_whole(path, header, whole)
 
 
 def identity(command: str, arguments: list[str]) -> dict[str, str]:
@@ -251,7 +286,9 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
                ("Reconnections", report["reconnections"]), ("Finished", "yes" if report["finished"] else "no"),
                ("Stopped", report.get("stopped") or "at the end"),
                ("The tournament after the run", report.get("tournament_after", "")),
-               ("Wall time", f"{report['wall_s']} s"), ("Swarm CPU", f"{report['swarm_cpu_percent']}%")]
+               ("Wall time", f"{report['wall_s']} s"), ("Swarm CPU", f"{report['swarm_cpu_percent']}%"),
+               *([("Workers", ", ".join(f"{w['name']} ({w['players']} bots{', LOST' if w['lost'] else ''})"
+                                        for w in report["workers"]))] if report.get("workers") else [])]
     checks = report.get("thresholds", [])
     verdict = thresholds.verdict(report)[1]
     figures = pages.figures(charts(report["history"]))

@@ -16,6 +16,7 @@ published, which the loop replaces whole and never changes in place.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,15 +65,22 @@ class SwarmMetrics(Collector):
     def __init__(self, run: str) -> None:
         self.run = run
         self._state: dict[str, tuple[dict[str, Any], dict[str, dict[str, int]]]] = {}
+        self.cpu_s = 0.0  # spent on rows and scrapes, each thread's own CPU (benchmarks/bench_swarm.py)
 
     def row(self, row: dict[str, Any], shard: str = "0") -> None:
         """A new row of ``shard``'s time series (called on the swarm's loop)."""
+        began = time.thread_time()
         _, totals = self._state.get(shard, ({}, {}))
         added = {key: merge([totals.get(key, {}), row[key]]) for _, _, key in _HISTOGRAMS}
         self._state = {**self._state, shard: (row, added)}  # replaced whole: a scrape reads one or the other
+        self.cpu_s += time.thread_time() - began
 
     def collect(self) -> Iterator[Metric]:
-        state = self._state
+        began = time.thread_time()
+        yield from self._families(self._state)
+        self.cpu_s += time.thread_time() - began
+
+    def _families(self, state: dict[str, tuple[dict[str, Any], dict[str, dict[str, int]]]]) -> Iterator[Metric]:
         for name, doc, key in _COUNTERS:
             family = CounterMetricFamily(name, doc, labels=LABELS)
             for shard, (row, _) in state.items():

@@ -31,6 +31,9 @@ class Timeline:
         self.measured = measured
         self.interval = interval
         self._latencies_read = self._lags_read = 0
+        # the rows' histograms added up: the report so far reads them, never every sample again
+        self.latency_total: dict[str, int] = {}
+        self.lag_total: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []
         self._started = time.time()
         self._last = 0.0
@@ -45,16 +48,19 @@ class Timeline:
         self._started = time.time()
         self._last = 0.0
 
+    def forget(self) -> None:
+        """The samples were cleared (the warm-up is over): read them from the start, totals from none."""
+        self._latencies_read = self._lags_read = 0
+        self.latency_total, self.lag_total = {}, {}
+
     def due(self, elapsed: float) -> bool:
         return elapsed - self._last >= self.interval
 
     def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int,
                target: int | None = None) -> dict[str, Any]:
         """The row since the last; ``target``: the bots a load shape wants connected (bots/shapes.py)."""
-        began = time.process_time()
+        began = time.thread_time()  # the loop's own: not a metrics scrape on another thread
         measured = self.measured
-        if self._latencies_read > len(measured.latencies) or self._lags_read > len(measured.lags):
-            self._latencies_read = self._lags_read = 0  # cleared after the warm-up
         latencies, lags = measured.latencies[self._latencies_read:], measured.lags[self._lags_read:]
         self._latencies_read, self._lags_read = len(measured.latencies), len(measured.lags)
         reports = [bot.report for bot in bots]
@@ -81,8 +87,10 @@ class Timeline:
             "latency_max_ms": round(1000 * self._latency_max, 3), "average_bytes": size / messages if messages else 0,
         }
         self._actions, self._failures, self._last = actions, failures, elapsed
+        self.latency_total = merge([self.latency_total, row["latency_ms"]])
+        self.lag_total = merge([self.lag_total, row["event_lag_ms"]])
         self.rows.append(row)
-        self.cpu_s += time.process_time() - began
+        self.cpu_s += time.thread_time() - began
         return row
 
 

@@ -88,4 +88,17 @@ async def test_every_metric_the_shipped_grafana_dashboard_queries_exists_on_a_li
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
         await until(lambda: runtime.director.hands_played >= 2)
         exposed = {name for name, _ in samples((await client.get("/metrics", headers=ADMIN)).text)}
+    # the swarm's panels read what ``mttsim swarm --metrics-port`` serves (bots/swarmmetrics.py), after a row
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from bots.swarmmetrics import SwarmMetrics
+
+    swarm = SwarmMetrics("run")
+    swarm.row({"total_actions": 1, "total_failures": 0, "errors": 0, "reconnections": 0, "users": 1, "target": 1,
+               "players_left": 6, "latency_ms": {"100": 1}, "event_lag_ms": {"90": 1}})
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(swarm)
+    exposed |= {name for name, _ in samples(generate_latest(registry).decode())}
+    assert {name for name in queried if name.startswith("mttsim_swarm_")} >= {
+        "mttsim_swarm_actions_total", "mttsim_swarm_action_latency_seconds_bucket", "mttsim_swarm_bots_target"}
     assert queried <= exposed, sorted(queried - exposed)

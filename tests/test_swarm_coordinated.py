@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import nats
 import pytest
 
 from bots import thresholds
@@ -47,7 +48,14 @@ async def mttsim(*arguments: str) -> asyncio.subprocess.Process:
 
 
 async def test_a_coordinator_and_two_workers_play_one_tournament_and_write_one_report(tmp_path):
+    heard: list[bytes] = []
+
+    async def listen(message) -> None:
+        heard.append(message.data)
+
     with plain_nats() as nats_url:
+        spy = await nats.connect(nats_url)  # anyone on the swarm's NATS (docs/security.md)
+        await spy.subscribe("mttsim.swarm.>", cb=listen)
         async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
             workers = [await mttsim("swarm-worker", "--coordinator", nats_url, "--run-name", "t1", "--name", name,
                                     "--json") for name in ("a", "b")]
@@ -59,6 +67,7 @@ async def test_a_coordinator_and_two_workers_play_one_tournament_and_write_one_r
                 "--csv", str(prefix), "--threshold", "errors==0", "--threshold", "finished")
             out, err = await asyncio.wait_for(coordinator.communicate(), 240)
             said = [await asyncio.wait_for(worker.communicate(), 60) for worker in workers]
+        await spy.close()
     assert coordinator.returncode == thresholds.OK, err.decode()[-3000:]
     assert all(worker.returncode == 0 for worker in workers), [e.decode()[-2000:] for _, e in said]
     report, theirs = json.loads(out), [json.loads(o) for o, _ in said]
@@ -71,6 +80,8 @@ async def test_a_coordinator_and_two_workers_play_one_tournament_and_write_one_r
     latency = sum(report["histograms"]["latency_ms"].values())
     assert latency == sum(sum(r["histograms"]["latency_ms"].values()) for r in theirs) > 0
     assert report["history"] and rows(Path(f"{prefix}_stats_history.csv"))
+    # what the swarm's NATS carries: plans, rows and reports, never the server's admin token
+    assert len(heard) > 10 and not any(b"admin-token" in message for message in heard)
 
 
 async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_path):
@@ -95,3 +106,13 @@ async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_
     assert report["workers_lost"] == ["doomed"] and report["stopped"] == "duration"
     assert report["players"] == 12 and report["actions"] > 0  # the lost worker's figures until it was lost stay
     assert "lost: doomed" in err.decode()
+
+
+async def test_a_worker_or_coordinator_without_a_nats_server_says_so_with_the_could_not_run_code():
+    for arguments in (["swarm-worker", "--coordinator", "nats://127.0.0.1:9"],
+                      ["swarm", "--coordinate", "nats://127.0.0.1:9", "--url", "http://127.0.0.1:9", "--players", "2",
+                       "--create", "--admin-token", "x"]):
+        process = await mttsim(*arguments)
+        _, err = await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode == thresholds.COULD_NOT_RUN, err.decode()
+        assert "no NATS server at nats://127.0.0.1:9" in err.decode()

@@ -211,7 +211,7 @@ def swarm(args: argparse.Namespace) -> int:
     import uvloop
 
     from bots import thresholds
-    from bots.loadreport import write_csvs
+    from bots.loadreport import StreamedCsvs
     from bots.swarm import run_swarm
     from bots.swarmmetrics import SwarmMetrics, serve
 
@@ -242,7 +242,7 @@ def swarm(args: argparse.Namespace) -> int:
                                     _live_line if terminal else None, rows, metrics,
                                     lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True))
         return await run_swarm(options, _live_line if terminal else None, stop, rows,
-                               (lambda partial: write_csvs(args.csv, partial)) if args.csv else None, metrics)
+                               StreamedCsvs(args.csv) if args.csv else None, metrics)
 
     quiet_garbage_collector()
     allow_many_sockets()
