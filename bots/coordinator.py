@@ -104,6 +104,9 @@ class Coordinator:
         self.metrics: SwarmMetrics | None = None
         self.after = ""  # what became of the tournament
         self.tell: Callable[[str], None] = lambda _: None  # what the coordinator has to say, as it happens
+        # the files of the run so far, at each new row: written whole, since a worker's late row may still
+        # change an interval already written (the merge adds rows by interval)
+        self.written: Callable[[dict[str, Any]], object] | None = None
 
     async def hear(self) -> None:
         """Listen to the workers: hellos, registrations, rows and final reports."""
@@ -213,6 +216,8 @@ class Coordinator:
                 progress(live_of(partial, elapsed))
             if rows > rows_seen and sampled is not None and partial["history"]:
                 sampled(partial["history"][-1])
+            if rows > rows_seen and self.written is not None:
+                self.written(partial)
             if rows > rows_seen and (failed := failing(aborting, partial, elapsed)) is not None:
                 self.stopped, self.aborted_by = "aborted", failed.text
                 break
@@ -285,8 +290,10 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
                      progress: Callable[[Live], None] | None = None,
                      sampled: Callable[[dict[str, Any]], None] | None = None,
                      metrics: SwarmMetrics | None = None,
-                     tell: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost."""
+                     tell: Callable[[str], None] | None = None,
+                     written: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+    """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost,
+    ``written`` of the report so far at each new row."""
     client = await connected(nats_url, f"mttsim swarm coordinator {run}")
     addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
     limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
@@ -296,6 +303,7 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
             coordinator = Coordinator(options, client, http, run, expect, stop)
             coordinator.metrics = metrics
             coordinator.tell = tell or coordinator.tell
+            coordinator.written = written
             if metrics is not None:
                 metrics.run = metrics.run or run
             await coordinator.hear()

@@ -21,8 +21,6 @@ import math
 import random
 import time
 from collections import Counter
-from itertools import chain
-from operator import attrgetter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +28,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from bots.client import Measured, SeatBot, SeatReport, strategy_for
+from bots.client import Measured, SeatBot, Tally, strategy_for, tally
 from bots.histogram import histogram, percentiles
 from bots.shapes import Stage, target_at
 from bots.swarmmetrics import SwarmMetrics
@@ -350,15 +348,14 @@ class SwarmRun:
 
     def _sample(self, live: Live, progress: Callable[[Live], None] | None,
                 sampled: Callable[[dict[str, Any]], None] | None) -> None:
-        reports = [bot.report for bot in self.bots]
-        recent = self.measured.latencies[-20 * len(self.bots):].tolist()  # about the last 20 actions of each bot
         live.players_left, live.tables = self.summary.get("players_left", 0), self.summary.get("tables", 0)
         live.wall_s = time.perf_counter() - self.started
-        live.actions = sum(r.decisions for r in reports)
-        live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
-        live.p50_ms, live.p99_ms = percentiles_ms(recent, (0.5, 0.99))
-        live.errors = sum(len(r.errors) for r in reports)
-        if progress is not None:
+        if progress is not None:  # a terminal's line: its figures are made for it alone
+            counted = tally(self.bots)
+            recent = self.measured.latencies[-20 * len(self.bots):].tolist()  # about the last 20 actions a bot
+            live.actions, live.errors = counted.decisions, len(counted.errors)
+            live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
+            live.p50_ms, live.p99_ms = percentiles_ms(recent, (0.5, 0.99))
             progress(live)
         row_due = self.options.interval is not None and self.timeline.due(live.wall_s)
         if row_due:
@@ -412,7 +409,8 @@ class SwarmRun:
         """The run's report: at its end, or so far (``wall`` and ``cpu`` the run's until now). ``so_far``: its
         latencies and lags read from the time series' histograms, not every sample again (at each row, every
         sample sorted cost the swarm 9% of its CPU at 5,000 bots); the percentiles within about 1%."""
-        report = report_of([bot.report for bot in self.bots], self.measured, self.tournament, self.summary,
+        report = report_of(self.timeline.tally if so_far else tally(self.bots), len(self.bots), self.measured,
+                           self.tournament, self.summary,
                            self.wall if wall is None else wall, self.cpu if cpu is None else cpu,
                            (self.timeline.latency_total, self.timeline.lag_total) if so_far else None)
         report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
@@ -525,10 +523,11 @@ class Outage:
         return self.seconds + self.away_for()
 
 
-def report_of(reports: list[SeatReport], measured: Measured, tournament: str, final: dict[str, Any], wall: float,
-              cpu: float, histograms: tuple[dict[str, int], dict[str, int]] | None = None) -> dict[str, Any]:
-    """The report of ``reports``; given the latency and lag ``histograms``, its percentiles are read from them
-    rather than from every sample (a report so far)."""
+def report_of(counted: Tally, players: int, measured: Measured, tournament: str, final: dict[str, Any],
+              wall: float, cpu: float,
+              histograms: tuple[dict[str, int], dict[str, int]] | None = None) -> dict[str, Any]:
+    """The report of the bots ``counted``; given the latency and lag ``histograms``, its percentiles are read
+    from them rather than from every sample (a report so far)."""
     fractions = (0.5, 0.95, 0.99, 1.0)
     if histograms is None:
         latencies, lags = measured.latencies.tolist(), measured.lags.tolist()
@@ -539,32 +538,24 @@ def report_of(reports: list[SeatReport], measured: Measured, tournament: str, fi
         latency_counts, lag_counts = histograms
         p50, p95, p99, longest = percentiles(latency_counts, fractions)
         lag_p50, lag_p95, lag_p99, lag_max = percentiles(lag_counts, fractions)
-    # Each figure a pass of C over the bots (map, attrgetter, chain): a report so far is made at every row, and
-    # a generator per figure over 5,000 bots cost the swarm 3% of its CPU (benchmarks/bench_swarm.py).
-    def total(name: str) -> int:
-        return sum(map(attrgetter(name), reports))
-
-    def every(name: str) -> list[Any]:
-        return list(chain.from_iterable(filter(None, map(attrgetter(name), reports))))
-
-    actions, missed, said = total("decisions"), total("missed_deadlines"), every("errors")
-    refused = Counter(every("refused"))
+    actions, missed, said = counted.decisions, counted.missed_deadlines, counted.errors
+    refused = Counter(counted.refused)
     errors = Counter(f"{error.get('code')}: {error.get('message')}" for error in said)
     return {
-        "tournament": tournament, "players": len(reports), "tables": final.get("tables", 0),
+        "tournament": tournament, "players": players, "tables": final.get("tables", 0),
         "actions": actions, "actions_per_s": round(actions / wall, 1) if wall else 0.0,
         "latency_ms": {"p50": p50, "p95": p95, "p99": p99, "max": longest},
         "event_lag_ms": {"p50": lag_p50, "p95": lag_p95, "p99": lag_p99, "max": lag_max},
         "errors": len(said), "error_codes": dict(Counter(str(error.get("code")) for error in said)),
-        "provoked_errors": total("provoked_errors"), "stale": total("stale"), "missed_deadlines": missed,
-        "timeouts": total("timed_out"), "reconnections": total("reconnections"), "failovers": total("failovers"),
-        "messages": total("messages"),
+        "provoked_errors": counted.provoked_errors, "stale": counted.stale, "missed_deadlines": missed,
+        "timeouts": counted.timed_out, "reconnections": counted.reconnections, "failovers": counted.failovers,
+        "messages": counted.messages,
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
         "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
-        "bytes": total("bytes"),
+        "bytes": counted.bytes,
         "histograms": {"latency_ms": latency_counts, "event_lag_ms": lag_counts,
-                       "connect_ms": histogram(every("connects")), "reconnect_ms": histogram(every("reconnects")),
-                       "snapshot_ms": histogram(every("snapshots_after"))},
+                       "connect_ms": histogram(counted.connects), "reconnect_ms": histogram(counted.reconnects),
+                       "snapshot_ms": histogram(counted.snapshots_after)},
         # Locust's failures: what failed, where, and how often (PREFIX_failures.csv)
         "failures": [*({"method": "WS", "name": "act -> acted", "error": error, "occurrences": n}
                        for error, n in errors.most_common()),

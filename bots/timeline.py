@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from bots.client import Tally, tally
 from bots.histogram import histogram, merge
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class Timeline:
         # the rows' histograms added up: the report so far reads them, never every sample again
         self.latency_total: dict[str, int] = {}
         self.lag_total: dict[str, int] = {}
+        self.tally = Tally()  # the bots' figures at the last row, for the report so far
         self.rows: list[dict[str, Any]] = []
         self._started = time.time()
         self._last = 0.0
@@ -63,20 +64,16 @@ class Timeline:
         measured = self.measured
         latencies, lags = measured.latencies[self._latencies_read:], measured.lags[self._lags_read:]
         self._latencies_read, self._lags_read = len(measured.latencies), len(measured.lags)
-        reports = [bot.report for bot in bots]
-        actions = sum(map(attrgetter("decisions"), reports))
-        errors = sum(len(report.errors) for report in reports if report.errors)
-        failures = errors + sum(map(attrgetter("missed_deadlines"), reports))
-        reconnections = sum(map(attrgetter("reconnections"), reports))
-        messages = sum(map(attrgetter("messages"), reports))
-        size = sum(map(attrgetter("bytes"), reports))
-        connected = sum(map(attrgetter("connected"), bots))
+        self.tally = counted = tally(bots)
+        actions, errors, reconnections = counted.decisions, len(counted.errors), counted.reconnections
+        failures = errors + counted.missed_deadlines
+        messages, size, connected = counted.messages, counted.bytes, counted.connected
         if latencies:
             self._latency_sum += sum(latencies)
             self._latency_min = min(self._latency_min, min(latencies))
             self._latency_max = max(self._latency_max, max(latencies))
         seconds = max(elapsed - self._last, 1e-9)
-        row = {
+        row: dict[str, Any] = {
             "at": round(self._started + elapsed, 3), "elapsed_s": round(elapsed, 3), "seconds": round(seconds, 3),
             "users": connected, "target": target, "players_left": players_left,
             "actions": actions - self._actions, "failures": failures - self._failures,

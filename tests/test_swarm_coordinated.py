@@ -92,11 +92,17 @@ async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_
             coordinator = await mttsim(
                 "swarm", "--coordinate", nats_url, "--expect-workers", "2", "--url", live.http,
                 "--admin-token", "admin-token", "--create", "--config", config(tmp_path, 12, SLOW),
-                "--players", "12", "--think", "0.02-0.05", "--duration", "8", "--interval", "0.5", "--json")
+                "--players", "12", "--think", "0.02-0.05", "--duration", "8", "--interval", "0.5", "--json",
+                "--csv", str(tmp_path / "run"))
             assert coordinator.stderr is not None
             while b"go: 2 workers" not in (line := await asyncio.wait_for(coordinator.stderr.readline(), 120)):
                 assert line, "the coordinator ended before the run went"
-            await asyncio.sleep(2)  # some play measured by both
+            history = tmp_path / "run_stats_history.csv"
+            for _ in range(600):  # some play measured by both, and written as it goes
+                if history.exists() and len(rows(history)) >= 3:
+                    break
+                await asyncio.sleep(0.1)
+            assert len(rows(history)) >= 3
             workers["doomed"].send_signal(signal.SIGKILL)
             out, err = await asyncio.wait_for(coordinator.communicate(), 120)
             await asyncio.wait_for(workers["steady"].communicate(), 60)

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bots import shapes, thresholds
 from bots.loadreport import stats_rows
 from bots.swarmmetrics import SwarmMetrics, prometheus_buckets
-from tests.live_server import live_server
+from tests.live_server import definition, live_server
 from tests.test_swarm_gate import SLOW, config, on_the_session_loop, swarm
 
 
@@ -106,7 +106,9 @@ async def test_a_stages_run_follows_its_stages_with_observers_lobby_pollers_and_
 async def test_an_arrival_rate_spreads_the_registrations_a_spawn_rate_the_connections_and_a_warmup_is_left_out(
         tmp_path):
     async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
-        process = await swarm(live, "--players", "8", "--create", "--config", config(tmp_path, 8, SLOW),
+        deep = tmp_path / "deep.json"  # 5,000 big blinds: nobody busts in six seconds, every bot plays on
+        deep.write_text(json.dumps(definition(8, 6, action_seconds=2, stack=100_000, levels=SLOW)))
+        process = await swarm(live, "--players", "8", "--create", "--config", str(deep),
                               "--think", "0.02-0.05", "--interval", "0.5", "--arrival-rate", "4", "--spawn-rate", "4",
                               "--warmup", "3", "--duration", "6", "--json")
         out, err = await asyncio.wait_for(process.communicate(), 120)

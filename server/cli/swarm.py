@@ -211,7 +211,7 @@ def swarm(args: argparse.Namespace) -> int:
     import uvloop
 
     from bots import thresholds
-    from bots.loadreport import StreamedCsvs
+    from bots.loadreport import StreamedCsvs, write_csvs
     from bots.swarm import run_swarm
     from bots.swarmmetrics import SwarmMetrics, serve
 
@@ -240,7 +240,8 @@ def swarm(args: argparse.Namespace) -> int:
                   flush=True)
             return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", stop,
                                     _live_line if terminal else None, rows, metrics,
-                                    lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True))
+                                    lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True),
+                                    (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
         return await run_swarm(options, _live_line if terminal else None, stop, rows,
                                StreamedCsvs(args.csv) if args.csv else None, metrics)
 
