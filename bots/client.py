@@ -24,7 +24,6 @@ import asyncio
 import random
 import time
 from array import array
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -72,17 +71,10 @@ class SeatReport:
 
 
 @dataclass
-class Measured:
-    """The latencies and lags of many bots, in the order they came (a swarm's, bots/swarm.py)."""
-
-    latencies: array[float] = field(default_factory=lambda: array("d"))
-    lags: array[float] = field(default_factory=lambda: array("d"))
-
-
-@dataclass
 class Tally:
-    """A swarm's bots counted in one pass (bots/timeline.py, bots/swarm.py ``report_of``): at 5,000 bots, a pass
-    over them per figure cost more than the figures, each pass missing the CPU's cache at every bot."""
+    """A swarm's bots' figures added up as they happen (each bot counts into its own report and into this):
+    the time series and the report so far read them at once. Added up from 5,000 bots at each row, they cost
+    more than every other figure of the row, each pass missing the CPU's cache at every bot."""
 
     connected: int = 0
     decisions: int = 0
@@ -101,36 +93,16 @@ class Tally:
     refused: list[str] = field(default_factory=list)
 
 
-def tally(bots: Iterable[SeatBot]) -> Tally:
-    """Every figure of ``bots`` added up, each bot read once."""
-    counted = Tally()
-    connected = decisions = provoked = stale = missed = timed_out = reconnections = failovers = messages = size = 0
-    errors, connects, reconnects, snapshots, refused = (counted.errors, counted.connects, counted.reconnects,
-                                                        counted.snapshots_after, counted.refused)
-    for bot in bots:
-        report = bot.report
-        connected += bot.connected
-        decisions += report.decisions
-        provoked += report.provoked_errors
-        stale += report.stale
-        missed += report.missed_deadlines
-        timed_out += report.timed_out
-        reconnections += report.reconnections
-        failovers += report.failovers
-        messages += report.messages
-        size += report.bytes
-        if report.errors:
-            errors += report.errors
-        if report.refused:
-            refused += report.refused
-        connects += report.connects
-        if report.reconnects:
-            reconnects += report.reconnects
-        snapshots += report.snapshots_after
-    counted.connected, counted.decisions, counted.provoked_errors, counted.stale = connected, decisions, provoked, stale
-    counted.missed_deadlines, counted.timed_out, counted.reconnections = missed, timed_out, reconnections
-    counted.failovers, counted.messages, counted.bytes = failovers, messages, size
-    return counted
+@dataclass
+class Measured:
+    """The latencies and lags of many bots, in the order they came, and their figures added up (a swarm's,
+    bots/swarm.py)."""
+
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    lags: array[float] = field(default_factory=lambda: array("d"))
+    tally: Tally = field(default_factory=Tally)
+
+
 
 
 class _Event(msgspec.Struct):
@@ -194,6 +166,7 @@ class SeatBot(WSListener):
         self.fault = fault
         self.report = SeatReport(player) if measured is None else \
             SeatReport(player, latencies=measured.latencies, lags=measured.lags)
+        self.tally = measured.tally if measured is not None else Tally()  # the swarm's, counted beside the seat's
         self.style = next((name for name, play in STRATEGIES.items() if play is strategy), "random")
         self._stack = 0
         self._starting_stack = 0
@@ -224,13 +197,16 @@ class SeatBot(WSListener):
             try:
                 transport, _ = await ws_connect(lambda: self, self.url, max_frame_size=MAX_FRAME_BYTES)
             except OSError as error:
-                self.report.refused.append(f"{type(error).__name__}: {error.strerror or error}")
+                reason = f"{type(error).__name__}: {error.strerror or error}"
+                self.report.refused.append(reason)
+                self.tally.refused.append(reason)
                 refused += 1
                 if refused > 120 * len(self.urls):
                     raise
                 if len(self.urls) > 1:
                     self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
                     self.report.failovers += 1
+                    self.tally.failovers += 1
                     if refused % len(self.urls):
                         continue  # the next one now; after a round of refusals, the usual pause
             else:
@@ -239,8 +215,10 @@ class SeatBot(WSListener):
                     transport.disconnect(graceful=False)
                     continue
                 self._connected_at = time.monotonic()
-                handshakes = self.report.reconnects if self.report.connects else self.report.connects
+                again = bool(self.report.connects)
+                handshakes = self.report.reconnects if again else self.report.connects
                 handshakes.append(self._connected_at - began)
+                (self.tally.reconnects if again else self.tally.connects).append(self._connected_at - began)
                 try:
                     await transport.wait_disconnected()
                 finally:
@@ -249,6 +227,7 @@ class SeatBot(WSListener):
             if not self._done and self._wanted.is_set():  # a flaky bot hung up, or the connection dropped:
                 # come back with the token
                 self.report.reconnections += 1
+                self.tally.reconnections += 1
                 await asyncio.sleep(self.rng.uniform(0.1, 0.5))
         return self.report
 
@@ -280,11 +259,14 @@ class SeatBot(WSListener):
         self._wanted.set()
 
     def on_ws_connected(self, transport: WSTransport) -> None:
+        if self._transport is None:
+            self.tally.connected += 1
         self._transport = transport
 
     def on_ws_disconnected(self, transport: WSTransport) -> None:
         if self._transport is transport:
             self._transport = None
+            self.tally.connected -= 1
 
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
         if frame.msg_type == WSMsgType.CLOSE:
@@ -312,8 +294,11 @@ class SeatBot(WSListener):
         """One message; True when this bot's tournament is over."""
         report = self.report
         message = read_line(line)
+        counted = self.tally
         report.messages += 1
         report.bytes += len(line)
+        counted.messages += 1
+        counted.bytes += len(line)
         if message.at:
             report.lags.append(received - message.at)
         kind = message.type
@@ -326,14 +311,18 @@ class SeatBot(WSListener):
         elif kind == "error":
             if self.fault == "rude":
                 report.provoked_errors += 1
+                counted.provoked_errors += 1
             elif whole.get("code") == "stale":
                 report.stale += 1
+                counted.stale += 1
             else:
                 report.errors.append(whole)
+                counted.errors.append(whole)
         elif kind == "snapshot":
             report.snapshots += 1
             if self._connected_at is not None:
                 report.snapshots_after.append(time.monotonic() - self._connected_at)
+                counted.snapshots_after.append(report.snapshots_after[-1])
                 self._connected_at = None
             self._starting_stack = whole["tournament"]["starting_stack"]
             if whole["you"] and whole["you"]["stack"] is not None:
@@ -368,8 +357,10 @@ class SeatBot(WSListener):
         elif kind == "timed_out" and mine:
             self._stop_thinking()  # the clock decided: a late answer would be out of turn
             report.timed_out += 1
+            self.tally.timed_out += 1
             if not self._ignored_turn:
                 report.missed_deadlines += 1
+                self.tally.missed_deadlines += 1
             self._ignored_turn = False
             self._sent_at = None
             self._send(_BACK)
@@ -433,6 +424,7 @@ class SeatBot(WSListener):
             self._sent_at = None
             return
         self.report.decisions += 1
+        self.tally.decisions += 1
         if self.fault == "flaky":
             self._until_hang_up -= 1
             if self._until_hang_up == 0 and self._transport is not None:

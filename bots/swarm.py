@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from bots.client import Measured, SeatBot, Tally, strategy_for, tally
+from bots.client import Measured, SeatBot, strategy_for
 from bots.histogram import histogram, percentiles
 from bots.shapes import Stage, target_at
 from bots.swarmmetrics import SwarmMetrics
@@ -351,7 +351,7 @@ class SwarmRun:
         live.players_left, live.tables = self.summary.get("players_left", 0), self.summary.get("tables", 0)
         live.wall_s = time.perf_counter() - self.started
         if progress is not None:  # a terminal's line: its figures are made for it alone
-            counted = tally(self.bots)
+            counted = self.measured.tally
             recent = self.measured.latencies[-20 * len(self.bots):].tolist()  # about the last 20 actions a bot
             live.actions, live.errors = counted.decisions, len(counted.errors)
             live.actions_per_s = live.actions / live.wall_s if live.wall_s else 0.0
@@ -359,7 +359,7 @@ class SwarmRun:
             progress(live)
         row_due = self.options.interval is not None and self.timeline.due(live.wall_s)
         if row_due:
-            row = self.timeline.sample(self.bots, live.wall_s, live.players_left,
+            row = self.timeline.sample(live.wall_s, live.players_left,
                                        round(self._target()) if self.options.stages else None)
             if sampled is not None:
                 sampled(row)
@@ -390,7 +390,7 @@ class SwarmRun:
             self._stopping()
         self.wall, self.cpu = time.perf_counter() - self.started, time.process_time() - self.cpu_before
         if self.options.interval is not None:
-            self.timeline.sample(self.bots, self.wall, self.summary.get("players_left", 0),
+            self.timeline.sample(self.wall, self.summary.get("players_left", 0),
                                  round(self._target()) if self.options.stages else None)
         self.after = "finished" if self.summary.get("status") == "finished" else self.summary.get("status", "")
         if self.outage.away_since is not None:
@@ -409,7 +409,7 @@ class SwarmRun:
         """The run's report: at its end, or so far (``wall`` and ``cpu`` the run's until now). ``so_far``: its
         latencies and lags read from the time series' histograms, not every sample again (at each row, every
         sample sorted cost the swarm 9% of its CPU at 5,000 bots); the percentiles within about 1%."""
-        report = report_of(self.timeline.tally if so_far else tally(self.bots), len(self.bots), self.measured,
+        report = report_of(len(self.bots), self.measured,
                            self.tournament, self.summary,
                            self.wall if wall is None else wall, self.cpu if cpu is None else cpu,
                            (self.timeline.latency_total, self.timeline.lag_total) if so_far else None)
@@ -523,11 +523,12 @@ class Outage:
         return self.seconds + self.away_for()
 
 
-def report_of(counted: Tally, players: int, measured: Measured, tournament: str, final: dict[str, Any],
+def report_of(players: int, measured: Measured, tournament: str, final: dict[str, Any],
               wall: float, cpu: float,
               histograms: tuple[dict[str, int], dict[str, int]] | None = None) -> dict[str, Any]:
-    """The report of the bots ``counted``; given the latency and lag ``histograms``, its percentiles are read
-    from them rather than from every sample (a report so far)."""
+    """The report of the bots that counted into ``measured``; given the latency and lag ``histograms``, its
+    percentiles are read from them rather than from every sample (a report so far)."""
+    counted = measured.tally
     fractions = (0.5, 0.95, 0.99, 1.0)
     if histograms is None:
         latencies, lags = measured.latencies.tolist(), measured.lags.tolist()

@@ -1,7 +1,8 @@
 """The swarm's time series: every few seconds a row of what the bots measured since the row before.
 
-The bots' latencies and lags are in two arrays they share (``bots.client.Measured``): a row copies what is
-new of them and counts the bots' totals, with no per-bot copy (issue 34: under 2% of the swarm's CPU).
+The bots' latencies and lags are in two arrays they share, and their counts in one tally they add to as
+they go (``bots.client.Measured``): a row copies what is new of the arrays and reads the tally, with no pass
+over the bots (issue 34: under 2% of the swarm's CPU).
 
 A row holds the interval's actions and failures, its latency and event-lag histograms (bots/histogram.py,
 so that the rows of a run's shards merge exactly, bucket by bucket), the bots connected, the players left
@@ -15,11 +16,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bots.client import Tally, tally
 from bots.histogram import histogram, merge
 
 if TYPE_CHECKING:
-    from bots.client import Measured, SeatBot
+    from bots.client import Measured
 
 DEFAULT_INTERVAL = 5.0  # seconds between rows (Locust writes its history every few seconds too)
 
@@ -34,7 +34,6 @@ class Timeline:
         # the rows' histograms added up: the report so far reads them, never every sample again
         self.latency_total: dict[str, int] = {}
         self.lag_total: dict[str, int] = {}
-        self.tally = Tally()  # the bots' figures at the last row, for the report so far
         self.rows: list[dict[str, Any]] = []
         self._started = time.time()
         self._last = 0.0
@@ -57,14 +56,14 @@ class Timeline:
     def due(self, elapsed: float) -> bool:
         return elapsed - self._last >= self.interval
 
-    def sample(self, bots: Sequence[SeatBot], elapsed: float, players_left: int,
+    def sample(self, elapsed: float, players_left: int,
                target: int | None = None) -> dict[str, Any]:
         """The row since the last; ``target``: the bots a load shape wants connected (bots/shapes.py)."""
         began = time.thread_time()  # the loop's own: not a metrics scrape on another thread
         measured = self.measured
         latencies, lags = measured.latencies[self._latencies_read:], measured.lags[self._lags_read:]
         self._latencies_read, self._lags_read = len(measured.latencies), len(measured.lags)
-        self.tally = counted = tally(bots)
+        counted = measured.tally
         actions, errors, reconnections = counted.decisions, len(counted.errors), counted.reconnections
         failures = errors + counted.missed_deadlines
         messages, size, connected = counted.messages, counted.bytes, counted.connected
