@@ -9,20 +9,17 @@ room would, and the simulator is not slowed when no one observes.
 
 from __future__ import annotations
 
-import html
 import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 import msgspec
 import numpy as np
 
-from bots import pages
 from bots.simulator import Report, simulate
 from engine.director import Tournament
-from engine.events import Event, HandForHandStarted, LevelChanged, PlayerEliminated, TableBroken
+from engine.events import BreakStarted, Event, HandForHandStarted, LevelChanged, PlayerEliminated, TableBroken
 from engine.structure import Definition, level_starts
 
 
@@ -40,6 +37,14 @@ class LevelRow(msgspec.Struct, frozen=True):
     eliminations: int  # during the level
 
 
+class BreakRow(msgspec.Struct, frozen=True):
+    """A break as it came in one run."""
+
+    after_level: int  # the level it followed (a break at a minute of the hour may cut one: the level it cut)
+    started_h: float
+    minutes: float
+
+
 class Run(msgspec.Struct, frozen=True):
     seed: int
     players: int
@@ -52,6 +57,15 @@ class Run(msgspec.Struct, frozen=True):
     players_left: list[tuple[float, int]]  # (hours, players left) at the start and after every bust
     prizes_cents: list[int]  # by place, the paid ones
     bubble_stacks_bb: list[float]  # every stack left in big blinds as the bubble burst (the first paid bust)
+    bubble_level: int | None = None  # the level of the last bust out of the money
+    bubble_average_bb: float | None = None  # the average stack in big blinds as the bubble burst
+    final_table_level: int | None = None
+    final_table_average_bb: float | None = None  # as the final table formed
+    entries: int = 0  # the players at the start, the late entries and the re-entries
+    late_entries: int = 0  # new players who came after the start
+    reentries: int = 0
+    pool_cents: int = 0  # the prizes paid
+    breaks: list[BreakRow] = []
 
 
 class Spread(msgspec.Struct, frozen=True):
@@ -62,6 +76,10 @@ class Spread(msgspec.Struct, frozen=True):
 
 
 class LevelSpread(msgspec.Struct, frozen=True):
+    """A level over the runs. ``players_left`` counts a run over before the level as one player left (its
+    winner), so that a level few runs reach does not show a field larger than the level before's; the
+    stacks are of the runs that reached it (``reached``; ``ended`` were over before it)."""
+
     level: int
     small_blind: int
     big_blind: int
@@ -71,6 +89,14 @@ class LevelSpread(msgspec.Struct, frozen=True):
     average_bb: Spread
     m: Spread
     eliminations: Spread
+    reached: int
+    ended: int
+
+
+class BreakSpread(msgspec.Struct, frozen=True):
+    after_level: int
+    started_h: Spread
+    minutes: float
 
 
 class LabReport(msgspec.Struct, frozen=True):
@@ -85,6 +111,16 @@ class LabReport(msgspec.Struct, frozen=True):
     hand_for_hand_h: Spread | None
     final_table_h: Spread | None
     levels: list[LevelSpread]
+    bubble_level: Spread | None
+    paid: Spread  # players paid
+    bubble_average_bb: Spread | None
+    final_table_level: Spread | None
+    final_table_average_bb: Spread | None
+    entries: Spread
+    late_entries: Spread
+    reentries: Spread
+    pool_cents: Spread
+    breaks: list[BreakSpread]
 
 
 class Observer:
@@ -98,6 +134,11 @@ class Observer:
         self.hand_for_hand_h: float | None = None
         self.final_table_h: float | None = None
         self.bubble_stacks_bb: list[float] = []
+        self.bubble_level: int | None = None
+        self.bubble_average_bb: float | None = None
+        self.final_table_level: int | None = None
+        self.final_table_average_bb: float | None = None
+        self.breaks: list[BreakRow] = []
         self._busts_before_level = 0
         self._busts = 0
 
@@ -117,14 +158,23 @@ class Observer:
             self._busts += 1
             self.curve.append((hours, tournament.players_left))
             if event.prize_cents == 0:
-                self.bubble_h = hours
+                self.bubble_h, self.bubble_level = hours, tournament.level + 1
             elif not self.bubble_stacks_bb:
                 big_blind = self.definition.levels[tournament.level].big_blind
                 self.bubble_stacks_bb = [round(stack / big_blind, 1) for stack in tournament.stacks.values()]
+                self.bubble_average_bb = self._average_bb(tournament)
         elif isinstance(event, HandForHandStarted) and self.hand_for_hand_h is None:
             self.hand_for_hand_h = hours
         elif isinstance(event, TableBroken) and len(tournament.tables) == 1 and self.final_table_h is None:
-            self.final_table_h = hours
+            self.final_table_h, self.final_table_level = hours, tournament.level + 1
+            self.final_table_average_bb = self._average_bb(tournament)
+        elif isinstance(event, BreakStarted):
+            self.breaks.append(BreakRow(tournament.level + 1, hours, round((event.until - at) / 60, 2)))
+
+    def _average_bb(self, tournament: Tournament) -> float:
+        left = tournament.players_left
+        return round(tournament.chips_issued / left / self.definition.levels[tournament.level].big_blind, 1) \
+            if left else 0.0
 
     def _close_level(self) -> None:
         if self.levels:
@@ -138,7 +188,9 @@ class Observer:
                         if result["prize_cents"] > 0)
         return Run(seed, report.players, report.simulated_hours, report.hands, self.bubble_h, self.hand_for_hand_h,
                    self.final_table_h, self.levels, self.curve, [cents for _, cents in prizes],
-                   self.bubble_stacks_bb)
+                   self.bubble_stacks_bb, self.bubble_level, self.bubble_average_bb, self.final_table_level,
+                   self.final_table_average_bb, report.players + report.late_registrations + report.reentries,
+                   report.late_registrations, report.reentries, sum(cents for _, cents in prizes), self.breaks)
 
 
 class Field(msgspec.Struct, frozen=True):
@@ -182,14 +234,27 @@ def summarize(definition: Definition, players: int, runs: Sequence[Run]) -> LabR
         for row in run.levels:
             by_level.setdefault(row.level, []).append(row)
     levels = [LevelSpread(number, rows[0].small_blind, rows[0].big_blind, rows[0].ante,
-                          spread([row.started_h for row in rows]), spread([row.players_left for row in rows]),
+                          spread([row.started_h for row in rows]),
+                          spread([row.players_left for row in rows] + [1] * (len(runs) - len(rows))),
                           spread([row.average_bb for row in rows]), spread([row.m for row in rows]),
-                          spread([row.eliminations for row in rows]))
+                          spread([row.eliminations for row in rows]), len(rows), len(runs) - len(rows))
               for number, rows in sorted(by_level.items())]
+    by_break: dict[int, list[BreakRow]] = {}
+    for run in runs:
+        for pause in run.breaks:
+            by_break.setdefault(pause.after_level, []).append(pause)
+    breaks = [BreakSpread(level, spread([pause.started_h for pause in pauses]),
+                          max(pause.minutes for pause in pauses)) for level, pauses in sorted(by_break.items())]
     return LabReport(definition.name, players, list(runs), spread([run.hours for run in runs]),
                      spread([run.hands for run in runs]), _optional([run.bubble_h for run in runs]),
                      _optional([run.hand_for_hand_h for run in runs]),
-                     _optional([run.final_table_h for run in runs]), levels)
+                     _optional([run.final_table_h for run in runs]), levels,
+                     _optional([run.bubble_level for run in runs]), spread([len(run.prizes_cents) for run in runs]),
+                     _optional([run.bubble_average_bb for run in runs]),
+                     _optional([run.final_table_level for run in runs]),
+                     _optional([run.final_table_average_bb for run in runs]), spread([run.entries for run in runs]),
+                     spread([run.late_entries for run in runs]), spread([run.reentries for run in runs]),
+                     spread([run.pool_cents for run in runs]), breaks)
 
 
 def lab(definition: Definition, field: Field, seeds: Sequence[int], *, jobs: int | None = None,
@@ -197,162 +262,46 @@ def lab(definition: Definition, field: Field, seeds: Sequence[int], *, jobs: int
     """Every seed played, by ``jobs`` processes at once (default: one per core, at most one per seed); with one
     job in this process, unless ``apart`` (a server's loop must not wait on a simulation holding the GIL).
     The processes start from a fork server: forking a process with threads running (a server) is unsafe."""
-    jobs = min(jobs or os.cpu_count() or 1, len(seeds))
+    return summarize(definition, field.players, played([definition], field, seeds, jobs, apart)[0])
+
+
+class Comparison(msgspec.Struct, frozen=True):
+    """What ``mttsim simulate --compare A B ... --json`` prints: each structure's lab report, over the same
+    seeds and the same field, in the order given."""
+
+    seeds: list[int]
+    structures: list[LabReport]
+
+
+def compare(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], *,
+            jobs: int | None = None) -> Comparison:
+    """Each structure played on the same seeds: the runs of all of them share one pool of processes, so that
+    two structures take about twice one's time, not twice plus the pool's start."""
+    runs = played(definitions, field, seeds, jobs, apart=False)
+    return Comparison(list(seeds), [summarize(definition, field.players, mine)
+                                    for definition, mine in zip(definitions, runs)])
+
+
+def played(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], jobs: int | None,
+           apart: bool) -> list[list[Run]]:
+    """The runs of each definition on every seed, in order."""
+    pairs = [(number, seed) for number in range(len(definitions)) for seed in seeds]
+    jobs = min(jobs or os.cpu_count() or 1, len(pairs))
     if jobs <= 1 and not apart:
-        runs = [play(definition, field, seed) for seed in seeds]
+        runs = [play(definitions[number], field, seed) for number, seed in pairs]
     else:
-        encoded, who = msgspec.msgpack.encode(definition), msgspec.msgpack.encode(field)
+        encoded = [msgspec.msgpack.encode(definition) for definition in definitions]
+        who = msgspec.msgpack.encode(field)
         with ProcessPoolExecutor(max(jobs, 1), mp_context=multiprocessing.get_context("forkserver")) as pool:
-            futures = [pool.submit(_play_encoded, encoded, who, seed) for seed in seeds]
+            futures = [pool.submit(_play_encoded, encoded[number], who, seed) for number, seed in pairs]
             runs = [msgspec.msgpack.decode(future.result(), type=Run) for future in futures]
-    return summarize(definition, field.players, runs)
+    return [runs[number * len(seeds):(number + 1) * len(seeds)] for number in range(len(definitions))]
 
 
 def hours_minutes(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{int(value)}:{round(value % 1 * 60):02d}" if value % 1 * 60 < 59.5 else f"{int(value) + 1}:00"
-
-
-def _shown(figure: Spread | None, hours: bool = True) -> list[str]:
-    if figure is None:
-        return ["-", "-", "-", "0"]
-    show = hours_minutes if hours else (lambda value: f"{value:,.0f}")
-    return [show(figure.median), show(figure.p10), show(figure.p90), str(figure.runs)]
-
-
-def players_left_on(runs: Sequence[Run], grid: np.ndarray) -> np.ndarray:
-    """Each run's field at each time of the grid (a step: the count after the last bust before it; one player
-    once the run is over), a row per run."""
-    rows = []
-    for run in runs:
-        times = np.asarray([hours for hours, _ in run.players_left])
-        counts = np.asarray([left for _, left in run.players_left] + [1])
-        rows.append(counts[np.searchsorted(times, grid, side="right") - 1].clip(min=1) if len(times) else
-                    np.ones_like(grid))
-    return np.asarray(rows)
-
-
-def charts(report: LabReport) -> list[tuple[str, str]]:
-    """(title, SVG): players left over time with the levels as bands, the average stack in big blinds by level,
-    the stacks at the bubble and the payout curve, each with its median and p10-p90 band over the runs."""
-    plt = pages.pyplot()
-    runs = report.runs
-    drawn = []
-    end = max(run.hours for run in runs) or 1.0
-    grid = np.linspace(0.0, end, 300)
-    left = players_left_on(runs, grid)
-    figure, axes = plt.subplots(figsize=(7.2, 3.0))
-    for number, level in enumerate(report.levels):
-        if level.started_h.median < end:
-            following = report.levels[number + 1].started_h.median if number + 1 < len(report.levels) else end
-            axes.axvspan(level.started_h.median, min(following, end), color="#eef2f7" if number % 2 else "#ffffff",
-                         zorder=0)
-            axes.text(level.started_h.median, 1.0, str(level.level), transform=axes.get_xaxis_transform(),
-                      fontsize=7, va="bottom", color="#666")
-    if len(runs) > 1:
-        axes.fill_between(grid, np.percentile(left, 10, axis=0), np.percentile(left, 90, axis=0), alpha=0.3,
-                          color="#3a6ea5", label="p10-p90", linewidth=0)
-    axes.plot(grid, np.median(left, axis=0), color="#1f4e8c", linewidth=1.6, label="median")
-    axes.set_xlabel("hours (bands: levels, numbered on top)")
-    axes.set_ylabel("players left")
-    axes.grid(alpha=0.3)
-    axes.legend(loc="upper right", fontsize=8)
-    axes.set_title("Players left over time")
-    drawn.append(("Players left over time", pages.svg(figure)))
-    figure, axes = plt.subplots(figsize=(7.2, 3.0))
-    numbers = [level.level for level in report.levels]
-    if len(runs) > 1:
-        axes.fill_between(numbers, [level.average_bb.p10 for level in report.levels],
-                          [level.average_bb.p90 for level in report.levels], alpha=0.3, color="#3a6ea5",
-                          label="p10-p90", linewidth=0)
-    axes.plot(numbers, [level.average_bb.median for level in report.levels], marker="o", markersize=3,
-              color="#1f4e8c", label="median")
-    axes.set_xlabel("level")
-    axes.set_ylabel("average stack, big blinds")
-    axes.set_yscale("log")
-    axes.grid(alpha=0.3, which="both")
-    axes.legend(loc="upper right", fontsize=8)
-    axes.set_title("Average stack in big blinds by level")
-    drawn.append(("Average stack in big blinds by level", pages.svg(figure)))
-    stacks = [stack for run in runs for stack in run.bubble_stacks_bb]
-    if stacks:
-        figure, axes = plt.subplots(figsize=(7.2, 3.0))
-        axes.hist(stacks, bins=min(30, max(5, len(stacks) // 4)), color="#3a6ea5")
-        axes.set_xlabel("stack, big blinds")
-        axes.set_ylabel(f"players ({len(runs)} run{'s' if len(runs) > 1 else ''})")
-        axes.grid(alpha=0.3)
-        axes.set_title("Stacks in big blinds as the bubble burst")
-        axes.set_title("Stacks in big blinds as the bubble burst")
-    drawn.append(("Stacks in big blinds as the bubble burst", pages.svg(figure)))
-    prizes = [run.prizes_cents for run in runs if run.prizes_cents]
-    if prizes:
-        figure, axes = plt.subplots(figsize=(7.2, 3.0))
-        paid = min(len(row) for row in prizes)
-        cents = np.asarray([row[:paid] for row in prizes], dtype=float) / 100
-        places = np.arange(1, paid + 1)
-        axes.plot(places, np.median(cents, axis=0), marker="o", markersize=3, color="#1f4e8c")
-        axes.set_yscale("log")
-        axes.set_xlabel("place")
-        axes.set_ylabel("prize, $")
-        axes.grid(alpha=0.3, which="both")
-        axes.set_title("Payout by place")
-        axes.set_title("Payout by place")
-    drawn.append(("Payout by place", pages.svg(figure)))
-    return drawn
-
-
-def write_html(path: str, report: LabReport, settings: dict[str, Any]) -> None:
-    """One self-contained file: the distribution over the runs, the pictures, the levels and each run."""
-    moments = [("Duration", report.hours), ("Bubble", report.bubble_h), ("Hand-for-hand", report.hand_for_hand_h),
-               ("Final table", report.final_table_h)]
-    rows = [[name, *_shown(figure)] for name, figure in moments]
-    rows.append(["Hands played", *_shown(report.hands, hours=False)])
-    levels = [[level.level, f"{level.small_blind:,}/{level.big_blind:,}", f"{level.ante:,}" if level.ante else "",
-               hours_minutes(level.started_h.median), f"{level.players_left.median:,.0f}",
-               f"{level.players_left.p10:,.0f}-{level.players_left.p90:,.0f}", f"{level.average_bb.median:,.1f}",
-               f"{level.m.median:,.1f}", f"{level.eliminations.median:,.0f}", level.players_left.runs]
-              for level in report.levels]
-    each = [[run.seed, hours_minutes(run.hours), f"{run.hands:,}",
-             *map(hours_minutes, (run.bubble_h, run.hand_for_hand_h, run.final_table_h))] for run in report.runs]
-    runs = len(report.runs)
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mttsim structure lab: {html.escape(report.name)}</title>
-<style>{pages.STYLE}</style></head><body>
-<h1>{html.escape(report.name)}: {report.players:,} players, {runs} run{"s" if runs > 1 else ""}</h1>
-<p>Simulated time, hours:minutes from the start; median and the 10th and 90th percentiles over the runs.</p>
-<h2>When</h2>{pages.table(["", "median", "p10", "p90", "runs"], rows, "moments")}
-<h2>Pictures</h2><div class="charts">{pages.figures(charts(report))}</div>
-<h2>Levels</h2>{pages.table(["Level", "Blinds", "Ante", "Starts", "Players left", "p10-p90", "Average stack (BB)",
-                             "M", "Eliminations", "Runs"], levels, "levels")}
-<h2>Runs</h2>{pages.table(["Seed", "Duration", "Hands", "Bubble", "Hand-for-hand", "Final table"], each, "runs")}
-<h2>Settings</h2>{pages.table(["Setting", "Value"], sorted(settings.items()), "settings")}
-</body></html>
-"""
-    with open(path, "w") as out:
-        out.write(page)
-
-
-def lab_summary(report: LabReport) -> str:
-    """The runs' spread as text: the moments, then the levels."""
-    runs = len(report.runs)
-    lines = [f"{report.name}: {report.players:,} players, {runs} run{'s' if runs > 1 else ''} (hours:minutes, "
-             "median [p10-p90])"]
-    moments = [("duration", report.hours), ("bubble", report.bubble_h), ("hand-for-hand", report.hand_for_hand_h),
-               ("final table", report.final_table_h)]
-    for name, figure in moments:
-        median, p10, p90, seen = _shown(figure)
-        lines.append(f"  {name:<14}{median:>7} [{p10}-{p90}]" + (f" in {seen} runs" if int(seen) < runs else ""))
-    median, p10, p90, _ = _shown(report.hands, hours=False)
-    lines.append(f"  {'hands':<14}{median:>7} [{p10}-{p90}]")
-    lines.append(f"  {'level':>5} {'blinds':>13} {'ante':>6} {'starts':>7} {'left':>7} {'avg BB':>7} {'M':>6} "
-                 f"{'busts':>6}")
-    for level in report.levels:
-        lines.append(f"  {level.level:>5} {f'{level.small_blind:,}/{level.big_blind:,}':>13} "
-                     f"{f'{level.ante:,}' if level.ante else '':>6} {hours_minutes(level.started_h.median):>7} "
-                     f"{level.players_left.median:>7,.0f} "
-                     f"{level.average_bb.median:>7,.1f} {level.m.median:>6,.1f} {level.eliminations.median:>6,.0f}")
-    return "\n".join(lines)
 
 
 class ScheduleRow(msgspec.Struct, frozen=True):

@@ -59,8 +59,8 @@ class Report(msgspec.Struct):
     results: list[dict[str, Any]]
     status: str = "finished"
     money: dict[str, int] = {}
-    late_registrations: int = 0  # entries bought while running (rules.md F.24)
-    reentries: int = 0  # of them, re-entries after an elimination (F.27)
+    late_registrations: int = 0  # entries of new players bought while running (rules.md F.24)
+    reentries: int = 0  # entries bought again after an elimination (F.27), apart from the late registrations
 
 
 class Progress(msgspec.Struct):

@@ -39,9 +39,16 @@ def test_the_report_of_three_runs_holds_them_and_its_medians_are_the_runs(tmp_pa
         assert figure["runs"] == 3
     for level in report["levels"]:
         rows = [row for run in runs for row in run["levels"] if row["level"] == level["level"]]
-        for key in ("players_left", "average_bb", "m", "eliminations", "started_h"):
+        for key in ("average_bb", "m", "eliminations", "started_h"):  # of the runs that reached the level
             assert level[key]["median"] == round(statistics.median(row[key] for row in rows), 4)
-            assert level[key]["runs"] == len(rows)
+            assert level[key]["runs"] == len(rows) == level["reached"]
+        # issue 58.5: a run over before the level counts as its one winner left, never as a larger field
+        over = [1] * (3 - len(rows))
+        assert level["ended"] == len(over) and level["players_left"]["runs"] == 3
+        assert level["players_left"]["median"] == round(statistics.median([row["players_left"] for row in rows]
+                                                                          + over), 4)
+    medians = [level["players_left"]["median"] for level in report["levels"]]
+    assert medians == sorted(medians, reverse=True)  # the field never grows from a level to the next
     for run in runs:  # a run's own figures against the tournament it reports
         assert run["players_left"][0] == [0.0, 120] and run["players_left"][-1][1] == 1
         assert sum(row["eliminations"] for row in run["levels"]) == 119

@@ -11,8 +11,9 @@ from typing import Any
 
 import msgspec
 
-from bots.lab import Field, lab, lab_summary
-from bots.lab import write_html as write_lab_html
+from bots.lab import Field, compare, lab
+from bots.labreport import compare_text, lab_summary, write_compare_html
+from bots.labreport import write_html as write_lab_html
 from bots.playstats import CountingWriter
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
@@ -22,12 +23,16 @@ from server.cli.stats import print_stats
 
 EXAMPLE = ("  mttsim simulate --players 2000 --seed 7\n"
               "  mttsim simulate --players 2000 --runs 8 --report lab.html\n"
+              "  mttsim simulate --compare 15min.json 20min.json --players 300 --runs 8 --report compare.html\n"
               "  mttsim simulate --config docs/examples/sunday-mystery.json --json --events-out events.jsonl")
 
 
 def add(commands: Any) -> None:
     parser = command(commands, "simulate", EXAMPLE, "play a whole tournament with bots, in accelerated time")
     parser.add_argument("--config", help="tournament definition, JSON or TOML (docs/config.md)")
+    parser.add_argument("--compare", nargs="+", metavar="DEFINITION",
+                        help="two structures or more, each played on the same seeds (--runs, 5 by default): "
+                             "their figures side by side with the change in percent, their pictures overlaid")
     parser.add_argument("--players", type=int, help="entries (default: 1000, or max_players of --config)")
     parser.add_argument("--seats", type=int, help="seats per table (overrides the definition)")
     parser.add_argument("--seed", type=int, help="same seed, same tournament (default: a new one, printed)")
@@ -56,12 +61,11 @@ def add(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _definition(args: argparse.Namespace) -> Definition:
-    """The tournament to simulate: a definition file, or the default structure for --players."""
-    if args.config:
-        definition = read_definition(Path(args.config))
-    else:
-        definition = default_definition(args.players or 1000)
+def _definition(args: argparse.Namespace, path: str | None = None) -> Definition:
+    """The tournament to simulate: a definition file (``path``, or --config), or the default structure for
+    --players."""
+    path = path or args.config
+    definition = read_definition(Path(path)) if path else default_definition(args.players or 1000)
     if args.seats is not None:
         definition = msgspec.structs.replace(definition, seats_per_table=args.seats)
         if not 2 <= args.seats <= 10:
@@ -103,14 +107,18 @@ def _summary(report: Report, definition: Definition, seed: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Play a whole tournament with bots in accelerated time (``mttsim simulate``)."""
     try:
-        definition = _definition(args)
+        if args.compare is not None and (len(args.compare) < 2 or args.config):
+            raise ValueError("--compare takes two definitions or more, in place of --config")
+        definitions = [_definition(args, path) for path in args.compare or [None]]
         mix = parse_mix(args.mix) if args.mix else None
     except (OSError, ValueError) as error:
         print(f"mttsim simulate: {error}", file=sys.stderr)
         return 2
+    definition = definitions[0]
     players = args.players if args.players is not None else definition.max_players
-    if not 2 <= players <= definition.max_players:
-        print(f"mttsim simulate: --players must be 2 to max_players ({definition.max_players})", file=sys.stderr)
+    largest = min(each.max_players for each in definitions)
+    if not 2 <= players <= largest:
+        print(f"mttsim simulate: --players must be 2 to max_players ({largest})", file=sys.stderr)
         return 2
     late = args.late if args.late is not None else players // 10 if definition.late_registration else 0
     reentry = args.reentry if args.reentry is not None else 0.5 if definition.reentry else 0.0
@@ -126,11 +134,11 @@ def run(args: argparse.Namespace) -> int:
     people = {f"bot{number}": f"person{(number - 1) // per_person + 1}"
               for number in range(1, players + late + 1)} if per_person > 1 else None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    if args.runs is not None or args.report:
+    if args.runs is not None or args.report or args.compare:
         if people is not None:
             print("mttsim simulate: --entries-per-person plays one run, not the lab's --runs", file=sys.stderr)
             return 2
-        return _lab(args, definition, Field(players, mix, late, reentry), seed)
+        return _lab(args, definitions, Field(players, mix, late, reentry), seed)
     show_progress = sys.stderr.isatty() and not args.json
     strategies: dict[str, str] = {}
     counted = CountingWriter(strategies, args.deep or None) if args.stats else None
@@ -154,25 +162,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lab(args: argparse.Namespace, definition: Definition, field: Field, seed: int) -> int:
-    """``mttsim simulate --runs N``: N seeds from --seed on, the distribution over them, and the report."""
-    runs = args.runs or 1
+def _lab(args: argparse.Namespace, definitions: list[Definition], field: Field, seed: int) -> int:
+    """``mttsim simulate --runs N``: N seeds from --seed on, the distribution over them, and the report; with
+    ``--compare``, each structure's on the same seeds, side by side."""
+    runs = args.runs or (5 if args.compare else 1)
     if runs < 1 or (args.jobs is not None and args.jobs < 1):
         print("mttsim simulate: --runs and --jobs are numbers from 1", file=sys.stderr)
         return 2
     if args.events_out or args.hands_out:
         print("mttsim simulate: --events-out and --hands-out write one run: leave out --runs", file=sys.stderr)
         return 2
-    report = lab(definition, field, range(seed, seed + runs), jobs=args.jobs)
-    if args.report:
-        settings = {"players": field.players, "runs": runs, "seeds": f"{seed} to {seed + runs - 1}",
-                    "config": args.config or "the default structure", "mix": args.mix or "the default mix",
-                    "late entries": field.late, "re-entry chance": field.reentry}
-        write_lab_html(args.report, report, settings)
-    if args.json:
-        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
-    else:
-        print(lab_summary(report))
+    seeds = range(seed, seed + runs)
+    settings = {"players": field.players, "runs": runs, "seeds": f"{seed} to {seed + runs - 1}",
+                "config": ", ".join(args.compare) if args.compare else args.config or "the default structure",
+                "mix": args.mix or "the default mix", "late entries": field.late, "re-entry chance": field.reentry}
+    if args.compare:
+        comparison = compare(definitions, field, seeds, jobs=args.jobs)
         if args.report:
-            print(f"report: {args.report}")
+            write_compare_html(args.report, comparison, settings)
+        said = msgspec.json.encode(comparison).decode() if args.json else compare_text(comparison)
+    else:
+        report = lab(definitions[0], field, seeds, jobs=args.jobs)
+        if args.report:
+            write_lab_html(args.report, report, settings)
+        said = msgspec.json.encode(report).decode() if args.json else lab_summary(report)
+    print(said)
+    if args.report and not args.json:
+        print(f"report: {args.report}")
     return 0
