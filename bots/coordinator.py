@@ -47,7 +47,8 @@ from bots.swarmmetrics import SwarmMetrics
 from bots.thresholds import Threshold, failing
 from bots.timeline import merged as merged_history
 
-LOST_SECONDS = 15.0  # a worker silent this long (at least three rows) is lost
+LOST_SECONDS = 15.0  # a worker silent this long (and three rows' time) is lost
+ALIVE_SECONDS = 2.0  # how often a worker says it is there, rows or not (its bots out, it waits for the end)
 HELLO_SECONDS = 0.5  # how often a worker without a plan says hello
 DONE_SECONDS = 60.0  # how long the coordinator waits for the workers' final reports once the run stops
 
@@ -114,6 +115,10 @@ class Coordinator:
         await self.client.subscribe(subject(self.run, "registered"), cb=self._registered)
         await self.client.subscribe(subject(self.run, "row"), cb=self._row)
         await self.client.subscribe(subject(self.run, "done"), cb=self._done)
+        await self.client.subscribe(subject(self.run, "alive"), cb=self._alive)
+
+    async def _alive(self, message: Msg) -> None:
+        self._worker(message)
 
     async def _hello(self, message: Msg) -> None:
         name = _decode(message.data)["worker"]
@@ -226,11 +231,12 @@ class Coordinator:
             self.stopped = "signal"
 
     def _mark_lost(self, now: float) -> None:
+        silence = max(LOST_SECONDS, 3 * (self.options.interval or 0))
         for worker in self.workers.values():
-            if worker.final is None and not worker.lost and now - worker.heard > LOST_SECONDS:
+            if worker.final is None and not worker.lost and now - worker.heard > silence:
                 worker.lost = True
-                self.tell(f"lost: {worker.name} (not heard of for {LOST_SECONDS:.0f} s); its figures until then "
-                          f"stay in the report")
+                self.tell(f"lost: {worker.name} (not heard of for {silence:.0f} s); its figures until then stay "
+                          f"in the report")
 
     async def finish(self) -> None:
         """Tell the workers to stop (unless they are done), wait for their final reports, and leave or cancel
@@ -393,14 +399,30 @@ async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: 
             task.add_done_callback(pending.discard)
 
         swarm.written = send
-        await swarm.enter()
-        await client.publish(subject(run, "registered"), _encode({"worker": name, "bots": len(swarm.bots)}))
-        while not go.is_set() and not stop.is_set():
-            await asyncio.sleep(0.05)
-        swarm.start_the_clock()
-        await swarm.play(None, None)
-        await swarm.end()
-        report = swarm.report()
-        await client.publish(subject(run, "done"), _encode({"worker": name, "report": {**report, "history": []},
-                                                             "row": report["history"][-1]}))
-        return report
+
+        async def beat() -> None:
+            while True:
+                await client.publish(subject(run, "alive"), _encode({"worker": name}))
+                await asyncio.sleep(ALIVE_SECONDS)
+
+        beating = asyncio.create_task(beat())
+        try:
+            return await _played(client, run, name, swarm, go, stop)
+        finally:
+            beating.cancel()
+
+
+async def _played(client: Client, run: str, name: str, swarm: SwarmRun, go: asyncio.Event,
+                  stop: asyncio.Event) -> dict[str, Any]:
+    """The worker's share: registered, played from the go, and its final report sent."""
+    await swarm.enter()
+    await client.publish(subject(run, "registered"), _encode({"worker": name, "bots": len(swarm.bots)}))
+    while not go.is_set() and not stop.is_set():
+        await asyncio.sleep(0.05)
+    swarm.start_the_clock()
+    await swarm.play(None, None)
+    await swarm.end()
+    report = swarm.report()
+    await client.publish(subject(run, "done"), _encode({"worker": name, "report": {**report, "history": []},
+                                                         "row": report["history"][-1]}))
+    return report
