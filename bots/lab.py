@@ -274,10 +274,10 @@ class Comparison(msgspec.Struct, frozen=True):
 
 
 def compare(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], *,
-            jobs: int | None = None) -> Comparison:
+            jobs: int | None = None, apart: bool = False) -> Comparison:
     """Each structure played on the same seeds: the runs of all of them share one pool of processes, so that
-    two structures take about twice one's time, not twice plus the pool's start."""
-    runs = played(definitions, field, seeds, jobs, apart=False)
+    two structures take about twice one's time, not twice plus the pool's start (``apart``: as ``lab``)."""
+    runs = played(definitions, field, seeds, jobs, apart)
     return Comparison(list(seeds), [summarize(definition, field.players, mine)
                                     for definition, mine in zip(definitions, runs)])
 

@@ -119,3 +119,41 @@ async def test_the_compare_report_overlays_its_pictures_two_a_row(browser, tmp_p
                           full_page=True)
     await context.close()
     assert errors == []
+
+
+@on_the_session_loop
+async def test_the_lobby_compares_the_structure_being_edited_with_the_one_it_started_from(browser):
+    import httpx
+
+    from engine.structure import generate_structure
+    from tests.browser import open_as, watch_errors
+    from tests.live_server import live_server
+
+    async with live_server() as live:
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            body = {"definitions": [msgspec.to_builtins(generate_structure(40, 1, 10000))] * 2, "players": 40}
+            assert (await client.post("/api/comparisons", json=body)).status_code == 401  # an admin's tool
+            admin = {"Authorization": "Bearer admin-token"}
+            alone = await client.post("/api/comparisons", json={**body, "definitions": body["definitions"][:1]},
+                                      headers=admin)
+            assert alone.status_code == 400 and "definitions" in alone.json()["message"]
+        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        errors = watch_errors(page)
+        await page.fill("#structure-players", "40")
+        await page.fill("#structure-hours", "1")
+        await page.click("#generate")
+        await expect(page.locator("#message")).to_contain_text("A structure of")
+        made = json.loads(await page.locator("#definition").input_value())
+        longer = {**made, "levels": [{**level, "minutes": level["minutes"] * 2} for level in made["levels"]]}
+        await page.fill("#definition", json.dumps(longer))
+        async with page.expect_response("**/api/comparisons") as answer:
+            await page.click("#compare")
+        compared = await (await answer.value).json()
+        rows = page.locator("#comparison table.compare tbody tr")
+        await expect(rows.first).to_contain_text("Duration")
+        cells = await rows.first.locator("td").all_inner_texts()
+        assert cells == compared["rows"][0] and cells[3].startswith("+")  # twice the minutes: a longer event
+        before, after = (structure["hours"]["median"] for structure in compared["comparison"]["structures"])
+        assert after > before
+        await expect(page.locator("#message")).to_contain_text("Compared: the duration")
+        assert errors == []

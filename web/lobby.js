@@ -569,6 +569,8 @@ export class Lobby {
       el("select", { id, "aria-label": label }, ...options.map((o) => el("option", { value: o }, o)));
     const speed = choice("structure-speed", "speed", ["regular", "turbo", "hyper"]);
     const ante = choice("structure-ante", "ante", ["bb", "classic"]);
+    // The structure as it started (generated, or the box as the page drew it), to compare the edited one with.
+    let original = definition.value;
     const generate = () =>
       this.attempt(async () => {
         const body = { players: Number(players.value), hours: Number(hours.value), stack: Number(stack.value) };
@@ -577,8 +579,40 @@ export class Lobby {
           body: { ...body, speed: speed.value, ante: ante.value },
         });
         definition.value = JSON.stringify(made, null, 1);
+        original = definition.value;
         return `A structure of ${made.levels.length} levels: ${made.name}. ${await estimate()}`;
       });
+    const comparison = el("div", { id: "comparison", "aria-live": "polite" });
+    const compare = async () => {
+      comparison.replaceChildren(el("p", {}, "Simulating both structures on the same seeds..."));
+      try {
+        const made = await api("/api/comparisons", {
+          method: "POST",
+          body: {
+            definitions: [JSON.parse(original), JSON.parse(definition.value)],
+            players: Number(players.value),
+            runs: 3,
+          },
+          token: adminToken(),
+        });
+        const [, ...names] = made.header;
+        const header = ["", "as it started", "as edited", ...names.slice(2).map(() => "change")];
+        comparison.replaceChildren(
+          el(
+            "table",
+            { class: "compare" },
+            el("caption", {}, "The structure as edited against the one it started from: median [p10-p90] of 3 runs"),
+            el("thead", {}, el("tr", {}, ...header.map((cell) => el("th", { scope: "col" }, cell)))),
+            el("tbody", {}, ...made.rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))),
+          ),
+        );
+        const duration = made.rows.find((row) => row[0] === "Duration");
+        return `Compared: the duration ${duration[1]} as it started, ${duration[2]} as edited (${duration[3]}).`;
+      } catch (error) {
+        comparison.replaceChildren();
+        throw error;
+      }
+    };
     // What the definition in the box would play like: its levels as a table and the duration to expect.
     const schedule = el("div", { id: "schedule", "aria-live": "polite" });
     const estimate = async () => {
@@ -618,7 +652,10 @@ export class Lobby {
       el("button", { id: "generate", onclick: generate }, "Generate"),
       " ",
       el("button", { id: "estimate", onclick: () => this.attempt(estimate) }, "Estimate"),
+      " ",
+      el("button", { id: "compare", onclick: () => this.attempt(compare) }, "Compare with the original"),
       schedule,
+      comparison,
     );
   }
 

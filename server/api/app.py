@@ -23,7 +23,8 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
-from bots.lab import Estimate, estimate
+from bots.lab import Comparison, Estimate, Field, compare, estimate
+from bots.labreport import compare_rows
 from bots.strategies import DEFAULT_MIX, STRATEGIES, parse_mix
 from engine.director import Status
 from engine.history import hand_seat, redact
@@ -98,6 +99,24 @@ class EstimateRequest(msgspec.Struct, forbid_unknown_fields=True):
     definition: msgspec.Raw
     players: Annotated[int, msgspec.Meta(ge=2, le=MAX_ESTIMATED_PLAYERS)]
     runs: Annotated[int, msgspec.Meta(ge=1, le=5)] = 3
+
+
+class CompareRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Structures to try side by side on the same seeds (the lobby's form: the one being edited against the one it
+    started from)."""
+
+    definitions: Annotated[list[msgspec.Raw], msgspec.Meta(min_length=2, max_length=4)]
+    players: Annotated[int, msgspec.Meta(ge=2, le=MAX_ESTIMATED_PLAYERS)]
+    runs: Annotated[int, msgspec.Meta(ge=1, le=5)] = 3
+
+
+class Compared(msgspec.Struct):
+    """The structures' headline figures side by side as the report's rows (``header``, ``rows``: median
+    [p10-p90] and the change from the first), and each structure's lab report."""
+
+    header: list[str]
+    rows: list[list[str]]
+    comparison: Comparison
 
 
 class Created(msgspec.Struct):
@@ -184,6 +203,23 @@ async def estimate_structure(request: Request) -> Response:
     async with server_of(request).estimating:
         made = await asyncio.to_thread(estimate, definition, body.players, body.runs, jobs=body.runs, apart=True)
     return reply(made)
+
+
+async def compare_structures(request: Request) -> Response:
+    """Two structures or more on the same quick simulations, one at a time as estimates are."""
+    require_admin(request)
+    body = await body_of(request, CompareRequest)
+    try:
+        definitions = [load_definition(bytes(given)) for given in body.definitions]
+    except DefinitionError as problem:
+        raise Refused("bad_definition", str(problem)) from None
+    if body.players > min(definition.max_players for definition in definitions):
+        raise Refused("bad_request", "players: at most each definition's max_players")
+    async with server_of(request).estimating:
+        comparison = await asyncio.to_thread(compare, definitions, Field(body.players), range(1, body.runs + 1),
+                                             jobs=body.runs, apart=True)
+    header, rows = compare_rows(comparison)
+    return reply(Compared(header, rows, comparison))
 
 
 async def show_tournament(request: Request) -> Response:
@@ -356,6 +392,10 @@ OPERATIONS = [
               response=Estimate, who="admin", refusals=(400,),
               summary="A definition's levels with their clock time, the field and average stack in big blinds to "
                       "expect at each, and the duration, from quick simulations (at most 3,000 players)"),
+    Operation(method="POST", path="/api/comparisons", endpoint=compare_structures, body=CompareRequest,
+              response=Compared, who="admin", refusals=(400,),
+              summary="Two structures or more played on the same quick simulations: their duration, bubble, final "
+                      "table and depth side by side, with the change from the first (at most 3,000 players)"),
     Operation(method="GET", path="/api/tournaments/{id}", endpoint=show_tournament, response=Details,
               query=(("page", int),), refusals=(404,),
               summary="Status, level and blinds, tables and stacks, payouts, hand-for-hand; the long lists a page "
