@@ -157,3 +157,28 @@ async def test_the_lobby_compares_the_structure_being_edited_with_the_one_it_sta
         assert after > before
         await expect(page.locator("#message")).to_contain_text("Compared: the duration")
         assert errors == []
+
+
+@on_the_session_loop
+async def test_the_lab_report_shows_the_final_tables_depth_and_a_reentry_events_entries_and_pool(browser, tmp_path):
+    from bots.labreport import write_html
+
+    definition = msgspec.structs.replace(default_definition(200), max_players=400,
+                                         late_registration=LateRegistration(until_level=4),
+                                         reentry=Reentry(until_level=4, max_count=2),
+                                         breaks=Breaks(every_levels=4, minutes=10))
+    report = lab(definition, Field(80, late=20, reentry=0.6), [1, 2])
+    path = tmp_path / "lab.html"
+    write_html(str(path), report, {"players": 80})
+    context = await browser.new_context(offline=True)
+    page = await context.new_page()
+    await page.goto(path.as_uri())
+    moments = page.locator("table.moments tbody tr")
+    named = {(await moments.nth(i).locator("td").first.inner_text()): i for i in range(await moments.count())}
+    for name in ("Final table: level", "Average stack at the final table (BB)", "Bubble: level", "Players paid",
+                 "Entries", "Late entries", "Re-entries", "Prize pool"):
+        assert name in named, named
+    pool = await moments.nth(named["Prize pool"]).locator("td").nth(1).inner_text()
+    assert pool == f"${report.pool_cents.median / 100:,.0f}"
+    await expect(page.locator("table.levels tbody tr", has_text="Break").first).to_contain_text("10 minutes")
+    await context.close()
