@@ -340,7 +340,8 @@ async def connected(url: str, name: str) -> Client:
         logging.getLogger(__name__).warning("NATS at %s: %s", url, error or type(error).__name__)
 
     try:
-        return await nats.connect(url, name=name, connect_timeout=5, max_reconnect_attempts=3, error_cb=said)
+        return await nats.connect(url, name=name, connect_timeout=5, max_reconnect_attempts=8,
+                                  reconnect_time_wait=0.5, error_cb=said)
     except (nats.errors.Error, OSError) as error:
         raise ConnectionError(f"no NATS server at {url}: {error or type(error).__name__}") from error
 

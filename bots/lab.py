@@ -9,6 +9,7 @@ room would, and the simulator is not slowed when no one observes.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 from collections.abc import Sequence
@@ -20,7 +21,9 @@ import numpy as np
 from bots.simulator import Report, simulate
 from engine.director import Tournament
 from engine.events import BreakStarted, Event, HandForHandStarted, LevelChanged, PlayerEliminated, TableBroken
-from engine.structure import Definition, level_starts
+from engine.structure import (
+    MAX_STEP_BY_SPEED, Definition, EventOptions, Speed, generate_structure, level_starts, structure_hours,
+)
 
 
 class LevelRow(msgspec.Struct, frozen=True):
@@ -339,13 +342,72 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
     rows = []
     for number, (level, starts) in enumerate(zip(definition.levels, level_starts(definition)), start=1):
         seen = reached.get(number)
-        seen = seen if seen and 2 * seen.players_left.runs > runs else None  # most runs got there
+        seen = seen if seen and 2 * seen.reached > runs else None  # most runs got there
         rows.append(ScheduleRow(number, level.small_blind, level.big_blind, level.ante, level.bb_ante,
                                 level.minutes, level.hands, starts,
                                 round(definition.starting_stack / level.big_blind, 1),
                                 seen.players_left.median if seen else None,
                                 round(seen.average_bb.median, 1) if seen else None))
     return Estimate(definition.name, players, runs, report.hours if report else None, rows)
+
+
+FIT_WITHIN = 0.05  # the simulated length a generated structure meets, of the length it says (issue 58.2)
+FIT_TRIES = 6
+
+
+def fit_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
+                  options: EventOptions | None = None, runs: int = 3, jobs: int | None = None,
+                  apart: bool = False) -> tuple[Definition, Estimate]:
+    """``generate_structure``'s levels with their pace fitted so that the simulated field comes down to one
+    player within ``FIT_WITHIN`` of the length the structure says (the hours asked, or the shortest its steps
+    allow): each try is simulated on the estimate's own seeds and the pace scaled by how far it missed, and the
+    closest is kept, with the estimate it met. Where even the largest steps run long, the name says the length
+    the simulations found."""
+    given = options or EventOptions()
+    said = structure_hours(players, hours, stack, speed, given)
+    pace, trying = 1.0, given
+    tried: list[tuple[float, float]] = []  # (log pace, log miss)
+    best: tuple[Definition, Estimate, float] | None = None
+    for _ in range(FIT_TRIES):
+        definition = generate_structure(players, hours, stack, speed=speed, options=trying, pace=pace)
+        made = estimate(definition, players, runs, jobs=jobs, apart=apart)
+        if made.hours is None:
+            return definition, made
+        miss = made.hours.median / said
+        if best is None or abs(miss - 1) < abs(best[2] - 1):
+            best = (definition, made, miss)
+        if abs(miss - 1) <= FIT_WITHIN:
+            break
+        minutes = definition.levels[0].minutes
+        if miss < 1 and given.minutes is None and minutes is not None:
+            # Over too soon: longer levels, as a director would make them (the blinds' climb may already be
+            # the flattest the round numbers make; a length the director gave is kept)
+            trying = msgspec.structs.replace(trying, minutes=max(minutes + 1, round(minutes / miss)))  # whole
+            continue
+        tried.append((math.log(pace), math.log(miss)))
+        pace = _next_pace(tried)
+    assert best is not None
+    definition, made, miss = best
+    if given.name is None and made.hours is not None:  # the name says the length the simulations found
+        simulated = made.hours.median
+        why = "" if abs(simulated / hours - 1) <= FIT_WITHIN else \
+            f" (the shortest that climbs at most {MAX_STEP_BY_SPEED[speed]:g}x a level; {hours:g} h asked)" \
+            if simulated > hours else f" (the longest these levels make; {hours:g} h asked)"
+        named = f"{players} players, {round(simulated, 1) if why else hours:g} h {speed}{why}"
+        definition = msgspec.structs.replace(definition, name=named)
+        made = msgspec.structs.replace(made, name=named)
+    return definition, made
+
+
+def _next_pace(tried: list[tuple[float, float]]) -> float:
+    """The pace to try next: the length falls about as the pace rises (the first step scales by the miss), then
+    the secant through the last two tries, on logarithms; the last scaling where the two did not differ."""
+    (pace, miss) = tried[-1]
+    if len(tried) > 1 and tried[-2][1] != miss and tried[-2][0] != pace:
+        slope = (miss - tried[-2][1]) / (pace - tried[-2][0])
+        if slope < 0:  # longer as the pace falls, as it should: aim where the miss is none
+            return math.exp(pace - miss / slope)
+    return math.exp(pace + miss)
 
 
 def schedule_text(made: Estimate) -> str:

@@ -509,9 +509,29 @@ def default_definition(players: int, seats_per_table: int = 9) -> Definition:
 Speed = Literal["regular", "turbo", "hyper"]
 LEVEL_MINUTES: dict[str, float] = {"regular": 10.0, "turbo": 5.0, "hyper": 3.0}
 STARTING_BIG_BLINDS: dict[str, int] = {"regular": 100, "turbo": 60, "hyper": 30}
+# The largest step a big blind takes from one level to the next, by speed: directors' templates climb 20-50% a
+# level, a hyper up to a doubling (docs/config.md). A structure that cannot reach the end in the hours asked at
+# these steps takes longer, and says so.
+MAX_STEP_BY_SPEED: dict[str, float] = {"regular": 1.5, "turbo": 1.5, "hyper": 2.0}
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 ENDING_AVERAGE_BIG_BLINDS = 20  # the field's chips over the big blind at the requested end, calibrated (docs/config.md)
 EXTRA_LEVELS = 8  # levels after the requested end, so that a slow field never sits on the last one
+
+
+class EventOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """What an event needs beside its field, length and stack (issue 58.2); each default is what a generated
+    structure had before the options."""
+
+    name: str | None = None  # default: the players, hours and speed
+    minutes: Annotated[float, msgspec.Meta(gt=0, le=240)] | None = None  # a level's length (default: the speed's)
+    seats: Annotated[int, msgspec.Meta(ge=2, le=10)] = 9
+    buy_in_cents: Annotated[int, msgspec.Meta(ge=0)] = 1_000
+    fee_cents: Annotated[int, msgspec.Meta(ge=0)] = 100
+    late_levels: Positive | None = None  # late registration open until this level ends
+    reentry_levels: Positive | None = None  # re-entry open until this level ends ...
+    reentries: Positive = 1  # ... this many times a person
+    breaks: Breaks = Breaks(at_minute=55, minutes=5)
+    ante: Literal["bb", "classic", "none"] = "bb"
 
 
 def nice_blind(value: float) -> int:
@@ -522,7 +542,6 @@ def nice_blind(value: float) -> int:
     return max(2, int(round(best / 2)) * 2)
 
 
-MAX_STEP = 2.0  # a big blind at most doubles from one level to the next (rooms run 20-50% steps)
 MIN_STEP = 1.2  # the smallest step the round numbers make
 
 
@@ -544,9 +563,19 @@ def nice_above(value: int) -> int:
     return min(blind for blind in _round_blinds_near(value) if blind > value)
 
 
-def levels_for_hours(hours: float, speed: Speed) -> int:
-    """The levels played in ``hours`` (the breaks take 5 minutes an hour)."""
-    return max(2, round(hours * 55 / LEVEL_MINUTES[speed]))
+def playing_share(breaks: Breaks | None, minutes: float) -> float:
+    """The share of the clock that is play, the breaks taken out."""
+    if breaks is None:
+        return 1.0
+    if breaks.at_minute is not None:
+        return (60 - breaks.minutes) / 60
+    every = breaks.every_levels or 1
+    return every * minutes / (every * minutes + breaks.minutes)
+
+
+def levels_for_hours(hours: float, minutes: float, breaks: Breaks | None = None) -> int:
+    """The levels of ``minutes`` played in ``hours``, the breaks taken out."""
+    return max(2, round(hours * 60 * playing_share(breaks, minutes) / minutes))
 
 
 def levels_climbing(first: float, last: float, step: float) -> int:
@@ -554,54 +583,70 @@ def levels_climbing(first: float, last: float, step: float) -> int:
     return 2 if last <= first else max(2, 1 + math.ceil(math.log(last / first) / math.log(step) - 1e-9))
 
 
-def structure_hours(players: int, hours: float, stack: int, speed: Speed = "regular") -> float:
+def structure_hours(players: int, hours: float, stack: int, speed: Speed = "regular",
+                    options: EventOptions | None = None) -> float:
     """How long ``generate_structure``'s levels take to the field's end: ``hours``, or, where the big blind would
-    have to more than double a level to get there, the shortest that climbs at most twice a level (to 0.1 h)."""
+    have to climb more than the speed's step a level to get there, the shortest that does not (to 0.1 h)."""
+    options = options or EventOptions()
+    minutes = options.minutes or LEVEL_MINUTES[speed]
     first, last = stack / STARTING_BIG_BLINDS[speed], players * stack / ENDING_AVERAGE_BIG_BLINDS
-    needed = levels_climbing(first, last, MAX_STEP)
-    if needed <= levels_for_hours(hours, speed):
+    needed = levels_climbing(first, last, MAX_STEP_BY_SPEED[speed])
+    if needed <= levels_for_hours(hours, minutes, options.breaks):
         return hours
-    return math.ceil(needed * LEVEL_MINUTES[speed] / 55 * 10) / 10
+    return math.ceil(needed * minutes / 60 / playing_share(options.breaks, minutes) * 10) / 10
 
 
 def generate_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
-                       ante: Literal["bb", "classic"] = "bb") -> Definition:
+                       ante: Literal["bb", "classic", "none"] | None = None, options: EventOptions | None = None,
+                       pace: float = 1.0) -> Definition:
     """A whole definition from a few numbers: levels whose big blind grows geometrically from the starting
     stack's ``STARTING_BIG_BLINDS`` to the point where the field's chips are ``ENDING_AVERAGE_BIG_BLINDS`` big
-    blinds at ``hours`` (when about one player is left), antes from level 3 (a big-blind ante, or a classic one
-    of an eighth of the big blind), a 5-minute break at :55 of every hour, and the payouts by the field's size
-    (``PayoutRule``: ~15% paid whatever the field turns out to be, not a table frozen for ``players``)."""
-    if players < 2 or hours <= 0 or stack < 100:
+    blinds at ``hours`` (when about one player is left), never more than the speed's step a level; antes from
+    level 3 (a big-blind ante, a classic one of an eighth of the big blind, or none); the event's ``options``
+    (level length, seats, buy-in and fee, late registration and re-entry, breaks: by default a 5-minute break at
+    :55 of every hour); and the payouts by the field's size (``PayoutRule``: ~15% paid whatever the field turns
+    out to be, not a table frozen for ``players``). ``pace`` scales each level's climb: the lab fits it so that
+    the simulated field ends at the hours asked (``bots.lab.fit_structure``)."""
+    options = options or EventOptions()
+    ante = ante or options.ante
+    if players < 2 or hours <= 0 or stack < 100 or pace <= 0:
         raise DefinitionError("structure: at least 2 players, a positive number of hours, a stack of 100 or more")
-    minutes = LEVEL_MINUTES[speed]
+    step = MAX_STEP_BY_SPEED[speed]
+    minutes = options.minutes or LEVEL_MINUTES[speed]
     first = stack / STARTING_BIG_BLINDS[speed]
     last = players * stack / ENDING_AVERAGE_BIG_BLINDS
-    levels_to_end = max(levels_for_hours(hours, speed), levels_climbing(first, last, MAX_STEP))
+    levels_to_end = max(levels_for_hours(hours, minutes, options.breaks), levels_climbing(first, last, step))
     if last <= first or (last / first) ** (1 / (levels_to_end - 1)) < MIN_STEP:
         # Flatter than the round numbers can climb (a long event, a small field): fewer, longer levels, as a
-        # director would lengthen them, rather than steps of no change.
+        # director would lengthen them, rather than steps of no change (a length given is kept).
         levels_to_end = levels_climbing(first, last, MIN_STEP)
-        minutes = max(minutes, round(hours * 55 / levels_to_end))
+        if options.minutes is None:
+            minutes = max(minutes, round(hours * 60 * playing_share(options.breaks, minutes) / levels_to_end))
     growth = (last / first) ** (1 / (levels_to_end - 1)) if last > first else MIN_STEP
+    growth = min(step, max(1.01, growth ** pace))
     big_blinds: list[int] = []
     for number in range(levels_to_end + EXTRA_LEVELS):
         late = max(0, number - levels_to_end + 1)  # after the requested end, gentler steps
         blind = nice_blind(first * growth ** (number - late) * min(growth, 1.5) ** late)
-        if big_blinds and blind > MAX_STEP * big_blinds[-1]:  # rounded up past a doubling: the round number below
-            blind = nice_at_most(MAX_STEP * big_blinds[-1])
+        if big_blinds and blind > step * big_blinds[-1]:  # rounded up past the step: the round number below
+            blind = nice_at_most(step * big_blinds[-1])
         big_blinds.append(blind if not big_blinds or blind > big_blinds[-1] else nice_above(big_blinds[-1]))
     levels = [Level(small_blind=bb // 2, big_blind=bb, minutes=minutes,
-                    ante=(bb if ante == "bb" else max(1, bb // 8)) if number >= 2 else 0,
+                    ante=0 if ante == "none" or number < 2 else bb if ante == "bb" else max(1, bb // 8),
                     bb_ante=ante == "bb" and number >= 2)
               for number, bb in enumerate(big_blinds)]
-    made = structure_hours(players, hours, stack, speed)
-    name = f"{players} players, {hours:g} h {speed}"
-    if made > hours:
-        name = f"{players} players, {made:g} h {speed} (the shortest that at most doubles a level; {hours:g} h asked)"
+    made = structure_hours(players, hours, stack, speed, options)
+    name = options.name or f"{players} players, {hours:g} h {speed}"
+    if made > hours and options.name is None:
+        name = (f"{players} players, {made:g} h {speed} (the shortest that climbs at most {step:g}x a level; "
+                f"{hours:g} h asked)")
     return Definition(
-        name=name, seats_per_table=9, starting_stack=stack,
-        buy_in_cents=1_000, fee_cents=100, min_players=2, max_players=players, levels=levels,
-        payout_rule=PayoutRule(), breaks=Breaks(at_minute=55, minutes=5),
+        name=name, seats_per_table=options.seats, starting_stack=stack,
+        buy_in_cents=options.buy_in_cents, fee_cents=options.fee_cents, min_players=2, max_players=players,
+        levels=levels, payout_rule=PayoutRule(), breaks=options.breaks,
+        late_registration=LateRegistration(until_level=options.late_levels) if options.late_levels else None,
+        reentry=Reentry(until_level=options.reentry_levels, max_count=options.reentries)
+        if options.reentry_levels else None,
     )
 
 

@@ -64,7 +64,8 @@ def test_the_command_line_has_a_version_and_every_option_a_help_its_default_and_
     assert shown.value.code == 0 and capsys.readouterr().out.startswith("mttsim ")
     parser = cli.build_parser()
     parser_of = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert set(parser_of) == {"demo", "simulate", "serve", "cluster", "stats", "structure", "swarm", "swarm-merge"}
+    assert set(parser_of) == {"demo", "simulate", "serve", "cluster", "stats", "structure", "swarm", "swarm-merge",
+                              "swarm-worker"}
     for name, parser in parser_of.items():
         for action in parser._actions:
             if not isinstance(action, argparse._HelpAction):

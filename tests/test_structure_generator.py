@@ -12,9 +12,10 @@ import msgspec
 import pytest
 from playwright.async_api import expect
 
-from bots.lab import estimate, hours_minutes
+from bots.lab import fit_structure, hours_minutes
 from engine.structure import (
-    DefinitionError, generate_structure, level_starts, load_definition, nice_blind, structure_hours,
+    MAX_STEP_BY_SPEED, DefinitionError, generate_structure, level_starts, load_definition, nice_blind,
+    structure_hours,
 )
 from server.cli import main
 from bots.simulator import simulate
@@ -43,26 +44,29 @@ def test_blinds_are_round_rising_numbers_with_antes_from_level_three():
                                                          (1_000, 3, "regular"), (500, 1, "turbo"),
                                                          (200, 0.5, "hyper")])
 def test_the_simulated_field_comes_down_to_one_player_near_the_time_the_structure_takes(players, hours, speed):
-    """The time asked for, or the shortest whose big blind at most doubles a level (issue 40), as it says."""
+    """The time asked for, or the shortest whose big blind climbs at most the speed's step a level (issues 40, 58),
+    as it says."""
     definition = generate_structure(players, hours, 10_000, speed=speed)
     made = structure_hours(players, hours, 10_000, speed)
-    assert made >= hours and (made > hours) == ("at most doubles a level" in definition.name)
+    assert made >= hours and (made > hours) == ("climbs at most" in definition.name)
     durations = [simulate(definition, players, seed).simulated_hours for seed in (1, 2, 3)]
     assert abs(statistics.median(durations) - made) <= 0.3 * made, durations
 
 
 @pytest.mark.parametrize("speed", ["regular", "turbo", "hyper"])
-def test_no_level_more_than_doubles_the_big_blind_at_any_field_length_or_stack(speed):
-    """Issue 40: 6 players in 0.2 h went from a big blind of 16 to 500 in one level; rooms run 20-50% steps."""
+def test_no_level_climbs_more_than_its_speeds_step_at_any_field_length_or_stack(speed):
+    """Issue 40: 6 players in 0.2 h went from a big blind of 16 to 500 in one level; issue 58: rooms run 20-50%
+    steps (a hyper up to a doubling), never three doublings in a row."""
     fields, lengths, stacks = (2, 6, 9, 45, 180, 1_000, 10_000, 100_000), (0.1, 0.2, 0.3, 0.5, 1, 2, 3, 4, 6, 8), \
         (100, 1_500, 10_000, 50_000)
     for players, hours, stack in itertools.product(fields, lengths, stacks):
         definition = generate_structure(players, hours, stack, speed=speed)
         blinds = [level.big_blind for level in definition.levels]
-        steps = [later / earlier for earlier, later in zip(blinds, blinds[1:])]
-        assert 1 < min(steps) and max(steps) <= 2, (players, hours, stack, blinds)
+        # below 10 chips the even round numbers are 2, 4, 6, 8: from 2 to 4 is the only step there is
+        steps = [later / earlier for earlier, later in zip(blinds, blinds[1:]) if earlier >= 10]
+        assert 1 < min(steps) and max(steps) <= MAX_STEP_BY_SPEED[speed], (players, hours, stack, blinds)
         made = structure_hours(players, hours, stack, speed)
-        assert made >= hours and (made > hours) == ("at most doubles a level" in definition.name)
+        assert made >= hours and (made > hours) == ("climbs at most" in definition.name)
 
 
 def test_the_command_says_when_the_hours_asked_for_cannot_be_met_and_what_would_meet_them(capsys):
@@ -70,17 +74,18 @@ def test_the_command_says_when_the_hours_asked_for_cannot_be_met_and_what_would_
     printed = capsys.readouterr()
     definition = load_definition(printed.out.encode())
     blinds = [level.big_blind for level in definition.levels]
-    assert blinds[:4] == [16, 30, 60, 120]  # not 16 -> 500
-    assert "takes about 1.1 h" in printed.err and "more than double" in printed.err and "--hyper" not in printed.err
+    assert blinds[:4] == [16, 20, 30, 40]  # not 16 -> 500, nor doubling: at most half again a level
+    assert "takes about 1.9 h" in printed.err and "more than a level's step" in printed.err
+    assert "--hyper" not in printed.err and "--turbo" not in printed.err  # nothing meets 0.2 h
     assert main(["structure", "--players", "100", "--hours", "1", "--stack", "10000", "--runs", "0"]) == 0
-    assert "(--turbo meets 1 h)" in capsys.readouterr().err
-    assert main(["structure", "--players", "1000", "--hours", "3", "--stack", "10000", "--runs", "0"]) == 0
+    assert "(--hyper meets 1 h)" in capsys.readouterr().err
+    assert main(["structure", "--players", "1000", "--hours", "5", "--stack", "10000", "--runs", "0"]) == 0
     assert capsys.readouterr().err == ""  # met: nothing to say
 
 
 def test_the_command_prints_a_definition_the_server_reads(capsys):
     assert main(["structure", "--players", "120", "--hours", "2", "--stack", "20000", "--turbo", "--ante",
-                 "classic", "--json"]) == 0
+                 "classic", "--json", "--runs", "0"]) == 0
     definition = load_definition(capsys.readouterr().out.encode())
     assert definition.starting_stack == 20_000 and definition.levels[0].minutes == 5
     assert definition.levels[2].ante and not definition.levels[2].bb_ante
@@ -88,10 +93,9 @@ def test_the_command_prints_a_definition_the_server_reads(capsys):
 
 
 def test_the_command_prints_the_structure_as_a_table_with_the_field_and_length_to_expect(capsys):
-    assert main(["structure", "--players", "200", "--hours", "2", "--stack", "10000", "--runs", "2"]) == 0
+    assert main(["structure", "--players", "200", "--hours", "4", "--stack", "10000", "--runs", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    definition = generate_structure(200, 2, 10000)
-    made = estimate(definition, 200, 2)
+    definition, made = fit_structure(200, 4, 10000, runs=2)  # the levels' pace fitted on the estimate's runs
     assert lines[1].startswith(f"about {made.hours and hours_minutes(made.hours.median)} to one player left")
     assert lines[2].split() == ["level", "blinds", "ante", "minutes", "start", "BB", "field", "avg", "BB", "clock"]
     rows = [line.split() for line in lines[3:]]
@@ -104,8 +108,10 @@ def test_the_command_prints_the_structure_as_a_table_with_the_field_and_length_t
         if expected.players_left is not None:
             assert row[-3] == f"{expected.players_left:,.0f}" and row[-2] == f"{expected.average_bb:,.1f}"
     assert made.levels[0].players_left == 200 and made.levels[0].average_bb == 10000 / definition.levels[0].big_blind
-    # the clock: 10-minute levels, a 5-minute break at :55 of each hour inside the level it falls in
-    assert starts[:8] == [0, 10, 20, 30, 40, 50, 65, 75]
+    # the clock: 10-minute levels (unfitted), a 5-minute break at :55 of each hour inside the level it falls in
+    assert level_starts(generate_structure(200, 4, 10000))[:8] == [0, 10, 20, 30, 40, 50, 65, 75]
+    minutes = definition.levels[0].minutes
+    assert minutes is not None and minutes == int(minutes)  # a fitted length is whole minutes
 
 
 @pytest.mark.asyncio(loop_scope="session")
@@ -126,14 +132,14 @@ async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it(brows
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
         errors = watch_errors(page)
         await page.fill("#structure-players", "50")
-        await page.fill("#structure-hours", "1")
+        await page.fill("#structure-hours", "2")
         await page.select_option("#structure-speed", "turbo")
         async with page.expect_response("**/api/estimates") as answer:
             await page.click("#generate")
         estimated = await (await answer.value).json()
         await expect(page.locator("#message")).to_contain_text("A structure of")
         made = json.loads(await page.locator("#definition").input_value())
-        assert made["name"] == "50 players, 1 h turbo" and made["levels"][0]["minutes"] == 5
+        assert made["name"] == "50 players, 2 h turbo" and made["levels"][0]["minutes"] == 5
         # before creating it, the structure as a table with the duration the simulations expect
         hours = estimated["hours"]
         await expect(page.locator("#schedule .estimate")).to_have_text(
@@ -151,5 +157,48 @@ async def test_the_admin_generates_a_structure_in_the_lobby_and_creates_it(brows
             assert cells[5] == ("" if row["players_left"] is None else f"{round(row['players_left']):,}")
         assert estimated["levels"][0]["players_left"] == 50
         await page.click("#create")
-        await expect(page.locator("tr[data-id]")).to_contain_text("50 players, 1 h turbo")
+        await expect(page.locator("tr[data-id]")).to_contain_text("50 players, 2 h turbo")
         assert errors == []
+
+
+def _stated_hours(name: str) -> float:
+    return float(name.split(" players, ")[1].split(" h ")[0])
+
+
+def test_the_generator_meets_the_hours_it_states_within_five_percent_of_its_own_simulations():
+    """Issue 58.2: the generator undershot its own hours by 9-19%. Fitted on the estimate's runs, the length its
+    name states is within 5% of the simulated median (and a tenth of an hour, the name's rounding), the hours
+    asked where the steps allow them, over fields, hours, stacks, level lengths and speeds; no step is above
+    the speed's."""
+    from engine.structure import EventOptions
+
+    grid = [(40, 1, 5_000, None, "hyper"), (400, 3, 10_000, None, "turbo"), (150, 1, 5_000, None, "turbo"),
+            (40, 3, 20_000, 15, "regular"), (400, 1, 20_000, 10, "hyper")]
+    for players, hours, stack, minutes, speed in grid:
+        options = EventOptions(minutes=minutes)
+        definition, made = fit_structure(players, hours, stack, speed=speed, options=options, runs=3, jobs=2)
+        assert made.hours is not None and made.name == definition.name
+        stated = _stated_hours(definition.name)
+        assert abs(made.hours.median - stated) <= 0.05 * stated + 0.05, (definition.name, made.hours)
+        if structure_hours(players, hours, stack, speed, options) == hours:
+            assert stated == hours, definition.name  # the hours asked, met
+        blinds = [level.big_blind for level in definition.levels]
+        assert max(later / earlier for earlier, later in zip(blinds, blinds[1:])) <= MAX_STEP_BY_SPEED[speed]
+        if minutes is not None:
+            assert {level.minutes for level in definition.levels} == {minutes}  # a length given is kept
+
+
+def test_the_command_takes_the_events_options(capsys):
+    assert main(["structure", "--players", "300", "--hours", "6", "--stack", "30000", "--minutes", "20",
+                 "--seats", "8", "--buy-in", "100", "--fee", "10", "--late-levels", "6", "--reentry-levels", "6",
+                 "--reentries", "2", "--breaks-every", "4", "--break-minutes", "10", "--ante", "none",
+                 "--name", "Sunday 300", "--runs", "0", "--json"]) == 0
+    definition = load_definition(capsys.readouterr().out.encode())
+    assert definition.name == "Sunday 300" and definition.seats_per_table == 8
+    assert (definition.buy_in_cents, definition.fee_cents) == (10_000, 1_000)
+    assert {level.minutes for level in definition.levels} == {20} and not any(l.ante for l in definition.levels)
+    assert definition.late_registration is not None and definition.late_registration.until_level == 6
+    assert definition.reentry is not None and (definition.reentry.until_level, definition.reentry.max_count) == (6, 2)
+    assert definition.breaks is not None and (definition.breaks.every_levels, definition.breaks.minutes) == (4, 10)
+    assert main(["structure", "--players", "300", "--hours", "6", "--stack", "30000", "--seats", "11"]) == 2
+    assert "seats" in capsys.readouterr().err

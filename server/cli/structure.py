@@ -8,12 +8,15 @@ from typing import Any
 
 import msgspec
 
-from bots.lab import estimate, schedule_text
-from engine.structure import DefinitionError, Speed, generate_structure, structure_hours
+from bots.lab import estimate, fit_structure, schedule_text
+from engine.structure import (
+    Breaks, DefinitionError, EventOptions, Speed, generate_structure, structure_hours,
+)
 from server.cli.common import command
 
 EXAMPLE = ("  mttsim structure --players 200 --hours 4 --stack 20000   # a table with the field to expect\n"
-               "  mttsim structure --players 200 --hours 4 --stack 20000 --json > structure.json")
+           "  mttsim structure --players 300 --hours 6 --stack 30000 --minutes 20 --buy-in 100 --fee 10 \\\n"
+           "      --late-levels 6 --reentry-levels 6 --breaks-every 4 --name 'Sunday 300' --json > sunday.json")
 
 
 def add(commands: Any) -> None:
@@ -22,35 +25,71 @@ def add(commands: Any) -> None:
     parser.add_argument("--hours", type=float, required=True, help="about when one player is left")
     parser.add_argument("--stack", type=int, required=True, help="the starting stack")
     speed = parser.add_mutually_exclusive_group()
-    speed.add_argument("--turbo", action="store_true", help="5-minute levels (regular: 10)")
-    speed.add_argument("--hyper", action="store_true", help="3-minute levels")
-    parser.add_argument("--ante", choices=["bb", "classic"], default="bb",
-                        help="a big-blind ante, or everyone's, from level 3")
+    speed.add_argument("--turbo", action="store_true", help="5-minute levels, 60 big blinds to start (regular: "
+                                                           "10 and 100)")
+    speed.add_argument("--hyper", action="store_true", help="3-minute levels, 30 big blinds to start")
+    parser.add_argument("--ante", choices=["bb", "classic", "none"], default="bb",
+                        help="a big-blind ante, or everyone's, from level 3; or none")
+    parser.add_argument("--minutes", type=float, help="a level's length (default: the speed's)")
+    parser.add_argument("--seats", type=int, default=9, help="seats a table")
+    parser.add_argument("--buy-in", type=float, default=10.0, metavar="DOLLARS", help="the buy-in to the pool")
+    parser.add_argument("--fee", type=float, default=1.0, metavar="DOLLARS", help="the house's fee")
+    parser.add_argument("--late-levels", type=int, metavar="N", help="late registration open until level N ends")
+    parser.add_argument("--reentry-levels", type=int, metavar="N", help="re-entry open until level N ends")
+    parser.add_argument("--reentries", type=int, default=1, help="re-entries a person may buy")
+    breaks = parser.add_mutually_exclusive_group()
+    breaks.add_argument("--breaks-every", type=int, metavar="LEVELS", help="a break after every N levels")
+    breaks.add_argument("--break-at", type=float, metavar="MINUTE", help="a break at this minute of every hour "
+                                                                        "(default: 55)")
+    parser.add_argument("--break-minutes", type=float, default=5.0, help="a break's length")
+    parser.add_argument("--no-breaks", action="store_true", help="no breaks at all")
+    parser.add_argument("--name", help="the event's name")
     parser.add_argument("--json", action="store_true",
                         help="print the whole definition as JSON (for --config) instead of the table")
     parser.add_argument("--runs", type=int, default=3, metavar="N",
-                        help="quick simulations for the field and length to expect (0: none)")
+                        help="quick simulations: the levels' pace is fitted on them so that the field ends within "
+                             "5%% of the length the structure says, and the table shows the field to expect "
+                             "(0: none, the pace unfitted)")
     parser.set_defaults(run=run)
+
+
+def options_of(args: argparse.Namespace) -> EventOptions:
+    """The event's options from the command line; msgspec's ValidationError (a ValueError) when one is wrong."""
+    breaks = None if args.no_breaks else Breaks(every_levels=args.breaks_every, minutes=args.break_minutes) \
+        if args.breaks_every else Breaks(at_minute=55 if args.break_at is None else args.break_at,
+                                         minutes=args.break_minutes)
+    fields = {"name": args.name, "minutes": args.minutes, "seats": args.seats,
+              "buy_in_cents": round(args.buy_in * 100), "fee_cents": round(args.fee * 100),
+              "late_levels": args.late_levels, "reentry_levels": args.reentry_levels, "reentries": args.reentries,
+              "breaks": breaks, "ante": args.ante}
+    return msgspec.convert(fields, EventOptions)
 
 
 def run(args: argparse.Namespace) -> int:
     """A structure from a few numbers: as a table a director reads, with the field and the length to expect from
-    quick simulations, or (``--json``) the whole definition, as ``--config`` and the admin's form read it."""
+    quick simulations (on which the levels' pace is fitted), or (``--json``) the whole definition, as
+    ``--config`` and the admin's form read it."""
     speed: Speed = "hyper" if args.hyper else "turbo" if args.turbo else "regular"
     try:
-        definition = generate_structure(args.players, args.hours, args.stack, speed=speed, ante=args.ante)
-    except DefinitionError as problem:
+        options = options_of(args)
+        if args.runs > 0:
+            definition, made = fit_structure(args.players, args.hours, args.stack, speed=speed, options=options,
+                                             runs=args.runs)
+        else:
+            definition = generate_structure(args.players, args.hours, args.stack, speed=speed, options=options)
+            made = estimate(definition, args.players, 0)
+    except (DefinitionError, ValueError) as problem:
         print(f"mttsim structure: {problem}", file=sys.stderr)
         return 2
-    made = structure_hours(args.players, args.hours, args.stack, speed)
-    if made > args.hours:
+    takes = structure_hours(args.players, args.hours, args.stack, speed, options)
+    if takes > args.hours:
         faster = next((other for other in ("turbo", "hyper") if other != speed and
-                       structure_hours(args.players, args.hours, args.stack, other) <= args.hours), None)
-        print(f"mttsim structure: in {args.hours:g} h the big blind would have to more than double a level; this "
-              f"structure takes about {made:g} h, the shortest that climbs at most twice a level"
-              + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
+                       structure_hours(args.players, args.hours, args.stack, other, options) <= args.hours), None)
+        print(f"mttsim structure: in {args.hours:g} h the big blind would have to climb more than a level's step "
+              f"(docs/config.md); this structure takes about {takes:g} h, the shortest that climbs by at most the "
+              f"step" + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
     if args.json:
         print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
     else:
-        print(schedule_text(estimate(definition, args.players, args.runs)))
+        print(schedule_text(made))
     return 0

@@ -117,7 +117,8 @@ def shape_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lobby", type=int, default=0,
                         help="lobby pages reading the tournament list every --lobby-every seconds (their own "
                              "row: GET /api/tournaments)")
-    parser.add_argument("--lobby-every", type=float, default=2.0, metavar="SECONDS")
+    parser.add_argument("--lobby-every", type=float, default=2.0, metavar="SECONDS",
+                        help="seconds between a lobby page's reads")
 
 
 def add_merge(commands: Any) -> None:
