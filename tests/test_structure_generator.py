@@ -196,7 +196,7 @@ def test_the_command_takes_the_events_options(capsys):
     definition = load_definition(capsys.readouterr().out.encode())
     assert definition.name == "Sunday 300" and definition.seats_per_table == 8
     assert (definition.buy_in_cents, definition.fee_cents) == (10_000, 1_000)
-    assert {level.minutes for level in definition.levels} == {20} and not any(l.ante for l in definition.levels)
+    assert {level.minutes for level in definition.levels} == {20} and not any(level.ante for level in definition.levels)
     assert definition.late_registration is not None and definition.late_registration.until_level == 6
     assert definition.reentry is not None and (definition.reentry.until_level, definition.reentry.max_count) == (6, 2)
     assert definition.breaks is not None and (definition.breaks.every_levels, definition.breaks.minutes) == (4, 10)
