@@ -202,3 +202,28 @@ def test_the_command_takes_the_events_options(capsys):
     assert definition.breaks is not None and (definition.breaks.every_levels, definition.breaks.minutes) == (4, 10)
     assert main(["structure", "--players", "300", "--hours", "6", "--stack", "30000", "--seats", "11"]) == 2
     assert "seats" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_lobbys_generator_takes_the_events_name_level_length_buy_in_and_late_entry(browser):
+    async with live_server() as live:
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            wrong = await client.post("/api/structures", json={"players": 40, "hours": 2, "stack": 10000,
+                                                               "options": {"seats": 11}})
+            assert wrong.status_code == 400 and "seats" in wrong.json()["message"]
+        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        errors = watch_errors(page)
+        await page.fill("#structure-players", "40")
+        await page.fill("#structure-hours", "3")
+        await page.fill("#structure-name", "Sunday 40")
+        await page.fill("#structure-minutes", "20")
+        await page.fill("#structure-buy-in", "50")
+        await page.fill("#structure-late", "4")
+        await page.fill("#structure-reentry", "4")
+        await page.click("#generate")
+        await expect(page.locator("#message")).to_contain_text("A structure of")
+        made = load_definition((await page.locator("#definition").input_value()).encode())
+        assert made.name == "Sunday 40" and {level.minutes for level in made.levels} == {20}
+        assert made.buy_in_cents == 5_000 and made.late_registration is not None and made.reentry is not None
+        assert made.late_registration.until_level == made.reentry.until_level == 4
+        assert errors == []

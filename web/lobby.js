@@ -568,7 +568,21 @@ export class Lobby {
     const choice = (id, label, options) =>
       el("select", { id, "aria-label": label }, ...options.map((o) => el("option", { value: o }, o)));
     const speed = choice("structure-speed", "speed", ["regular", "turbo", "hyper"]);
-    const ante = choice("structure-ante", "ante", ["bb", "classic"]);
+    const ante = choice("structure-ante", "ante", ["bb", "classic", "none"]);
+    const name = el("input", { id: "structure-name", type: "text", placeholder: "name", "aria-label": "name" });
+    const optional = (id, label) => el("input", { id, type: "number", min: 1, placeholder: label, "aria-label": label });
+    const minutes = optional("structure-minutes", "minutes a level");
+    const buyIn = optional("structure-buy-in", "buy-in, $");
+    const late = optional("structure-late", "late registration, levels");
+    const again = optional("structure-reentry", "re-entry, levels");
+    // The event's options (issue 58): a blank box keeps the generator's default
+    const options = () => {
+      const given = { name: name.value.trim() || null, minutes: Number(minutes.value) || null };
+      if (buyIn.value) given.buy_in_cents = Math.round(Number(buyIn.value) * 100);
+      if (late.value) given.late_levels = Number(late.value);
+      if (again.value) given.reentry_levels = Number(again.value);
+      return given;
+    };
     // The structure as it started (generated, or the box as the page drew it), to compare the edited one with.
     let original = definition.value;
     const generate = () =>
@@ -576,7 +590,7 @@ export class Lobby {
         const body = { players: Number(players.value), hours: Number(hours.value), stack: Number(stack.value) };
         const made = await api("/api/structures", {
           method: "POST",
-          body: { ...body, speed: speed.value, ante: ante.value },
+          body: { ...body, speed: speed.value, ante: ante.value, options: options() },
         });
         definition.value = JSON.stringify(made, null, 1);
         original = definition.value;
@@ -648,6 +662,16 @@ export class Lobby {
       speed,
       " ante ",
       ante,
+      " ",
+      name,
+      " ",
+      minutes,
+      " ",
+      buyIn,
+      " ",
+      late,
+      " ",
+      again,
       " ",
       el("button", { id: "generate", onclick: generate }, "Generate"),
       " ",

@@ -28,7 +28,9 @@ from bots.labreport import compare_rows
 from bots.strategies import DEFAULT_MIX, STRATEGIES, parse_mix
 from engine.director import Status
 from engine.history import hand_seat, redact
-from engine.structure import Definition, DefinitionError, Speed, generate_structure, load_definition
+from engine.structure import (
+    Definition, DefinitionError, EventOptions, Speed, generate_structure, load_definition,
+)
 from engine.wire import Details, HandSeat, Summary
 from server.tournament import hosted
 from server.api.admin import (
@@ -89,7 +91,8 @@ class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
     hours: Annotated[float, msgspec.Meta(gt=0, le=72)]
     stack: Annotated[int, msgspec.Meta(ge=100, le=10**9)]
     speed: Speed = "regular"
-    ante: Literal["bb", "classic"] = "bb"
+    ante: Literal["bb", "classic", "none"] = "bb"
+    options: EventOptions = EventOptions()  # the event's: name, level length, seats, money, late entry, breaks
 
 
 class EstimateRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -184,7 +187,8 @@ async def structure(request: Request) -> Response:
     """A whole definition from a few numbers, to edit and create (docs/config.md); changes nothing."""
     body = await body_of(request, StructureRequest)
     try:
-        return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante))
+        return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante,
+                                        options=body.options))
     except DefinitionError as problem:
         raise Refused("bad_request", str(problem)) from None
 
