@@ -80,17 +80,16 @@ def break_starts_at(t: Tournament) -> float | None:
     """When the next scheduled break begins on the caller's clock (a tournament clock shows the time to it);
     None with no breaks, during one, or where a level of hands or the last level comes first."""
     breaks = t.definition.breaks
-    if breaks is None or t.break_until is not None:
+    if t.break_until is not None:
         return None
-    if breaks.at_minute is not None:
+    if breaks is not None and breaks.at_minute is not None:
         return t.next_break_at if math.isfinite(t.next_break_at) else None
-    assert breaks.every_levels is not None
     levels = t.definition.levels
     ends = level_ends_at(t)
     for number in range(t.level, len(levels) - 1):
         if ends is None:
             return None
-        if (number + 1) % breaks.every_levels == 0:
+        if _break_after(t, number) is not None:
             return ends
         following = levels[number + 1].minutes
         ends = None if following is None else ends + following * 60
@@ -147,11 +146,21 @@ def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
         return ends_at
 
 
+def _break_after(t: Tournament, number: int) -> float | None:
+    """The minutes of break after level ``number`` (from 0): every ``every_levels`` levels, and the level's own
+    break row, together."""
+    breaks = t.definition.breaks
+    minutes = t.definition.levels[number].break_minutes or 0.0
+    if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
+        minutes += breaks.minutes
+    return minutes or None
+
+
 def next_level(t: Tournament, ended_at: float) -> list[Event]:
     """After the level that ended at ``ended_at``: a scheduled break, or the next level at once."""
-    breaks = t.definition.breaks
-    if breaks is not None and breaks.every_levels is not None and (t.level + 1) % breaks.every_levels == 0:
-        t.break_until = ended_at + breaks.minutes * 60
+    pause = _break_after(t, t.level)
+    if pause is not None:
+        t.break_until = ended_at + pause * 60
         return [BreakStarted(t.break_until)]
     t.level += 1
     t.clock.start_level(ended_at)

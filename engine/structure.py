@@ -26,12 +26,16 @@ class DefinitionError(ValueError):
 
 
 class Level(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A level; ``break_minutes``: a break of so many minutes after it (a director's break row, issue 58),
+    beside any of ``breaks``. Fields keep their order: snapshots pickle them by position."""
+
     small_blind: NonNegative
     big_blind: Positive
     ante: NonNegative = 0
     bb_ante: bool = False
     minutes: float | None = None
     hands: int | None = None
+    break_minutes: Annotated[float, msgspec.Meta(gt=0)] | None = None
 
 
 class Payout(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -670,5 +674,6 @@ def level_starts(definition: Definition) -> list[float | None]:
             next_break += 60.0
         if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
             ends += breaks.minutes
+        ends += level.break_minutes or 0.0
         clock = ends
     return starts

@@ -68,3 +68,21 @@ def test_the_next_break_is_known_ahead_for_a_clock_to_show():
     hourly, _ = running(4, 4, levels=[Level(10, 20, minutes=30)] * 4, breaks=Breaks(at_minute=55, minutes=5))
     assert hourly.break_starts_at() == 55 * 60
     assert running(4, 4, levels=MINUTE_LEVELS)[0].break_starts_at() is None  # no breaks at all
+
+
+def test_a_break_row_after_a_level_is_held_there_with_or_without_the_scheduled_breaks():
+    """Issue 58: a director's break row (a level's ``break_minutes``) is a break after that level alone; with
+    every-N-levels breaks as well, a level that has both takes both."""
+    from engine.structure import level_starts
+
+    rows = [Level(10, 20, minutes=1), Level(20, 40, minutes=1, break_minutes=7), Level(50, 100, minutes=1),
+            Level(100, 200, minutes=1)]
+    tournament, _ = running(4, 4, levels=rows)
+    assert tournament.break_starts_at() == 120  # after level 2
+    assert tournament.advance(120) == [LevelChanged(2, 20, 40, 0, False), BreakStarted(540.0)]
+    assert [type(e) for e in tournament.advance(540)] == [BreakEnded, LevelChanged]
+    assert tournament.level == 2 and tournament.break_starts_at() is None  # no more break rows
+    both, _ = running(4, 4, levels=rows, breaks=Breaks(every_levels=2, minutes=5))
+    assert both.advance(120)[-1] == BreakStarted(120 + 12 * 60)  # the row's 7 and the schedule's 5
+    definition = both.definition
+    assert level_starts(definition) == [0, 1, 14, 15]  # minutes on the clock, the breaks included
