@@ -3,6 +3,7 @@ levels bring a field down to about one player near the requested time in the sim
 
 from __future__ import annotations
 
+import asyncio
 import json
 import itertools
 import statistics
@@ -227,3 +228,56 @@ async def test_the_lobbys_generator_takes_the_events_name_level_length_buy_in_an
         assert made.buy_in_cents == 5_000 and made.late_registration is not None and made.reentry is not None
         assert made.late_registration.until_level == made.reentry.until_level == 4
         assert errors == []
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_levels_are_edited_cell_by_cell_with_a_break_row_and_the_tournament_plays_them(browser):
+    """Issue 58.2: no JSON needed: a cell edited, a level inserted and one deleted, a break row after level 2;
+    the definition box follows, and the tournament created from it holds the break after level 2."""
+    async with live_server(hand_pause=0.05) as live:
+        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+        errors = watch_errors(page)
+        await page.fill("#structure-players", "40")
+        await page.fill("#structure-hours", "3")
+        await page.click("#generate")
+        await expect(page.locator("#message")).to_contain_text("A structure of")
+        generated = json.loads(await page.locator("#definition").input_value())["levels"]
+        await page.click("#edit-levels")
+        rows = page.locator("#levels-editor tr.level-row")
+        await expect(rows).to_have_count(len(generated))
+        for index in (1, 2):  # short levels, so that the tournament gets to the break in a test's time
+            await page.get_by_label(f"level {index} minutes", exact=True).fill("0.05")
+            await page.get_by_label(f"level {index} minutes", exact=True).dispatch_event("change")
+        await page.get_by_label("insert a level after level 1", exact=True).click()
+        await expect(rows).to_have_count(len(generated) + 1)
+        await page.get_by_label(f"delete level {len(generated) + 1}", exact=True).click()
+        await expect(rows).to_have_count(len(generated))
+        await page.get_by_label("a break after level 3", exact=True).click()
+        breaks = page.locator("#levels-editor tr.break-row")
+        await expect(breaks).to_have_count(1)
+        await expect(breaks.first).to_have_attribute("data-after", "3")
+        minutes = page.get_by_label("break after level 3, minutes", exact=True)
+        await minutes.fill("0.05")
+        await minutes.dispatch_event("change")
+        edited = json.loads(await page.locator("#definition").input_value())["levels"]
+        assert edited[0]["minutes"] == edited[2]["minutes"] == 0.05 and edited[2]["break_minutes"] == 0.05
+        assert edited[1]["big_blind"] == 2 * edited[0]["big_blind"]  # the level inserted after level 1
+        assert len(edited) == len(generated) and edited[-1] == generated[-2]  # the last one deleted
+        assert edited[1]["minutes"] == 0.05  # copied from the level it follows
+        await page.click("#create")
+        await expect(page.locator("tr[data-id]")).to_have_count(1)
+        assert errors == []
+        # the definition created plays its break after level 3
+        async with httpx.AsyncClient(base_url=live.http, headers={"Authorization": "Bearer admin-token"}) as client:
+            tournament = (await client.get("/api/tournaments")).json()[0]["id"]
+            assert (await client.post(f"/api/tournaments/{tournament}/bots", json={"count": 4, "think_min": 0,
+                                                                                   "think_max": 0})).status_code < 300
+            assert (await client.post(f"/api/tournaments/{tournament}/start")).status_code == 200
+            for _ in range(300):
+                kinds = [json.loads(line)["type"] for line in
+                         (await client.get(f"/api/tournaments/{tournament}/events")).text.splitlines()]
+                if "break_started" in kinds:
+                    break
+                await asyncio.sleep(0.1)
+            levels_before = [kind for kind in kinds[:kinds.index("break_started")] if kind == "level_changed"]
+            assert len(levels_before) == 3  # levels 1, 2 and 3 began, then the break came

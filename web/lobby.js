@@ -683,6 +683,98 @@ export class Lobby {
     );
   }
 
+  // The definition's levels as a table edited cell by cell (issue 58): blinds, ante and minutes; a level
+  // inserted below or deleted; a break row after a level (its break_minutes). Every change is written back to the
+  // definition box at once, so that Create, Estimate and Compare take the table as it stands.
+  levelEditor(definition) {
+    const box = el("div", { id: "levels-editor" });
+    const read = () => JSON.parse(definition.value);
+    const write = (changed) => {
+      definition.value = JSON.stringify(changed, null, 1);
+      draw();
+    };
+    const number = (value, label, change, step = 1) =>
+      el("input", {
+        type: "number",
+        min: 0,
+        step,
+        value: value ?? "",
+        "aria-label": label,
+        onchange: (event) => change(event.target.value === "" ? null : Number(event.target.value)),
+      });
+    const button = (text, label, action) =>
+      el("button", { type: "button", "aria-label": label, onclick: action }, text);
+    const draw = () => {
+      let made;
+      try {
+        made = read();
+      } catch {
+        box.replaceChildren(el("p", {}, "The definition box does not hold JSON: the levels cannot be shown."));
+        return;
+      }
+      const levels = made.levels ?? [];
+      const edit = (index, field) => (value) => {
+        const changed = levels.map((level, n) => (n === index ? { ...level, [field]: value } : level));
+        write({ ...made, levels: changed });
+      };
+      const splice = (index, remove, ...insert) => {
+        const changed = [...levels];
+        changed.splice(index, remove, ...insert);
+        write({ ...made, levels: changed });
+      };
+      const rows = [];
+      levels.forEach((level, index) => {
+        const name = `level ${index + 1}`;
+        rows.push(
+          el(
+            "tr",
+            { class: "level-row", "data-level": index + 1 },
+            el("td", {}, String(index + 1)),
+            el("td", {}, number(level.small_blind, `${name} small blind`, edit(index, "small_blind"))),
+            el("td", {}, number(level.big_blind, `${name} big blind`, edit(index, "big_blind"))),
+            el("td", {}, number(level.ante ?? 0, `${name} ante`, edit(index, "ante"))),
+            el("td", {}, number(level.minutes, `${name} minutes`, edit(index, "minutes"), "any")),
+            el(
+              "td",
+              {},
+              button("+", `insert a level after ${name}`, () =>
+                splice(index + 1, 0, { ...level, small_blind: level.big_blind, big_blind: level.big_blind * 2 }),
+              ),
+              button("−", `delete ${name}`, () => splice(index, 1)),
+              level.break_minutes ? null : button("Break", `a break after ${name}`, () => edit(index, "break_minutes")(5)),
+            ),
+          ),
+        );
+        if (level.break_minutes) {
+          rows.push(
+            el(
+              "tr",
+              { class: "break-row", "data-after": index + 1 },
+              el("td", {}, "Break"),
+              el(
+                "td",
+                { colspan: 4 },
+                number(level.break_minutes, `break after ${name}, minutes`, edit(index, "break_minutes"), "any"),
+                " minutes",
+              ),
+              el("td", {}, button("−", `no break after ${name}`, () => edit(index, "break_minutes")(null))),
+            ),
+          );
+        }
+      });
+      const header = ["Level", "Small blind", "Big blind", "Ante", "Minutes", ""];
+      box.replaceChildren(
+        el(
+          "table",
+          { class: "levels-editor" },
+          el("thead", {}, el("tr", {}, ...header.map((cell) => el("th", { scope: "col" }, cell)))),
+          el("tbody", {}, ...rows),
+        ),
+      );
+    };
+    return { box, draw };
+  }
+
   adminPanel() {
     const token = el("input", {
       id: "admin-token",
@@ -700,6 +792,7 @@ export class Lobby {
     file.onchange = async () => {
       definition.value = await file.files[0].text();
     };
+    const levels = this.levelEditor(definition);
     return el(
       "details",
       { class: "admin-panel", open: adminToken() ? true : undefined },
@@ -724,6 +817,8 @@ export class Lobby {
       el("p", {}, "A tournament definition (docs/config.md), typed here or read from a file: ", file),
       this.structureForm(definition),
       definition,
+      el("p", {}, el("button", { id: "edit-levels", type: "button", onclick: levels.draw }, "Edit the levels")),
+      levels.box,
       el(
         "p",
         {},
