@@ -352,7 +352,7 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
 
 
 FIT_WITHIN = 0.05  # the simulated length a generated structure meets, of the length it says (issue 58.2)
-FIT_TRIES = 6
+FIT_TRIES = 10
 
 
 def fit_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
@@ -368,6 +368,7 @@ def fit_structure(players: int, hours: float, stack: int, *, speed: Speed = "reg
     pace, trying = 1.0, given
     tried: list[tuple[float, float]] = []  # (log pace, log miss)
     best: tuple[Definition, Estimate, float] | None = None
+    blinds_before: list[int] = []
     for _ in range(FIT_TRIES):
         definition = generate_structure(players, hours, stack, speed=speed, options=trying, pace=pace)
         made = estimate(definition, players, runs, jobs=jobs, apart=apart)
@@ -378,12 +379,14 @@ def fit_structure(players: int, hours: float, stack: int, *, speed: Speed = "reg
             best = (definition, made, miss)
         if abs(miss - 1) <= FIT_WITHIN:
             break
-        minutes = definition.levels[0].minutes
-        if miss < 1 and given.minutes is None and minutes is not None:
-            # Over too soon: longer levels, as a director would make them (the blinds' climb may already be
-            # the flattest the round numbers make; a length the director gave is kept)
-            trying = msgspec.structs.replace(trying, minutes=max(minutes + 1, round(minutes / miss)))  # whole
+        minutes, blinds = definition.levels[0].minutes, [level.big_blind for level in definition.levels]
+        if miss < 1 and blinds == blinds_before and given.minutes is None and minutes is not None:
+            # Over too soon, and a slower pace changed nothing (the climb is the flattest the round numbers
+            # make): longer levels, in whole minutes, as a director would make them (a length given is kept)
+            trying = msgspec.structs.replace(trying, minutes=max(minutes + 1, round(minutes / miss)))
+            pace, tried = 1.0, []  # a new length: the pace's search starts again
             continue
+        blinds_before = blinds
         tried.append((math.log(pace), math.log(miss)))
         pace = _next_pace(tried)
     assert best is not None
