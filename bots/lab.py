@@ -22,7 +22,8 @@ from bots.simulator import Report, simulate
 from engine.director import Tournament
 from engine.events import BreakStarted, Event, HandForHandStarted, LevelChanged, PlayerEliminated, TableBroken
 from engine.structure import (
-    MAX_STEP_BY_SPEED, Definition, EventOptions, Speed, generate_structure, level_starts, structure_hours,
+    MAX_STEP_BY_SPEED, Definition, EventOptions, Speed, break_after, generate_structure, level_starts,
+    structure_hours,
 )
 
 
@@ -321,6 +322,7 @@ class ScheduleRow(msgspec.Struct, frozen=True):
     starting_bb: float  # the starting stack in big blinds
     players_left: float | None  # the median field when the level begins, from the runs (None: not reached)
     average_bb: float | None  # the median average stack in big blinds then
+    break_minutes: float = 0.0  # a break after the level (every N levels, or its own break row)
 
 
 class Estimate(msgspec.Struct, frozen=True):
@@ -347,7 +349,8 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
                                 level.minutes, level.hands, starts,
                                 round(definition.starting_stack / level.big_blind, 1),
                                 seen.players_left.median if seen else None,
-                                round(seen.average_bb.median, 1) if seen else None))
+                                round(seen.average_bb.median, 1) if seen else None,
+                                break_after(definition, number - 1) if number < len(definition.levels) else 0.0))
     return Estimate(definition.name, players, runs, report.hours if report else None, rows)
 
 
@@ -422,12 +425,18 @@ def schedule_text(made: Estimate) -> str:
         lines.append(f"about {hours_minutes(made.hours.median)} to one player left (median of {made.runs} simulated "
                      f"run{'s' if made.runs > 1 else ''}, {spread_text})")
     header = ["level", "blinds", "ante", "minutes", "start BB", "field", "avg BB", "clock"]
-    rows = [[str(row.level), f"{row.small_blind:,}/{row.big_blind:,}",
-             f"{row.ante:,}{' bb' if row.bb_ante else ''}" if row.ante else "",
-             f"{row.minutes:g}" if row.minutes is not None else f"{row.hands} hands", f"{row.starting_bb:,.1f}",
-             "" if row.players_left is None else f"{row.players_left:,.0f}",
-             "" if row.average_bb is None else f"{row.average_bb:,.1f}",
-             "" if row.starts_minute is None else hours_minutes(row.starts_minute / 60)] for row in made.levels]
+    rows = []
+    for row, following in zip(made.levels, [*made.levels[1:], None]):
+        rows.append([str(row.level), f"{row.small_blind:,}/{row.big_blind:,}",
+                     f"{row.ante:,}{' bb' if row.bb_ante else ''}" if row.ante else "",
+                     f"{row.minutes:g}" if row.minutes is not None else f"{row.hands} hands",
+                     f"{row.starting_bb:,.1f}", "" if row.players_left is None else f"{row.players_left:,.0f}",
+                     "" if row.average_bb is None else f"{row.average_bb:,.1f}",
+                     "" if row.starts_minute is None else hours_minutes(row.starts_minute / 60)])
+        if row.break_minutes and following is not None:  # a row of its own, as every levels table has it
+            begins = following.starts_minute
+            rows.append(["break", "", "", f"{row.break_minutes:g}", "", "", "",
+                         "" if begins is None else hours_minutes((begins - row.break_minutes) / 60)])
     widths = [max(len(line[column]) for line in [header, *rows]) for column in range(len(header))]
     lines += ["  ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in [header, *rows]]
     return "\n".join(lines)

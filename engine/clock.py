@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING
 
 from engine.events import BreakEnded, BreakStarted, Event, LevelChanged
+from engine.structure import break_after
 
 if TYPE_CHECKING:
     from engine.director import Tournament
@@ -89,7 +90,7 @@ def break_starts_at(t: Tournament) -> float | None:
     for number in range(t.level, len(levels) - 1):
         if ends is None:
             return None
-        if _break_after(t, number) is not None:
+        if break_after(t.definition, number):
             return ends
         following = levels[number + 1].minutes
         ends = None if following is None else ends + following * 60
@@ -146,20 +147,10 @@ def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
         return ends_at
 
 
-def _break_after(t: Tournament, number: int) -> float | None:
-    """The minutes of break after level ``number`` (from 0): every ``every_levels`` levels, and the level's own
-    break row, together."""
-    breaks = t.definition.breaks
-    minutes = t.definition.levels[number].break_minutes or 0.0
-    if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
-        minutes += breaks.minutes
-    return minutes or None
-
-
 def next_level(t: Tournament, ended_at: float) -> list[Event]:
     """After the level that ended at ``ended_at``: a scheduled break, or the next level at once."""
-    pause = _break_after(t, t.level)
-    if pause is not None:
+    pause = break_after(t.definition, t.level)
+    if pause:
         t.break_until = ended_at + pause * 60
         return [BreakStarted(t.break_until)]
     t.level += 1

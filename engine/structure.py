@@ -654,6 +654,16 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
     )
 
 
+def break_after(definition: Definition, number: int) -> float:
+    """The minutes of break after level ``number`` (from 0): every ``every_levels`` levels, and the level's own
+    break row, together (an hourly break falls inside a level instead: ``level_starts`` counts it)."""
+    breaks = definition.breaks
+    minutes = definition.levels[number].break_minutes or 0.0
+    if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
+        minutes += breaks.minutes
+    return minutes
+
+
 def level_starts(definition: Definition) -> list[float | None]:
     """When each level begins, in minutes on the tournament's clock (breaks included, as the director keeps
     them: after every ``every_levels`` levels, or at ``at_minute`` of each hour, the level's clock standing
@@ -672,8 +682,6 @@ def level_starts(definition: Definition) -> list[float | None]:
         while breaks is not None and next_break < ends:  # a synchronised break inside the level lengthens it
             ends += breaks.minutes
             next_break += 60.0
-        if breaks is not None and breaks.every_levels is not None and (number + 1) % breaks.every_levels == 0:
-            ends += breaks.minutes
-        ends += level.break_minutes or 0.0
+        ends += break_after(definition, number)
         clock = ends
     return starts

@@ -20,7 +20,7 @@ from engine.structure import (
 )
 from server.cli import main
 from bots.simulator import simulate
-from tests.browser import open_as, watch_errors
+from tests.browser import open_as, tab, watch_errors
 from tests.live_server import live_server
 
 
@@ -189,6 +189,18 @@ def test_the_generator_meets_the_hours_it_states_within_five_percent_of_its_own_
             assert {level.minutes for level in definition.levels} == {minutes}  # a length given is kept
 
 
+def test_the_structure_table_has_a_row_for_each_break_after_a_level(capsys):
+    assert main(["structure", "--players", "200", "--hours", "4", "--stack", "10000", "--breaks-every", "4",
+                 "--break-minutes", "10", "--runs", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[2:]]
+    pauses = [n for n, row in enumerate(rows) if row[0] == "break"]
+    assert pauses and all(rows[n - 1][0] in {"4", "8", "12", "16", "20", "24", "28"} for n in pauses)
+    first = pauses[0]
+    assert rows[first][1] == "10" and rows[first][-1] == "0:40"  # after four 10-minute levels, ten minutes long
+    assert rows[first + 1][-1] == "0:50"  # the level after it begins when it ends
+
+
 def test_the_command_takes_the_events_options(capsys):
     assert main(["structure", "--players", "300", "--hours", "6", "--stack", "30000", "--minutes", "20",
                  "--seats", "8", "--buy-in", "100", "--fee", "10", "--late-levels", "6", "--reentry-levels", "6",
@@ -264,8 +276,16 @@ async def test_the_levels_are_edited_cell_by_cell_with_a_break_row_and_the_tourn
         assert edited[1]["big_blind"] == 2 * edited[0]["big_blind"]  # the level inserted after level 1
         assert len(edited) == len(generated) and edited[-1] == generated[-2]  # the last one deleted
         assert edited[1]["minutes"] == 0.05  # copied from the level it follows
+        await page.click("#estimate")  # the schedule shows the break as a row of its own, at its clock time
+        pause = page.locator("#schedule table.schedule tr.break-row")
+        await expect(pause).to_have_count(1)
+        await expect(pause).to_contain_text("Break")
         await page.click("#create")
         await expect(page.locator("tr[data-id]")).to_have_count(1)
+        created = await page.locator("tr[data-id]").first.get_attribute("data-id")
+        await page.goto(f"{live.http}/#/t/{created}")
+        await tab(page, "info")  # and so does the tournament's Info tab
+        await expect(page.locator("table.structure tr.break-row")).to_contain_text("Break, 0.05 min")
         assert errors == []
         # the definition created plays its break after level 3
         async with httpx.AsyncClient(base_url=live.http, headers={"Authorization": "Bearer admin-token"}) as client:

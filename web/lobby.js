@@ -49,8 +49,8 @@ export function scheduleTable(made) {
     el(
       "tbody",
       {},
-      ...made.levels.map((row) =>
-        el(
+      ...made.levels.flatMap((row, index) => {
+        const level = el(
           "tr",
           {},
           cell(String(row.level)),
@@ -61,8 +61,22 @@ export function scheduleTable(made) {
           cell(row.players_left === null ? "" : Math.round(row.players_left).toLocaleString()),
           cell(one(row.average_bb)),
           cell(row.starts_minute === null ? "" : hoursMinutes(row.starts_minute / 60)),
-        ),
-      ),
+        );
+        const next = made.levels[index + 1];
+        if (!row.break_minutes || !next) return [level];
+        // a break row after the level (issue 58: breaks are rows in every levels table)
+        const begins = next.starts_minute === null ? "" : hoursMinutes((next.starts_minute - row.break_minutes) / 60);
+        const pause = el(
+          "tr",
+          { class: "break-row" },
+          el("td", {}, "Break"),
+          el("td", { colspan: 2 }),
+          cell(String(row.break_minutes)),
+          el("td", { colspan: 3 }),
+          cell(begins),
+        );
+        return [level, pause];
+      }),
     ),
   );
 }

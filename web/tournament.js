@@ -655,16 +655,18 @@ export class TournamentPage {
           el("td", {}, starts[i] === null ? "" : clock(starts[i])),
         ),
       );
+      // a break after the level: every N levels, and the level's own break row (engine.structure.break_after)
       const every = info.breaks && info.breaks.every_levels;
-      if (every && (i + 1) % every === 0 && i + 1 < info.levels.length) {
+      const pause = (every && (i + 1) % every === 0 ? info.breaks.minutes : 0) + (level.break_minutes || 0);
+      if (pause && i + 1 < info.levels.length) {
         const next = starts[i + 1];
         rows.push(
           el(
             "tr",
             { class: "break-row" },
             el("td", {}, ""),
-            el("td", { colspan: 3 }, `Break, ${info.breaks.minutes} min`),
-            el("td", {}, next === null ? "" : clock(next - info.breaks.minutes)),
+            el("td", { colspan: 3 }, `Break, ${pause} min`),
+            el("td", {}, next === null ? "" : clock(next - pause)),
           ),
         );
       }
