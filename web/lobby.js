@@ -604,7 +604,8 @@ export class Lobby {
         const body = { players: Number(players.value), hours: Number(hours.value), stack: Number(stack.value) };
         const made = await api("/api/structures", {
           method: "POST",
-          body: { ...body, speed: speed.value, ante: ante.value, options: options() },
+          body: { ...body, speed: speed.value, ante: ante.value, options: options(), fit: true },
+          token: adminToken(),
         });
         definition.value = JSON.stringify(made, null, 1);
         original = definition.value;

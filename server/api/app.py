@@ -23,7 +23,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from bots.client import FAULTS
-from bots.lab import Comparison, Estimate, Field, compare, estimate
+from bots.lab import Comparison, Estimate, Field, compare, estimate, fit_structure
 from bots.labreport import compare_rows
 from bots.strategies import DEFAULT_MIX, STRATEGIES, parse_mix
 from engine.director import Status
@@ -93,6 +93,9 @@ class StructureRequest(msgspec.Struct, forbid_unknown_fields=True):
     speed: Speed = "regular"
     ante: Literal["bb", "classic", "none"] = "bb"
     options: EventOptions = EventOptions()  # the event's: name, level length, seats, money, late entry, breaks
+    # The levels' pace fitted on three quick simulations, so that the length the structure states is within 5%
+    # of them (bots.lab.fit_structure): the admin's, like an estimate, and for a field an estimate takes.
+    fit: bool = False
 
 
 class EstimateRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -186,9 +189,17 @@ async def create_tournament(request: Request) -> Response:
 async def structure(request: Request) -> Response:
     """A whole definition from a few numbers, to edit and create (docs/config.md); changes nothing."""
     body = await body_of(request, StructureRequest)
+    options = msgspec.structs.replace(body.options, ante=body.ante)
     try:
-        return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, ante=body.ante,
-                                        options=body.options))
+        if not body.fit:
+            return reply(generate_structure(body.players, body.hours, body.stack, speed=body.speed, options=options))
+        require_admin(request)
+        if body.players > MAX_ESTIMATED_PLAYERS:
+            raise Refused("bad_request", f"players: at most {MAX_ESTIMATED_PLAYERS:,} to fit on simulations")
+        async with server_of(request).estimating:
+            fitted, _ = await asyncio.to_thread(fit_structure, body.players, body.hours, body.stack,
+                                                speed=body.speed, options=options, jobs=3, apart=True)
+        return reply(fitted)
     except DefinitionError as problem:
         raise Refused("bad_request", str(problem)) from None
 
