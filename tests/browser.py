@@ -82,6 +82,22 @@ async def open_as(browser, live, path: str, storage: dict[str, str], *,
     return page
 
 
+# The admin's Generate fits the levels on quick simulations (issue 58): on a busy machine, a minute or two
+FITTING_MS = 180_000
+
+
+async def generated_in_the_lobby(browser, live, players: int, hours: float):
+    """The admin's lobby, a structure generated for ``players`` in ``hours`` into its definition box; the page
+    and its errors."""
+    page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
+    errors = watch_errors(page)
+    await page.fill("#structure-players", str(players))
+    await page.fill("#structure-hours", f"{hours:g}")
+    await page.click("#generate")
+    await expect(page.locator("#message")).to_contain_text("A structure of", timeout=FITTING_MS)
+    return page, errors
+
+
 async def alice_among_stations(live, browser, body, players: int, *, rig: bool = False, name: str | None = None):
     """Alice (p1) plays in the browser; the others are calling stations (with ``rig``, she never wins a pot)."""
     tournament, seats = await create(live, body, players)

@@ -17,8 +17,6 @@ from engine.structure import Breaks, LateRegistration, Reentry, default_definiti
 from server.cli import main
 
 on_the_session_loop = pytest.mark.asyncio(loop_scope="session")  # beside the browser tests' Chromium
-# The admin's Generate fits the levels on quick simulations: on a busy machine, a minute or two
-FITTING_MS = 180_000
 
 
 def minutes(each: float, name: str, players: int = 90):
@@ -128,7 +126,7 @@ async def test_the_lobby_compares_the_structure_being_edited_with_the_one_it_sta
     import httpx
 
     from engine.structure import generate_structure
-    from tests.browser import open_as, watch_errors
+    from tests.browser import generated_in_the_lobby
     from tests.live_server import live_server
 
     async with live_server() as live:
@@ -139,12 +137,7 @@ async def test_the_lobby_compares_the_structure_being_edited_with_the_one_it_sta
             alone = await client.post("/api/comparisons", json={**body, "definitions": body["definitions"][:1]},
                                       headers=admin)
             assert alone.status_code == 400 and "definitions" in alone.json()["message"]
-        page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
-        errors = watch_errors(page)
-        await page.fill("#structure-players", "40")
-        await page.fill("#structure-hours", "1")
-        await page.click("#generate")
-        await expect(page.locator("#message")).to_contain_text("A structure of", timeout=FITTING_MS)
+        page, errors = await generated_in_the_lobby(browser, live, 40, 1)
         made = json.loads(await page.locator("#definition").input_value())
         longer = {**made, "levels": [{**level, "minutes": level["minutes"] * 2} for level in made["levels"]]}
         await page.fill("#definition", json.dumps(longer))

@@ -584,7 +584,8 @@ export class Lobby {
     const speed = choice("structure-speed", "speed", ["regular", "turbo", "hyper"]);
     const ante = choice("structure-ante", "ante", ["bb", "classic", "none"]);
     const name = el("input", { id: "structure-name", type: "text", placeholder: "name", "aria-label": "name" });
-    const optional = (id, label) => el("input", { id, type: "number", min: 1, placeholder: label, "aria-label": label });
+    const optional = (id, label) =>
+      el("input", { id, type: "number", min: 1, placeholder: label, "aria-label": label });
     const minutes = optional("structure-minutes", "minutes a level");
     const buyIn = optional("structure-buy-in", "buy-in, $");
     const late = optional("structure-late", "late registration, levels");
@@ -756,7 +757,9 @@ export class Lobby {
                 splice(index + 1, 0, { ...level, small_blind: level.big_blind, big_blind: level.big_blind * 2 }),
               ),
               button("−", `delete ${name}`, () => splice(index, 1)),
-              level.break_minutes ? null : button("Break", `a break after ${name}`, () => edit(index, "break_minutes")(5)),
+              level.break_minutes
+                ? null
+                : button("Break", `a break after ${name}`, () => edit(index, "break_minutes")(5)),
             ),
           ),
         );
