@@ -40,7 +40,7 @@ from nats.aio.msg import Msg
 from bots.loadreport import merged_report
 from bots.shapes import Stage
 from bots.swarm import (
-    KEEPALIVE_SECONDS, Failover, Live, Outage, SwarmOptions, SwarmRun, default_swarm_definition, left_behind,
+    Live, Outage, SwarmOptions, SwarmRun, addresses_of, default_swarm_definition, left_behind, rest_client,
     summary_of,
 )
 from bots.swarmmetrics import SwarmMetrics
@@ -301,11 +301,8 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
     """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost,
     ``written`` of the report so far at each new row."""
     client = await connected(nats_url, f"mttsim swarm coordinator {run}")
-    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
-    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
     try:
-        async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
-                                     transport=Failover(addresses, limits)) as http:
+        async with rest_client(addresses_of(options.url)) as http:
             coordinator = Coordinator(options, client, http, run, expect, stop)
             coordinator.metrics = metrics
             coordinator.tell = tell or coordinator.tell
@@ -386,10 +383,8 @@ async def work(nats_url: str, run: str, name: str, url: str | None, stop: asynci
 
 async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: asyncio.Event,
                 stop: asyncio.Event) -> dict[str, Any]:
-    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
-    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
-    async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
-                                 transport=Failover(addresses, limits)) as http:
+    addresses = addresses_of(options.url)
+    async with rest_client(addresses) as http:
         swarm = SwarmRun(options, http, addresses, stop)
         pending: set[asyncio.Task[None]] = set()
 

@@ -109,10 +109,8 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
     ``progress`` hears of the figures every second, ``sampled`` of each row of the time series, and ``written``
     of the report so far at each row (a run killed later leaves what it had measured); ``metrics`` are given
     each row, for a scrape (``--metrics-port``)."""
-    addresses = [address.strip().rstrip("/") for address in options.url.split(",") if address.strip()]
-    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
-    async with httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits,
-                                 transport=Failover(addresses, limits)) as http:
+    addresses = addresses_of(options.url)
+    async with rest_client(addresses) as http:
         run = SwarmRun(options, http, addresses, stop or asyncio.Event())
         run.written = written
         await run.enter()
@@ -122,6 +120,17 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         await run.play(progress, sampled)
         await run.end()
     return run.report()
+
+
+def addresses_of(url: str) -> list[str]:
+    """The server, or a cluster's gateways separated by commas (``--url``)."""
+    return [address.strip().rstrip("/") for address in url.split(",") if address.strip()]
+
+
+def rest_client(addresses: list[str]) -> httpx.AsyncClient:
+    """The swarm's REST client: to the first of ``addresses`` that takes the connection (``Failover``)."""
+    limits = httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS)
+    return httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits, transport=Failover(addresses, limits))
 
 
 def _also(first: Callable[[dict[str, Any]], None] | None,
