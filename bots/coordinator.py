@@ -216,17 +216,21 @@ class Coordinator:
                 self.stopped = "duration"
                 break
             rows = sum(len(w.rows) for w in self.workers.values())
+            fresh, rows_seen = rows > rows_seen, rows
+            if progress is None and not fresh:
+                continue  # nothing new to show, write or check
             partial = self.report(elapsed)
             if progress is not None:
                 progress(live_of(partial, elapsed))
-            if rows > rows_seen and sampled is not None and partial["history"]:
+            if not fresh:
+                continue
+            if sampled is not None and partial["history"]:
                 sampled(partial["history"][-1])
-            if rows > rows_seen and self.written is not None:
+            if self.written is not None:
                 self.written(partial)
-            if rows > rows_seen and (failed := failing(aborting, partial, elapsed)) is not None:
+            if (failed := failing(aborting, partial, elapsed)) is not None:
                 self.stopped, self.aborted_by = "aborted", failed.text
                 break
-            rows_seen = rows
         if self.stop.is_set():
             self.stopped = "signal"
 
