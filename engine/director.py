@@ -491,6 +491,8 @@ class Tournament:
                 events += self._settle(self.rounds.close(), round_=True)
         else:
             events += self._settle(busts, round_=False)
+        if self.floor.queued or self.floor.balance_asked:
+            events += floor.queued_after_hand(self)
         if self.pending.deal_due and self.status is Status.RUNNING and not self.pending.holds():
             events.append(deals.propose(self))
         return events + flights.maybe_close(self)
@@ -511,7 +513,8 @@ class Tournament:
         hand = self.verify_void_hand(table)
         events: list[Event] = [self.void(table)]
         events += console.removed_after_hand(self, hand.players, False) if self.removals else []
-        return events + handforhand.check(self)
+        events += handforhand.check(self)
+        return events + floor.queued_after_hand(self) if self.floor.queued or self.floor.balance_asked else events
 
     def void(self, table: int) -> HandVoided:
         """The table's hand is off, whatever the reason (a cancellation, a satellite over, a crash)."""
@@ -579,6 +582,10 @@ class Tournament:
     move = floor.move
     verify_balance_now = floor.verify_balance_now
     balance_now = floor.balance_now
+    verify_withdraw_move = floor.verify_withdraw_move
+    withdraw_move = floor.withdraw_move
+    verify_withdraw_balance = floor.verify_withdraw_balance
+    withdraw_balance = floor.withdraw_balance
     verify_remove = console.verify_remove
 
     def remove(self, player: str, refund: bool) -> list[Event]:

@@ -364,6 +364,31 @@ class PlayerMoved(Event, frozen=True, tag="player_moved"):
     reason: Literal["break", "balance", "director"]
 
 
+class MoveQueued(Event, frozen=True, tag="move_queued"):
+    """The director asked for a move while the player's table was in a hand (or a hand-for-hand round was under
+    way): it is made when that hand (or round) ends, as a floor person waits for the hand (A.4)."""
+
+    player: str
+    from_table: int
+    to_table: int
+
+
+class QueuedMoveDropped(Event, frozen=True, tag="queued_move_dropped"):
+    """A queued move not made: the director withdrew it (``reason`` "withdrawn"), or at the hand's end the rule
+    ``reason`` names forbade it."""
+
+    player: str
+    to_table: int
+    reason: str
+
+
+class BalanceQueued(Event, frozen=True, tag="balance_queued"):
+    """The director asked for the balance while the tables it would move from were in a hand (or a round was
+    under way); ``on`` False: the ask was withdrawn or answered (the moves are their own events)."""
+
+    on: bool
+
+
 class EntriesMerged(Event, frozen=True, tag="entries_merged"):
     """A broken table's player found no seat away from their other entries: the stacks merge (rules.md M.51).
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from engine import standings, windows
 from engine.events import (
-    EntriesMerged, Event, PlayerEliminated, PlayerMoved, Result, TableBroken, TableClosing, TableKept,
+    BalanceQueued, EntriesMerged, Event, MoveQueued, PlayerEliminated, PlayerMoved, QueuedMoveDropped, Result,
+    TableBroken, TableClosing, TableKept,
 )
 from engine.hand import Hand
 from engine.seating import OpenTables, Person, SeatingError, balancing_mover, draw_open_seats, shares_table, worst_seat
@@ -51,6 +52,11 @@ class Floor:
     more than the tables (B.6-B.7, A.3-A.4) are methods too, so that they are
     tested on a floor alone.
     """
+
+    # The director's moves and balance asked during a hand, made when it ends; on the class, so that a floor
+    # pickled before they were kept has them too. ``queued`` is replaced whole, never changed in place.
+    queued: dict[str, int] = {}  # player -> the table they move to
+    balance_asked = False
 
     def __init__(self, seats_per_table: int) -> None:
         self.seats_per_table = seats_per_table
@@ -401,19 +407,18 @@ def balance(t: Tournament) -> list[Event]:
     return t.floor.balance(t.rng, t.people.person_of())
 
 
-def _between_rounds(t: Tournament, what: str) -> None:
-    if t.status is not Status.RUNNING:
-        raise TournamentError(f"{what} only while Running; the tournament is {t.status}")
-    if t.rounds.under_way:
-        raise TournamentError(f"a hand-for-hand round is under way: {what} at its end, when every table has "
-                              f"finished (D.18)")
+def waits_for_a_hand(t: Tournament, player: str) -> bool:
+    """Whether a move of ``player`` waits: their table is in a hand (A.4), or a hand-for-hand round is under way
+    (D.18). It is made when that ends, as a floor person waits for the hand."""
+    return t.rounds.under_way or t.floor.tables[t.floor.where[player][0]].hand is not None
 
 
 def verify_move(t: Tournament, player: str, table: int) -> None:
-    """The director's move keeps the floor's rules: between hands (A.4), to an open table with a seat, never
-    beside another entry of the person (M.50), and leaving no two tables two or more apart (A.3), which
-    balancing would undo at once."""
-    _between_rounds(t, "a player is moved")
+    """The director's move keeps the floor's rules: to an open table with a seat, never beside another entry of
+    the person (M.50), and leaving no two tables two or more apart (A.3), which balancing would undo at once.
+    Asked during the player's hand (or a hand-for-hand round), it is queued and checked again when that ends."""
+    if t.status is not Status.RUNNING:
+        raise TournamentError(f"a player is moved only while Running; the tournament is {t.status}")
     floor = t.floor
     if player not in floor.where:
         raise TournamentError(f"{player!r} is not seated in this tournament")
@@ -423,8 +428,6 @@ def verify_move(t: Tournament, player: str, table: int) -> None:
     if not isinstance(table, int) or isinstance(table, bool) or table not in floor.open:
         closing = isinstance(table, int) and table in floor.tables
         raise TournamentError(f"table {table} is closing (B.7)" if closing else f"no open table {table}")
-    if floor.tables[source].hand is not None:
-        raise TournamentError(f"table {source} is playing a hand: a player moves between hands (A.4)")
     if player in t.rebuy_offers:
         raise TournamentError(f"{player} is answering a re-buy offer: move them once it is answered")
     destination = floor.tables[table].table
@@ -432,42 +435,114 @@ def verify_move(t: Tournament, player: str, table: int) -> None:
         raise TournamentError(f"table {table} is full")
     if shares_table(player, destination, t.people.person_of()):
         raise TournamentError(f"another entry of {player}'s person sits at table {table} (M.50)")
-    sizes = dict(floor.open.size)
+    sizes = {open_table: len(floor.tables[open_table].table.players) for open_table in floor.open.size}
     if source in sizes:
         sizes[source] -= 1
     sizes[table] += 1
-    if max(sizes.values()) - min(sizes.values()) >= 2:
-        raise TournamentError(f"the tables would be {max(sizes.values())} and {min(sizes.values())} players: "
-                              f"they stay within one of each other (A.3)")
+    most, fewest = max(sizes.values()), min(sizes.values())
+    if most - fewest >= 2:
+        fullest = min(number for number, size in sizes.items() if size == most)
+        shortest = min(number for number, size in sizes.items() if size == fewest)
+        raise TournamentError(f"after the move table {fullest} would seat {most} players and table {shortest} "
+                              f"{fewest}: tables stay within one player of each other (A.3)")
 
 
 def move(t: Tournament, player: str, table: int) -> list[Event]:
-    """The director moves a player between hands to ``table``, by the balancing rules (A.3-A.4, M.50)."""
+    """The director moves a player to ``table`` by the balancing rules (A.3-A.4, M.50): now between their hands,
+    else when their hand (or the hand-for-hand round) ends. A new ask replaces a queued one."""
     verify_move(t, player, table)
+    if waits_for_a_hand(t, player):
+        t.floor.queued = {**t.floor.queued, player: table}
+        return [MoveQueued(player, t.floor.where[player][0], table)]
     source, seat = t.floor.move(player, table)
     return [PlayerMoved(player, source, table, seat, "director")]
 
 
+def verify_withdraw_move(t: Tournament, player: str) -> None:
+    if player not in t.floor.queued:
+        raise TournamentError(f"no move of {player!r} is waiting for a hand to end")
+
+
+def withdraw_move(t: Tournament, player: str) -> list[Event]:
+    """The director takes back a queued move before the hand ends."""
+    verify_withdraw_move(t, player)
+    queued = dict(t.floor.queued)
+    table = queued.pop(player)
+    t.floor.queued = queued
+    return [QueuedMoveDropped(player, table, "withdrawn")]
+
+
+def queued_after_hand(t: Tournament) -> list[Event]:
+    """The queued moves and balance whose hands are over, made now or dropped with the rule that forbids them
+    (the player is out, the table gone or full). Called after a hand's eliminations, breaks and balancing, so
+    that the checks read the tables the next hands are dealt at."""
+    events: list[Event] = []
+    floor = t.floor
+    running = t.status is Status.RUNNING
+    for player, table in list(floor.queued.items()):
+        if running and player in floor.where and waits_for_a_hand(t, player):
+            continue
+        floor.queued = {other: to for other, to in floor.queued.items() if other != player}
+        if not running or player not in floor.where:
+            events.append(QueuedMoveDropped(player, table, "the player is no longer seated"))
+            continue
+        try:
+            verify_move(t, player, table)
+        except TournamentError as refusal:
+            events.append(QueuedMoveDropped(player, table, str(refusal)))
+            continue
+        source, seat = floor.move(player, table)
+        events.append(PlayerMoved(player, source, table, seat, "director"))
+    if floor.balance_asked and not (running and (t.rounds.under_way or _balancing_waits(t) is None)):
+        floor.balance_asked = False
+        events.append(BalanceQueued(False))
+        if running:
+            events += balance(t)
+    return events
+
+
+def _balancing_waits(t: Tournament) -> bool | None:
+    """None while every table a balancing move would come from is in a hand; else whether one is needed."""
+    if len(t.floor.open) < 2:
+        return False
+    shortest, fullest = t.floor.open.sizes()
+    if fullest - shortest < 2:
+        return False
+    return t.floor.first_mover(shortest, fullest, t.people.person_of())
+
+
 def verify_balance_now(t: Tournament) -> None:
-    """Why no balancing move can be made now, if none can: the tables are within one of each other, or the
-    fullest are in a hand (their player moves when it ends, A.4), or no player of theirs may sit at a shortest
-    table (M.50)."""
-    _between_rounds(t, "the tables are balanced")
+    """Why no balancing move can be asked now: the tables are within one of each other, or no player of the
+    fullest may sit at a shortest table (M.50). Asked while the fullest tables are in a hand, or a hand-for-hand
+    round is under way, the balance is queued for its end (A.4, D.18)."""
+    if t.status is not Status.RUNNING:
+        raise TournamentError(f"the tables are balanced only while Running; the tournament is {t.status}")
     if len(t.floor.open) < 2:
         raise TournamentError("one table is open: there is nothing to balance")
     shortest, fullest = t.floor.open.sizes()
     if fullest - shortest < 2:
         raise TournamentError(f"the tables are balanced ({fullest} and {shortest} players): a player moves only "
                               f"when two tables differ by two or more (A.3)")
-    movable = t.floor.first_mover(shortest, fullest, t.people.person_of())
-    if movable is None:
-        raise TournamentError(f"every table of {fullest} players is playing a hand: one of its players moves "
-                              f"when its hand ends (A.4)")
-    if not movable:
+    if t.floor.first_mover(shortest, fullest, t.people.person_of()) is False:
         raise TournamentError("every player who could move has another entry at each shortest table (M.50)")
 
 
 def balance_now(t: Tournament) -> list[Event]:
-    """The balancing moves due now; refused, with the rule, when there is none to make."""
+    """The balancing moves due now; queued when the tables they come from are in a hand; refused, with the rule,
+    when there is none to make."""
     verify_balance_now(t)
+    if t.rounds.under_way or _balancing_waits(t) is None:
+        t.floor.balance_asked = True
+        return [BalanceQueued(True)]
     return balance(t)
+
+
+def verify_withdraw_balance(t: Tournament) -> None:
+    if not t.floor.balance_asked:
+        raise TournamentError("no balance is waiting for a hand to end")
+
+
+def withdraw_balance(t: Tournament) -> list[Event]:
+    verify_withdraw_balance(t)
+    t.floor.balance_asked = False
+    return [BalanceQueued(False)]

@@ -163,6 +163,15 @@ class VoidedHand(msgspec.Struct):
     hand: int
 
 
+class QueuedMove(msgspec.Struct):
+    """A move the director asked for during the player's hand, made when it ends."""
+
+    player: str
+    name: str
+    from_table: int
+    to_table: int
+
+
 class Summary(msgspec.Struct, kw_only=True):
     """A tournament in the lobby: status, level and blinds, the field, the prize pool."""
 
@@ -228,6 +237,9 @@ class Summary(msgspec.Struct, kw_only=True):
     break_starts_at: float | None = None
     # Why hand-for-hand is on: the director's word, the pay jump (D.14), or let go and ending with its round.
     hand_for_hand_reason: Literal["director", "pay_jump", "ending"] | None = None
+    # The director's moves and balance waiting for a hand (or a hand-for-hand round) to end (rules.md A.4).
+    queued_moves: list[QueuedMove] = []
+    balance_queued: bool = False
 
 
 class Countdown(msgspec.Struct):

@@ -12,7 +12,7 @@ from playwright.async_api import expect
 import pytest
 
 from engine.history import hand_seat
-from tests.browser import ARTIFACTS, alice_among_stations, open_as, tab, watch_errors
+from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab, watch_errors
 from tests.live_server import admin, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -105,22 +105,55 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         await console.fill("#console-player", runtime.entries.name(other))
         await console.fill("#move-table", str(short))
         await console.click("#move-player")
-        await expect(console.locator("#console-result")).to_contain_text("within one of each other (A.3)")
+        await expect(console.locator("#console-result")).to_contain_text("within one player of each other (A.3)")
         await console.fill("#console-player", "nobody at all")
         await console.click("#move-player")
         await expect(console.locator("#console-result")).to_have_text(
             'No player "nobody at all": choose one from the list.')
         await console.click("#balance-now")
         await expect(console.locator("#console-result")).to_contain_text("the tables are balanced (6 and 5 players)")
+        playing.cancel()  # Alice stops acting: her next hand waits on her (30 s a decision)
         await console.click("#console-resume")
 
-        # The log, newest first: what was done, to whom, and what came of it.
+        # A move asked during Alice's hand waits for its end (A.4); the console shows it pending, and her page
+        # follows her to the new table when it is made.
+        await my_turn(page)
+        here = director.where[alice][0]
+        there = next(table for table in director.tables if table != here)
+        if director.tables[here].table.seated < director.tables[there].table.seated:
+            joining = next(p for p in director.tables[there].table.players if p != alice)  # 6 and 5 the other way
+            await console.fill("#console-player", runtime.entries.name(joining))
+            await console.fill("#move-table", str(here))
+            await console.click("#move-player")
+            await until(lambda: director.where[joining][0] == here)
+        await console.fill("#console-player", "Alice")
+        await console.fill("#move-table", str(there))
+        await console.click("#move-player")
+        await expect(console.locator("#console-result")).to_have_text(
+            f"Alice ({alice}) moves to table {there} when their hand ends, to the seat posting the big blind soonest.")
+        pending = console.locator(f"#pending-moves li[data-player='{alice}']")
+        await expect(pending).to_contain_text(f"Alice: table {here} → table {there} when the hand ends")
+        assert director.where[alice][0] == here
+        await expect(page.locator(".log")).to_contain_text(f"You move to table {there} when this hand ends")
+        playing = asyncio.create_task(play_hands(page, storage, tournament, alice, 10**6, fold=False))
+        await until(lambda: director.where[alice][0] == there, timeout=60)
+        await expect(page.locator(".middle")).to_contain_text(f"Table {there}", timeout=10_000)
+        await expect(page.locator("#notice")).to_contain_text("the tournament director moved you")
+        await expect(pending).to_have_count(0)
+
+        # The log, newest first: what was done, to whom, and what came of it, the refusals with their reasons.
         log = console.locator("#director-log tr.log-line")
-        await expect(log).to_have_count(5)  # level edited, clock, pause, move, resume: refusals change nothing
-        await expect(log.nth(0)).to_contain_text("Resumed")
-        await expect(log.nth(1)).to_contain_text(f"Moved{name} ({mover})table {full} → table {short}, seat ")
-        await expect(log.nth(3)).to_contain_text("Clock −600 s")
-        await expect(log.nth(4)).to_contain_text("Level 2 edited25/50, ante 5, 7 min")
+        await expect(log.first).to_contain_text(f"Queued move madeAlice ({alice})at the hand's end: table {here} → "
+                                                f"table {there}")
+        await expect(log.filter(has_text="Move queued")).to_contain_text([f"Alice ({alice})to table {there}"])
+        await expect(log.filter(has_text="Resumed")).to_have_count(1)
+        await expect(log.filter(has_text=f"Moved{name} ({mover})table {full} → table {short}, seat ")).to_have_count(1)
+        await expect(log.filter(has_text="Move: refused")).to_have_count(1)  # the unbalancing one; the nobody's
+        await expect(log.filter(has_text="Balance now: refused")).to_contain_text(["balanced (6 and 5 players)"])
+        await expect(log.filter(has_text="Clock −600 s")).to_have_count(1)
+        await expect(log.filter(has_text="Level 2 edited25/50, ante 5, 7 min")).to_have_count(1)
+        await expect(log.filter(has_text="Level edit: refused")).to_contain_text(["at most the big blind"])
+        logged = await log.count()
         await expect(console.locator("#summary")).to_contain_text("Statusrunning")
         await console.screenshot(path=ARTIFACTS / "console.png", full_page=True)
         playing.cancel()
@@ -134,5 +167,5 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         await expect(console.locator("#summary")).to_contain_text("2: 25/50 (5)")
         await tab(console, "console")
         await expect(console.locator("#level-rows tr[data-level]")).to_have_count(1)
-        await expect(console.locator("#director-log tr.log-line")).to_have_count(5)
+        await expect(console.locator("#director-log tr.log-line")).to_have_count(logged)
         assert live.runtime(tournament).director.definition.levels[1].minutes == 7

@@ -7,6 +7,7 @@ import pytest
 
 from engine.console import take_out
 from engine.events import (
+    BalanceQueued, MoveQueued, QueuedMoveDropped,
     BountyWon, BreakEnded, BreakStarted, ClockAdjusted, HandForHandStarted, LevelChanged, LevelEdited,
     PlayerMoved, PlayerRemoved,
 )
@@ -184,24 +185,53 @@ def test_the_director_moves_a_player_by_the_balancing_rules():
     with pytest.raises(TournamentError, match="no open table 9"):
         t.move(player, 9)
     other = seated(t, short[0])[0]
-    with pytest.raises(TournamentError, match="within one of each other"):  # 6, 4, 6
-        t.move(other, short[1])
+    full_tables = sorted(table for table, size in sizes(t).items() if size == 6)
+    with pytest.raises(TournamentError, match=rf"after the move table {full_tables[0]} would seat 6 players and "
+                                              rf"table {short[0]} 4: .*within one player of each other \(A.3\)"):
+        t.move(other, short[1])  # 6, 4, 6: the figures are the tables' after the move
     ann = t.where["p2"][0]
     with pytest.raises(TournamentError, match="M.50"):
         t.move("p1", ann)
     deal(t, dealer, full)
-    with pytest.raises(TournamentError, match="playing a hand"):
-        t.move(player, short[0])
+    # Asked during the player's hand, the move waits for it to end (A.4), and may be taken back meanwhile.
+    assert t.move(player, short[0]) == [MoveQueued(player, full, short[0])]
+    assert t.where[player][0] == full and t.floor.queued == {player: short[0]}
+    assert t.withdraw_move(player) == [QueuedMoveDropped(player, short[0], "withdrawn")]
+    with pytest.raises(TournamentError, match="no move of"):
+        t.withdraw_move(player)
+    t.move(player, short[0])
     play_out(t, full)
-    t.end_hand(full)
-    player = next(p for p in seated(t, full) if p not in ("p1", "p2"))
     seat = worst_seat(t.tables[short[0]].table)
-    assert t.move(player, short[0]) == [PlayerMoved(player, full, short[0], seat, "director")]
-    assert t.where[player] == (short[0], seat) and seated(t, short[0]).count(player) == 1
+    assert PlayerMoved(player, full, short[0], seat, "director") in t.end_hand(full)
+    assert t.where[player] == (short[0], seat) and seated(t, short[0]).count(player) == 1 and not t.floor.queued
     assert sorted(sizes(t).values()) == [5, 5, 6] and t.chips_in_play() == t.chips_issued
     t.force_hand_for_hand(True)
-    with pytest.raises(TournamentError, match="D.18"):
-        t.move(player, full)
+    assert t.move(player, full) == [MoveQueued(player, short[0], full)]  # made when the round ends (D.18)
+
+
+def test_a_queued_move_the_hand_made_illegal_is_dropped_with_the_rule_and_the_figures():
+    t, dealer = running(16, 6, levels=LEVELS)
+    full = next(table for table, size in sizes(t).items() if size == 6)
+    short, other = sorted(table for table, size in sizes(t).items() if size == 5)
+    mover, removed = seated(t, full)[:2]
+    deal(t, dealer, full)
+    assert t.move(mover, short) == [MoveQueued(mover, full, short)]  # 5, 6, 5 after it: legal when asked
+    assert t.remove(removed, False) == []  # out when the hand ends
+    take_out(t, seated(t, other)[0], False)  # 6, 5, 4 meanwhile
+    play_out(t, full)
+    events = t.end_hand(full)
+    [dropped] = [e for e in events if isinstance(e, QueuedMoveDropped)]
+    assert dropped.player == mover and dropped.to_table == short and not t.floor.queued
+    assert "would seat 6 players" in dropped.reason and "(A.3)" in dropped.reason
+    assert not any(isinstance(e, PlayerMoved) and e.reason == "director" for e in events)
+    assert max(sizes(t).values()) - min(sizes(t).values()) <= 1 and t.chips_in_play() == t.chips_issued
+    source, target = max(sizes(t), key=sizes(t).get), min(sizes(t), key=sizes(t).get)
+    leaving = seated(t, source)[0]
+    deal(t, dealer, source)
+    assert t.move(leaving, target) == [MoveQueued(leaving, source, target)]
+    t.remove(leaving, False)  # the director takes them out meanwhile: their move has no one to move
+    play_out(t, source)
+    assert QueuedMoveDropped(leaving, target, "the player is no longer seated") in t.end_hand(source)
 
 
 def test_balance_now_moves_what_balancing_would_or_says_why_not():
@@ -214,8 +244,12 @@ def test_balance_now_moves_what_balancing_would_or_says_why_not():
     t.remove(seated(t, short)[0], False)
     t.remove(seated(t, short)[0], False)  # 6, 3, 5: the table of six is playing
     assert sizes(t)[short] == 3
-    with pytest.raises(TournamentError, match="every table of 6 players is playing a hand"):
-        t.balance_now()
+    assert t.balance_now() == [BalanceQueued(True)]  # the table of six is in its hand: at its end (A.4)
+    assert t.floor.balance_asked
+    play_out(t, full)
+    ended = t.end_hand(full)
+    assert BalanceQueued(False) in ended and not t.floor.balance_asked
+    assert max(sizes(t).values()) - min(sizes(t).values()) <= 1
     t2, _ = running(16, 6, levels=LEVELS)
     short2 = next(table for table, size in sizes(t2).items() if size == 5)
     for player in seated(t2, short2)[:2]:

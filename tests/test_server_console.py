@@ -49,9 +49,12 @@ async def test_a_level_edited_in_the_console_is_the_level_played_and_survives_a_
         await until(lambda: any((hand := runtime.director.hand(t)) is not None and hand.big_blind == 50
                                 for t in runtime.director.tables))
         log = (await client.get(f"{base}/director-log", headers=ADMIN)).json()["actions"]
-        assert [line["action"] for line in log] == ["Level 2 edited", "Level 2 edited", "Clock −600 s"]
-        assert [line["result"] for line in log[:2]] == ["30/60, ante 0, 10 min", "25/50, ante 5, 7 min"]
-        assert all(line["wall"] > 1.7e9 for line in log) and "on the tournament clock" in log[2]["result"]
+        # The refused edit is in the log with its reason, between the two that were made.
+        assert [line["action"] for line in log] == ["Level 2 edited", "Level edit: refused", "Level edit: refused",
+                                                     "Level 2 edited", "Clock −600 s"]
+        assert [log[0]["result"], log[3]["result"]] == ["30/60, ante 0, 10 min", "25/50, ante 5, 7 min"]
+        assert "level 1 has started" in log[1]["result"] and "at most the big blind" in log[2]["result"]
+        assert all(line["wall"] > 1.7e9 for line in log) and "on the tournament clock" in log[4]["result"]
         assert (await client.get(f"{base}/director-log")).status_code == 401
     async with live_server(hand_pause=0.05, db=db) as live, httpx.AsyncClient(base_url=live.http) as client:
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
@@ -75,7 +78,8 @@ async def test_a_player_moved_and_the_tables_balanced_by_the_floors_rules_and_ev
 
         balanced = await client.post(f"{base}/balance", headers=ADMIN)
         assert balanced.status_code == 409 and "balanced (6 and 5 players)" in balanced.json()["message"]
-        for body, why in (({"player": staying, "table": full}, "within one of each other (A.3)"),
+        for body, why in (({"player": staying, "table": full},
+                           f"table {full} would seat 7 players and table {short} 4: tables stay within one"),
                           ({"player": mover, "table": full}, f"already sits at table {full}"),
                           ({"player": mover, "table": 99}, "no open table 99"),
                           ({"player": "nobody", "table": short}, "not seated")):
@@ -96,9 +100,48 @@ async def test_a_player_moved_and_the_tables_balanced_by_the_floors_rules_and_ev
         assert (await client.post(f"{base}/resume", headers=ADMIN)).status_code == 200
 
         log = (await client.get(f"{base}/director-log", headers=ADMIN)).json()["actions"]
-        assert [line["action"] for line in log] == ["Paused", "Moved", "Hand-for-hand on", "Hand-for-hand off",
-                                                    "Sat out", "Announcement", "Resumed"]
-        moved_line = log[1]
+        # Every refusal is in the log with its reason (the body without a table never reached the director).
+        assert [line["action"] for line in log] == ["Paused", "Balance now: refused", *["Move: refused"] * 4, "Moved",
+                                                    "Hand-for-hand on", "Hand-for-hand off", "Sat out", "Announcement",
+                                                    "Resumed"]
+        assert "balanced (6 and 5 players)" in log[1]["result"] and "no open table 99" in log[4]["result"]
+        assert log[2]["player"] == staying and log[2]["name"] == runtime.entries.name(staying)
+        moved_line = log[6]
         assert (moved_line["player"], moved_line["name"]) == (mover, runtime.entries.name(mover))
         assert moved_line["result"].startswith(f"table {full} → table {short}, seat ")
-        assert log[4]["player"] == staying and log[5]["result"] == "Dinner at nine"
+        assert log[9]["player"] == staying and log[10]["result"] == "Dinner at nine"
+
+
+async def test_a_move_asked_during_the_players_hand_waits_for_its_end_and_can_be_withdrawn():
+    async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
+        tournament, seats = await create(live, definition(11, 6, action_seconds=60, levels=LEVELS), 11)
+        base = f"/api/tournaments/{tournament}"
+        assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
+        runtime = live.runtime(tournament)
+        director = runtime.director
+        await until(lambda: all(director.hand(t) is not None for t in director.tables))  # nobody acts yet
+        full, short = sorted(director.tables, key=lambda t: -director.tables[t].table.seated)
+        mover, other = director.tables[full].table.players[:2]
+
+        queued = await client.post(f"{base}/move", json={"player": mover, "table": short}, headers=ADMIN)
+        assert queued.status_code == 200, queued.text
+        assert queued.json()["queued_moves"] == [{"player": mover, "name": runtime.entries.name(mover),
+                                                   "from_table": full, "to_table": short}]
+        assert director.where[mover][0] == full  # in their hand still
+        taken_back = await client.post(f"{base}/move", json={"player": other, "table": short}, headers=ADMIN)
+        assert [move["player"] for move in taken_back.json()["queued_moves"]] == [mover, other]
+        withdrawn = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
+        assert [move["player"] for move in withdrawn.json()["queued_moves"]] == [mover]
+        again = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
+        assert again.status_code == 409 and "no move of" in again.json()["message"]
+
+        bots(live, tournament, seats, "station")  # the hands are played now
+        await until(lambda: director.where[mover][0] == short)
+        assert director.where[other][0] == full
+        assert not (await client.get(base)).json()["queued_moves"]
+        log = (await client.get(f"{base}/director-log", headers=ADMIN)).json()["actions"]
+        assert [line["action"] for line in log] == ["Move queued", "Move queued", "Queued move withdrawn",
+                                                    "Withdraw a move: refused", "Queued move made"]
+        made = log[-1]
+        assert made["name"] == runtime.entries.name(mover) and f"table {full} → table {short}" in made["result"]
+        assert made["wall"] > 1.7e9

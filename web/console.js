@@ -191,6 +191,7 @@ export function consolePanel(id, board) {
     "Hand-for-hand",
   );
   const levels = levelEditor(id, board, run, post);
+  const queue = pendingMoves(run, post, () => log.refresh());
   const panel = el(
     "div",
     { class: "console", id: "console" },
@@ -241,12 +242,22 @@ export function consolePanel(id, board) {
         "Move to table",
         "move",
         () => ({ player: player.id(), table: Number(toTable.value) }),
-        () => `${player.named()} moves to table ${toTable.value}, to the seat posting the big blind soonest.`,
+        (t) => {
+          panel.update(t);
+          const when = t.queued_moves.some((m) => m.player === player.id()) ? " when their hand ends" : "";
+          return `${player.named()} moves to table ${toTable.value}${when}, to the seat posting the big blind soonest.`;
+        },
       ),
     ),
     fieldset(
       "Tables",
-      command("balance-now", "Balance now", "balance", null, "Balanced: the moves are on the tables."),
+      command("balance-now", "Balance now", "balance", null, (t) => {
+        panel.update(t);
+        return t.balance_queued
+          ? "The balance is made when the tables it moves from finish their hands."
+          : "Balanced: the moves are on the tables.";
+      }),
+      queue,
     ),
     out,
     log,
@@ -254,6 +265,7 @@ export function consolePanel(id, board) {
     correctionsPanel(id, board),
   );
   panel.update = (t) => {
+    queue.update(t);
     h4h.setAttribute("aria-checked", String(Boolean(t.hand_for_hand)));
     h4h.textContent = `Hand-for-hand: ${t.hand_for_hand ? "on" : "off"}`;
     h4hState.textContent = t.hand_for_hand ? H4H_STATES[t.hand_for_hand_reason] || "On." : "Off.";
@@ -261,6 +273,55 @@ export function consolePanel(id, board) {
   };
   panel.refresh = () => log.refresh();
   return panel;
+}
+
+// The moves and the balance the director asked for during a hand, made when it ends (A.4): each can be taken back.
+// `changed` is told when the queue changes, so that the log shows what a hand's end made of it.
+function pendingMoves(run, post, changed) {
+  const list = el("ul", { id: "pending-moves", class: "pending", "aria-label": "waiting for a hand to end" });
+  let shown = "";
+  list.update = (t) => {
+    const now = JSON.stringify([t.queued_moves, t.balance_queued]);
+    if (now === shown) return;
+    if (shown) changed();
+    shown = now;
+    const withdraw = (m) =>
+      el(
+        "button",
+        {
+          class: "withdraw-move",
+          "aria-label": `Withdraw the move of ${m.name}`,
+          onclick: run(async () => {
+            list.update(await post("withdraw-move", { player: m.player }));
+            return `The move of ${m.name} to table ${m.to_table} is off.`;
+          }),
+        },
+        "Withdraw",
+      );
+    const balance = el(
+      "button",
+      {
+        id: "withdraw-balance",
+        onclick: run(async () => {
+          list.update(await post("withdraw-balance"));
+          return "The balance asked for is off.";
+        }),
+      },
+      "Withdraw",
+    );
+    list.replaceChildren(
+      ...t.queued_moves.map((m) =>
+        el(
+          "li",
+          { "data-player": m.player },
+          `${m.name}: table ${m.from_table} → table ${m.to_table} when the hand ends `,
+          withdraw(m),
+        ),
+      ),
+      ...(t.balance_queued ? [el("li", { id: "balance-pending" }, "Balance when the hands end ", balance)] : []),
+    );
+  };
+  return list;
 }
 
 // The levels not yet started, each editable (blinds, ante, minutes); the server refuses a started one (409).

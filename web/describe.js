@@ -3,6 +3,11 @@
 import { shownHand } from "./handrank.js";
 import { chips, money } from "./dom.js";
 
+export const MOVED_BECAUSE = {
+  break: "your table was broken",
+  balance: "tables were balanced",
+  director: "the tournament director moved you",
+};
 const STREETS = { flop: "Flop", turn: "Turn", river: "River" };
 export const DEAL_KINDS = { icm: "ICM", chip_chop: "chip chop", equal: "equal split", custom: "custom" };
 const CLOSED_BECAUSE = {
@@ -50,7 +55,7 @@ export function describe(event, state) {
     });
     return `${shares.join(", ")} for knocking out ${whom(event.victim)}`;
   };
-  const reason = event.reason === "break" ? "a table broke" : "balancing";
+  const reason = { break: "a table broke", balance: "balancing", director: "by the director" }[event.reason];
   const text = {
     hand_started: () => `— Hand #${event.hand}`,
     acted,
@@ -68,8 +73,15 @@ export function describe(event, state) {
     player_moved: () =>
       `${who(event.player)} ${verb(event.player, "move", "moves")} from table ${event.from_table} ` +
       `to table ${event.to_table} (${reason})`,
-    moved_me: () =>
-      `You moved to table ${event.to_table} (${event.reason === "break" ? "your table was broken" : "balancing"})`,
+    moved_me: () => `You moved to table ${event.to_table} (${MOVED_BECAUSE[event.reason]})`,
+    move_queued: () =>
+      `${who(event.player)} ${verb(event.player, "move", "moves")} to table ${event.to_table} when this hand ends ` +
+      "(the director's move)",
+    queued_move_dropped: () =>
+      event.reason === "withdrawn"
+        ? `The director's move of ${whom(event.player)} to table ${event.to_table} is off`
+        : `${who(event.player)} ${verb(event.player, "stay", "stays")}: the move to table ${event.to_table} ` +
+          `was not made (${event.reason})`,
     table_broken: () => `Table ${event.table} breaks`,
     table_closing: () => `Table ${event.table} will break after this hand`,
     table_kept: () => `Table ${event.table} stays open`,

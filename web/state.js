@@ -49,11 +49,16 @@ export class TableState {
     return Boolean(this.you && event.player === this.you.player);
   }
 
-  // Names outlive seats: a player out (their seat gone) is still named.
+  // Names outlive seats: a player out (their seat gone) is still named, and one from another table (a move) is
+  // named from the tournament's board (`known`, set by the page).
   name(player) {
     if (this.you && player === this.you.player) return this.you.name;
     const s = this.seat(player);
-    return s ? s.name : (this.names.get(player) ?? player);
+    return s ? s.name : (this.names.get(player) ?? this.known(player) ?? player);
+  }
+
+  known() {
+    return undefined;
   }
 
   // The hand is over without a showdown (void, or the tournament cancelled): no turn, no clock, no bets.

@@ -3,7 +3,7 @@
 
 import { histogram, lineChart } from "./charts.js";
 import { api, chips, el, money } from "./dom.js";
-import { describe, refusalText } from "./describe.js";
+import { MOVED_BECAUSE, describe, refusalText } from "./describe.js";
 import { hoursMinutes, lateRegistration, minutes, terms } from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
@@ -50,6 +50,7 @@ export class TournamentPage {
     this.seat = table ? null : entry ? moreSeats(id).find((more) => more.player_id === entry) : mySeat(id);
     this.watching = table;
     this.state = new TableState();
+    this.state.known = (player) => this.board?.rows.get(`p:${player}`)?.name;
     this.nodes = {};
     for (const name of [
       "summary",
@@ -233,7 +234,7 @@ export class TournamentPage {
           const move = message.event;
           this.notice(
             `You were moved from table ${move.from_table} to table ${move.to_table}, seat ${move.seat + 1} ` +
-              `(${move.reason === "break" ? "your table was broken" : "tables were balanced"}).`,
+              `(${MOVED_BECAUSE[move.reason]}).`,
           );
           tableView.write("moved_me", describe({ type: "moved_me", ...move }, state));
         }

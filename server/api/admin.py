@@ -4,8 +4,9 @@ breaks, hand-for-hand, a player's seat, announcements) and the money corrections
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Literal
 
 import msgspec
@@ -112,6 +113,12 @@ class LevelRequest(msgspec.Struct, forbid_unknown_fields=True):
     minutes: Annotated[float, msgspec.Meta(gt=0, le=1440)] | None = None
 
 
+class WithdrawMoveRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A move queued for the end of ``player``'s hand, taken back."""
+
+    player: str
+
+
 class MoveRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A player moved, between hands, to an open seat of ``table`` (the one posting the big blind soonest)."""
 
@@ -195,9 +202,31 @@ async def console_command(request: Request, kind: type[Body], command: Callable[
     require_admin(request)
     runtime = runtime_of(request)
     body = await body_of(request, kind)
-    with refusals():
+    with logged_refusals(request, runtime, getattr(body, "player", None)):
         command(runtime, body)
     return reply(answer(runtime))
+
+
+# The console's commands by their path's last part, as the director's log names a refused one.
+ACTIONS = {"move": "Move", "withdraw-move": "Withdraw a move", "balance": "Balance now",
+           "withdraw-balance": "Withdraw the balance", "clock": "Clock", "break": "Break",
+           "hand-for-hand": "Hand-for-hand", "seat": "Seat", "announce": "Announcement", "compensate": "Compensation",
+           "withdraw-prize": "Prize withdrawn", "incident": "Incident", "failure": "Failure"}
+
+
+@contextlib.contextmanager
+def logged_refusals(request: Request, runtime: TournamentRuntime, player: str | None = None) -> Iterator[None]:
+    """The director's refusals, as ``refusals`` makes them, each journaled for the director's log: it changes
+    nothing, and a director reading the log sees what was refused and why beside what was done."""
+    try:
+        with refusals():
+            yield
+    except Refused as refused:
+        if refused.code == "refused":
+            last = request.url.path.rstrip("/").rsplit("/", 1)[-1]
+            action = ACTIONS.get(last, "Level edit" if last.isdigit() else last)
+            runtime.submit(r.ConsoleRefused(action, player, refused.message, time.time()))
+        raise
 
 
 async def adjust_clock(request: Request) -> Response:
@@ -230,11 +259,24 @@ async def move_player(request: Request) -> Response:
         request, MoveRequest, lambda runtime, body: runtime.submit(r.MovePlayer(body.player, body.table, time.time())))
 
 
+async def withdraw_move(request: Request) -> Response:
+    return await console_command(
+        request, WithdrawMoveRequest, lambda runtime, body: runtime.submit(r.WithdrawMove(body.player, time.time())))
+
+
 async def balance_now(request: Request) -> Response:
+    return no_body_command(request, lambda runtime: runtime.submit(r.BalanceNow(time.time())))
+
+
+async def withdraw_balance(request: Request) -> Response:
+    return no_body_command(request, lambda runtime: runtime.submit(r.WithdrawBalance(time.time())))
+
+
+def no_body_command(request: Request, command: Callable[[TournamentRuntime], object]) -> Response:
     require_admin(request)
     runtime = runtime_of(request)
-    with refusals():
-        runtime.submit(r.BalanceNow(time.time()))
+    with logged_refusals(request, runtime):
+        command(runtime)
     return reply(runtime.summary())
 
 
@@ -250,7 +292,7 @@ async def seat_command(request: Request) -> Response:
     require_admin(request)
     runtime = runtime_of(request)
     body = await body_of(request, SeatRequest)
-    with refusals():
+    with logged_refusals(request, runtime, body.player):
         if body.player not in runtime.director.stacks:
             raise Refused("refused", f"{body.player!r} is not playing in this tournament")
         if body.action == "sit_out":

@@ -36,9 +36,9 @@ from server.tournament import hosted
 from server.api.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest, DirectorLog,
     FailureRequest, HandForHandRequest, IncidentRequest, LevelRequest, MoveRequest, SeatDone, SeatRequest,
-    WithdrawRequest, adjust_clock, announce, balance_now, call_break, cancel, cancellation_preview, compensate,
-    declare_failure, director_log, edit_level, hand_for_hand, move_player, open_registration, pause, record_incident,
-    resume, seat_command, start, withdraw_prize,
+    WithdrawMoveRequest, WithdrawRequest, adjust_clock, announce, balance_now, call_break, cancel, cancellation_preview,
+    compensate, declare_failure, director_log, edit_level, hand_for_hand, move_player, open_registration, pause,
+    record_incident, resume, seat_command, start, withdraw_balance, withdraw_move, withdraw_prize,
 )
 from server.api.edge import BodyLimit, CountRequests, Settings, bearer, body_of, client, refused, reply, web_client
 from server.errors import Refused
@@ -485,11 +485,19 @@ OPERATIONS = [
                       "under way or one played. Journaled: a restart keeps it"),
     Operation(method="POST", path="/api/tournaments/{id}/move", endpoint=move_player, body=MoveRequest,
               response=Summary, who="admin", refusals=(400, 404, 409),
-              summary="Move a player between hands to table N, to its seat posting the big blind soonest; 409 where "
-                      "the balancing rules forbid it (rules.md A.3-A.4, M.50), with the rule"),
+              summary="Move a player to table N, to its seat posting the big blind soonest: now between their "
+                      "hands, else queued until their hand (or the hand-for-hand round) ends (queued_moves in the "
+                      "summary); 409 where the balancing rules forbid it (rules.md A.3-A.4, M.50), with the rule"),
+    Operation(method="POST", path="/api/tournaments/{id}/withdraw-move", endpoint=withdraw_move,
+              body=WithdrawMoveRequest, response=Summary, who="admin", refusals=(400, 404, 409),
+              summary="Take back a move queued for the end of the player's hand"),
     Operation(method="POST", path="/api/tournaments/{id}/balance", endpoint=balance_now, response=Summary,
               who="admin", refusals=(404, 409),
-              summary="Balance now: the moves balancing makes (A.3-A.4), or 409 saying why there is none"),
+              summary="Balance now: the moves balancing makes (A.3-A.4), queued while the tables they come from are "
+                      "in a hand (balance_queued in the summary), or 409 saying why there is none"),
+    Operation(method="POST", path="/api/tournaments/{id}/withdraw-balance", endpoint=withdraw_balance,
+              response=Summary, who="admin", refusals=(404, 409),
+              summary="Take back a balance queued for the end of a hand"),
     Operation(method="GET", path="/api/tournaments/{id}/director-log", endpoint=director_log, response=DirectorLog,
               who="admin", refusals=(404,),
               summary="The director's actions from the audit trail: when, what, whom, and what came of it"),

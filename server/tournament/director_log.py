@@ -1,6 +1,9 @@
 """The log of the director's actions, read from the audit trail: the console's records and what each caused.
 
-A refused command changes nothing and is not journaled, so it is not here: its answer said why at once.
+A refused command changes nothing but a record of its refusal (``ConsoleRefused``), so that the log shows it with
+its reason. A move or balance queued until a hand ends shows twice: when asked, and when made or dropped, at the
+hand's end (whose record is not the console's; the line's time is then the wall clock read off the tournament
+clock since the last record that kept both).
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from server.tournament.persistence import Line
 
 _decoder = msgspec.msgpack.Decoder(Line[r.AnyRecord, list[Any]])  # the events as plain dictionaries
 CONSOLE = (r.Pause, r.Resume, r.AdjustClock, r.CallBreak, r.ForceHandForHand, r.EditLevel, r.MovePlayer,
-           r.BalanceNow, r.SitOutPlayer, r.RemovePlayer, r.Announce, r.Compensate, r.WithdrawPrize)
+           r.BalanceNow, r.SitOutPlayer, r.RemovePlayer, r.Announce, r.Compensate, r.WithdrawPrize, r.WithdrawMove,
+           r.WithdrawBalance, r.ConsoleRefused)
+# What a hand's end does of the director's queue: these tags in a line's bytes mark it for decoding.
+QUEUE_MARKS = (b"queued_move_dropped", b"balance_queued", b"director")
 
 
 class LogLine(msgspec.Struct):
@@ -31,15 +37,50 @@ class LogLine(msgspec.Struct):
 
 def actions_of(records: Iterable[bytes], name: Callable[[str], str]) -> list[LogLine]:
     lines = []
+    clock_at: tuple[float, float] | None = None  # (wall, tournament clock) of the last record that kept both
     for raw in records:
-        if not raw[2:].startswith(_TAGS):  # read from the first bytes: a line starts with its record's tag
+        console = raw[2:].startswith(_TAGS)  # read from the first bytes: a line starts with its record's tag
+        if not console and not any(mark in raw for mark in QUEUE_MARKS):
             continue
         line = _decoder.decode(raw)
         record, events = line.record, line.events
+        wall = getattr(record, "wall", None)
+        if wall and line.at is not None:
+            clock_at = (wall, line.at)
         if isinstance(record, CONSOLE):
             action, player, result = describe(record, events, name)
             lines.append(LogLine(record.wall or None, action, player, name(player) if player else None, result))
+        elif not isinstance(record, r.Act):
+            when = clock_at[0] + line.at - clock_at[1] if clock_at and line.at is not None else None
+            lines += [LogLine(when, action, player, name(player) if player else None, result)
+                      for action, player, result in queue_done(events, name)]
     return lines
+
+
+def queue_done(events: list[Any], name: Callable[[str], str]) -> list[tuple[str, str | None, str]]:
+    """What a hand's end made of the moves and balance the director queued for it."""
+    done: list[tuple[str, str | None, str]] = []
+    balanced = False
+    for event in events:
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "player_moved" and event["reason"] == "director":
+            done.append(("Queued move made", event["player"],
+                         f"at the hand's end: table {event['from_table']} → table {event['to_table']}, "
+                         f"seat {event['seat'] + 1}"))
+        elif kind == "queued_move_dropped":
+            done.append(("Queued move refused", event["player"], f"table {event['to_table']}: {event['reason']}"))
+        elif kind == "balance_queued" and not event["on"]:
+            balanced = True
+    if balanced:
+        moves = [event for event in events if isinstance(event, dict) and event.get("type") == "player_moved"
+                 and event["reason"] == "balance"]
+        done.append(("Queued balance made", None, moved_list(moves, name) or "the tables were balanced by then"))
+    return done
+
+
+def moved_list(moves: list[Any], name: Callable[[str], str]) -> str:
+    return "; ".join(f"{name(m['player'])} ({m['player']}): table {m['from_table']} → table {m['to_table']}"
+                     for m in moves)
 
 
 # Most records are decisions and hand ends: decoding each would cost the log the whole journal's length.
@@ -84,13 +125,23 @@ def describe(record: r.AnyRecord, events: list[Any], name: Callable[[str], str])
             edited = kinds["level_edited"]
             length = f", {edited['minutes']:g} min" if edited["minutes"] is not None else ""
             return f"Level {level} edited", None, f"{small_blind:,}/{big_blind:,}, ante {ante:,}{length}"
-        case r.MovePlayer(player, _):
-            moved = kinds["player_moved"]
+        case r.MovePlayer(player, table):
+            moved = kinds.get("player_moved")
+            if moved is None:
+                return "Move queued", player, f"to table {table} when their hand ends"
             return "Moved", player, f"table {moved['from_table']} → table {moved['to_table']}, seat {moved['seat'] + 1}"
         case r.BalanceNow():
+            if "balance_queued" in kinds:
+                return "Balance queued", None, "when the tables it moves from finish their hands"
             moves = [event for event in events if isinstance(event, dict) and event["type"] == "player_moved"]
-            return "Balance now", None, "; ".join(
-                f"{name(m['player'])} ({m['player']}): table {m['from_table']} → table {m['to_table']}" for m in moves)
+            return "Balance now", None, moved_list(moves, name)
+        case r.WithdrawMove(player):
+            return "Queued move withdrawn", player, f"stays at their table (the move to table "\
+                f"{kinds['queued_move_dropped']['to_table']} is off)"
+        case r.WithdrawBalance():
+            return "Queued balance withdrawn", None, "no balancing move is made for it"
+        case r.ConsoleRefused(action, player, reason):
+            return f"{action}: refused", player, reason
         case r.SitOutPlayer(player):
             return "Sat out", player, "sitting out: the clock acts for them until they come back"
         case r.RemovePlayer(player, refund):

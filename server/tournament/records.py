@@ -187,6 +187,27 @@ class BalanceNow(Record, tag="balance_now"):
     wall: float
 
 
+class WithdrawMove(Record, tag="withdraw_move"):
+    """The director took back a move queued for the end of the player's hand."""
+
+    player: str
+    wall: float
+
+
+class WithdrawBalance(Record, tag="withdraw_balance"):
+    wall: float
+
+
+class ConsoleRefused(Record, tag="console_refused"):
+    """A console command the director refused, with its reason: it changed nothing, and is journaled only so
+    that the director's log shows every refusal beside what was done."""
+
+    action: str
+    player: str | None
+    reason: str
+    wall: float
+
+
 class SitOutPlayer(Record, tag="sit_out_player"):
     """The director sat a player out: the tables' business (the director's state is unchanged), journaled for
     the log."""
@@ -266,7 +287,7 @@ AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify
              | OpenRegistration | Compensate | DeclareFailure | RecordIncident | WithdrawPrize | AdjustClock | CallBreak
              | ForceHandForHand
              | RemovePlayer | Reenter | ProposeDeal | BotReentry | EditLevel | MovePlayer | BalanceNow | SitOutPlayer
-             | Announce)
+             | Announce | WithdrawMove | WithdrawBalance | ConsoleRefused)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
 WAKING = (Register, Reenter, EndHand, VoidHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
           RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer, MovePlayer, BalanceNow)
@@ -399,7 +420,11 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.move(player, table)
         case BalanceNow():
             return director.balance_now()
-        case SitOutPlayer() | Announce():
+        case WithdrawMove(player):
+            return director.withdraw_move(player)
+        case WithdrawBalance():
+            return director.withdraw_balance()
+        case SitOutPlayer() | Announce() | ConsoleRefused():
             return []
         case OpenRegistration():
             return director.open_registration()

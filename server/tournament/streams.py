@@ -19,9 +19,10 @@ from typing import Any, Protocol
 
 from engine.director import Status
 from engine.events import (
-    HAND_EVENTS, AddOnOffered, AddOnTaken, BountyWon, DealProposed, Event, HandFinished, HandStarted, HandVoided,
-    MysteryBountyDrawn, PlayerEliminated, PlayerMoved, PlayerRemoved, RebuyDeclined, RebuyOffered, RebuyTaken,
-    Refunded, Registered, Reentered, Seated, TableBroken, TableClosing, TableKept, TableOpened,
+    HAND_EVENTS, AddOnOffered, AddOnTaken, BalanceQueued, BountyWon, DealProposed, Event, HandFinished, HandStarted,
+    HandVoided, MoveQueued, MysteryBountyDrawn, PlayerEliminated, PlayerMoved, PlayerRemoved, QueuedMoveDropped,
+    RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Reentered, Seated, TableBroken, TableClosing,
+    TableKept, TableOpened,
 )
 from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
@@ -256,8 +257,12 @@ class Streams:
             self._close_table(event.table)
         elif isinstance(event, (TableClosing, TableKept)):
             self.publish(event.table, event)  # its players learn it will close after the hand (or stays)
-        elif isinstance(event, (Registered, Reentered, Refunded, TableOpened)):
-            return  # the summary counts the entries; a late entry's seat is its own event
+        elif isinstance(event, (Registered, Reentered, Refunded, TableOpened, BalanceQueued)):
+            return  # the summary counts the entries and shows the queued balance; a late entry's seat is its own
+        elif isinstance(event, (MoveQueued, QueuedMoveDropped)):
+            where = director.where.get(event.player)
+            if where is not None:  # the table learns who moves after the hand, as a floor person says it
+                self.publish(where[0], event)
         elif isinstance(event, (RebuyOffered, RebuyTaken, RebuyDeclined, AddOnTaken)):
             where = director.where.get(event.player)
             if where is not None:

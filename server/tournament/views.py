@@ -15,8 +15,8 @@ from engine.events import Result, Shown
 from engine.hand import Hand
 from engine.refunds import Refund
 from engine.wire import (
-    Countdown, DealView, Details, Legal, RefundRow, SeatView, Standing, Summary, TableView, Ticket, Timeline,
-    VoidedHand, You,
+    Countdown, DealView, Details, Legal, QueuedMove, RefundRow, SeatView, Standing, Summary, TableView, Ticket,
+    Timeline, VoidedHand, You,
 )
 from server.tournament.entries import Entries
 
@@ -114,6 +114,9 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         if definition.bounty is not None else None,
         hand_for_hand_reason=hand_for_hand_reason(director),
         break_starts_in=max(0.0, break_at - now) if break_at is not None else None,
+        queued_moves=[QueuedMove(player, facts.entries.name(player), director.where[player][0], table)
+                      for player, table in director.floor.queued.items() if player in director.where],
+        balance_queued=director.floor.balance_asked,
     )
 
 
