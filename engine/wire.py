@@ -479,6 +479,13 @@ class Chat(msgspec.Struct, tag="chat", tag_field="type"):
     at: float
 
 
+class ChatHistory(msgspec.Struct, tag="chat_history", tag_field="type"):
+    """The table's latest chat lines, oldest first, after a snapshot: a reconnected or moved page reads what was
+    said before it came."""
+
+    lines: list[Chat]
+
+
 class Announcement(msgspec.Struct, tag="announcement", tag_field="type"):
     """The tournament director's word, to every page of the tournament."""
 

@@ -342,6 +342,9 @@ async def test_chat_between_players_with_a_mute_and_observers_read_only(browser)
         await asyncio.sleep(0.5)
         await expect(pages["alice"].locator("#chat-lines")).not_to_contain_text("still there?")
         await pages["alice"].screenshot(path=ARTIFACTS / "chat.png")
+        await pages["bob"].reload()  # a reconnect keeps the table's chat, oldest first
+        await expect(pages["bob"].locator(".chat-line")).to_have_text(["Bob: nice hand", "Bob: still there?"],
+                                                                    timeout=10_000)
 
 
 async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_the_replayer_hides_cards(browser):

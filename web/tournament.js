@@ -242,6 +242,10 @@ export class TournamentPage {
       case "chat":
         tableView.said(message);
         return;
+      case "chat_history":
+        tableView.chatLines?.replaceChildren();
+        for (const line of message.lines) tableView.said(line);
+        return;
       case "announcement":
         tableView.write("announcement", `Director: ${message.text}`);
         break;

@@ -24,7 +24,7 @@ from engine.events import (
     RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Reentered, Seated, TableBroken, TableClosing,
     TableKept, TableOpened,
 )
-from engine.wire import Announcement, Chat, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
+from engine.wire import Announcement, Chat, ChatHistory, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
 from server.errors import Refused
 from server.hub import Connection, RateLimit, Relay, RelayedConnection
 from server.tournament.records import Session
@@ -34,6 +34,7 @@ DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
 CHAT_RATE, CHAT_BURST = 0.5, 3  # lines of chat a player may send a second on average, and in a burst
 ANNOUNCEMENTS_KEPT = 10  # the director's latest announcements, shown to a page that opens later
+CHAT_KEPT = 30  # a table's latest chat lines, sent with a snapshot to a page that (re)connects or arrives
 EVENTS_KEPT = 100_000  # the latest events in memory (``Streams.log``): about 16 MB
 
 
@@ -139,6 +140,7 @@ class Streams:
         self._presence_due: set[str] = set()
         self._deal_offered_at = 0  # the field size the last 'press_deal' offer went out for
         self.announcements: list[Announcement] = []
+        self.chat_kept: dict[int, deque[Chat]] = {}  # table -> its latest lines
         self._chat_rates: dict[str, RateLimit] = {}
         self.writers = writers(self)
 
@@ -199,7 +201,9 @@ class Streams:
         limit = self._chat_rates.setdefault(player, RateLimit(CHAT_RATE, CHAT_BURST))
         if not limit.allow():
             raise Refused("chat_limit", "you are chatting too fast: wait a few seconds")
-        message = encoder.encode(Chat(player, self.session.entries.name(player), text, time.time()))
+        line = Chat(player, self.session.entries.name(player), text, time.time())
+        self.chat_kept.setdefault(where[0], deque(maxlen=CHAT_KEPT)).append(line)
+        message = encoder.encode(line)
         for connection in list(self.watchers.get(where[0], ())):
             connection.send(message, urgent=False)
 
@@ -297,6 +301,7 @@ class Streams:
     def _close_table(self, table: int) -> None:
         """Observers of a closed table move to the lowest open table, and so do players who are out: a busted
         player's page follows the tournament to its end, never a table that is gone."""
+        self.chat_kept.pop(table, None)
         where = self.session.director.where
         for connection in list(self.watchers.pop(table, ())):
             if connection.player is None or connection.player not in where:
@@ -403,6 +408,9 @@ class Streams:
         numbers the stream and has the hand)."""
         if connection.table is not None:
             self.writers.snapshot(connection.table, connection, self.snapshot(connection))
+            said = self.chat_kept.get(connection.table)
+            if said:
+                connection.send(encoder.encode(ChatHistory(list(said))), urgent=False)
         else:
             connection.send(self.snapshot(connection))
 
