@@ -24,7 +24,9 @@ from engine.events import (
     RebuyDeclined, RebuyOffered, RebuyTaken, Refunded, Registered, Reentered, Seated, TableBroken, TableClosing,
     TableKept, TableOpened,
 )
-from engine.wire import Announcement, Chat, ChatHistory, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder
+from engine.wire import (
+    Announcement, Chat, ChatHistory, Moved, Offer, Presence, Private, PrivateMessage, TableMessage, encoder,
+)
 from server.errors import Refused
 from server.hub import Connection, RateLimit, Relay, RelayedConnection
 from server.tournament.records import Session
