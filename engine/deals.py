@@ -17,6 +17,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from engine import standings
 from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
@@ -29,6 +31,20 @@ if TYPE_CHECKING:
 
 Kind = Literal["icm", "chip_chop", "equal", "custom"]
 KINDS: tuple[Kind, ...] = ("icm", "chip_chop", "equal", "custom")
+
+
+class Figures(msgspec.Struct):
+    """A deal's figures (``figures``): the pool, what is kept in play and the sum to split, in cents; the players
+    in seat order with their stacks; what ICM and a chip chop would pay each; the prizes left, first to last."""
+
+    pool_cents: int
+    keep_cents: int
+    split_cents: int
+    players: list[str]
+    stacks: dict[str, int]
+    icm_cents: dict[str, int]
+    chip_chop_cents: dict[str, int]
+    prizes_left_cents: list[int]
 
 
 class Terms:
@@ -106,8 +122,8 @@ def verify_propose(t: Tournament, player: str, kind: object, keep_cents: object 
     if any(not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 for cents in amounts.values()):
         raise TournamentError("amounts: whole numbers of cents, 0 or more")
     if sum(amounts.values()) != pool - keep_cents:
-        raise TournamentError(f"amounts: they add up to {sum(amounts.values())} cents, not the {pool - keep_cents} "
-                              "the pool holds beyond what is kept")
+        raise TournamentError(f"amounts: they add up to {dollars(sum(amounts.values()))}, not the "
+                              f"{dollars(pool - keep_cents)} the pool holds beyond what is kept")
 
 
 def propose_kind(t: Tournament, player: str, kind: Kind, keep_cents: int = 0,
@@ -163,6 +179,56 @@ def prizes_left(t: Tournament) -> list[int]:
     return prizes
 
 
+def players_in_seat_order(t: Tournament) -> list[str]:
+    (state,) = t.tables.values()
+    return list(state.table.players)  # every player left, dealt in next hand or not
+
+
+def shares(t: Tournament, kind: Kind, keep_cents: int) -> dict[str, int]:
+    """What a deal of ``kind`` pays each player left of what the pool holds beyond ``keep_cents``, in cents (a
+    custom deal's are the players' own: as an equal split here)."""
+    seat_order = players_in_seat_order(t)
+    stacks = [t.stacks[p] for p in seat_order]
+    shared = t.ledger.pool_cents - keep_cents
+    parts: list[Fraction] | list[float]
+    if kind == "icm":
+        prizes = prizes_left(t)
+        prizes[0] -= keep_cents
+        parts = equities(stacks, prizes)
+    elif kind == "chip_chop":  # each the smallest prize left first, then the rest by the chips
+        floor = min(prizes_left(t)[-1], shared // len(stacks))
+        rest = shared - floor * len(stacks)
+        parts = [floor + Fraction(rest * stack, sum(stacks)) for stack in stacks]
+    else:
+        parts = [Fraction(shared, len(stacks))] * len(stacks)
+    tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
+    return dict(zip(seat_order, largest_remainder(parts, shared, [tie_rank[p] for p in seat_order])))
+
+
+def verify_figures(t: Tournament, keep_cents: int) -> None:
+    if not t.definition.deals:
+        raise TournamentError("this tournament allows no deal (H.31)")
+    if t.status is not Status.RUNNING or len(t.tables) != 1:
+        raise TournamentError("a deal is made at the final table, while the tournament runs (H.31)")
+    pool = t.ledger.pool_cents
+    if not 0 <= keep_cents < pool:
+        raise TournamentError(f"keep: from $0 to below the {dollars(pool)} the pool holds")
+
+
+def figures(t: Tournament, keep_cents: int = 0) -> Figures:
+    """What a player deciding on a deal looks at: each stack, what ICM and a chip chop would pay, and the sum to
+    split beyond what is kept in play (H.31-H.37)."""
+    verify_figures(t, keep_cents)
+    seat_order = players_in_seat_order(t)
+    return Figures(t.ledger.pool_cents, keep_cents, t.ledger.pool_cents - keep_cents, seat_order,
+                   {p: t.stacks[p] for p in seat_order}, shares(t, "icm", min(keep_cents, prizes_left(t)[0])),
+                   shares(t, "chip_chop", keep_cents), prizes_left(t))
+
+
+def dollars(cents: int) -> str:
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
 def propose(t: Tournament) -> DealProposed:
     """The proposal asked for (ICM when everyone pressed Deal) of what the pool still holds, in cents (H.31-H.37,
     G.30). ICM keeping an amount in play takes it off the first prize; a chip chop gives everyone the smallest
@@ -170,26 +236,13 @@ def propose(t: Tournament) -> DealProposed:
     than busting next would pay); an equal split shares evenly."""
     terms, t.deal_terms = t.deal_terms or Terms("", "icm", 0, None), None
     t.pending.set_deal_due(False)
-    (state,) = t.tables.values()
-    seat_order = state.table.players  # every player left, dealt in next hand or not
+    seat_order = players_in_seat_order(t)
     stacks = [t.stacks[p] for p in seat_order]
-    shared = t.ledger.pool_cents - terms.keep_cents
     if terms.amounts is not None:
         cents = [terms.amounts[p] for p in seat_order]
     else:
-        shares: list[Fraction] | list[float]
-        if terms.kind == "icm":
-            prizes = prizes_left(t)
-            prizes[0] -= terms.keep_cents
-            shares = equities(stacks, prizes)
-        elif terms.kind == "chip_chop":  # each the smallest prize left first, then the rest by the chips
-            floor = min(prizes_left(t)[-1], shared // len(stacks))
-            rest = shared - floor * len(stacks)
-            shares = [floor + Fraction(rest * stack, sum(stacks)) for stack in stacks]
-        else:
-            shares = [Fraction(shared, len(stacks))] * len(stacks)
-        tie_rank = {p: order for order, p in enumerate(sorted(seat_order, key=lambda p: -t.stacks[p]))}
-        cents = largest_remainder(shares, shared, [tie_rank[p] for p in seat_order])
+        share = shares(t, terms.kind, terms.keep_cents)
+        cents = [share[p] for p in seat_order]
     t.proposal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
                       terms.keep_cents)
     if terms.proposer in t.stacks:
@@ -222,6 +275,7 @@ def close(t: Tournament, deal: Deal) -> list[Event]:
     for place, player in enumerate(order, start=1):
         standings.pay_prize(t, player, deal.amounts[player])
         standings.record(t, Result(player, place, deal.amounts[player]))
+    t.ended_by_deal = True
     events = standings.end(t, deal=True)  # the players left collect their bounties first
     t.stacks.clear()
     return events

@@ -132,6 +132,7 @@ class Tournament:
     break_keeps_level = False  # the break under way was called by hand: the level goes on after it
     next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
     late_entries = 0  # entries bought while running (late registrations and re-entries)
+    ended_by_deal = False  # the players left accepted a whole deal (H.36): the results say so
     envelopes: list[int] | None = None  # a mystery bounty's envelopes left, once sized (engine.bounties)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -561,6 +562,8 @@ class Tournament:
     verify_propose_deal = deals.verify_propose
     propose_deal = deals.propose_kind
     verify_answer_deal = deals.verify_answer
+    verify_deal_figures = deals.verify_figures
+    deal_figures = deals.figures
     accept_deal = deals.accept
     reject_deal = deals.reject
 

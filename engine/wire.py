@@ -240,6 +240,7 @@ class Summary(msgspec.Struct, kw_only=True):
     # The director's moves and balance waiting for a hand (or a hand-for-hand round) to end (rules.md A.4).
     queued_moves: list[QueuedMove] = []
     balance_queued: bool = False
+    ended_in_deal: bool = False  # the players left accepted a whole deal (H.36)
 
 
 class Countdown(msgspec.Struct):

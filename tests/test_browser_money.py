@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import expect
 
 from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab, watch_errors
-from tests.live_server import ADMIN, bots, create, definition, live_server, until
+from tests.live_server import ADMIN, admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -124,15 +124,40 @@ async def test_a_custom_deal_typed_in_the_browser(browser):
         await person.wait_for_function("bar => !bar.isConnected", arg=bar, timeout=20_000)
         await person.keyboard.type("5")
         await expect(own).to_have_value("15")
+        # Paused between hands, the stacks stand still: the form's figures are the API's, read again as the
+        # amount kept is typed.
+        await admin(live, runtime.id, "pause")
+        await until(lambda: all(runtime.director.hand(t) is None for t in runtime.director.tables))
+        await person.fill("#deal-keep", "0")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            figures = (await client.get(f"/api/tournaments/{runtime.id}/deal-figures?keep_cents=0")).json()
+        await expect(person.locator("#deal-split")).to_have_text("To split: $30.00 of the $30.00 pool")
+        for player in typed:
+            for kind, key in (("stack", "stacks"), ("icm", "icm_cents"), ("chop", "chip_chop_cents")):
+                value = figures[key][player]
+                shown = f"{value:,}" if kind == "stack" else f"${value / 100:,.2f}"
+                await expect(person.locator(f".deal-{kind}[data-player='{player}']")).to_have_text(shown)
+        assert sum(figures["icm_cents"].values()) == sum(figures["chip_chop_cents"].values()) == 3000
+        # The total is checked as it is typed, in dollars: Propose waits until it is the sum to split.
+        await person.fill(f".deal-amount[data-player='{stations[1]}']", "4")
+        await person.fill(f".deal-amount[data-player='{stations[0]}']", "10")
+        await expect(person.locator("#deal-total")).to_have_text("Total $29.00: $1.00 left to share.")
+        await expect(person.locator("#propose-deal")).to_be_disabled()
         for player, dollars in list(typed.items())[1:]:
             await person.fill(f".deal-amount[data-player='{player}']", dollars)
-        await person.fill("#deal-keep", "0")
+        await expect(person.locator("#deal-total")).to_have_text("Total $30.00: it adds up.")
         await person.screenshot(path=ARTIFACTS / "deal-custom.png")
         await person.click("#propose-deal")
         await expect(person.locator("#log")).to_contain_text("Deal proposed (custom by you)", timeout=10_000)
         await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
         assert {r.player: r.prize_cents for r in runtime.director.standings()} == {
             player: int(dollars) * 100 for player, dollars in typed.items()}
+        first = runtime.director.standings()[0]  # places follow the stacks
+        await expect(person.locator("#winner")).to_have_text(
+            f"Ended in a deal: {runtime.entries.name(first.player)} first, for ${first.prize_cents / 100:,.2f}")
+        await tab(person, "payouts")
+        await expect(person.locator("#payouts th")).to_have_text(["Place", "Player", "Prize"])
+        await expect(person.locator("#results-summary")).to_contain_text("ended in a deal")
 
 
 async def test_every_seat_shows_its_bounty_and_the_log_the_knockouts(browser):

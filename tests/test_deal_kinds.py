@@ -54,7 +54,7 @@ def test_an_equal_split_gives_the_odd_cents_to_the_larger_stacks():
 def test_a_custom_proposal_is_the_amounts_typed_and_must_add_up():
     t, _, players = final_three()
     typed = dict(zip(players, (1_400, 900, 700)))
-    for bad, message in (({**typed, players[0]: 1_401}, "add up to 3001 cents, not the 3000"),
+    for bad, message in (({**typed, players[0]: 1_401}, r"add up to \$30.01, not the \$30.00"),
                          ({players[0]: 3_000}, "one for every player left"),
                          ({**typed, players[0]: -1, players[1]: 2_301}, "0 or more"),
                          ({**typed, players[0]: 1_400.0}, "whole numbers of cents")):
@@ -121,3 +121,26 @@ def test_a_cancellation_after_a_partial_deal_shares_what_was_kept_and_rolls_noth
     assert t.status is Status.CANCELLED and t.ledger.pool_cents == 0 and t.ledger.balances()
     assert sum(refund.pool_cents for refund in t.refunds) == 600  # the deal's 2,400 stay paid
     assert t.ledger.prizes_cents == 2_400
+
+
+def test_a_deals_figures_are_what_each_kind_would_propose_with_the_stacks_and_the_sum_to_split():
+    t, _, players = final_three()
+    figures = t.deal_figures(500)
+    assert (figures.pool_cents, figures.keep_cents, figures.split_cents) == (3_000, 500, 2_500)
+    assert figures.players == players and [figures.stacks[p] for p in players] == list(STACKS)
+    assert sum(figures.icm_cents.values()) == sum(figures.chip_chop_cents.values()) == 2_500
+    assert figures.prizes_left_cents == [1_500, 750, 750]
+    icm = t.propose_deal(players[0], "icm", keep_cents=500)[0]
+    assert icm.amounts == figures.icm_cents
+    t.reject_deal(players[1])
+    chop = t.propose_deal(players[0], "chip_chop", keep_cents=500)[0]
+    assert chop.amounts == figures.chip_chop_cents and not t.ended_by_deal
+    with pytest.raises(TournamentError, match=r"keep: from \$0 to below the \$30.00"):
+        t.deal_figures(3_000)
+    everyone_accepts(t, players, players[0])  # a partial deal: play goes on for what is kept
+    assert not t.ended_by_deal and t.status is Status.RUNNING
+    t.propose_deal(players[0], "equal")
+    everyone_accepts(t, players, players[0])
+    assert t.ended_by_deal and t.status is Status.FINISHED
+    with pytest.raises(TournamentError, match="at the final table, while the tournament runs"):
+        t.deal_figures()

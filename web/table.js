@@ -35,8 +35,8 @@ const mark = (words, short, also = "") =>
   );
 
 export class TableView {
-  constructor(state, { send, root, log, chat, logKey, player }) {
-    Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player });
+  constructor(state, { send, root, log, chat, logKey, player, figures }) {
+    Object.assign(this, { state, send, root, logBox: log, chatBox: chat, logKey, player, figures });
     this.pre = null; // the pre-action box ticked: "fold", "check_fold" or "call_any"
     this.preHand = null;
     this.amount = null; // what the player typed in the bet box this turn
@@ -344,6 +344,7 @@ export class TableView {
           el(
             "table",
             { class: "deal" },
+            el("tr", {}, ["Player", "Chips", "Deal"].map((h) => el("th", { scope: "col" }, h))),
             Object.entries(deal.amounts).map(([player, cents]) =>
               el(
                 "tr",
@@ -400,20 +401,72 @@ export class TableView {
     this.proposeBox.replaceChildren(el("div", { class: "dialog" }, this.proposeForm(players)));
   }
 
-  // A deal of one's own: its kind, what stays in play for the winner, and for a custom one the amounts.
+  // A deal of one's own: its kind, what stays in play for the winner, and for a custom one the amounts. Beside
+  // them, what a player decides with: each stack, what ICM and a chip chop would pay, and the sum to split; a
+  // custom deal's total is checked as it is typed, in dollars, and Propose waits until it is the sum to split.
   proposeForm(players) {
     const form = this.proposal;
-    const dollars = (text) => Math.round(Number(text || 0) * 100);
+    const cents = (text) => Math.round(Number(text || 0) * 100);
     const field = (attributes, key) =>
       el("input", { type: "number", min: 0, step: "0.01", value: form[key] ?? "", ...attributes });
-    const amounts = players.map((player) => {
-      const box = field({ class: "deal-amount", "data-player": player, "aria-label": `amount for ${player}` });
-      box.value = form.amounts[player] ?? "";
-      box.oninput = () => (form.amounts[player] = box.value);
-      return el("label", {}, `${this.state.name(player)} $`, box);
+    const custom = form.kind === "custom";
+    const split = el("p", { id: "deal-split", "aria-live": "polite" });
+    const total = el("p", { id: "deal-total", class: "deal-total", "aria-live": "polite" });
+    const propose = el("button", { id: "propose-deal" }, "Propose");
+    const rows = new Map();
+    let figures = null;
+    const check = () => {
+      if (!figures) return;
+      split.textContent = `To split: ${money(figures.split_cents)} of the ${money(figures.pool_cents)} pool`;
+      if (!custom) {
+        total.textContent = "";
+        propose.disabled = false;
+        return;
+      }
+      const typed = players.reduce((sum, p) => sum + cents(form.amounts[p]), 0);
+      const left = figures.split_cents - typed;
+      total.textContent =
+        left === 0
+          ? `Total ${money(typed)}: it adds up.`
+          : `Total ${money(typed)}: ${money(Math.abs(left))} ${left > 0 ? "left to share" : "too much"}.`;
+      total.classList.toggle("wrong", left !== 0);
+      propose.disabled = left !== 0;
+    };
+    const show = async () => {
+      try {
+        figures = await this.figures(cents(form.keep));
+      } catch (error) {
+        split.textContent = error.message;
+        return;
+      }
+      for (const [player, row] of rows) {
+        row.stack.textContent = chips(figures.stacks[player] ?? 0);
+        row.icm.textContent = money(figures.icm_cents[player] ?? 0);
+        row.chop.textContent = money(figures.chip_chop_cents[player] ?? 0);
+      }
+      check();
+    };
+    const lines = players.map((player) => {
+      const cell = (kind) => el("td", { class: `deal-${kind}`, "data-player": player });
+      const row = { stack: cell("stack"), icm: cell("icm"), chop: cell("chop") };
+      rows.set(player, row);
+      let typed = null;
+      if (custom) {
+        const box = field({ class: "deal-amount", "data-player": player, "aria-label": `amount for ${player}` });
+        box.value = form.amounts[player] ?? "";
+        box.oninput = () => {
+          form.amounts[player] = box.value;
+          check();
+        };
+        typed = el("td", {}, "$", box);
+      }
+      return el("tr", {}, el("th", { scope: "row" }, this.state.name(player)), row.stack, row.icm, row.chop, typed);
     });
     const keep = field({ id: "deal-keep", "aria-label": "kept for the winner" }, "keep");
-    keep.oninput = () => (form.keep = keep.value);
+    keep.oninput = () => {
+      form.keep = keep.value;
+      show();
+    };
     const kind = el(
       "select",
       { id: "deal-kind", "aria-label": "kind of deal" },
@@ -423,21 +476,33 @@ export class TableView {
       form.kind = kind.value;
       this.draw();
     };
-    const propose = () => {
-      const message = { type: "deal_propose", kind: form.kind, keep_cents: dollars(form.keep) };
-      if (form.kind === "custom")
-        message.amounts = Object.fromEntries(players.map((p) => [p, dollars(form.amounts[p])]));
+    propose.onclick = () => {
+      const message = { type: "deal_propose", kind: form.kind, keep_cents: cents(form.keep) };
+      if (custom) message.amounts = Object.fromEntries(players.map((p) => [p, cents(form.amounts[p])]));
       this.send(message);
     };
-    return el(
+    const heads = ["Player", "Chips", "ICM", "Chip chop", ...(custom ? ["Your split"] : [])];
+    const details = el(
       "details",
       { class: "propose", open: form.open },
       el("summary", {}, "Propose a deal…"),
       el("label", {}, "Kind ", kind),
       el("label", {}, "Keep in play for the winner $", keep),
-      form.kind === "custom" ? el("div", { class: "deal-amounts" }, amounts) : null,
-      el("button", { id: "propose-deal", onclick: propose }, "Propose"),
+      split,
+      el(
+        "table",
+        { class: "deal deal-figures", id: "deal-figures" },
+        el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, lines),
+      ),
+      total,
+      propose,
     );
+    details.ontoggle = () => {
+      if (details.open) show();
+    };
+    if (form.open) show();
+    return details;
   }
 
   // ------------------------------------------------------------------ actions

@@ -146,6 +146,7 @@ export class TournamentPage {
       log: this.nodes.log,
       chat: this.nodes.chat,
       player: Boolean(this.seat),
+      figures: (keepCents) => api(`/api/tournaments/${id}/deal-figures?keep_cents=${keepCents}`),
       logKey: `mttsim:log:${id}:${this.seat ? this.seat.player_id : `table ${table || ""}`}`,
     });
     this.board = new Feed("board", {
@@ -381,6 +382,7 @@ export class TournamentPage {
       this.payoutsTitle.textContent = "Results";
       tab.textContent = "Results";
       this.nodes.payouts.replaceChildren(
+        el("tr", {}, ["Place", "Player", "Prize"].map((h) => el("th", { scope: "col" }, h))),
         ...results.map((r) =>
           el(
             "tr",
@@ -396,7 +398,9 @@ export class TournamentPage {
           el(
             "span",
             { class: "banner winner", id: "winner" },
-            `${winner.name} wins${winner.prize_cents ? ` ${money(winner.prize_cents)}` : ""}`,
+            t.ended_in_deal
+              ? `Ended in a deal: ${winner.name} first, for ${money(winner.prize_cents)}`
+              : `${winner.name} wins${winner.prize_cents ? ` ${money(winner.prize_cents)}` : ""}`,
           ),
         );
       this.nodes.payouts.querySelectorAll("tr.unpaid").forEach((row) => row.classList.remove("standing"));
@@ -498,6 +502,7 @@ export class TournamentPage {
     if (this.resultsSummary.hidden) return;
     const parts = [];
     if (finished) parts.push(`Played in ${duration(t.finished_at - t.started_at)}`);
+    if (finished && t.ended_in_deal) parts.push("ended in a deal: the players left shared the pool");
     parts.push(`${chips(t.entries)} entries`);
     if (own)
       parts.push(

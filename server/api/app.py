@@ -27,6 +27,7 @@ from bots.lab import Comparison, Estimate, Field, compare, estimate, fit_structu
 from bots.labreport import compare_rows
 from bots.strategies import DEFAULT_MIX, STRATEGIES, parse_mix
 from engine.director import Status
+from engine.deals import Figures
 from engine.history import hand_seat, redact
 from engine.structure import (
     Definition, DefinitionError, EventOptions, Speed, generate_structure, load_definition,
@@ -41,7 +42,7 @@ from server.api.admin import (
     record_incident, resume, seat_command, start, withdraw_balance, withdraw_move, withdraw_prize,
 )
 from server.api.edge import BodyLimit, CountRequests, Settings, bearer, body_of, client, refused, reply, web_client
-from server.errors import Refused
+from server.errors import Refused, refusals
 from server.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.api.openapi import Operation, document
 from server.tournament.persistence import audit_lines
@@ -288,6 +289,17 @@ def own_ws_url(request: Request) -> str:
     return f"ws://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
 
 
+async def deal_figures(request: Request) -> Response:
+    """A deal's figures at the final table: stacks, what ICM and a chip chop pay, the sum to split (``keep_cents``
+    kept in play)."""
+    runtime = runtime_of(request)
+    keep = request.query_params.get("keep_cents", "0")
+    if not (keep.isascii() and keep.isdigit() and len(keep) <= 12):
+        raise Refused("bad_request", f"keep_cents: a whole number of cents, not {keep!r}")
+    with refusals():
+        return reply(runtime.director.deal_figures(int(keep)))
+
+
 async def hand_list(request: Request) -> Response:
     """Finished hands, optionally of one ``player`` or at one ``table``."""
     runtime = runtime_of(request)
@@ -426,6 +438,10 @@ OPERATIONS = [
     Operation(method="POST", path="/api/tournaments/{id}/bots", endpoint=add_bots, body=BotsRequest,
               body_required=False, response=BotsAdded, status=201, who="admin",
               summary="Fill with bots that play over the websocket"),
+    Operation(method="GET", path="/api/tournaments/{id}/deal-figures", endpoint=deal_figures, response=Figures,
+              query=(("keep_cents", int),), refusals=(400, 404, 409),
+              summary="A deal's figures at the final table: each stack, what ICM and a chip chop would pay, and the "
+                      "sum to split beyond keep_cents (the deal form shows them); 409 when no deal may be made"),
     Operation(method="GET", path="/api/tournaments/{id}/hands", endpoint=hand_list, response=HandList,
               query=(("player", str), ("table", int)), refusals=(404,),
               summary="Finished hands, optionally of ?player= or at ?table="),

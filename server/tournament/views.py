@@ -116,7 +116,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         break_starts_in=max(0.0, break_at - now) if break_at is not None else None,
         queued_moves=[QueuedMove(player, facts.entries.name(player), director.where[player][0], table)
                       for player, table in director.floor.queued.items() if player in director.where],
-        balance_queued=director.floor.balance_asked,
+        balance_queued=director.floor.balance_asked, ended_in_deal=director.ended_by_deal,
     )
 
 
