@@ -241,6 +241,7 @@ class Summary(msgspec.Struct, kw_only=True):
     queued_moves: list[QueuedMove] = []
     balance_queued: bool = False
     ended_in_deal: bool = False  # the players left accepted a whole deal (H.36)
+    level_after_break: int | None = None  # on a break, the level played when it ends (from 1): this one or the next
 
 
 class Countdown(msgspec.Struct):

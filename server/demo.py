@@ -47,7 +47,7 @@ def demo_definition(players: int, seats: int) -> Definition:
 async def run_demo(host: str, port: int, players: int, seats: int, think: tuple[float, float],
                    hand_pause: float, seed: int | None, announce: Callable[[str], None] = print) -> None:
     admin_token = secrets.token_urlsafe(18)
-    app = create_app(Settings(admin_token=admin_token, hand_pause=hand_pause))
+    app = create_app(Settings(admin_token=admin_token, hand_pause=hand_pause, plan_runs=3))
     serving_with = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                                  **uvicorn_websockets()))
     serving = asyncio.create_task(serving_with.serve())

@@ -3,14 +3,16 @@ a projector's 1920x1080 and a laptop's 1366x768."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, open_as, watch_errors
-from tests.live_server import ADMIN, create, definition, live_server
+from tests.browser import ARTIFACTS, open_as, tab, watch_errors
+from tests.live_server import ADMIN, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -75,4 +77,59 @@ async def test_the_clock_screen_shows_the_tournaments_numbers_on_one_screen_and_
             f"{int(paused['level_ends_in'] // 60)}:{int(paused['level_ends_in'] % 60):02d}")
         assert (await client.post(f"/api/tournaments/{tournament}/resume", headers=ADMIN)).status_code == 200
         await expect(page.locator("#clock-state")).to_have_text("")
+        assert errors == []
+
+
+async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its_plan(browser):
+    """The director's announcement, the break screen (BREAK and the level after it, big), the time of day, the
+    projected finish from the plan, the levels to come and the top prizes; the Players tab's chart draws the plan
+    beside the actual field, and the projected end."""
+    async with live_server(plan_runs=1) as live, httpx.AsyncClient(base_url=live.http) as client:
+        body = definition(30, 6, paid=6, stack=10_000, levels=LEVELS)
+        tournament, _ = await create(live, body, 30)
+        base = f"/api/tournaments/{tournament}"
+        assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
+        runtime = live.runtime(tournament)
+        page = await open_as(browser, live, f"/#/t/{tournament}/clock", {}, viewport={"width": 1920, "height": 1080})
+        errors = watch_errors(page)
+        shown = (await client.get(base)).json()
+        await expect(page.locator("#clock-now")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( [AP]M)?$"))
+        await expect(page.locator("#clock-upcoming li")).to_have_text(
+            ["Level 2: 100/200 · ante 25 · 10 min", "Level 3: 200/400 · ante 50 · 10 min"])
+        prizes = [cents for cents in shown["payouts_cents"] if cents][:3]
+        await expect(page.locator("#clock-prizes li")).to_have_text(
+            [f"{place} ${cents / 100:,.2f}" for place, cents in zip(("1st", "2nd", "3rd"), prizes)])
+        await until(lambda: runtime.plan is not None, timeout=60)
+        await expect(page.locator("#clock-finish")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( [AP]M)?$"),
+                                                                 timeout=10_000)
+        await expect(page.locator("#clock-finish-more")).to_have_text("the plan of 1 simulation")
+
+        assert (await client.post(f"{base}/announce", json={"text": "Dinner break at level 3"},
+                                  headers=ADMIN)).status_code == 200
+        await expect(page.locator("#clock-announcement")).to_have_text("Dinner break at level 3")
+        assert (await client.post(f"{base}/break", json={"minutes": 5}, headers=ADMIN)).status_code == 200
+        await expect(page.locator("#clock-level")).to_have_text("BREAK", timeout=15_000)  # once the hands end
+        await expect(page.locator("#clock-after-break")).to_have_text("Then level 1: 50/100")  # called by hand
+        await expect(page.locator("#clock-blinds")).to_have_count(0)
+        on_break = (await client.get(base)).json()
+        assert on_break["level_after_break"] == 1 and on_break["on_break_for"] > 240
+        assert 240 <= seconds(await page.locator("#clock-time").inner_text()) <= 300
+        await page.screenshot(path=ARTIFACTS / "clock-break-1920x1080.png")
+        for name in ("level", "time", "after-break", "announcement", "now", "finish", "prizes", "upcoming"):
+            await expect(page.locator(f"#clock-{name}")).to_be_in_viewport(ratio=1)
+        assert await page.evaluate("document.documentElement.scrollHeight <= innerHeight")
+
+        # The Players tab: the plan's field over time, dashed, and the projected end as a mark.
+        players = await open_as(browser, live, f"/#/t/{tournament}", {}, viewport={"width": 1366, "height": 900})
+        await tab(players, "players")
+        plan = players.locator("#chart-players-left path.plan-line")
+        await expect(plan).to_have_count(1, timeout=10_000)
+        hours = max(at for at, _ in runtime.plan.players) >= 7200
+        unit = 3600 if hours else 60
+        drawn_plan = json.loads(await plan.get_attribute("data-points"))
+        assert [value for point in drawn_plan for value in point] == pytest.approx(
+            [value for at, left in runtime.plan.players for value in (at / unit, left)])
+        await expect(players.locator("#chart-players-left line.mark")).to_have_count(1)
+        await expect(players.locator("#projected-end")).to_contain_text("Projected end: ")
+        await players.screenshot(path=ARTIFACTS / "players-plan-1366x900.png", full_page=True)
         assert errors == []

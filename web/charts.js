@@ -75,9 +75,25 @@ function figure(id, title, root) {
 // Lines through points ([x, y] each), over shaded bands ([from, to, label]) such as a tournament's levels; `step`
 // draws each value until the next point, as a count that changes at moments.
 // `whole`: the x axis counts (levels, places), so its ticks are whole numbers.
-export function lineChart({ id, title, xLabel, yLabel, points, bands = [], logY = false, step = false, x, whole }) {
+// `plan`: a second line, dashed, of what was expected (a structure's estimate) beside the actual; `marks`: vertical
+// lines at moments ([x, label]), such as a projected end; `now`: where a step line ends (the axis' end without it).
+export function lineChart({
+  id,
+  title,
+  xLabel,
+  yLabel,
+  points,
+  bands = [],
+  logY = false,
+  step = false,
+  x,
+  whole,
+  plan = [],
+  marks = [],
+  now,
+}) {
   const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
+  const ys = [...points, ...plan].map((p) => p[1]);
   const [x0, x1] = x || [Math.min(...xs), Math.max(...xs)];
   const low = logY ? 10 ** Math.floor(Math.log10(Math.max(Math.min(...ys), 1e-9))) : Math.min(0, ...ys);
   const high = logY ? 10 ** Math.ceil(Math.log10(Math.max(...ys, 1e-9))) : Math.max(...ys) * 1.05 || 1;
@@ -108,7 +124,18 @@ export function lineChart({ id, title, xLabel, yLabel, points, bands = [], logY 
     else if (step) d += `H${sx(px).toFixed(1)}V${sy(py).toFixed(1)}`;
     else d += `L${sx(px).toFixed(1)},${sy(py).toFixed(1)}`;
   });
-  if (step && points.length) d += `H${sx(span[1]).toFixed(1)}`; // the count holds until the axis' end: now
+  if (step && points.length) d += `H${sx(Math.min(now ?? span[1], span[1])).toFixed(1)}`; // the count holds until now
+  if (plan.length) {
+    const planned = plan.map(([px, py], i) => `${i ? "L" : "M"}${sx(px).toFixed(1)},${sy(py).toFixed(1)}`).join("");
+    root.append(svg("path", { d: planned, class: "plan-line", "data-points": JSON.stringify(plan) }));
+  }
+  for (const [mx, label] of marks) {
+    if (mx < x0 || mx > span[1]) continue;
+    root.append(
+      svg("line", { x1: sx(mx), x2: sx(mx), y1: PAD.top, y2: H - PAD.bottom, class: "mark", "data-x": mx }),
+      svg("text", { x: sx(mx) - 3, y: PAD.top + 20, "text-anchor": "end", class: "mark-label" }, label),
+    );
+  }
   root.append(svg("path", { d, class: "line", "data-points": JSON.stringify(points) }));
   if (!step) for (const [px, py] of points)
     root.append(svg("circle", { cx: sx(px), cy: sy(py), r: 2.2, class: "dot" }));

@@ -1,9 +1,15 @@
-// The clock screen (#/t/<id>/clock): what a room projects on the wall. The level, its blinds and the time left in
-// big digits, then the next level, the time to the break, the field, the average stack, the prize pool and the
-// next pay jump. It follows the board feed as an observer (no seat, no token) and ticks once a second.
+// The clock screen (#/t/<id>/clock): what a room projects on the wall for a whole event. The level, its blinds and
+// the time left in big digits (on a break: BREAK, its time and the level after it), the director's latest
+// announcement, the time of day and the projected finish, then the next level, the time to the break, the field,
+// the average stack, the prize pool and the next pay jump, the levels to come and the top prizes. It follows the
+// board feed as an observer (no seat, no token) and ticks once a second.
 
-import { chips, el, money } from "./dom.js";
-import { minutes } from "./lobby.js";
+import { chips, el, money, ordinal } from "./dom.js";
+import { clockTime, minutes } from "./lobby.js";
+
+const ANNOUNCEMENT_SHOWN = 30 * 60; // seconds an announcement stays on the screen
+const UPCOMING = 3; // levels to come listed
+const TOP_PRIZES = 3;
 import { Feed, Socket } from "./net.js";
 
 const blinds = (level) =>
@@ -64,10 +70,14 @@ export class ClockPage {
     if (!t || !info) return;
     const running = t.status === "running";
     const levelLeft = this.left(t.level_ends_at, t.level_ends_in, t);
-    const breakLeft = this.left(t.break_ends_at, t.on_break_for, t);
+    const breakLeft = running ? this.left(t.break_ends_at, t.on_break_for, t) : null;
     const toBreak = this.left(t.break_starts_at, t.break_starts_in, t);
-    const next = info.levels[t.level]; // levels count from 1: the next one's index is this one's number
+    const onBreak = breakLeft !== null;
+    // Levels count from 1: the one after this is at index t.level; on a break, the one its end starts.
+    const after = onBreak && t.level_after_break ? t.level_after_break : t.level + 1;
+    const next = info.levels[after - 1];
     const jump = running ? nextPayJump(info.payouts_cents, t.players_left) : null;
+    const plan = this.board.rows.get("plan");
     const big = t.big_blind || 1;
     const figure = (name, label, value, more = "") =>
       el(
@@ -79,35 +89,55 @@ export class ClockPage {
       );
     const status = !running
       ? t.status === "finished" && t.winner
-        ? `Finished: ${t.winner} wins`
+        ? `Finished: ${t.winner} wins${t.ended_in_deal ? " (a deal)" : ""}`
         : t.status[0].toUpperCase() + t.status.slice(1)
       : t.paused
         ? "Paused"
-        : breakLeft !== null
-          ? "Break"
-          : t.hand_for_hand
-            ? "Hand-for-hand"
-            : "";
+        : t.hand_for_hand
+          ? "Hand-for-hand"
+          : "";
+    const said = (this.board.rows.get("announcements") || []).at(-1);
+    const fresh = said && Date.now() / 1000 - said.at < ANNOUNCEMENT_SHOWN;
+    const level = onBreak
+      ? [
+          el("div", { class: "level break", id: "clock-level" }, "BREAK"),
+          el("div", { class: "time", id: "clock-time" }, minutes(breakLeft)),
+          el(
+            "div",
+            { class: "blinds after-break", id: "clock-after-break" },
+            next ? `Then level ${after}: ${blinds(next)}` : "",
+          ),
+        ]
+      : [
+          el("div", { class: "level", id: "clock-level" }, `Level ${t.level}`),
+          el("div", { class: "blinds", id: "clock-blinds" }, `${chips(t.small_blind)}/${chips(t.big_blind)}`),
+          el(
+            "div",
+            { class: "ante", id: "clock-ante" },
+            t.ante ? `Ante ${chips(t.ante)}${t.bb_ante ? " (big blind ante)" : ""}` : "No ante",
+          ),
+          el("div", { class: "time", id: "clock-time" }, levelLeft === null ? "—" : minutes(levelLeft)),
+        ];
+    const length = (level) => (level.minutes === null ? `${level.hands} hands` : `${level.minutes} min`);
+    const upcoming = info.levels
+      .slice(after - 1, after - 1 + UPCOMING)
+      .map((level, i) => el("li", {}, `Level ${after + i}: ${blinds(level)} · ${length(level)}`));
+    const prizes = info.payouts_cents.filter((cents) => cents > 0).slice(0, TOP_PRIZES);
     this.root.replaceChildren(
-      el("h1", { class: "name" }, t.name),
-      el("div", { class: "level", id: "clock-level" }, `Level ${t.level}`),
-      el("div", { class: "blinds", id: "clock-blinds" }, `${chips(t.small_blind)}/${chips(t.big_blind)}`),
       el(
         "div",
-        { class: "ante", id: "clock-ante" },
-        t.ante ? `Ante ${chips(t.ante)}${t.bb_ante ? " (big blind ante)" : ""}` : "No ante",
+        { class: "clock-head" },
+        el("h1", { class: "name" }, t.name),
+        el("span", { class: "now", id: "clock-now", "aria-label": "time of day" }, clockTime(Date.now() / 1000)),
       ),
-      el(
-        "div",
-        { class: "time", id: "clock-time" },
-        breakLeft !== null ? minutes(breakLeft) : levelLeft === null ? "—" : minutes(levelLeft),
-      ),
+      fresh ? el("div", { class: "announcement", id: "clock-announcement", role: "status" }, said.text) : null,
+      ...level,
       el("div", { class: "state", id: "clock-state" }, status),
       el(
         "div",
         { class: "figures" },
-        figure("next", "Next level", next ? blinds(next) : "—"),
-        figure("break", "Next break", breakLeft !== null ? "now" : toBreak === null ? "—" : minutes(toBreak)),
+        onBreak ? null : figure("next", "Next level", next ? blinds(next) : "—"),
+        onBreak ? null : figure("break", "Next break", toBreak === null ? "—" : minutes(toBreak)),
         figure("players", "Players left", `${chips(t.players_left)} / ${chips(t.entries)}`),
         figure(
           "average",
@@ -116,6 +146,36 @@ export class ClockPage {
         ),
         figure("pool", "Prize pool", money(t.prize_pool_cents)),
         figure("jump", "Next pay jump", jump ? jump.text : "—", jump ? jump.more : ""),
+        figure(
+          "finish",
+          "Projected finish",
+          running && plan && plan.projected_end_at ? clockTime(plan.projected_end_at) : "—",
+          running && plan ? `the plan of ${plan.runs} simulation${plan.runs === 1 ? "" : "s"}` : "",
+        ),
+      ),
+      el(
+        "div",
+        { class: "lists" },
+        upcoming.length
+          ? el(
+              "div",
+              {},
+              el("span", { class: "label" }, "Levels to come"),
+              el("ol", { id: "clock-upcoming" }, upcoming),
+            )
+          : null,
+        prizes.length
+          ? el(
+              "div",
+              {},
+              el("span", { class: "label" }, "Top prizes"),
+              el(
+                "ol",
+                { id: "clock-prizes" },
+                prizes.map((cents, i) => el("li", {}, `${ordinal(i + 1)} ${money(cents)}`)),
+              ),
+            )
+          : null,
       ),
     );
     this.statusLine.textContent = `${t.name}: clock`;

@@ -52,3 +52,10 @@ export function readable({ error, message }) {
   if (field && /length >= 1/.test(message)) return `${field}: required`;
   return field ? `${field}: not a valid value` : "That request was not valid; nothing changed.";
 }
+
+// A place as it is said: 1st, 2nd, 3rd, 4th ... 11th, 12th, 13th ... 21st.
+export const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+};

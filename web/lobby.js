@@ -29,6 +29,11 @@ export const clock = (epochSeconds) =>
   new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 export const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
+// A moment (seconds since the epoch) as the time of day, to the minute: "21:45" or "9:45 PM" as the reader's locale
+// writes it.
+export const clockTime = (seconds) =>
+  new Date(seconds * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+
 // Hours as a clock shows them: 2.5 -> "2:30".
 export const hoursMinutes = (hours) => {
   const total = Math.round(hours * 60);

@@ -2,9 +2,9 @@
 // and the director's console). The table plays or watches over one websocket; the tabs follow the board feed.
 
 import { histogram, lineChart } from "./charts.js";
-import { api, chips, el, money } from "./dom.js";
+import { api, chips, el, money, ordinal } from "./dom.js";
 import { MOVED_BECAUSE, describe, refusalText } from "./describe.js";
-import { hoursMinutes, lateRegistration, minutes, terms } from "./lobby.js";
+import { clockTime, hoursMinutes, lateRegistration, minutes, terms } from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
 import { handsPanel } from "./replay.js";
@@ -34,11 +34,6 @@ const flightStop = (flight) =>
     ? `when level ${flight.stop_level} ends`
     : `when ${flight.stop_share_percent}% of the field is left`;
 
-const ordinal = (n) => {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
-  return `${n}${suffix}`;
-};
 const duration = (seconds) => {
   const whole = Math.round(seconds / 60);
   return whole >= 60 ? `${Math.floor(whole / 60)} h ${String(whole % 60).padStart(2, "0")} min` : `${whole} min`;
@@ -529,28 +524,43 @@ export class TournamentPage {
         }),
       );
     const timeline = this.board.rows.get("timeline");
-    if (timeline && timeline.players.length > 1) {
-      const hours = timeline.players[timeline.players.length - 1][0] >= 7200;
-      const unit = hours ? 3600 : 60;
+    const plan = this.board.rows.get("plan");
+    if (timeline && (timeline.players.length > 1 || plan)) {
       const levels = timeline.levels;
-      const last = Math.max(timeline.players[timeline.players.length - 1][0], levels[levels.length - 1].at) / unit;
-      const end = last * 1.03 || 1; // a margin for the level under way, however young
+      const now = Math.max(timeline.players[timeline.players.length - 1][0], levels[levels.length - 1].at);
+      const projected = plan && t.status === "running" ? plan.projected_end : null;
+      const planEnd = plan ? plan.players[plan.players.length - 1][0] : 0;
+      const hours = Math.max(now, planEnd, projected || 0) >= 7200;
+      const unit = hours ? 3600 : 60;
+      const end = (Math.max(now * 1.03, planEnd, projected || 0) || 60) / unit; // a margin for the level under way
       charts.push(
         lineChart({
           id: "chart-players-left",
-          title: "Players left",
+          title: plan ? "Players left, and the plan (dashed)" : "Players left",
           xLabel: hours ? "hours (bands: levels)" : "minutes (bands: levels)",
           yLabel: "players",
           points: timeline.players.map(([at, left]) => [at / unit, left]),
           x: [0, end],
+          now: (now * 1.03) / unit,
+          plan: plan ? plan.players.map(([at, left]) => [at / unit, left]) : [],
+          marks: projected ? [[projected / unit, "projected end"]] : [],
           bands: levels.map((level, i) => [
             level.at / unit,
-            i + 1 < levels.length ? levels[i + 1].at / unit : end,
+            i + 1 < levels.length ? levels[i + 1].at / unit : now / unit,
             String(level.level),
           ]),
           step: true,
         }),
       );
+      if (projected && plan.projected_end_at)
+        charts.push(
+          el(
+            "p",
+            { id: "projected-end", class: "projected" },
+            `Projected end: ${clockTime(plan.projected_end_at)}, from the plan of ${plan.runs} quick ` +
+              `simulation${plan.runs === 1 ? "" : "s"} of this field, read from where the field stands now.`,
+          ),
+        );
       if (levels.length > 1)
         charts.push(
           lineChart({

@@ -38,6 +38,7 @@ class Settings(msgspec.Struct):
     db: str | None = None  # the SQLite journal; None keeps everything in memory (tests, the demo)
     ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
     clustered: bool = False  # this process is a cluster's director, and table workers play the tables
+    plan_runs: int = 0  # quick simulations of a started tournament's field, for its plan (0: none)
 
 
 Body = TypeVar("Body")

@@ -23,6 +23,8 @@ from server.tournament.tables import Placement, HerePlacement
 from server.api.metrics import Metrics
 from server.tournament.runtime import TournamentRuntime
 from server.processes import Process
+from server.tournament.plan import Plan
+from bots.lab import estimate
 
 
 class ClusterService(Protocol):
@@ -62,6 +64,9 @@ class Alone:
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop
 
 
+PLANNED_UP_TO = 3_000  # entries: a larger field's plan would take the cores for too long while it plays
+
+
 class Server:
     """The application's state: its settings, its tournaments and their storage."""
 
@@ -75,6 +80,7 @@ class Server:
         self.connection_rates: dict[tuple[str, str], RateLimit] = {}
         self.damaged: dict[str, str] = {}  # tournaments whose journal is damaged: reported, never restored
         self.estimating = asyncio.Lock()  # one structure estimate at a time: each takes the cores for seconds
+        self.planning: set[asyncio.Task[None]] = set()  # the plans being made, kept from the collector
         self.lobby = feeds.lobby(self.tournaments.values)
         url = settings.ws_url.replace("ws", "http", 1) if settings.ws_url else None
         self.process = Process.here("director" if settings.clustered else "single", url)
@@ -90,9 +96,32 @@ class Server:
 
     def add(self, runtime: TournamentRuntime) -> None:
         self.tournaments[runtime.id] = runtime
+        if self.settings.plan_runs:
+            runtime.planner = self.plan
         runtime.registry = self.tournaments
         runtime.tables.barrier = self.metrics.barrier_seconds.observe
         self.metrics.actions.labels(runtime.id)  # its series from 0, before its first action
+
+
+    async def plan_of(self, runtime: TournamentRuntime) -> None:
+        """The plan of a tournament that has started (server/tournament/plan.py): its structure's quick simulations
+        for the field that started, in other processes, one estimate at a time as the lobby's are."""
+        entries = len(runtime.director.entries)
+        if not 2 <= entries <= PLANNED_UP_TO:
+            return
+        runs = self.settings.plan_runs
+        async with self.estimating:
+            made = await asyncio.to_thread(estimate, runtime.definition, entries, runs, jobs=runs, apart=True)
+        if made.hours is None:
+            return
+        points = [(row.starts_minute * 60, row.players_left) for row in made.levels
+                  if row.players_left is not None and row.starts_minute is not None]
+        runtime.plan = Plan([*points, (made.hours.median * 3600, 1.0)], runs)
+
+    def plan(self, runtime: TournamentRuntime) -> None:
+        task = asyncio.get_running_loop().create_task(self.plan_of(runtime), name=f"plan:{runtime.id}")
+        self.planning.add(task)
+        task.add_done_callback(self.planning.discard)
 
     def placement(self, tournament: str) -> Placement:
         """Where a tournament of this process plays its tables: here, or at the cluster's workers."""

@@ -35,6 +35,9 @@ def add(commands: Any) -> None:
     parser.add_argument("--metrics-port", type=int, help="also serve Prometheus metrics on 127.0.0.1:PORT")
     parser.add_argument("--broadcast-tick", type=float, default=0.05,
                         help="seconds other players' actions may wait to leave together (0: at once)")
+    parser.add_argument("--plan-runs", type=int, default=3,
+                        help="quick simulations of a started tournament's field (up to 3,000 entries), for the plan "
+                             "line and the projected finish of its charts and clock screen (0: none)")
     logging_options(parser)
     parser.set_defaults(run=serve)
 
@@ -66,7 +69,7 @@ def serve(args: argparse.Namespace) -> int:
         join = joining(NatsTransport(args.nats))
     app = create_app(Settings(admin_token=token, hand_pause=args.hand_pause, db=None if args.memory else args.db,
                               ws_url=f"ws://{reachable}:{args.port}", broadcast_tick=args.broadcast_tick,
-                              clustered=join is not None), join_cluster=join)
+                              clustered=join is not None, plan_runs=args.plan_runs), join_cluster=join)
     if args.metrics_port is not None:
         from prometheus_client import start_http_server
 

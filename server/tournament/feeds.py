@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.refundterms import refund_terms
+from engine.status import Status
 from engine.structure import level_starts
 from engine.wire import BoardInfo, FeedMessage, PlayerRow, Summary, TableRow, encoder
 from server.tournament import views
+from server.tournament.plan import projected
 from server.hub import Connection
 
 if TYPE_CHECKING:
@@ -157,9 +159,13 @@ def board(runtime: TournamentRuntime) -> Feed:
         drawn = runtime.timeline.timeline()
         if drawn is not None:
             rows["timeline"] = drawn
+        if runtime.plan is not None:
+            rows["plan"] = runtime.plan if director.status is not Status.RUNNING else \
+                projected(runtime.plan, runtime.now(), director.players_left, time.time())
         return rows
 
     def version() -> object:
-        return runtime.journal.position, runtime.session.paused, tuple(runtime.streams.announcements[-1:])
+        return (runtime.journal.position, runtime.session.paused, tuple(runtime.streams.announcements[-1:]),
+                runtime.plan is not None)
 
     return Feed("board", build, version)

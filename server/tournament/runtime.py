@@ -21,7 +21,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -48,6 +48,7 @@ from server.tournament.hosted import HostedBots
 from server.hub import Connection
 from server.storage import MemoryStorage, Storage, Stored
 from server.tournament.persistence import Journal
+from server.tournament.plan import Plan
 from server.tournament.streams import Streams
 from server.tournament.tables import Placement, HerePlacement, Tables
 from server.tournament.timeline import TimelineBuilder
@@ -89,6 +90,9 @@ class TournamentRuntime:
         self.voided: list[VoidedHand] = []  # hands a restore called off
         self.restored_at: float | None = None
         self.crashed = False
+        # The plan of the field that started (server/tournament/plan.py), made by the ``planner`` the server gives.
+        self.plan: Plan | None = None
+        self.planner: Callable[[TournamentRuntime], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._schedule: asyncio.Task[None] | None = None  # an announced tournament's opening and start
         self.bots = HostedBots(tournament_id)  # this tournament's own bots, awaited on shutdown
@@ -224,6 +228,8 @@ class TournamentRuntime:
             self.streams.route(draw)
         else:
             self._task = loop.create_task(self.run(draw), name=f"tournament:{self.id}")
+            if self.planner is not None:
+                self.planner(self)
 
     def _absent_say_no(self) -> None:
         """A player with no connection cannot accept a deal: the proposal fails (H.36)."""

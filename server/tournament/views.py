@@ -117,6 +117,8 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         queued_moves=[QueuedMove(player, facts.entries.name(player), director.where[player][0], table)
                       for player, table in director.floor.queued.items() if player in director.where],
         balance_queued=director.floor.balance_asked, ended_in_deal=director.ended_by_deal,
+        level_after_break=None if director.break_until is None or not running else
+        min(director.level + (1 if director.break_keeps_level else 2), len(definition.levels)),
     )
 
 
