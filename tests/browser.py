@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from tests.live_server import bots, create, until
@@ -65,6 +66,28 @@ def watch_errors(page) -> list[str]:
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
     return errors
+
+
+async def grave_violations(page) -> list[str]:
+    """What axe-core (Deque's accessibility rules, WCAG 2.1 AA) finds serious or critical on ``page`` as it is
+    now: one line a rule, with its impact and the first elements it names."""
+    found = (await Axe().run(page)).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes'][:3]]}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
+
+# Where a thumb taps: the controls of one's turn and before it, and the money dialogs (issue 59).
+TAP_TARGETS = (".controls button, .controls input:not([type=checkbox]), .controls label, .dialog button")
+
+
+async def small_targets(page, selector: str = TAP_TARGETS, least: float = 44) -> list[str]:
+    """The visible tap targets under ``selector`` smaller than ``least`` CSS pixels either way, as text."""
+    return await page.evaluate("""([selector, least]) => [...document.querySelectorAll(selector)]
+        .filter((node) => node.offsetParent !== null)
+        .map((node) => [node, node.getBoundingClientRect()])
+        .filter(([, box]) => box.width < least || box.height < least)
+        .map(([node, box]) => `${node.id || node.className || node.tagName} ${node.textContent.trim().slice(0, 20)}`
+             + ` ${Math.round(box.width)}x${Math.round(box.height)}`)""", [selector, least])
 
 
 async def tab(page, name: str) -> None:

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, tab, watch_errors
+from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, small_targets, tab, watch_errors
 from tests.live_server import ADMIN, admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -100,6 +100,7 @@ async def test_a_deal_in_the_browser(browser):
         await person.click("#press-deal", timeout=20_000)
         await expect(person.locator("#deal-dialog")).to_contain_text("Deal proposal (ICM)", timeout=20_000)
         await person.screenshot(path=ARTIFACTS / "deal.png")
+        assert await small_targets(person, "#deal-dialog button") == []  # Accept and Reject, for a thumb
         proposal = runtime.director.proposal
         assert proposal is not None and sum(proposal.amounts.values()) == 3000
         await person.click("#accept-deal")

@@ -479,10 +479,10 @@ export class Lobby {
       "tr",
       { "data-id": t.id, "data-status": t.status },
       el("td", {}, el("a", { href: `#/t/${t.id}` }, t.name)),
-      el("td", { class: "status" }, t.paused ? "paused" : t.status),
-      el("td", {}, `${t.players_left} / ${t.entries}`),
-      el("td", {}, money(t.buy_in_cents + t.fee_cents)),
-      el("td", { class: "pool" }, money(t.prize_pool_cents)),
+      el("td", { class: "status", "data-label": "Status" }, t.paused ? "paused" : t.status),
+      el("td", { "data-label": "Players" }, `${t.players_left} / ${t.entries}`),
+      el("td", { "data-label": "Buy-in" }, money(t.buy_in_cents + t.fee_cents)),
+      el("td", { class: "pool", "data-label": "Prize pool" }, money(t.prize_pool_cents)),
       el("td", { class: "times" }, when(t)),
       el(
         "td",
@@ -505,7 +505,7 @@ export class Lobby {
           el("a", { class: "more-entry", href: `#/t/${t.id}/seat/${more.player_id}` }, ` and ${more.player_id}`),
         ),
       ),
-      el("td", {}, actions),
+      el("td", { class: "actions" }, actions),
     );
   }
 

@@ -81,7 +81,7 @@ export class TableView {
 
   drawChat() {
     if (!this.chatBox) return;
-    this.chatLines = el("div", { class: "chat-lines", id: "chat-lines" });
+    this.chatLines = el("div", { class: "chat-lines", id: "chat-lines", tabindex: 0, role: "log", "aria-label": "chat" });
     const input = el("input", {
       id: "chat-input",
       maxlength: 200,

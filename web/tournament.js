@@ -71,6 +71,9 @@ export class TournamentPage {
     };
     this.nodes.notice.hidden = true;
     this.nodes.log.className = "log";
+    // A scrolled box a keyboard reaches (WCAG 2.1.1), read out as it grows.
+    Object.assign(this.nodes.log, { tabIndex: 0, role: "log" });
+    this.nodes.log.setAttribute("aria-label", "Hand log");
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
     this.payoutsTitle = el("h3", {}, "Payouts");
     this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
@@ -280,7 +283,8 @@ export class TournamentPage {
     this.nodes.summary.replaceChildren(
       el(
         "div",
-        { class: "summary" },
+        // On a phone it scrolls sideways: a keyboard reaches it too (WCAG 2.1.1).
+        { class: "summary", tabindex: 0, role: "region", "aria-label": "the tournament now" },
         items.map(([k, v]) => el("div", {}, k, el("b", {}, v))),
       ),
     );
