@@ -90,7 +90,8 @@ async def test_the_console_and_the_clock_screen_have_nothing_serious_for_axe_at_
         body = definition(6, 6, action_seconds=60, stack=100_000)
         tournament, _, _ = await alice_among_stations(live, browser, body, 6, name="Alice")
         assert (await admin(live, tournament, "start")).status_code == 200
-        for path, storage in ((f"/#/t/{tournament}", {"mttsim:admin": "admin-token"}), (f"/#/t/{tournament}/clock", {})):
+        screens = ((f"/#/t/{tournament}", {"mttsim:admin": "admin-token"}), (f"/#/t/{tournament}/clock", {}))
+        for path, storage in screens:
             for width, height in ((1366, 900), (390, 844)):
                 page = await open_as(browser, live, path, storage, viewport={"width": width, "height": height})
                 errors = watch_errors(page)

@@ -81,7 +81,8 @@ export class TableView {
 
   drawChat() {
     if (!this.chatBox) return;
-    this.chatLines = el("div", { class: "chat-lines", id: "chat-lines", tabindex: 0, role: "log", "aria-label": "chat" });
+    const scrolled = { tabindex: 0, role: "log", "aria-label": "chat" }; // a keyboard reaches it (WCAG 2.1.1)
+    this.chatLines = el("div", { class: "chat-lines", id: "chat-lines", ...scrolled });
     const input = el("input", {
       id: "chat-input",
       maxlength: 200,
