@@ -126,13 +126,19 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
             await console.fill("#move-table", str(here))
             await console.click("#move-player")
             await until(lambda: director.where[joining][0] == here)
+        move = console.get_by_role("button", name="Move to table")
         await console.fill("#console-player", "Alice")
-        await console.fill("#move-table", str(there))
-        await console.click("#move-player")
-        await expect(console.locator("#console-result")).to_have_text(
+        await console.get_by_label("to table").fill(str(there))
+        await move.click()
+        await expect(console.get_by_role("status")).to_have_text(
             f"Alice ({alice}) moves to table {there} when their hand ends, to the seat posting the big blind soonest.")
-        pending = console.locator(f"#pending-moves li[data-player='{alice}']")
-        await expect(pending).to_contain_text(f"Alice: table {here} → table {there} when the hand ends")
+        pending = console.get_by_role("list", name="waiting for a hand to end").get_by_role("listitem")
+        await expect(pending).to_have_text([f"Alice: table {here} → table {there} when the hand ends Withdraw"])
+        await console.get_by_role("button", name="Withdraw the move of Alice").click()  # taken back, then again
+        await expect(pending).to_have_count(0)
+        await expect(console.get_by_role("status")).to_have_text(f"The move of Alice to table {there} is off.")
+        await move.click()
+        await expect(pending).to_have_count(1)
         assert director.where[alice][0] == here
         await expect(page.locator(".log")).to_contain_text(f"You move to table {there} when this hand ends")
         playing = asyncio.create_task(play_hands(page, storage, tournament, alice, 10**6, fold=False))
@@ -145,7 +151,8 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         log = console.locator("#director-log tr.log-line")
         await expect(log.first).to_contain_text(f"Queued move madeAlice ({alice})at the hand's end: table {here} → "
                                                 f"table {there}")
-        await expect(log.filter(has_text="Move queued")).to_contain_text([f"Alice ({alice})to table {there}"])
+        await expect(log.filter(has_text="Move queued")).to_contain_text([f"Alice ({alice})to table {there}"] * 2)
+        await expect(log.filter(has_text="Queued move withdrawn")).to_have_count(1)
         await expect(log.filter(has_text="Resumed")).to_have_count(1)
         await expect(log.filter(has_text=f"Moved{name} ({mover})table {full} → table {short}, seat ")).to_have_count(1)
         await expect(log.filter(has_text="Move: refused")).to_have_count(1)  # the unbalancing one; the nobody's

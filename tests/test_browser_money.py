@@ -114,8 +114,8 @@ async def test_a_deal_in_the_browser(browser):
 async def test_a_custom_deal_typed_in_the_browser(browser):
     async with live_server(hand_pause=0.3) as live:
         runtime, alice, person, stations = await final_table_in_the_money(live, browser)
-        await person.click("#propose-box summary", timeout=20_000)
-        await person.select_option("#deal-kind", "custom")
+        await person.get_by_text("Propose a deal…").click(timeout=20_000)
+        await person.get_by_label("kind of deal").select_option("custom")
         typed = dict(zip([alice, *stations], ("15", "10", "5")))
         # Typing goes on in the same field while the action bar is drawn anew for the next turn or hand.
         own = person.locator(f".deal-amount[data-player='{alice}']")
@@ -129,7 +129,7 @@ async def test_a_custom_deal_typed_in_the_browser(browser):
         # amount kept is typed.
         await admin(live, runtime.id, "pause")
         await until(lambda: all(runtime.director.hand(t) is None for t in runtime.director.tables))
-        await person.fill("#deal-keep", "0")
+        await person.get_by_label("kept for the winner").fill("0")
         async with httpx.AsyncClient(base_url=live.http) as client:
             figures = (await client.get(f"/api/tournaments/{runtime.id}/deal-figures?keep_cents=0")).json()
         await expect(person.locator("#deal-split")).to_have_text("To split: $30.00 of the $30.00 pool")
@@ -143,7 +143,7 @@ async def test_a_custom_deal_typed_in_the_browser(browser):
         await person.fill(f".deal-amount[data-player='{stations[1]}']", "4")
         await person.fill(f".deal-amount[data-player='{stations[0]}']", "10")
         await expect(person.locator("#deal-total")).to_have_text("Total $29.00: $1.00 left to share.")
-        await expect(person.locator("#propose-deal")).to_be_disabled()
+        await expect(person.get_by_role("button", name="Propose")).to_be_disabled()
         for player, dollars in list(typed.items())[1:]:
             await person.fill(f".deal-amount[data-player='{player}']", dollars)
         await expect(person.locator("#deal-total")).to_have_text("Total $30.00: it adds up.")
