@@ -345,6 +345,8 @@ async def test_chat_between_players_with_a_mute_and_observers_read_only(browser)
         await pages["bob"].reload()  # a reconnect keeps the table's chat, oldest first
         await expect(pages["bob"].locator(".chat-line")).to_have_text(["Bob: nice hand", "Bob: still there?"],
                                                                     timeout=10_000)
+        await pages["bob"].locator("#chat-lines").scroll_into_view_if_needed()
+        await pages["bob"].screenshot(path=ARTIFACTS / "chat-reconnected.png")
 
 
 async def test_names_in_the_log_the_log_across_a_reload_refusals_in_words_and_the_replayer_hides_cards(browser):

@@ -139,6 +139,8 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         await expect(console.get_by_role("status")).to_have_text(f"The move of Alice to table {there} is off.")
         await move.click()
         await expect(pending).to_have_count(1)
+        await console.get_by_role("button", name="Withdraw the move of Alice").scroll_into_view_if_needed()
+        await console.screenshot(path=ARTIFACTS / "console-pending.png")
         assert director.where[alice][0] == here
         await expect(page.locator(".log")).to_contain_text(f"You move to table {there} when this hand ends")
         playing = asyncio.create_task(play_hands(page, storage, tournament, alice, 10**6, fold=False))
