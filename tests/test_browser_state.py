@@ -288,7 +288,8 @@ async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_o
         await until_true(dealt_in)
         await expect(page.locator(".seat .bet:not(:empty)")).to_have_count(2)  # the blinds
         await expect(page.locator(f".seat[data-player='{others[-1][0]}'] .marks")).to_contain_text("offline")
-        await page.evaluate("""Promise.all(document.getAnimations()  // cards and chips landed, for the picture
+        # cards and chips landed, for the picture (one a redraw cancels is settled too: rejected, not awaited)
+        await page.evaluate("""Promise.allSettled(document.getAnimations()
             .filter((a) => a.effect.getTiming().iterations !== Infinity).map((a) => a.finished))""")
         kind = "-bounty" if bounty else ""
         await page.screenshot(path=ARTIFACTS / f"phone-ten-seats{kind}-{phone['width']}x{phone['height']}.png")

@@ -4,8 +4,11 @@ state and why; and the log of the director's actions from the audit trail."""
 
 from __future__ import annotations
 
+import contextlib
+
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 
 from tests.live_server import ADMIN, bots, create, definition, live_server, until
 
@@ -116,27 +119,34 @@ async def test_a_move_asked_during_the_players_hand_waits_for_its_end_and_can_be
     async with live_server(hand_pause=0.05) as live, httpx.AsyncClient(base_url=live.http) as client:
         tournament, seats = await create(live, definition(11, 6, action_seconds=60, levels=LEVELS), 11)
         base = f"/api/tournaments/{tournament}"
-        assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
         runtime = live.runtime(tournament)
         director = runtime.director
-        await until(lambda: all(director.hand(t) is not None for t in director.tables))  # nobody acts yet
-        full, short = sorted(director.tables, key=lambda t: -director.tables[t].table.seated)
-        mover, other = director.tables[full].table.players[:2]
+        # Everyone connected and nobody acting: each table's first hand waits on its first player (60 s); a
+        # player never connected would sit out and be played at once (issue 40).
+        async with contextlib.AsyncExitStack() as held:
+            for _, token in seats:
+                await held.enter_async_context(connect(f"{live.ws}/ws/tournaments/{tournament}?token={token}",
+                                                       max_queue=None))
+            await until(lambda: all(runtime.streams.connected(player) for player, _ in seats))
+            assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
+            await until(lambda: all(director.hand(t) is not None for t in director.tables))
+            full, short = sorted(director.tables, key=lambda t: -director.tables[t].table.seated)
+            mover, other = director.tables[full].table.players[:2]
 
-        queued = await client.post(f"{base}/move", json={"player": mover, "table": short}, headers=ADMIN)
-        assert queued.status_code == 200, queued.text
-        assert queued.json()["queued_moves"] == [{"player": mover, "name": runtime.entries.name(mover),
-                                                   "from_table": full, "to_table": short}]
-        assert director.where[mover][0] == full  # in their hand still
-        taken_back = await client.post(f"{base}/move", json={"player": other, "table": short}, headers=ADMIN)
-        assert [move["player"] for move in taken_back.json()["queued_moves"]] == [mover, other]
-        withdrawn = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
-        assert [move["player"] for move in withdrawn.json()["queued_moves"]] == [mover]
-        again = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
-        assert again.status_code == 409 and "no move of" in again.json()["message"]
+            queued = await client.post(f"{base}/move", json={"player": mover, "table": short}, headers=ADMIN)
+            assert queued.status_code == 200, queued.text
+            assert queued.json()["queued_moves"] == [{"player": mover, "name": runtime.entries.name(mover),
+                                                       "from_table": full, "to_table": short}]
+            assert director.where[mover][0] == full  # in their hand still
+            both = await client.post(f"{base}/move", json={"player": other, "table": short}, headers=ADMIN)
+            assert [move["player"] for move in both.json()["queued_moves"]] == [mover, other]
+            withdrawn = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
+            assert [move["player"] for move in withdrawn.json()["queued_moves"]] == [mover]
+            again = await client.post(f"{base}/withdraw-move", json={"player": other}, headers=ADMIN)
+            assert again.status_code == 409 and "no move of" in again.json()["message"]
 
-        bots(live, tournament, seats, "station")  # the hands are played now
-        await until(lambda: director.where[mover][0] == short)
+            bots(live, tournament, seats, "station")  # the hands are played now, through a second connection
+            await until(lambda: director.where[mover][0] == short)
         assert director.where[other][0] == full
         assert not (await client.get(base)).json()["queued_moves"]
         log = (await client.get(f"{base}/director-log", headers=ADMIN)).json()["actions"]

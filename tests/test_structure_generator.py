@@ -290,8 +290,10 @@ async def test_the_levels_are_edited_cell_by_cell_with_a_break_row_and_the_tourn
         # the definition created plays its break after level 3
         async with httpx.AsyncClient(base_url=live.http, headers={"Authorization": "Bearer admin-token"}) as client:
             tournament = (await client.get("/api/tournaments")).json()[0]["id"]
-            assert (await client.post(f"/api/tournaments/{tournament}/bots", json={"count": 4, "think_min": 0,
-                                                                                   "think_max": 0})).status_code < 300
+            # Tight players who think a fifth of a second: four of them never finish before the break nine
+            # seconds in (bots that never think could, on an idle machine, and the test saw no break).
+            assert (await client.post(f"/api/tournaments/{tournament}/bots", json={
+                "count": 4, "mix": "tag=1", "think_min": 0.2, "think_max": 0.2})).status_code < 300
             assert (await client.post(f"/api/tournaments/{tournament}/start")).status_code == 200
             for _ in range(1200):  # levels of three seconds: the break is nine seconds in, given a busy machine's
                 kinds = [json.loads(line)["type"] for line in  # delays a couple of minutes
