@@ -180,7 +180,14 @@ export class TableView {
       this.barTurn = turnKey;
     }
     const oval = el("div", { class: "oval", "data-size": table.size }, middle, seats);
-    const dialogs = this.dialogs();
+    // The money dialogs are built anew only when the offers change, as the bar is once a turn: a button replaced
+    // by every event's redraw could take a press and lose it (the mouse's down and up on two different buttons).
+    const offered = JSON.stringify([this.state.offers, this.state.dealPressed]);
+    if (offered !== this.offered || !this.dialogsNode) {
+      this.dialogsNode = this.dialogs();
+      this.offered = offered;
+    }
+    const dialogs = this.dialogsNode;
     this.drawProposeBox();
     // Only what changed is put in: the forms below the bar (a deal being typed, the settings) stay in the page,
     // so that a new turn's bar does not take the focus from a field being typed in.
@@ -188,7 +195,7 @@ export class TableView {
       const [drawnOval, drawnBar, drawnDialogs] = this.root.children;
       drawnOval.replaceWith(oval);
       if (drawnBar !== this.bar) drawnBar.replaceWith(this.bar);
-      drawnDialogs.replaceWith(dialogs);
+      if (drawnDialogs !== dialogs) drawnDialogs.replaceWith(dialogs);
     } else {
       this.settingsBox = this.settingsBox || (you ? this.settings() : el("span")); // built once: it keeps its state
       this.root.replaceChildren(oval, this.bar, dialogs, this.proposeBox, this.settingsBox);
