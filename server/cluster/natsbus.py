@@ -26,6 +26,7 @@ from typing import Any
 import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import DiscardPolicy, Header, KeyValueConfig, StorageType, StreamConfig
@@ -110,10 +111,15 @@ class NatsBus(Bus):
         self._pending: list[tuple[str, bytes]] = []
         self._flush: asyncio.Task[None] | None = None
         self._answering: set[asyncio.Task[None]] = set()  # requests answered in pieces, each in a task
+        # The inboxes of answers in pieces not read to their end: one its reader left (a gateway's HTTP client
+        # that hung up mid-body) would hold ``drain`` for its whole timeout (30 s) when the bus closes.
+        self._unread: set[Subscription] = set()
 
     async def close(self) -> None:
         if self._flush is not None:
             await self._flush
+        while self._unread:
+            await self._unread.pop().unsubscribe()
         for task in list(self._answering):
             task.cancel()
         await asyncio.gather(*self._answering, return_exceptions=True)
@@ -218,12 +224,16 @@ class NatsBus(Bus):
             await subscription.unsubscribe()
             raise
 
+        self._unread.add(subscription)
+
         async def rest() -> AsyncIterator[bytes]:
             try:
                 while data := (await subscription.next_msg(timeout)).data:
                     yield data
             finally:
-                await subscription.unsubscribe()
+                if subscription in self._unread:
+                    self._unread.discard(subscription)
+                    await subscription.unsubscribe()
 
         return first.data, rest()
 
