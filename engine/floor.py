@@ -112,6 +112,20 @@ class Floor:
             self._breaking_idle.discard(table)
         self._open.idle(table, idle)
 
+    def queue_move(self, player: str, table: int) -> None:
+        """The director's move of ``player`` waits for their hand to end (a new ask replaces the old)."""
+        self.queued = {**self.queued, player: table}
+
+    def unqueue_move(self, player: str) -> int:
+        """The queued move of ``player`` is off (made, dropped or withdrawn); returns the table it was to."""
+        queued = dict(self.queued)
+        table = queued.pop(player)
+        self.queued = queued
+        return table
+
+    def ask_balance(self, asked: bool) -> None:
+        self.balance_asked = asked
+
     def lay_out(self, layout: list[list[str | None]]) -> list[tuple[str, int, int]]:
         """The draw's tables, numbered from 1, between hands; returns who sits where."""
         self._open = OpenTables(self.seats_per_table, len(layout))
@@ -452,7 +466,7 @@ def move(t: Tournament, player: str, table: int) -> list[Event]:
     else when their hand (or the hand-for-hand round) ends. A new ask replaces a queued one."""
     verify_move(t, player, table)
     if waits_for_a_hand(t, player):
-        t.floor.queued = {**t.floor.queued, player: table}
+        t.floor.queue_move(player, table)
         return [MoveQueued(player, t.floor.where[player][0], table)]
     source, seat = t.floor.move(player, table)
     return [PlayerMoved(player, source, table, seat, "director")]
@@ -466,10 +480,7 @@ def verify_withdraw_move(t: Tournament, player: str) -> None:
 def withdraw_move(t: Tournament, player: str) -> list[Event]:
     """The director takes back a queued move before the hand ends."""
     verify_withdraw_move(t, player)
-    queued = dict(t.floor.queued)
-    table = queued.pop(player)
-    t.floor.queued = queued
-    return [QueuedMoveDropped(player, table, "withdrawn")]
+    return [QueuedMoveDropped(player, t.floor.unqueue_move(player), "withdrawn")]
 
 
 def queued_after_hand(t: Tournament) -> list[Event]:
@@ -482,7 +493,7 @@ def queued_after_hand(t: Tournament) -> list[Event]:
     for player, table in list(floor.queued.items()):
         if running and player in floor.where and waits_for_a_hand(t, player):
             continue
-        floor.queued = {other: to for other, to in floor.queued.items() if other != player}
+        floor.unqueue_move(player)
         if not running or player not in floor.where:
             events.append(QueuedMoveDropped(player, table, "the player is no longer seated"))
             continue
@@ -493,16 +504,16 @@ def queued_after_hand(t: Tournament) -> list[Event]:
             continue
         source, seat = floor.move(player, table)
         events.append(PlayerMoved(player, source, table, seat, "director"))
-    if floor.balance_asked and not (running and (t.rounds.under_way or _balancing_waits(t) is None)):
-        floor.balance_asked = False
+    if floor.balance_asked and not (running and (t.rounds.under_way or _balance_due(t) is None)):
+        floor.ask_balance(False)
         events.append(BalanceQueued(False))
         if running:
             events += balance(t)
     return events
 
 
-def _balancing_waits(t: Tournament) -> bool | None:
-    """None while every table a balancing move would come from is in a hand; else whether one is needed."""
+def _balance_due(t: Tournament) -> bool | None:
+    """Whether a balancing move can be made now; None while every table one would come from is in a hand."""
     if len(t.floor.open) < 2:
         return False
     shortest, fullest = t.floor.open.sizes()
@@ -531,8 +542,8 @@ def balance_now(t: Tournament) -> list[Event]:
     """The balancing moves due now; queued when the tables they come from are in a hand; refused, with the rule,
     when there is none to make."""
     verify_balance_now(t)
-    if t.rounds.under_way or _balancing_waits(t) is None:
-        t.floor.balance_asked = True
+    if t.rounds.under_way or _balance_due(t) is None:
+        t.floor.ask_balance(True)
         return [BalanceQueued(True)]
     return balance(t)
 
@@ -544,5 +555,5 @@ def verify_withdraw_balance(t: Tournament) -> None:
 
 def withdraw_balance(t: Tournament) -> list[Event]:
     verify_withdraw_balance(t)
-    t.floor.balance_asked = False
+    t.floor.ask_balance(False)
     return [BalanceQueued(False)]
