@@ -75,6 +75,7 @@ async def test_a_player_moved_and_the_tables_balanced_by_the_floors_rules_and_ev
         runtime = live.runtime(tournament)
         director = runtime.director
         assert (await client.post(f"{base}/pause", headers=ADMIN)).status_code == 200
+        assert (await client.post(f"{base}/pause", headers=ADMIN)).status_code == 409  # already: logged too
         await until(lambda: all(director.hand(t) is None for t in director.tables))  # hands in progress finish
         full, short = sorted(director.tables, key=lambda t: -director.tables[t].table.seated)
         mover, staying = director.tables[full].table.players[0], director.tables[short].table.players[0]
@@ -104,9 +105,11 @@ async def test_a_player_moved_and_the_tables_balanced_by_the_floors_rules_and_ev
 
         log = (await client.get(f"{base}/director-log", headers=ADMIN)).json()["actions"]
         # Every refusal is in the log with its reason (the body without a table never reached the director).
-        assert [line["action"] for line in log] == ["Paused", "Balance now: refused", *["Move: refused"] * 4, "Moved",
-                                                    "Hand-for-hand on", "Hand-for-hand off", "Sat out", "Announcement",
-                                                    "Resumed"]
+        assert [line["action"] for line in log] == ["Paused", "Pause: refused", "Balance now: refused",
+                                                    *["Move: refused"] * 4, "Moved", "Hand-for-hand on",
+                                                    "Hand-for-hand off", "Sat out", "Announcement", "Resumed"]
+        log = log[1:]  # the refused pause: "only a running, unpaused tournament can be paused"
+        assert "unpaused" in log[0]["result"]
         assert "balanced (6 and 5 players)" in log[1]["result"] and "no open table 99" in log[4]["result"]
         assert log[2]["player"] == staying and log[2]["name"] == runtime.entries.name(staying)
         moved_line = log[6]

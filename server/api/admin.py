@@ -138,7 +138,8 @@ def admin_command(request: Request, command: Callable[[TournamentRuntime], None]
     """An admin command without a body; the answer is the tournament's summary after it."""
     require_admin(request)
     runtime = runtime_of(request)
-    command(runtime)
+    with logged_refusals(request, runtime):
+        command(runtime)
     return reply(runtime.summary())
 
 
@@ -207,11 +208,14 @@ async def console_command(request: Request, kind: type[Body], command: Callable[
     return reply(answer(runtime))
 
 
+# The refusals that are the director's rules saying no, as against a request that was malformed or unauthorised.
+DIRECTORS_NO = ("refused", "not_running", "not_paused")
 # The console's commands by their path's last part, as the director's log names a refused one.
-ACTIONS = {"move": "Move", "withdraw-move": "Withdraw a move", "balance": "Balance now",
-           "withdraw-balance": "Withdraw the balance", "clock": "Clock", "break": "Break",
-           "hand-for-hand": "Hand-for-hand", "seat": "Seat", "announce": "Announcement", "compensate": "Compensation",
-           "withdraw-prize": "Prize withdrawn", "incident": "Incident", "failure": "Failure"}
+ACTIONS = {"pause": "Pause", "resume": "Resume", "start": "Start", "open": "Open registration", "move": "Move",
+           "withdraw-move": "Withdraw a move", "balance": "Balance now", "withdraw-balance": "Withdraw the balance",
+           "clock": "Clock", "break": "Break", "hand-for-hand": "Hand-for-hand", "seat": "Seat",
+           "announce": "Announcement", "compensate": "Compensation", "withdraw": "Prize withdrawn",
+           "incidents": "Incident", "failure": "Failure"}
 
 
 @contextlib.contextmanager
@@ -222,7 +226,7 @@ def logged_refusals(request: Request, runtime: TournamentRuntime, player: str | 
         with refusals():
             yield
     except Refused as refused:
-        if refused.code == "refused":
+        if refused.code in DIRECTORS_NO:
             last = request.url.path.rstrip("/").rsplit("/", 1)[-1]
             action = ACTIONS.get(last, "Level edit" if last.isdigit() else last)
             runtime.submit(r.ConsoleRefused(action, player, refused.message, time.time()))
