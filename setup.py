@@ -12,7 +12,7 @@ from mypyc.build import mypycify
 from setuptools import setup
 
 # Not the tables' classes (engine/table.py, seating.py, fenwick.py: 1.35x with them): a director's snapshot
-# pickles them, and a native class would no longer load the snapshots older journals hold.
+# pickles them, and a compiled class with constructor arguments does not unpickle (docs/performance.md).
 COMPILED = ["engine/hand.py", "bots/strategies.py"]
 extensions = mypycify(COMPILED, opt_level="3")
 for extension in extensions:
