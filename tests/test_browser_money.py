@@ -148,6 +148,12 @@ async def test_a_custom_deal_typed_in_the_browser(browser):
             await person.fill(f".deal-amount[data-player='{player}']", dollars)
         await expect(person.locator("#deal-total")).to_have_text("Total $30.00: it adds up.")
         await person.screenshot(path=ARTIFACTS / "deal-custom.png")
+        await person.set_viewport_size({"width": 360, "height": 640})  # the form in a hand: nothing sideways
+        await expect(person.get_by_role("button", name="Propose")).to_be_enabled()
+        assert await person.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert await small_targets(person, "#propose-deal, .deal-amount, #deal-keep, #deal-kind") == []
+        await person.get_by_role("button", name="Propose").scroll_into_view_if_needed()
+        await person.screenshot(path=ARTIFACTS / "deal-custom-360x640.png")
         await person.click("#propose-deal")
         await expect(person.locator("#log")).to_contain_text("Deal proposed (custom by you)", timeout=10_000)
         await expect(person.locator("#log")).to_contain_text("The tournament is finished", timeout=10_000)
