@@ -22,7 +22,7 @@ import msgspec
 from engine import standings
 from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
-from engine.money import largest_remainder
+from engine.money import dollars, largest_remainder
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
@@ -223,10 +223,6 @@ def figures(t: Tournament, keep_cents: int = 0) -> Figures:
     return Figures(t.ledger.pool_cents, keep_cents, t.ledger.pool_cents - keep_cents, seat_order,
                    {p: t.stacks[p] for p in seat_order}, shares(t, "icm", min(keep_cents, prizes_left(t)[0])),
                    shares(t, "chip_chop", keep_cents), prizes_left(t))
-
-
-def dollars(cents: int) -> str:
-    return f"${cents // 100:,}.{cents % 100:02d}"
 
 
 def propose(t: Tournament) -> DealProposed:

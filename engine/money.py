@@ -176,3 +176,9 @@ def largest_remainder(shares: Sequence[Fraction | float], total_cents: int,
     for index in ranked[:left]:
         floors[index] += 1
     return floors
+
+
+def dollars(cents: int) -> str:
+    """Cents as a person reads money: 123456 -> "$1,234.56" (integer arithmetic: no float rounds a cent)."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from engine.money import dollars
+
 from server.tournament import records as r
 from server.tournament.persistence import Line
 
@@ -91,10 +93,6 @@ def clock(seconds: float) -> str:
     """The tournament clock as h:mm:ss."""
     whole = max(0, round(seconds))
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
-
-
-def dollars(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
 
 
 def describe(record: r.AnyRecord, events: list[Any], name: Callable[[str], str]) -> tuple[str, str | None, str]:
