@@ -72,8 +72,8 @@ export class TournamentPage {
     this.nodes.notice.hidden = true;
     this.nodes.log.className = "log";
     // A scrolled box a keyboard reaches (WCAG 2.1.1), read out as it grows.
-    Object.assign(this.nodes.log, { tabIndex: 0, role: "log" });
-    this.nodes.log.setAttribute("aria-label", "Hand log");
+    for (const [name, value] of [["tabindex", "0"], ["role", "log"], ["aria-label", "Hand log"]])
+      this.nodes.log.setAttribute(name, value); // attributes, not the ARIA properties some browsers lack
     this.nodes.payouts = el("table", { class: "payouts", id: "payouts" });
     this.payoutsTitle = el("h3", {}, "Payouts");
     this.resultsSummary = el("p", { class: "results-summary", id: "results-summary", hidden: true });
