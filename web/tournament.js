@@ -550,7 +550,7 @@ export class TournamentPage {
           marks: projected ? [[projected / unit, "projected end"]] : [],
           bands: levels.map((level, i) => [
             level.at / unit,
-            i + 1 < levels.length ? levels[i + 1].at / unit : now / unit,
+            i + 1 < levels.length ? levels[i + 1].at / unit : (now * 1.03) / unit, // the one under way, however young
             String(level.level),
           ]),
           step: true,
