@@ -173,7 +173,13 @@ class Observer:
             self.final_table_h, self.final_table_level = hours, tournament.level + 1
             self.final_table_average_bb = self._average_bb(tournament)
         elif isinstance(event, BreakStarted):
-            self.breaks.append(BreakRow(tournament.level + 1, hours, round((event.until - at) / 60, 2)))
+            # As scheduled: it began when its level ended, which the simulator's clock may pass before it looks.
+            breaks = self.definition.breaks
+            minutes = break_after(self.definition, tournament.level) if breaks is None or breaks.at_minute is None \
+                else breaks.minutes
+            minutes = minutes or (event.until - at) / 60
+            self.breaks.append(BreakRow(tournament.level + 1, round((event.until - minutes * 60) / 3600, 4),
+                                        round(minutes, 2)))
 
     def _average_bb(self, tournament: Tournament) -> float:
         left = tournament.players_left
@@ -206,11 +212,11 @@ class Field(msgspec.Struct, frozen=True):
     reentry: float = 0.0
 
 
-def play(definition: Definition, field: Field, seed: int) -> Run:
-    """One seed of the tournament, observed."""
+def play(definition: Definition, field: Field, seed: int, jobs: int = 1) -> Run:
+    """One seed of the tournament, observed; its hands played by ``jobs`` processes (bots.playing)."""
     observer = Observer(definition)
     return observer.run(seed, simulate(definition, field.players, seed, mix=field.mix, on_event=observer,
-                                       late_players=field.late, reentry_probability=field.reentry))
+                                       late_players=field.late, reentry_probability=field.reentry, jobs=jobs))
 
 
 def _play_encoded(definition: bytes, field: bytes, seed: int) -> bytes:
@@ -288,15 +294,16 @@ def compare(definitions: Sequence[Definition], field: Field, seeds: Sequence[int
 
 def played(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], jobs: int | None,
            apart: bool) -> list[list[Run]]:
-    """The runs of each definition on every seed, in order."""
+    """The runs of each definition on every seed, in order. Fewer runs than processes (one big seed, say): the
+    runs one after another, each over all of them; more: one process per run, each run in one."""
     pairs = [(number, seed) for number in range(len(definitions)) for seed in seeds]
-    jobs = min(jobs or os.cpu_count() or 1, len(pairs))
-    if jobs <= 1 and not apart:
-        runs = [play(definitions[number], field, seed) for number, seed in pairs]
+    jobs = jobs or os.cpu_count() or 1
+    if (jobs <= 1 or len(pairs) < jobs) and not apart:
+        runs = [play(definitions[number], field, seed, jobs) for number, seed in pairs]
     else:
         encoded = [msgspec.msgpack.encode(definition) for definition in definitions]
         who = msgspec.msgpack.encode(field)
-        with ProcessPoolExecutor(max(jobs, 1), mp_context=multiprocessing.get_context("forkserver")) as pool:
+        with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=multiprocessing.get_context("forkserver")) as pool:
             futures = [pool.submit(_play_encoded, encoded[number], who, seed) for number, seed in pairs]
             runs = [msgspec.msgpack.decode(future.result(), type=Run) for future in futures]
     return [runs[number * len(seeds):(number + 1) * len(seeds)] for number in range(len(definitions))]

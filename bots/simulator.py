@@ -8,6 +8,13 @@ on, others finish theirs, bust players, break and balance. Each hand is
 played to its end when it is dealt and settled with the director at its
 simulated finishing time, which is what an observer of the tables would see.
 
+With ``jobs`` above 1 the bots' hands are played in that many processes
+(bots.playing): the director deals and settles every hand here, in the order
+of the simulated clock, and settles a hand only once no hand still being
+played elsewhere could end before it (none ends sooner than ``HAND_SECONDS``
+after its deal). Each hand's cards and bots draw from its own seed, so a seed
+gives the same tournament with any number of processes (docs/director.md).
+
 Money decisions are the bots' too (``bots.strategies.money_choice``): a
 re-buy offer or the add-on is answered the moment it is made, and at the
 final table in the money every bot is asked once per field size whether it
@@ -26,9 +33,11 @@ from typing import IO, Any, Protocol
 
 import msgspec
 
-from bots.strategies import DEFAULT_MIX, STRATEGIES, MoneyView, money_choice, seat_view
+from bots.playing import Decks, Played, Workers, job_of, played
+from bots.strategies import DEFAULT_MIX, STRATEGIES, MoneyView, money_choice, play_out
 from engine.deals import Kind
 from engine.director import Status, Tournament
+from engine.eliminations import Outcome
 from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition
@@ -85,7 +94,8 @@ class Simulation:
     named on from ``bot{players}``. ``cancel_at_hand`` cancels the tournament
     (its refund policy) once that many hands have been dealt, with hands still
     in progress. ``strategies``, when given, is filled with each entry's
-    strategy (``mttsim simulate --stats`` counts by it).
+    strategy (``mttsim simulate --stats`` counts by it). ``jobs`` processes
+    play the hands (this one and ``jobs - 1`` workers).
 
     What watches the run is set on the object before ``run``: every event as
     a JSON line (``events_out``), every hand as PHH (``hands_out``), each event
@@ -96,7 +106,7 @@ class Simulation:
 
     def __init__(self, definition: Definition, players: int, seed: int, *, mix: dict[str, float] | None = None,
                  people: dict[str, str] | None = None, late_players: int = 0, reentry_probability: float = 0.0,
-                 cancel_at_hand: int | None = None, strategies: dict[str, str] | None = None) -> None:
+                 cancel_at_hand: int | None = None, strategies: dict[str, str] | None = None, jobs: int = 1) -> None:
         self.definition = definition
         self.players = players
         self.people = people or {}
@@ -105,7 +115,8 @@ class Simulation:
         self.cancel_at_hand = cancel_at_hand
         rng = random.Random(seed)
         self.bot_rng = random.Random(rng.getrandbits(64))
-        self.tournament = Tournament(definition, random.Random(rng.getrandbits(64)))
+        self.decks = Decks(rng.getrandbits(64), 2 * definition.seats_per_table + 8, elsewhere=jobs > 1)
+        self.tournament = Tournament(definition, random.Random(rng.getrandbits(64)), deal=self.decks)
         mix = mix or DEFAULT_MIX
         self.names, self.weights = list(mix), list(mix.values())
         self.strategy: dict[str, str] = {} if strategies is None else strategies
@@ -120,9 +131,27 @@ class Simulation:
         self._finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
         self._seats: dict[int, list[int]] = {}
         self._asked_for_deal_at = 0
+        self.jobs = jobs
+        self._workers: Workers | None = None
+        self._unplayed: dict[int, float] = {}  # table -> when its hand was dealt, while its moves are not known
+        self._dealt: deque[tuple[float, int]] = deque()  # (when, table) in the order hands went out to be played
+        self._outcomes: dict[int, Outcome] = {}  # table -> how a worker's hand ended, until it is settled
 
     def run(self) -> Report:
         """Register the field, play the tournament to its end and report."""
+        started = time.perf_counter()
+        if self.jobs > 1:
+            if self.hands_out is not None:
+                raise ValueError("hands are written where they are played: --hands-out plays in one process")
+            self._workers = Workers(self.jobs - 1)
+        try:
+            self._play()
+        finally:
+            if self._workers is not None:
+                self._workers.close()
+        return self._report(time.perf_counter() - started)
+
+    def _play(self) -> None:
         tournament = self.tournament
         started = time.perf_counter()
         next_progress = started + self.progress_every_s
@@ -138,6 +167,7 @@ class Simulation:
             if tournament.status is not Status.RUNNING:
                 break  # the clock ended it: a flight stopped at its level
             self._deal_ready_tables()
+            self._await_next_hand()
             if not self._finishing:
                 if tournament.break_until is None:
                     raise RuntimeError("the simulation is stuck: no hand in progress and no table may deal")
@@ -148,7 +178,6 @@ class Simulation:
                 next_progress = time.perf_counter() + self.progress_every_s
                 self.progress(Progress(self.players, tournament.players_left, tournament.level + 1,
                                        len(tournament.tables), tournament.hands_played, time.perf_counter() - started))
-        return self._report(time.perf_counter() - started)
 
     def emit(self, events: list[Event]) -> None:
         """Each event written and watched, and the bots' answers to it after it."""
@@ -183,9 +212,9 @@ class Simulation:
         self.strategy[name] = self.bot_rng.choices(self.names, self.weights)[0]
 
     def _deal_ready_tables(self) -> None:
-        """Every table that may deal deals, and its hand is played to the end now; it is settled at the simulated
-        time it ends."""
-        tournament, bot_rng = self.tournament, self.bot_rng
+        """Every table that may deal deals. Its hand is played to the end now, here or by a worker; it is settled
+        at the simulated time it ends."""
+        tournament, workers = self.tournament, self._workers
         for table in tournament.tables_ready():
             (hand_started,) = tournament.start_hand(table)
             assert isinstance(hand_started, HandStarted)
@@ -193,14 +222,47 @@ class Simulation:
             self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
             assert hand is not None
-            plays = [STRATEGIES[self.strategy[player]] for player in hand.players]  # once a hand, not a decision
-            decisions = 0
-            while not hand.finished:
-                view = seat_view(hand)
-                action, amount = plays[view.legal.player](view, bot_rng)
-                hand.act(action, amount)
-                decisions += 1
-            heapq.heappush(self._finishing, (self.now + HAND_SECONDS + DECISION_SECONDS * decisions, table))
+            if workers is None:
+                plays = [STRATEGIES[self.strategy[player]] for player in hand.players]
+                heapq.heappush(self._finishing, (self._ends_at(self.now, play_out(hand, plays, self.decks.rng)), table))
+            else:
+                strategies = tuple(self.strategy[player] for player in hand.players)
+                workers.submit(table, job_of(hand, hand_started.hand, strategies, self.decks))
+                self._unplayed[table] = self.now
+                self._dealt.append((self.now, table))
+        if workers is not None:
+            workers.send(hungry_only=True)
+
+    @staticmethod
+    def _ends_at(dealt_at: float, decisions: int) -> float:
+        return dealt_at + HAND_SECONDS + DECISION_SECONDS * decisions
+
+    def _await_next_hand(self) -> None:
+        """Moves from the workers until the next hand to end is known: the earliest end among the hands played,
+        before any hand still out could end (none ends sooner than ``HAND_SECONDS`` after it was dealt). The
+        hands not sent yet the director plays itself rather than wait: a tournament's last tables, or a worker
+        behind. Whoever plays a hand, it ends as it would in one process."""
+        workers, dealt = self._workers, self._dealt
+        if workers is None:
+            return
+        while self._unplayed:
+            while dealt[0][1] not in self._unplayed or self._unplayed[dealt[0][1]] != dealt[0][0]:
+                dealt.popleft()  # played already
+            if self._finishing and self._finishing[0][0] < dealt[0][0] + HAND_SECONDS:
+                return
+            if workers.outbox and workers.outbox[0][0] == dealt[0][1]:
+                table, job = workers.outbox.popleft()  # the next hand needed was not sent yet: quicker here
+                self._played([(table, played(job))])
+            else:
+                workers.send()
+                self._played(workers.results(block=True))
+
+    def _played(self, results: list[tuple[int, Played]]) -> None:
+        """Hands played by the workers, each settled by its outcome when its time comes."""
+        for table, (number, decisions, outcome) in results:
+            assert self.tournament.hand_number(table) == number
+            self._outcomes[table] = outcome
+            heapq.heappush(self._finishing, (self._ends_at(self._unplayed.pop(table), decisions), table))
 
     def _end_next_hand(self) -> None:
         """The clock moves to the next hand to finish, which is settled (and written); at the final table in the
@@ -214,7 +276,7 @@ class Simulation:
             text = to_phh(finished, table=table, hand_number=tournament.hand_number(table),
                           seats=self._seats[table], level=tournament.level + 1)
             self.hands_out.write(("\n" if self._written_hands > 1 else "") + phhs_section(self._written_hands, text))
-        self.emit(tournament.end_hand(table))
+        self.emit(tournament.end_hand(table, self._outcomes.pop(table, None)))
         if self.definition.deals and tournament.players_left != self._asked_for_deal_at and len(tournament.tables) == 1:
             self._asked_for_deal_at = tournament.players_left
             self._ask_for_a_deal()

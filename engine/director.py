@@ -54,7 +54,7 @@ from engine import (
 from engine.cards import shuffled_deck
 from engine.clock import Clock
 from engine.deals import Deal
-from engine.eliminations import Bust
+from engine.eliminations import Bust, Outcome
 from engine.events import (
     Event, FailureDeclared, HandFinished, HandStarted, HandVoided, IncidentRecorded, Registered, Result, Seated,
     SeatStack, StatusChanged,
@@ -464,27 +464,46 @@ class Tournament:
         """A decision in the table's hand; ``engine.hand.IllegalAction`` names a broken betting rule."""
         return self.verify_act(table).act(action, amount, player)
 
-    def verify_end_hand(self, table: int) -> Hand:
-        """The table's finished hand; TournamentError when there is none to settle."""
+    def verify_end_hand(self, table: int, outcome: Outcome | None = None) -> Hand:
+        """The table's hand, finished, or with ``outcome`` dealt and not played here; TournamentError when there is
+        none to settle, or the outcome could not end it (other players, chips made or lost, a knock-out without a
+        bust or by a player who busted)."""
         hand = self.verify_act(table)
-        if not hand.finished:
-            raise TournamentError(f"table {table}'s hand is not finished")
+        if outcome is None:
+            if not hand.finished:
+                raise TournamentError(f"table {table}'s hand is not finished")
+            return hand
+        stacks, knockers = outcome
+        if hand.finished or len(stacks) != hand.n or min(stacks) < 0 \
+                or sum(stacks) != sum(hand.starting_stacks):
+            raise TournamentError(f"table {table}'s hand cannot end with stacks {list(stacks)}: chips are kept")
+        busted = {place for place, stack in enumerate(stacks) if stack == 0}
+        if set(knockers) != busted or not all(
+                0 <= w < hand.n and stacks[w] > 0 for winners in knockers.values() for w in winners):
+            raise TournamentError(f"table {table}'s hand names knock-outs {knockers} for the busts {sorted(busted)}")
         return hand
 
-    def end_hand(self, table: int) -> list[Event]:
-        """Settle a finished hand: stacks, then (outside a hand-for-hand round) eliminations, breaks, balancing."""
-        hand = self.verify_end_hand(table)
+    def end_hand(self, table: int, outcome: Outcome | None = None) -> list[Event]:
+        """Settle a finished hand: stacks, then (outside a hand-for-hand round) eliminations, breaks, balancing.
+
+        ``outcome`` settles the table's hand as another process played it
+        from the same deal (the simulator's ``--jobs``): this director's copy
+        stays as dealt and only the end is read.
+        """
+        hand = self.verify_end_hand(table, outcome)
         state = self.floor.tables[table]
         state.hand = None
         self.floor.set_idle(table, True)
         busts = []
-        for position, (player, stack) in enumerate(zip(hand.players, hand.stacks)):
+        stacks = hand.stacks if outcome is None else outcome.stacks
+        for position, (player, stack) in enumerate(zip(hand.players, stacks)):
             stack += self.pending.take_chips(player)
             if stack == 0:
-                knockers = eliminations.knocked_out_by(hand, player)
+                knockers = eliminations.knocked_out_by(hand, player) if outcome is None else \
+                    tuple(hand.players[place] for place in outcome.knockers[position])
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
-        events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, hand.stacks)))]
+        events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, stacks)))]
         if self.removals:
             events += console.removed_after_hand(self, hand.players, bool(busts))
         if self.rounds.includes(table):

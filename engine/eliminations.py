@@ -9,7 +9,7 @@ is left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 
 from engine import prizes, windows
@@ -73,6 +73,23 @@ def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int],
         index += len(tied)
         place += len(tied)
     return awarded
+
+
+class Outcome(NamedTuple):
+    """How a hand ended, as the same engine played it in another process (the simulator's workers, bots/playing.py):
+    each player's stack, by their place in the hand, and for each who lost every chip, the places of the players
+    who won their last chips (``knocked_out_by``)."""
+
+    stacks: tuple[int, ...]
+    knockers: dict[int, tuple[int, ...]]
+
+
+def outcome_of(hand: Hand) -> Outcome:
+    """A finished hand's ``Outcome``."""
+    places = {player: place for place, player in enumerate(hand.players)}
+    return Outcome(tuple(hand.stacks), {
+        place: tuple(places[winner] for winner in knocked_out_by(hand, hand.players[place]))
+        for place, stack in enumerate(hand.stacks) if stack == 0})
 
 
 def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ class WindowPlayed(Exception):
 
 
 def director_lines_per_hand(players: int) -> float:
-    """Lines the director runs per hand while the field goes from 90% to 85% of its entries.
+    """Lines the director runs per hand while the field goes from 90% to 80% of its entries.
 
     The window is the same stretch of the tournament at any size (the same
     levels, the same rate of busts per hand), and its hands end in the
@@ -57,7 +57,7 @@ def director_lines_per_hand(players: int) -> float:
                 sys.settrace(calls)
             if sys.gettrace() is calls:
                 hands += 1
-                if left <= players * 0.85:
+                if left <= players * 0.80:
                     sys.settrace(None)
                     raise WindowPlayed
 

@@ -22,6 +22,7 @@ from server.cli.common import command, read_definition
 from server.cli.stats import print_stats
 
 EXAMPLE = ("  mttsim simulate --players 2000 --seed 7\n"
+              "  mttsim simulate --players 100000 --jobs 2\n"
               "  mttsim simulate --players 2000 --runs 8 --report lab.html\n"
               "  mttsim simulate --compare 15min.json 20min.json --players 300 --runs 8 --report compare.html\n"
               "  mttsim simulate --config docs/examples/sunday-mystery.json --json --events-out events.jsonl")
@@ -55,7 +56,9 @@ def add(commands: Any) -> None:
     parser.add_argument("--runs", type=int, metavar="N",
                         help="play N seeds from --seed on and report their spread (docs/director.md)")
     parser.add_argument("--jobs", type=int, metavar="J",
-                        help="processes playing the runs at once (default: one per core)")
+                        help="processes playing: one run's tables (default 1; the same seed gives the same "
+                             "tournament with any J), or the lab's runs, one per process, a run spread over all J "
+                             "when there are fewer runs than J (default: one per core)")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write the runs' report with its pictures, one self-contained file")
     parser.set_defaults(run=run)
@@ -139,6 +142,11 @@ def run(args: argparse.Namespace) -> int:
             print("mttsim simulate: --entries-per-person plays one run, not the lab's --runs", file=sys.stderr)
             return 2
         return _lab(args, definitions, Field(players, mix, late, reentry), seed)
+    jobs = args.jobs if args.jobs is not None else 1
+    if jobs < 1 or jobs > 1 and (args.hands_out or args.stats):
+        print("mttsim simulate: --jobs is a number from 1; --hands-out and --stats read every hand where the "
+              "director is, so they play in one process (--jobs 1)", file=sys.stderr)
+        return 2
     show_progress = sys.stderr.isatty() and not args.json
     strategies: dict[str, str] = {}
     counted = CountingWriter(strategies, args.deep or None) if args.stats else None
@@ -150,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         report = simulate(definition, players, seed, mix=mix, events_out=events_out,
                           hands_out=counted if counted is not None else hands_out,
                           progress=_progress_line if show_progress else None, late_players=late,
-                          reentry_probability=reentry, strategies=strategies, people=people)
+                          reentry_probability=reentry, strategies=strategies, people=people, jobs=jobs)
     if show_progress:
         sys.stderr.write("\n")
     if args.json:

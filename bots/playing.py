@@ -1,0 +1,151 @@
+"""Where the simulator's hands are played: in the director's process, or also in worker processes (``--jobs``).
+
+The director deals every hand itself (engine.director: seats, button, deck)
+and settles it itself; only the bots' decisions in between are work another
+process can do. A worker gets what a hand needs to be dealt again (stacks,
+blinds, positions, the deck, each seat's strategy and the hand's number),
+plays it with the same engine and sends back how it ended
+(``engine.eliminations.Outcome``): the stacks and who knocked out whom. The
+director settles its own copy of the hand, dealt and not played, with that
+outcome, after checking that it keeps every chip.
+
+A hand's deck and its bots' choices come from an RNG of its own, seeded from
+the tournament's seed and the hand's number (``hand_rng``), never from a
+stream shared with other hands: a hand is the same wherever and whenever it
+is played, which is what lets any number of processes play one tournament
+and give the tournament one process gives. The seats, the button and every
+decision of the director stay on the director's RNG.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections import deque
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from bots.strategies import STRATEGIES, play_out
+from engine.cards import drawn_cards
+from engine.eliminations import Outcome, outcome_of
+from engine.hand import Hand
+
+BATCH = 24  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
+SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
+
+# What a worker needs to deal a hand again: its number, each seat's strategy and stack, the blinds and ante,
+# whether the big blind posts the ante, the blinds' positions, the hands' seed and the cards the deck holds.
+Job = tuple[int, tuple[str, ...], list[int], int, int, int, bool, int | None, int, int, int]
+Played = tuple[int, int, Outcome]  # the hand's number, its decisions and its end
+
+
+def hand_rng(seed: int, number: int) -> random.Random:
+    """The bots' RNG for hand ``number`` of a tournament whose bots are seeded with ``seed``."""
+    return random.Random(seed * 1_000_003 + number)
+
+
+class Decks:
+    """The director's decks (``Tournament(deal=...)``): each drawn from its hand's RNG, which ``rng`` keeps for the
+    hand's bots; or, ``elsewhere``, one placeholder for a copy of the hand never played here, whose cards the
+    worker draws (``played``). Hands are numbered as the director deals them, from 1."""
+
+    def __init__(self, seed: int, cards: int, elsewhere: bool) -> None:
+        self.seed, self.cards, self.elsewhere = seed, cards, elsewhere
+        self.dealt = 0
+        self.rng = random.Random()
+        self._placeholder = list(range(cards))
+
+    def __call__(self, director_rng: random.Random) -> list[int]:
+        self.dealt += 1
+        if self.elsewhere:
+            return self._placeholder
+        self.rng = hand_rng(self.seed, self.dealt)
+        return drawn_cards(self.rng, self.cards)
+
+
+def job_of(hand: Hand, number: int, strategies: tuple[str, ...], decks: Decks) -> Job:
+    return (number, strategies, list(hand.starting_stacks), hand.small_blind, hand.big_blind, hand.ante,
+            hand.bb_ante, hand.sb_index, hand.bb_index, decks.seed, decks.cards)
+
+
+def played(job: Job) -> Played:
+    """A hand dealt again from ``job`` and played by its bots: how many decisions it took and how it ended."""
+    number, strategies, stacks, small_blind, big_blind, ante, bb_ante, sb_index, bb_index, seed, cards = job
+    rng = hand_rng(seed, number)
+    hand = Hand(SEATS[:len(stacks)], stacks, small_blind=small_blind, big_blind=big_blind, ante=ante,
+                bb_ante=bb_ante, deck=drawn_cards(rng, cards), sb_index=sb_index, bb_index=bb_index)
+    decisions = play_out(hand, [STRATEGIES[name] for name in strategies], rng)
+    return number, decisions, outcome_of(hand)
+
+
+def _work(connection: Connection) -> None:
+    """A worker: batches of (table, job) in, batches of (table, played) out, until told to stop."""
+    while (batch := connection.recv()) is not None:
+        connection.send([(table, played(job)) for table, job in batch])
+
+
+class Workers:
+    """``count`` worker processes playing hands sent in batches, each to the worker with the fewest waiting.
+
+    What is not sent yet stays in ``outbox``: the director plays those
+    itself when it needs their outcome before a worker could give it.
+    """
+
+    def __init__(self, count: int) -> None:
+        context = multiprocessing.get_context("forkserver")
+        self.outbox: deque[tuple[int, Job]] = deque()
+        self._pipes: list[Connection] = []
+        self._processes: list[Any] = []
+        self._waiting: dict[Connection, int] = {}
+        for _ in range(count):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_work, args=(theirs,), daemon=True)
+            process.start()
+            theirs.close()
+            self._pipes.append(mine)
+            self._processes.append(process)
+            self._waiting[mine] = 0
+
+    @property
+    def sent(self) -> int:
+        """Hands at the workers, not back yet."""
+        return sum(self._waiting.values())
+
+    def submit(self, table: int, job: Job) -> None:
+        self.outbox.append((table, job))
+        if len(self.outbox) >= BATCH:
+            self.send()
+
+    def send(self, hungry_only: bool = False) -> None:
+        """The outbox to the worker with the fewest hands waiting; with ``hungry_only``, only if that worker has
+        less than a batch to play (a part batch now rather than a worker idle)."""
+        pipe = min(self._pipes, key=self._waiting.__getitem__)
+        if not self.outbox or (hungry_only and self._waiting[pipe] >= BATCH):
+            return
+        batch = list(self.outbox)
+        self.outbox.clear()
+        pipe.send(batch)
+        self._waiting[pipe] += len(batch)
+
+    def results(self, block: bool) -> list[tuple[int, Played]]:
+        """The hands played since last asked, by table; with ``block``, at least one batch."""
+        back: list[tuple[int, Played]] = []
+        busy = [pipe for pipe, count in self._waiting.items() if count]
+        for pipe in wait(busy, None if block else 0):
+            assert isinstance(pipe, Connection)
+            batch = pipe.recv()
+            self._waiting[pipe] -= len(batch)
+            back += batch
+        return back
+
+    def close(self) -> None:
+        for pipe in self._pipes:
+            try:
+                pipe.send(None)
+            except OSError:
+                pass  # a worker already gone
+            pipe.close()
+        for process in self._processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()

@@ -1,0 +1,119 @@
+"""One tournament over several processes (``mttsim simulate --jobs N``, bots/playing.py): the same tournament as
+one process plays, every rule held, and a worker's outcome checked before the director settles it."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from bots.lab import Field, lab
+from bots.simulator import simulate
+from engine.director import Tournament, TournamentError
+from engine.eliminations import Outcome
+from engine.events import HandForHandStarted, HandStarted
+from engine.structure import default_definition
+from server.cli import main
+from tests.test_director_hand_for_hand import SEED_PAYOUTS
+from tests.test_tournament_properties import check_results
+from tests.tournaments import check_after_every_hand, definition, running
+
+
+def test_a_seed_gives_one_tournament_whatever_the_number_of_processes():
+    runs = []
+    for jobs in (1, 2, 3, 2):
+        events = io.BytesIO()
+        report = simulate(default_definition(400), 400, 11, jobs=jobs, events_out=events)
+        runs.append((report.hands, report.results, report.simulated_hours, events.getvalue()))
+    assert runs[0][1] and all(run == runs[0] for run in runs[1:])
+    assert simulate(default_definition(400), 400, 12, jobs=2).results != runs[0][1]
+
+
+def synchronised_hand_for_hand():
+    """A watcher of D.15: under hand-for-hand a table deals once a round, and a round begins only when every
+    table has finished the one before."""
+    dealt: set[int] = set()
+    seen = {"rounds": 0}
+
+    def watch(tournament: Tournament, event, at=0.0):
+        if isinstance(event, HandForHandStarted):
+            dealt.clear()
+        if isinstance(event, HandStarted) and tournament.hand_for_hand:
+            if event.table in dealt or not dealt:
+                busy = [table for table, state in tournament.tables.items()
+                        if state.hand is not None and table != event.table]
+                assert not busy, f"table {event.table} dealt a new round while {busy} still played the last"
+                dealt.clear()
+                seen["rounds"] += 1
+            dealt.add(event.table)
+
+    return watch, seen
+
+
+def test_a_tournament_over_two_processes_keeps_every_rule():
+    tournament_definition = definition(10, starting_stack=10_000, payouts=SEED_PAYOUTS)
+    chips = check_after_every_hand(350 * tournament_definition.starting_stack, 10)
+    hand_for_hand, seen = synchronised_hand_for_hand()
+
+    def watch(tournament, event, at=0.0):
+        chips(tournament, event)
+        hand_for_hand(tournament, event)
+
+    report = simulate(tournament_definition, 350, 2, jobs=2, on_event=watch)
+    assert report.hand_for_hand_at and seen["rounds"] > 0 and report.tables_broken > 0 and report.moves > 0
+    check_results(report, 350, 350 * tournament_definition.buy_in_cents)
+
+
+def test_the_lab_spreads_one_run_over_its_processes_and_plays_the_same_run():
+    one = lab(default_definition(300), Field(300), [4], jobs=1)
+    spread = lab(default_definition(300), Field(300), [4], jobs=2)
+    assert spread.runs == one.runs and one.runs[0].hands > 0
+
+
+def outcome_test_hand():
+    tournament, _ = running(3, 9, seed=5)
+    table = tournament.tables_ready()[0]
+    tournament.start_hand(table)
+    hand = tournament.hand(table)
+    assert hand is not None
+    return tournament, table, hand
+
+
+@pytest.mark.parametrize("stacks, knockers, says", [
+    (lambda s: (s[0] + 1,) + s[1:], {}, "chips are kept"),
+    (lambda s: s[:-1], {}, "chips are kept"),
+    (lambda s: (sum(s),) + (0,) * (len(s) - 1), {}, "knock-outs"),
+    (lambda s: (sum(s),) + (0,) * (len(s) - 1), "everyone by a bust", "knock-outs"),
+])
+def test_an_outcome_that_makes_chips_or_knock_outs_up_is_refused_and_changes_nothing(stacks, knockers, says):
+    tournament, table, hand = outcome_test_hand()
+    start = hand.starting_stacks
+    if knockers == "everyone by a bust":
+        knockers = {place: (1,) for place in range(1, len(start))}
+    before = dict(tournament.stacks)
+    with pytest.raises(TournamentError, match=says):
+        tournament.end_hand(table, Outcome(stacks(start), knockers))
+    assert tournament.hand(table) is hand and tournament.stacks == before
+
+
+def test_an_outcome_settles_the_dealt_hand_with_its_busts_and_their_knockers():
+    tournament, table, hand = outcome_test_hand()
+    total = sum(hand.starting_stacks)
+    stacks = (total,) + (0,) * (hand.n - 1)
+    events = tournament.end_hand(table, Outcome(stacks, {place: (0,) for place in range(1, hand.n)}))
+    assert tournament.hand(table) is None and tournament.stacks[hand.players[0]] == total
+    assert all(hand.players[0] in tournament.knockouts and player not in tournament.stacks
+               for player in hand.players[1:])
+    assert tournament.chips_in_play() == tournament.chips_issued and events
+
+
+def test_the_command_line_plays_one_run_over_two_processes_and_refuses_what_needs_one(tmp_path, capsys):
+    assert main(["simulate", "--players", "200", "--seed", "3", "--jobs", "2", "--json"]) == 0
+    spread = capsys.readouterr().out
+    assert main(["simulate", "--players", "200", "--seed", "3", "--json"]) == 0
+    one = capsys.readouterr().out
+    assert spread.split('"wall_s"')[0] == one.split('"wall_s"')[0]
+    assert spread.split('"tables_broken"')[1] == one.split('"tables_broken"')[1]
+    assert main(["simulate", "--players", "200", "--jobs", "2", "--hands-out", str(tmp_path / "h.phhs")]) == 2
+    assert "--jobs 1" in capsys.readouterr().err and not (tmp_path / "h.phhs").exists()
+    assert main(["simulate", "--players", "200", "--jobs", "0"]) == 2
