@@ -31,6 +31,7 @@ from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
 BATCH = 24  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
+STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
 # What a worker needs to deal a hand again: its number, each seat's strategy and stack, the blinds and ante,
@@ -46,19 +47,18 @@ def hand_rng(seed: int, number: int) -> random.Random:
 
 class Decks:
     """The director's decks (``Tournament(deal=...)``): each drawn from its hand's RNG, which ``rng`` keeps for the
-    hand's bots; or, ``elsewhere``, one placeholder for a copy of the hand never played here, whose cards the
-    worker draws (``played``). Hands are numbered as the director deals them, from 1."""
+    hand's bots; or, ``elsewhere``, none: the director's copy of a hand a worker plays deals nothing, and the
+    worker draws the cards (``played``). Hands are numbered as the director deals them, from 1."""
 
     def __init__(self, seed: int, cards: int, elsewhere: bool) -> None:
         self.seed, self.cards, self.elsewhere = seed, cards, elsewhere
         self.dealt = 0
         self.rng = random.Random()
-        self._placeholder = list(range(cards))
 
-    def __call__(self, director_rng: random.Random) -> list[int]:
+    def __call__(self, director_rng: random.Random) -> list[int] | None:
         self.dealt += 1
         if self.elsewhere:
-            return self._placeholder
+            return None
         self.rng = hand_rng(self.seed, self.dealt)
         return drawn_cards(self.rng, self.cards)
 
@@ -124,7 +124,10 @@ class Workers:
             return
         batch = list(self.outbox)
         self.outbox.clear()
-        pipe.send(batch)
+        try:
+            pipe.send(batch)
+        except OSError:
+            raise RuntimeError(STOPPED) from None
         self._waiting[pipe] += len(batch)
 
     def results(self, block: bool) -> list[tuple[int, Played]]:
@@ -133,7 +136,10 @@ class Workers:
         busy = [pipe for pipe, count in self._waiting.items() if count]
         for pipe in wait(busy, None if block else 0):
             assert isinstance(pipe, Connection)
-            batch = pipe.recv()
+            try:
+                batch = pipe.recv()
+            except (EOFError, OSError):
+                raise RuntimeError(STOPPED) from None
             self._waiting[pipe] -= len(batch)
             back += batch
         return back

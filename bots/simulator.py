@@ -219,7 +219,8 @@ class Simulation:
             (hand_started,) = tournament.start_hand(table)
             assert isinstance(hand_started, HandStarted)
             self.emit([hand_started])
-            self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
+            if self.hands_out is not None:
+                self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
             assert hand is not None
             if workers is None:

@@ -84,8 +84,9 @@ class Tournament:
     incidents: list[IncidentRecorded] = []  # players' cases on the record, replaced whole, never appended to
 
     def __init__(self, definition: Definition, rng: random.Random,
-                 deal: Callable[[random.Random], list[int]] = shuffled_deck) -> None:
-        """``deal`` shuffles each hand's deck from ``rng``; a replay or a test can hand in its own decks."""
+                 deal: Callable[[random.Random], list[int] | None] = shuffled_deck) -> None:
+        """``deal`` shuffles each hand's deck from ``rng``; a replay or a test can hand in its own decks, and the
+        simulator none for the hands its workers deal and play (engine.hand.Hand with no deck)."""
         self.definition = definition
         self.rng = rng
         self.deal = deal

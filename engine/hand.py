@@ -92,7 +92,11 @@ class Hand:
     for a dead small blind (rules.md C.9). ``ante`` is paid by every player
     before the blinds; with ``bb_ante`` only the big blind pays it, after the
     blind, and never reduces the blind (rules.md C.12). ``deck`` is a shuffled
-    deck (engine.cards.shuffled_deck) from which the hand deals and burns.
+    deck (engine.cards.shuffled_deck) from which the hand deals and burns; with
+    ``None`` the hand is dealt and played in another process (the simulator's
+    workers, bots/playing.py): this copy posts nothing and deals nothing, holds
+    the players, stacks, blinds and places, and the director settles it with the
+    outcome the other process sends (``Tournament.end_hand``).
     """
 
     __slots__ = _HAND_STATE
@@ -112,7 +116,7 @@ class Hand:
         *,
         small_blind: int,
         big_blind: int,
-        deck: Sequence[int],
+        deck: Sequence[int] | None,
         ante: int = 0,
         bb_ante: bool = False,
         sb_index: int | None | Literal["auto"] = "auto",
@@ -134,7 +138,8 @@ class Hand:
             sb_index = 1 if n == 2 else 0
         if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
             raise ValueError("small and big blind must be two different players of the hand")
-        if len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or min(deck) < 0 or max(deck) > 51:
+        if deck is not None and (
+                len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or min(deck) < 0 or max(deck) > 51):
             raise ValueError("the deck must hold distinct cards, enough for this hand")
 
         self.players = tuple(players)
@@ -166,7 +171,7 @@ class Hand:
         self.opener = 0
         self.events: list[Event] = []
         self.finished = False
-        self._deck = deck
+        self._deck: Sequence[int] = () if deck is None else deck
         self._blind_due = [0] * n
         self._strengths: dict[int, int] = {}
         self._legal: LegalActions | None = None
@@ -178,6 +183,9 @@ class Hand:
         # big-blind ante is dead money for the main pot.
         self._ante_levelled = ante > 0 and not bb_ante
 
+        if deck is None:
+            self.hole = []
+            return
         self._post_forced_bets()
         self.hole = [(deck[i], deck[n + i]) for i in range(n)]
         events = self.events

@@ -4,16 +4,18 @@ one process plays, every rule held, and a worker's outcome checked before the di
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
 from bots.lab import Field, lab
-from bots.simulator import simulate
+from bots.simulator import Simulation, simulate
 from engine.director import Tournament, TournamentError
 from engine.eliminations import Outcome
 from engine.events import HandForHandStarted, HandStarted
 from engine.structure import default_definition
 from server.cli import main
+from server.cli.common import read_definition
 from tests.test_director_hand_for_hand import SEED_PAYOUTS
 from tests.test_tournament_properties import check_results
 from tests.tournaments import check_after_every_hand, definition, running
@@ -27,6 +29,17 @@ def test_a_seed_gives_one_tournament_whatever_the_number_of_processes():
         runs.append((report.hands, report.results, report.simulated_hours, events.getvalue()))
     assert runs[0][1] and all(run == runs[0] for run in runs[1:])
     assert simulate(default_definition(400), 400, 12, jobs=2).results != runs[0][1]
+
+
+def test_late_entries_re_entries_and_mystery_bounties_play_the_same_over_two_processes():
+    sunday = read_definition(Path(__file__).resolve().parents[1] / "docs" / "examples" / "sunday-mystery.json")
+    runs = []
+    for jobs in (1, 2):
+        events = io.BytesIO()
+        report = simulate(sunday, 300, 3, jobs=jobs, events_out=events, late_players=60, reentry_probability=0.5)
+        runs.append((report, events.getvalue()))
+    assert runs[0][0].late_registrations and runs[0][0].reentries and runs[0][0].money["bounties"]
+    assert runs[0][0].results == runs[1][0].results and runs[0][1] == runs[1][1]
 
 
 def synchronised_hand_for_hand():
@@ -117,3 +130,17 @@ def test_the_command_line_plays_one_run_over_two_processes_and_refuses_what_need
     assert main(["simulate", "--players", "200", "--jobs", "2", "--hands-out", str(tmp_path / "h.phhs")]) == 2
     assert "--jobs 1" in capsys.readouterr().err and not (tmp_path / "h.phhs").exists()
     assert main(["simulate", "--players", "200", "--jobs", "0"]) == 2
+
+
+def test_a_worker_that_dies_stops_the_run_with_a_clear_error_and_no_hang():
+    simulation = Simulation(default_definition(2000), 2000, 5, jobs=2)
+
+    def kill_a_worker(tournament, event, at=0.0):
+        if isinstance(event, HandStarted) and tournament.hands_played == 500:
+            workers = simulation._workers
+            assert workers is not None
+            workers._processes[0].kill()
+
+    simulation.on_event = kill_a_worker
+    with pytest.raises(RuntimeError, match="a worker playing this tournament's hands stopped"):
+        simulation.run()
