@@ -31,6 +31,7 @@ from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
 BATCH = 24  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
+IN_FLIGHT = 8 * BATCH  # a worker's jobs and answers both fit the pipes' buffers (64 kB), so neither side waits
 STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
@@ -79,9 +80,12 @@ def played(job: Job) -> Played:
 
 
 def _work(connection: Connection) -> None:
-    """A worker: batches of (table, job) in, batches of (table, played) out, until told to stop."""
-    while (batch := connection.recv()) is not None:
-        connection.send([(table, played(job)) for table, job in batch])
+    """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe."""
+    try:
+        while True:
+            connection.send([(table, played(job)) for table, job in connection.recv()])
+    except (EOFError, OSError):
+        pass  # the director is done with it, or gone
 
 
 class Workers:
@@ -97,6 +101,7 @@ class Workers:
         self._pipes: list[Connection] = []
         self._processes: list[Any] = []
         self._waiting: dict[Connection, int] = {}
+        self._received: list[tuple[int, Played]] = []  # answers read to make room, not yet asked for
         for _ in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=_work, args=(theirs,), daemon=True)
@@ -106,11 +111,6 @@ class Workers:
             self._processes.append(process)
             self._waiting[mine] = 0
 
-    @property
-    def sent(self) -> int:
-        """Hands at the workers, not back yet."""
-        return sum(self._waiting.values())
-
     def submit(self, table: int, job: Job) -> None:
         self.outbox.append((table, job))
         if len(self.outbox) >= BATCH:
@@ -118,10 +118,19 @@ class Workers:
 
     def send(self, hungry_only: bool = False) -> None:
         """The outbox to the worker with the fewest hands waiting; with ``hungry_only``, only if that worker has
-        less than a batch to play (a part batch now rather than a worker idle)."""
-        pipe = min(self._pipes, key=self._waiting.__getitem__)
-        if not self.outbox or (hungry_only and self._waiting[pipe] >= BATCH):
+        less than a batch to play (a part batch now rather than a worker idle).
+
+        A worker holds at most ``IN_FLIGHT`` hands: beyond, its answers are read first. Unbounded, a large field's
+        first deal (11,000 tables at 100,000 players) filled both pipes, each side blocked writing to the other.
+        """
+        if not self.outbox:
             return
+        pipe = min(self._pipes, key=self._waiting.__getitem__)
+        if hungry_only and self._waiting[pipe] >= BATCH:
+            return
+        while self._waiting[pipe] >= IN_FLIGHT:
+            self._received += self._receive(block=True)
+            pipe = min(self._pipes, key=self._waiting.__getitem__)
         batch = list(self.outbox)
         self.outbox.clear()
         try:
@@ -131,7 +140,11 @@ class Workers:
         self._waiting[pipe] += len(batch)
 
     def results(self, block: bool) -> list[tuple[int, Played]]:
-        """The hands played since last asked, by table; with ``block``, at least one batch."""
+        """The hands played since last asked, by table; with ``block``, at least one."""
+        back, self._received = self._received, []
+        return back + self._receive(block and not back)
+
+    def _receive(self, block: bool) -> list[tuple[int, Played]]:
         back: list[tuple[int, Played]] = []
         busy = [pipe for pipe, count in self._waiting.items() if count]
         for pipe in wait(busy, None if block else 0):
@@ -145,11 +158,8 @@ class Workers:
         return back
 
     def close(self) -> None:
+        """The workers stop when their pipe closes (never a message that could wait on a full pipe)."""
         for pipe in self._pipes:
-            try:
-                pipe.send(None)
-            except OSError:
-                pass  # a worker already gone
             pipe.close()
         for process in self._processes:
             process.join(timeout=5)

@@ -4,11 +4,13 @@ one process plays, every rule held, and a worker's outcome checked before the di
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
 
 import pytest
 
 from bots.lab import Field, lab
+from bots.playing import Workers
 from bots.simulator import Simulation, simulate
 from engine.director import Tournament, TournamentError
 from engine.eliminations import Outcome
@@ -144,3 +146,27 @@ def test_a_worker_that_dies_stops_the_run_with_a_clear_error_and_no_hang():
     simulation.on_event = kill_a_worker
     with pytest.raises(RuntimeError, match="a worker playing this tournament's hands stopped"):
         simulation.run()
+
+
+def test_a_first_deal_larger_than_the_pipes_hold_goes_out_and_comes_back_whole():
+    """At 100,000 players the first deal is 11,000 hands at once: unbounded, both pipes filled and each side
+    waited on the other for ever. A worker now holds at most ``IN_FLIGHT`` hands."""
+    workers = Workers(1)
+    back: list = []
+
+    def deal_and_collect():
+        for number in range(1, 20001):
+            workers.submit(number, (number, ("regular", "regular"), [1000, 1000], 5, 10, 0, False, 1, 0, 7, 12))
+        workers.send()
+        while len(back) < 20000:
+            back.extend(workers.results(block=True))
+
+    dealer = threading.Thread(target=deal_and_collect, daemon=True)
+    try:
+        dealer.start()
+        dealer.join(timeout=60)
+        assert not dealer.is_alive(), f"the director and its worker wait on each other ({len(back)} hands back)"
+    finally:
+        workers.close()
+    assert sorted(table for table, _ in back) == list(range(1, 20001))
+    assert all(sum(outcome.stacks) == 2000 for _, (_, _, outcome) in back)
