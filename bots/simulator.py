@@ -23,6 +23,7 @@ wants a deal, then whether it accepts the proposal.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 import random
@@ -45,6 +46,7 @@ from engine.wire import stamped
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
+ANSWERED = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
 
 
@@ -156,6 +158,9 @@ class Simulation:
         started = time.perf_counter()
         next_progress = started + self.progress_every_s
         arrivals = self._register_field()
+        frozen = not gc.get_freeze_count()
+        if frozen:
+            gc.freeze()  # the field's objects live to the end: the collector need not walk them at every full pass
         while tournament.status is Status.RUNNING:
             if self.cancel_at_hand is not None and tournament.hands_played >= self.cancel_at_hand:
                 self.emit(tournament.cancel())
@@ -188,7 +193,8 @@ class Simulation:
                 self.events_out.write(stamped(self._encoder.encode(event), self.now, self.tournament.level + 1) + b"\n")
             if self.on_event is not None:
                 self.on_event(self.tournament, event, self.now)
-            pending += self._answer(event)
+            if type(event) in ANSWERED:
+                pending += self._answer(event)
 
     def _register_field(self) -> deque[float]:
         """The field registered and the tournament started; when the late entries will come."""
@@ -227,7 +233,7 @@ class Simulation:
                 plays = [STRATEGIES[self.strategy[player]] for player in hand.players]
                 heapq.heappush(self._finishing, (self._ends_at(self.now, play_out(hand, plays, self.decks.rng)), table))
             else:
-                strategies = tuple(self.strategy[player] for player in hand.players)
+                strategies = tuple(map(self.strategy.__getitem__, hand.players))
                 workers.submit(table, job_of(hand, hand_started.hand, strategies, self.decks))
                 self._unplayed[table] = self.now
                 self._dealt.append((self.now, table))

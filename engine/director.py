@@ -437,7 +437,7 @@ class Tournament:
         level = self.definition.levels[self.level]
         positions = state.table.start_hand()
         players = state.table.occupants(positions.dealt)
-        stacks = [self.stacks[player] for player in players]
+        stacks = list(map(self.stacks.__getitem__, players))
         state.hand = Hand(
             players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
             ante=level.ante, bb_ante=level.bb_ante, deck=self.deal(self.rng),
@@ -451,7 +451,7 @@ class Tournament:
         self.clock.dealt(table)
         return [HandStarted(
             table, state.number, positions.button_seat, self.level + 1,
-            tuple(SeatStack(p, seat, stack) for p, seat, stack in zip(players, positions.dealt, stacks)),
+            tuple(map(SeatStack, players, positions.dealt, stacks)),
         )]
 
     def verify_act(self, table: int) -> Hand:
