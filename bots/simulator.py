@@ -46,6 +46,7 @@ from engine.wire import stamped
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
+FEW_TABLES = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
 ANSWERED = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
 
@@ -234,7 +235,12 @@ class Simulation:
                 heapq.heappush(self._finishing, (self._ends_at(self.now, play_out(hand, plays, self.decks.rng)), table))
             else:
                 strategies = tuple(map(self.strategy.__getitem__, hand.players))
-                workers.submit(table, job_of(hand, hand_started.hand, strategies, self.decks))
+                job = job_of(hand, hand_started.hand, strategies, self.decks)
+                if len(tournament.tables) <= FEW_TABLES:
+                    self._unplayed[table] = self.now
+                    self._played([(table, played(job))])
+                    continue
+                workers.submit(table, job)
                 self._unplayed[table] = self.now
                 self._dealt.append((self.now, table))
         if workers is not None:

@@ -109,7 +109,7 @@ class Table:
         return 0 < (seat - start) % self.size < (end - start) % self.size
 
     def _positions(self) -> tuple[Positions, set[int]]:
-        occupied = {s for s in range(self.size) if self.seats[s] is not None}
+        occupied = {seat for seat, player in enumerate(self.seats) if player is not None}
         if len(occupied) < 2:
             raise ValueError("a hand needs at least two seated players")
         if self.last_bb_seat is None:
@@ -142,7 +142,8 @@ class Table:
         return self._order(button, sb, bb, occupied)
 
     def _order(self, button: int, sb: int | None, bb: int, active: set[int]) -> Positions:
-        dealt = tuple(s for s in ((button + k) % self.size for k in range(1, self.size + 1)) if s in active)
+        clockwise = [*range(button + 1, self.size), *range(button + 1)]  # from left of the button round to it
+        dealt = tuple(seat for seat in clockwise if seat in active)
         return Positions(
             button_seat=button,
             sb_seat=sb,
