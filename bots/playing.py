@@ -1,20 +1,20 @@
 """Where the simulator's hands are played: in the director's process, or also in worker processes (``--jobs``).
 
-The director deals every hand itself (engine.director: seats, button, deck)
-and settles it itself; only the bots' decisions in between are work another
-process can do. A worker gets what a hand needs to be dealt again (stacks,
-blinds, positions, the deck, each seat's strategy and the hand's number),
-plays it with the same engine and sends back how it ended
-(``engine.eliminations.Outcome``): the stacks and who knocked out whom. The
-director settles its own copy of the hand, dealt and not played, with that
-outcome, after checking that it keeps every chip.
+The director deals every hand (engine.director: who is dealt in, the stacks,
+the button and blinds) and settles it; only the play in between is work
+another process can do. A worker gets what it takes to deal the hand again
+(the stacks, the blinds and ante, their places, each seat's strategy and the
+hand's number), draws its cards, plays it with the same engine and sends back
+how it ended (``engine.eliminations.Outcome``): the stacks and who knocked out
+whom. The director settles its own copy of the hand, dealt and not played,
+with that outcome, after checking that it keeps every chip.
 
-A hand's deck and its bots' choices come from an RNG of its own, seeded from
+A hand's cards and its bots' choices come from an RNG of its own, seeded from
 the tournament's seed and the hand's number (``hand_rng``), never from a
 stream shared with other hands: a hand is the same wherever and whenever it
 is played, which is what lets any number of processes play one tournament
-and give the tournament one process gives. The seats, the button and every
-decision of the director stay on the director's RNG.
+and give the tournament one process gives. The seats, the floor's draws and
+the bots' money choices stay on the director's RNGs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
 BATCH = 24  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
-IN_FLIGHT = 8 * BATCH  # a worker's jobs and answers both fit the pipes' buffers (64 kB), so neither side waits
+IN_FLIGHT = 8 * BATCH  # a worker's jobs and answers both fit a pipe's buffers, so neither side waits on a full one
 STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
@@ -42,7 +42,7 @@ Played = tuple[int, int, Outcome]  # the hand's number, its decisions and its en
 
 
 def hand_rng(seed: int, number: int) -> random.Random:
-    """The bots' RNG for hand ``number`` of a tournament whose bots are seeded with ``seed``."""
+    """Hand ``number``'s RNG, in a tournament whose hands are seeded with ``seed``: its deck, then its bots."""
     return random.Random(seed * 1_000_003 + number)
 
 

@@ -49,6 +49,9 @@ from tests.live_server import definition, free_port, receive_json
 
 HELD_CLOCK = 8.0  # seconds: the test finds the held player's table's worker and kills it well within them
 LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 5} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
+# Twice as long a tournament, for a test that stalls four processes in turn during play: with LEVELS a busy
+# machine's tournament could end during the third stall, and the fourth waited for hands that never came.
+SLOWER_LEVELS = [{**level, "hands": 10} for level in LEVELS]
 
 
 def start_tournament(port: int) -> str:
@@ -766,7 +769,7 @@ async def test_a_swarm_lives_through_nats_a_gateway_a_worker_and_the_director_ea
         options = SwarmOptions(url=f"http://127.0.0.1:{port_a},http://127.0.0.1:{port_b}", players=players,
                                admin_token=TOKEN, seed=53, mix={"pushfold": 2, "station": 1, "tag": 1},
                                think=(0.0, 0.05), definition=definition(players, 6, action_seconds=6.0, paid=4,
-                                                                        levels=LEVELS))
+                                                                        levels=SLOWER_LEVELS))
         playing = asyncio.create_task(run_swarm(options))
         tournament = await created(director_port)
         assert run.users.server_pid is not None
@@ -778,7 +781,9 @@ async def test_a_swarm_lives_through_nats_a_gateway_a_worker_and_the_director_ea
         for name, pid in stalls:
             wanted = finished_hands() + 3
             await asyncio.to_thread(wait_for, f"hands played before {name} stops",
-                                    lambda wanted=wanted: finished_hands() >= wanted)
+                                    lambda wanted=wanted: finished_hands() >= wanted,
+                                    describe=lambda: f"{finished_hands()} hands; the tournament is "
+                                                     f"{show(director_port, tournament)['status']}")
             os.kill(pid, signal.SIGSTOP)
             try:
                 await asyncio.sleep(5)
