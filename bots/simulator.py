@@ -155,13 +155,20 @@ class Simulation:
         return self._report(time.perf_counter() - started)
 
     def _play(self) -> None:
-        tournament = self.tournament
         started = time.perf_counter()
-        next_progress = started + self.progress_every_s
         arrivals = self._register_field()
         frozen = not gc.get_freeze_count()
         if frozen:
             gc.freeze()  # the field's objects live to the end: the collector need not walk them at every full pass
+        try:
+            self._play_from(arrivals, started)
+        finally:
+            if frozen:
+                gc.unfreeze()  # collectable again once the run is over (a lab plays many in one process)
+
+    def _play_from(self, arrivals: deque[float], started: float) -> None:
+        tournament = self.tournament
+        next_progress = started + self.progress_every_s
         while tournament.status is Status.RUNNING:
             if self.cancel_at_hand is not None and tournament.hands_played >= self.cancel_at_hand:
                 self.emit(tournament.cancel())

@@ -3,6 +3,7 @@ one process plays, every rule held, and a worker's outcome checked before the di
 
 from __future__ import annotations
 
+import gc
 import io
 import threading
 from pathlib import Path
@@ -170,3 +171,11 @@ def test_a_first_deal_larger_than_the_pipes_hold_goes_out_and_comes_back_whole()
         workers.close()
     assert sorted(table for table, _ in back) == list(range(1, 20001))
     assert all(sum(outcome.stacks) == 2000 for _, (_, _, outcome) in back)
+
+
+def test_a_run_leaves_the_garbage_collector_as_it_found_it():
+    """The simulator keeps the field out of the collector's passes while it plays, and gives it back after: a lab
+    plays many runs in one process."""
+    gc.unfreeze()  # whatever an earlier test in this process froze
+    simulate(default_definition(100), 100, 1)
+    assert gc.get_freeze_count() == 0
