@@ -136,7 +136,7 @@ class Simulation:
         self._asked_for_deal_at = 0
         self.jobs = jobs
         self._workers: Workers | None = None
-        self._unplayed: dict[int, float] = {}  # table -> when its hand was dealt, while its moves are not known
+        self._unplayed: dict[int, float] = {}  # table -> when its hand was dealt, while how it ended is not known
         self._dealt: deque[tuple[float, int]] = deque()  # (when, table) in the order hands went out to be played
         self._outcomes: dict[int, Outcome] = {}  # table -> how a worker's hand ended, until it is settled
 
@@ -148,14 +148,13 @@ class Simulation:
                 raise ValueError("hands are written where they are played: --hands-out plays in one process")
             self._workers = Workers(self.jobs - 1)
         try:
-            self._play()
+            self._play(started)
         finally:
             if self._workers is not None:
                 self._workers.close()
         return self._report(time.perf_counter() - started)
 
-    def _play(self) -> None:
-        started = time.perf_counter()
+    def _play(self, started: float) -> None:
         arrivals = self._register_field()
         frozen = not gc.get_freeze_count()
         if frozen:
@@ -243,13 +242,12 @@ class Simulation:
             else:
                 strategies = tuple(map(self.strategy.__getitem__, hand.players))
                 job = job_of(hand, hand_started.hand, strategies, self.decks)
-                if len(tournament.tables) <= FEW_TABLES:
-                    self._unplayed[table] = self.now
-                    self._played([(table, played(job))])
-                    continue
-                workers.submit(table, job)
                 self._unplayed[table] = self.now
-                self._dealt.append((self.now, table))
+                if len(tournament.tables) <= FEW_TABLES:
+                    self._played([(table, played(job))])
+                else:
+                    workers.submit(table, job)
+                    self._dealt.append((self.now, table))
         if workers is not None:
             workers.send(hungry_only=True)
 
@@ -278,7 +276,7 @@ class Simulation:
                 self._played(workers.results(block=True))
 
     def _played(self, results: list[tuple[int, Played]]) -> None:
-        """Hands played by the workers, each settled by its outcome when its time comes."""
+        """Hands played from their jobs (by a worker, or here), each settled by its outcome when its time comes."""
         for table, (number, decisions, outcome) in results:
             assert self.tournament.hand_number(table) == number
             self._outcomes[table] = outcome

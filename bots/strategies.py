@@ -47,37 +47,19 @@ def seat_view(hand: Hand) -> SeatView:
                     len(hand.queue) - 1, hand.level)
 
 
-MOVES: tuple[Action, ...] = ("fold", "check", "call", "bet", "raise", "all_in")
-_MOVE_CODE = {name: code for code, name in enumerate(MOVES)}
-
-
-def play_out(hand: Hand, plays: list[Strategy], rng: random.Random, moves: list[int] | None = None) -> int:
+def play_out(hand: Hand, plays: list[Strategy], rng: random.Random) -> int:
     """The hand played to its end by ``plays`` (one per player, in the hand's order); how many decisions it took.
 
-    With ``moves``, each decision is recorded in it as two numbers, its index in ``MOVES`` and its amount (-1 for
-    none), for ``replay`` in another process. Here and not in the simulator so that mypyc compiles the loop with
-    the strategies and the hand: a decision's view, choice and action are native calls.
+    Here and not in the simulator so that mypyc compiles the loop with the strategies and the hand: a decision's
+    view, choice and action are native calls.
     """
     decisions = 0
     while not hand.finished:
         view = seat_view(hand)
         action, amount = plays[view.legal.player](view, rng)
         hand.act(action, amount)
-        if moves is not None:
-            moves += (_MOVE_CODE[action], -1 if amount is None else amount)
         decisions += 1
     return decisions
-
-
-def replay(hand: Hand, moves: list[int]) -> int:
-    """The decisions ``play_out`` recorded, applied to the same hand dealt again; how many there were. The hand
-    checks each as it checks a player's."""
-    for index in range(0, len(moves), 2):
-        amount = moves[index + 1]
-        hand.act(MOVES[moves[index]], None if amount < 0 else amount)
-    if not hand.finished:
-        raise ValueError("the moves end before the hand does")
-    return len(moves) // 2
 
 
 def _passive(legal: LegalActions) -> Decision:
