@@ -2,18 +2,26 @@
 
 They stay ordinary, fully typed Python (mypy --strict); mypyc turns each into
 an extension module (docs/performance.md): the hand engine (about twice as
-fast) and the bots' strategies (issue 60: the simulator's whole loop 1.15x per
-core). The extensions are optional: where
-no C compiler is found the pure-Python modules are used, with the same
-behaviour.
+fast), the bots' strategies, and the parts and policies a hand's deal and
+settling run through (issue 60: with the strategies, the simulator's whole
+loop about 1.4x per core). The extensions are optional: where no C compiler is
+found the pure-Python modules are used, with the same behaviour, and a
+snapshot written by either loads into the other (engine/pickling.py).
 """
 
 from mypyc.build import mypycify
 from setuptools import setup
 
-# Not the tables' classes (engine/table.py, seating.py, fenwick.py: 1.35x with them): a director's snapshot
-# pickles them, and a compiled class with constructor arguments does not unpickle (docs/performance.md).
-COMPILED = ["engine/hand.py", "bots/strategies.py"]
+# A class a director's snapshot pickles is compiled ``serializable`` (unpickled without its constructor) and
+# ``allow_interpreted_subclasses``: mypy 2.4.1 gives a serializable class alone a constructor that skips
+# ``__init__`` when Python code calls it. The director's face (engine/director.py) stays Python: it binds
+# the policies' functions as its methods, which a compiled class does not.
+COMPILED = [
+    "engine/hand.py", "engine/table.py", "engine/seating.py", "engine/fenwick.py",
+    "engine/floor.py", "engine/eliminations.py", "engine/rebuys.py", "engine/clock.py", "engine/handforhand.py",
+    "engine/people.py", "engine/cards.py", "engine/pickling.py", "engine/evaluate.py", "engine/windows.py",
+    "engine/lateentry.py", "bots/strategies.py",
+]
 extensions = mypycify(COMPILED, opt_level="3")
 for extension in extensions:
     extension.optional = True

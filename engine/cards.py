@@ -11,6 +11,8 @@ import hashlib
 import random
 from collections.abc import Iterable, Sequence
 
+from mypy_extensions import mypyc_attr
+
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 CARD_NAMES: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
@@ -92,6 +94,7 @@ def keyed_deck(key: bytes, number: int) -> list[int]:
     return deck
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class KeyedDecks:
     """A live tournament's decks: each from its secret and the count of decks dealt before it.
 

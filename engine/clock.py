@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from engine.events import BreakEnded, BreakStarted, Event, LevelChanged
 from engine.structure import break_after
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from engine.director import Tournament
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Clock:
     """The caller's clock as last given, when the level under way started, and the hands dealt in it per table.
     Written only through its methods."""

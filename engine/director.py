@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from engine import (
     bounties, cancellation, clock, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry,
@@ -74,6 +74,19 @@ __all__ = ["Status", "Tournament", "TournamentError"]
 
 # Snapshots pickled before the policies and the parts had modules of their own name these classes here.
 _Bust, _Held, _Deal, _Playing = Bust, Held, Deal, Playing
+
+Face = TypeVar("Face")
+Arguments = ParamSpec("Arguments")
+Answer = TypeVar("Answer")
+
+
+def bound(policy: Callable[Concatenate[Face, Arguments], Answer]) -> Callable[Concatenate[Face, Arguments], Answer]:
+    """A policy's function as a method of the face. A function compiled by mypyc (setup.py) is not a descriptor and
+    would not bind to the tournament it is called on; this one does, whether the policy is compiled or not."""
+    def method(self: Face, /, *args: Arguments.args, **kwargs: Arguments.kwargs) -> Answer:
+        return policy(self, *args, **kwargs)
+    method.__doc__ = policy.__doc__
+    return method
 
 
 class Tournament:
@@ -185,17 +198,17 @@ class Tournament:
     def hand_number(self, table: int) -> int:
         return self.floor.tables[table].number
 
-    level_ends_at = clock.level_ends_at
-    hand_for_hand_due = handforhand.due
-    break_starts_at = clock.break_starts_at
-    entries_open = windows.is_open
-    entries_close_at = windows.closes_at
-    prize_table_for = prizes.table_for
-    projected_prizes = prizes.projected
-    full_field_prizes = prizes.full_field
-    cancellation_preview = cancellation.preview
-    still_in = cancellation.still_in
-    reschedule_policy = cancellation.rescheduling
+    level_ends_at = bound(clock.level_ends_at)
+    hand_for_hand_due = bound(handforhand.due)
+    break_starts_at = bound(clock.break_starts_at)
+    entries_open = bound(windows.is_open)
+    entries_close_at = bound(windows.closes_at)
+    prize_table_for = bound(prizes.table_for)
+    projected_prizes = bound(prizes.projected)
+    full_field_prizes = bound(prizes.full_field)
+    cancellation_preview = bound(cancellation.preview)
+    still_in = bound(cancellation.still_in)
+    reschedule_policy = bound(cancellation.rescheduling)
 
     def can(self, command: str, *args: Any) -> bool:
         """Whether ``verify_<command>`` lets the command through with ``args``."""
@@ -264,9 +277,9 @@ class Tournament:
 
     # ----------------------------------------------------- registration (F.23, engine.registration)
 
-    verify_open_registration = registration.verify_open
-    open_registration = registration.open_registration
-    verify_register = registration.verify_register
+    verify_open_registration = bound(registration.verify_open)
+    open_registration = bound(registration.open_registration)
+    verify_register = bound(registration.verify_register)
 
     def register(self, player: str, person: str | None = None) -> list[Event]:
         """A new entry. ``person`` groups the entries of one person, who never sit together (M.50).
@@ -287,20 +300,20 @@ class Tournament:
         self.late_entries += 1
         return self._seated_late(events + lateentry.seat(self, player))
 
-    verify_reenter = lateentry.verify_reenter
+    verify_reenter = bound(lateentry.verify_reenter)
 
     def reenter(self, player: str, new_entry: str) -> list[Event]:
         """The eliminated ``player``'s person buys ``new_entry``: a new stack, seat and place (F.27)."""
         return self._seated_late(lateentry.reenter(self, player, new_entry))
 
-    verify_unregister = registration.verify_unregister
-    unregister = registration.unregister
-    verify_qualify = flights.verify_qualify
-    qualify = flights.qualify
-    verify_carry_in = flights.verify_carry_in
-    carry_in = flights.carry_in
-    verify_cancel = cancellation.verify
-    cancel = cancellation.cancel
+    verify_unregister = bound(registration.verify_unregister)
+    unregister = bound(registration.unregister)
+    verify_qualify = bound(flights.verify_qualify)
+    qualify = bound(flights.qualify)
+    verify_carry_in = bound(flights.verify_carry_in)
+    carry_in = bound(flights.carry_in)
+    verify_cancel = bound(cancellation.verify)
+    cancel = bound(cancellation.cancel)
 
     def verify_start(self) -> None:
         if self.status is not Status.REGISTER:
@@ -399,7 +412,7 @@ class Tournament:
             events += clock.next_level(self, ended_at)
         return events + flights.maybe_close(self)
 
-    hold_break = clock.hold_break  # the console calls a break through the face, as every policy reaches a part
+    hold_break = bound(clock.hold_break)  # the console calls a break through the face, as every policy reaches a part
 
     # ------------------------------------------------------------- hands
 
@@ -551,7 +564,7 @@ class Tournament:
 
     # ------------------------------------------- re-buys and add-ons (engine.rebuys)
 
-    verify_rebuy = rebuys.verify_rebuy
+    verify_rebuy = bound(rebuys.verify_rebuy)
 
     def rebuy(self, player: str) -> list[Event]:
         """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice (during a hand too)."""
@@ -559,14 +572,14 @@ class Tournament:
         events = rebuys.rebuy(self, player)
         return events + self._answered(player, rebought=True) if offered else events
 
-    verify_decline_rebuy = rebuys.verify_decline_rebuy
+    verify_decline_rebuy = bound(rebuys.verify_decline_rebuy)
 
     def decline_rebuy(self, player: str) -> list[Event]:
         """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
         return rebuys.decline_rebuy(self, player) + self._answered(player, rebought=False)
 
-    verify_add_on = rebuys.verify_add_on
-    add_on = rebuys.add_on
+    verify_add_on = bound(rebuys.verify_add_on)
+    add_on = bound(rebuys.add_on)
 
     def pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
         """A price and its fee into the ledger, each if there is one."""
@@ -577,39 +590,39 @@ class Tournament:
 
     # ---------------------------------------------------------- deals (engine.deals)
 
-    verify_press_deal = deals.verify_press
-    press_deal = deals.press
-    verify_propose_deal = deals.verify_propose
-    propose_deal = deals.propose_kind
-    verify_answer_deal = deals.verify_answer
-    verify_deal_figures = deals.verify_figures
-    deal_figures = deals.figures
-    accept_deal = deals.accept
-    reject_deal = deals.reject
+    verify_press_deal = bound(deals.verify_press)
+    press_deal = bound(deals.press)
+    verify_propose_deal = bound(deals.verify_propose)
+    propose_deal = bound(deals.propose_kind)
+    verify_answer_deal = bound(deals.verify_answer)
+    verify_deal_figures = bound(deals.verify_figures)
+    deal_figures = bound(deals.figures)
+    accept_deal = bound(deals.accept)
+    reject_deal = bound(deals.reject)
 
     # ------------------------------------------- the director's console (engine.console, engine.floor)
 
-    verify_adjust_clock = console.verify_adjust_clock
-    adjust_clock = console.adjust_clock
-    verify_call_break = console.verify_call_break
-    call_break = console.call_break
-    verify_force_hand_for_hand = console.verify_force_hand_for_hand
+    verify_adjust_clock = bound(console.verify_adjust_clock)
+    adjust_clock = bound(console.adjust_clock)
+    verify_call_break = bound(console.verify_call_break)
+    call_break = bound(console.call_break)
+    verify_force_hand_for_hand = bound(console.verify_force_hand_for_hand)
 
     def force_hand_for_hand(self, on: bool) -> list[Event]:
         """Hand-for-hand on the director's word (``on``), or let go."""
         return console.force_hand_for_hand(self, on) + handforhand.check(self)
 
-    verify_edit_level = console.verify_edit_level
-    edit_level = console.edit_level
-    verify_move = floor.verify_move
-    move = floor.move
-    verify_balance_now = floor.verify_balance_now
-    balance_now = floor.balance_now
-    verify_withdraw_move = floor.verify_withdraw_move
-    withdraw_move = floor.withdraw_move
-    verify_withdraw_balance = floor.verify_withdraw_balance
-    withdraw_balance = floor.withdraw_balance
-    verify_remove = console.verify_remove
+    verify_edit_level = bound(console.verify_edit_level)
+    edit_level = bound(console.edit_level)
+    verify_move = bound(floor.verify_move)
+    move = bound(floor.move)
+    verify_balance_now = bound(floor.verify_balance_now)
+    balance_now = bound(floor.balance_now)
+    verify_withdraw_move = bound(floor.verify_withdraw_move)
+    withdraw_move = bound(floor.withdraw_move)
+    verify_withdraw_balance = bound(floor.verify_withdraw_balance)
+    withdraw_balance = bound(floor.withdraw_balance)
+    verify_remove = bound(console.verify_remove)
 
     def remove(self, player: str, refund: bool) -> list[Event]:
         """Take an entry out (when its hand ends, if it is in one), its buy-in and fee refunded or not."""
@@ -618,11 +631,11 @@ class Tournament:
 
     # --------------------------------------------- corrections (engine.corrections)
 
-    verify_compensate = corrections.verify_compensate
-    compensate = corrections.compensate
-    verify_declare_failure = corrections.verify_declare_failure
-    declare_failure = corrections.declare_failure
-    verify_record_incident = corrections.verify_record_incident
-    record_incident = corrections.record_incident
-    verify_withdraw_prize = corrections.verify_withdraw_prize
-    withdraw_prize = corrections.withdraw_prize
+    verify_compensate = bound(corrections.verify_compensate)
+    compensate = bound(corrections.compensate)
+    verify_declare_failure = bound(corrections.verify_declare_failure)
+    declare_failure = bound(corrections.declare_failure)
+    verify_record_incident = bound(corrections.verify_record_incident)
+    record_incident = bound(corrections.record_incident)
+    verify_withdraw_prize = bound(corrections.verify_withdraw_prize)
+    withdraw_prize = bound(corrections.withdraw_prize)

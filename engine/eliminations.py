@@ -9,10 +9,12 @@ is left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 
-from engine import prizes, windows
+from mypy_extensions import mypyc_attr
+
+from engine import pickling, prizes, windows
 from engine.events import Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned
 from engine.hand import Hand
 from engine.money import equal_shares
@@ -23,10 +25,14 @@ if TYPE_CHECKING:
     from engine.director import Tournament
 
 
+BUST_FIELDS = ("player", "start_stack", "table", "position", "tie", "knocked_out_by")
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Bust:
     """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
 
-    __slots__ = ("player", "start_stack", "table", "position", "tie", "knocked_out_by")
+    __slots__ = BUST_FIELDS
 
     def __init__(self, player: str, start_stack: int, table: int, position: int,
                  knocked_out_by: tuple[str, ...] = ()) -> None:
@@ -36,6 +42,12 @@ class Bust:
         self.position = position  # 0 = first seat dealt left of the button
         self.tie = 0  # busts with the same value share their places' prizes
         self.knocked_out_by = knocked_out_by  # who takes the bounty (rules.md J.41)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return pickling.state(self, BUST_FIELDS)
+
+    def __setstate__(self, pickled: pickling.State) -> None:
+        pickling.restore(self, pickled)
 
 
 def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int], int],

@@ -8,11 +8,20 @@ cost O(log n) (Fenwick, 1994).
 
 from __future__ import annotations
 
+from typing import Any
 
+from mypy_extensions import mypyc_attr
+
+from engine import pickling
+
+FIELDS = ("_tree", "counts", "total")
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Fenwick:
     """Non-negative counts at positions ``0 .. capacity-1``."""
 
-    __slots__ = ("_tree", "counts", "total")
+    __slots__ = FIELDS
 
     def __init__(self, counts: list[int]) -> None:
         """Built in O(n) from the counts at each position."""
@@ -25,6 +34,12 @@ class Fenwick:
             if parent < size:
                 tree[parent] += tree[index]
         self._tree = tree
+
+    def __getstate__(self) -> dict[str, Any]:
+        return pickling.state(self, FIELDS)
+
+    def __setstate__(self, pickled: pickling.State) -> None:
+        pickling.restore(self, pickled)
 
     @property
     def capacity(self) -> int:

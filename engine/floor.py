@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from engine import standings, windows
+from mypy_extensions import mypyc_attr
+
+from engine import pickling, standings, windows
 from engine.events import (
     BalanceQueued, EntriesMerged, Event, MoveQueued, PlayerEliminated, PlayerMoved, QueuedMoveDropped, Result,
     TableBroken, TableClosing, TableKept,
@@ -29,10 +31,14 @@ if TYPE_CHECKING:
     from engine.director import Tournament
 
 
+PLAYING_FIELDS = ("id", "table", "hand", "number", "breaking")
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Playing:
     """One open table: its seats, its hand in progress, and whether it is to be broken."""
 
-    __slots__ = ("id", "table", "hand", "number", "breaking")
+    __slots__ = PLAYING_FIELDS
 
     def __init__(self, table_id: int, table: Table) -> None:
         self.id = table_id
@@ -41,7 +47,14 @@ class Playing:
         self.number = 0  # the tournament-wide number of its current or last hand
         self.breaking = False
 
+    def __getstate__(self) -> dict[str, Any]:
+        return pickling.state(self, PLAYING_FIELDS)
 
+    def __setstate__(self, pickled: pickling.State) -> None:
+        pickling.restore(self, pickled)
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Floor:
     """The tables and who sits where, with the indexes that make each step cost the logarithm of the field.
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from engine.events import Event, HandForHandEnded, HandForHandStarted
 
 if TYPE_CHECKING:
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from engine.eliminations import Bust
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Rounds:
     """The synchronised round under way, if any, and the field sizes that call for one. Written only through its
     methods: the round opens over the tables that can deal, each table deals it once, and it closes with every

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Set
 
+from mypy_extensions import mypyc_attr
+
 from engine.seating import Person, person_of
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class People:
     """Entries grouped by person, and a final's qualified entry per person. Written only through its methods:
     registration and re-entry group entries, a flight's qualification records its stacks."""

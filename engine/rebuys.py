@@ -9,9 +9,11 @@ period ends; chips bought during a hand arrive when it ends.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from engine import prizes
+from mypy_extensions import mypyc_attr
+
+from engine import pickling, prizes
 
 from engine.events import AddOnEnded, AddOnOffered, AddOnTaken, Event, RebuyDeclined, RebuyOffered, RebuyTaken
 from engine.status import Status, TournamentError
@@ -21,17 +23,28 @@ if TYPE_CHECKING:
     from engine.eliminations import Bust
 
 
+HELD_FIELDS = ("busts", "round_", "waiting")
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Held:
     """A hand's (or round's) busts waiting for re-buy decisions before they are ranked (F.25)."""
 
-    __slots__ = ("busts", "round_", "waiting")
+    __slots__ = HELD_FIELDS
 
     def __init__(self, busts: list[Bust], round_: bool, waiting: set[str]) -> None:
         self.busts = busts
         self.round_ = round_
         self.waiting = waiting
 
+    def __getstate__(self) -> dict[str, Any]:
+        return pickling.state(self, HELD_FIELDS)
 
+    def __setstate__(self, pickled: pickling.State) -> None:
+        pickling.restore(self, pickled)
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Pending:
     """What waits on an answer or the end of a hand: re-buy offers and the busts they hold back from ranking
     (F.25), chips bought or merged during a hand (F.26, M.51), and a deal due when the hand ends (H.36).

@@ -8,6 +8,8 @@ person holding it, and two entries of one person never share a table.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping
@@ -85,6 +87,7 @@ def shares_table(entry: str, table: Table, person: Person | None) -> bool:
     return any(p is not None and person(p) == who for p in table.seats)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class OpenTables:
     """The open tables not being broken: players seated at each, which are between hands, and their open seats.
 

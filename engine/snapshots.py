@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from engine import pickling
 from engine.clock import Clock
 from engine.floor import Floor, Playing
 from engine.handforhand import Rounds
@@ -23,7 +24,7 @@ Part = TypeVar("Part")
 def restored(kind: type[Part], **fields: Any) -> Part:
     """A part with the fields an older snapshot held, without running its constructor."""
     part = kind.__new__(kind)
-    part.__dict__.update(fields)
+    pickling.restore(part, fields)
     return part
 
 

@@ -11,6 +11,8 @@ passed (C.10). Who is dealt in is decided when the hand starts.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from typing import NamedTuple
 
 
@@ -30,6 +32,7 @@ class Positions(NamedTuple):
     bb_index: int
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Table:
     """One table's seats and its button history. Seats are numbered 0 .. size-1."""
 

@@ -3,8 +3,11 @@ a tournament; and the snapshots pickled before the parts had owners restore and 
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from engine.rebuys import Pending
 from engine.structure import Level, Rebuys
 from tests.tournaments import hand, running, seated, set_stacks
 
+ROOT = Path(__file__).parent.parent
 SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots_729e411.pickle"  # tests/fixtures/make_snapshots.py
 
 
@@ -192,8 +196,15 @@ def test_a_snapshot_pickled_before_the_parts_restores_and_plays_to_the_end(name)
         assert t.tables_to_break and t.people.several()
     else:
         assert t.people.qualified_entries and t.flight_entries == 18
-    rng, now = random.Random(9), 10_000.0
-    while t.status is Status.RUNNING:
+    play(t, random.Random(9), until=math.inf)
+    assert t.status is Status.FINISHED
+    assert sorted(result.place for result in t.results.values()) == list(range(1, len(t.results) + 1))
+
+
+def play(t: Tournament, rng: random.Random, *, until: float) -> None:
+    """Bots that check, call or shove play ``t`` until it ends or has dealt ``until`` hands."""
+    now = max(10_000.0, t.clock.now)
+    while t.status is Status.RUNNING and t.hands_played < until:
         now += 1.0
         t.advance(now)
         for player in list(t.rebuy_offers):
@@ -211,5 +222,42 @@ def test_a_snapshot_pickled_before_the_parts_restores_and_plays_to_the_end(name)
                     t.act(table, "check" if legal.can_check else "call")
             t.end_hand(table)
             assert t.chips_in_play() == t.chips_issued and t.ledger.balances()
-    assert t.status is Status.FINISHED
-    assert sorted(result.place for result in t.results.values()) == list(range(1, len(t.results) + 1))
+
+
+# The engine as it runs where no C compiler built its extensions (setup.py): the project's modules from source.
+PYTHON_ONLY = """
+import importlib.machinery as machinery, os, sys
+source_only = machinery.FileFinder.path_hook((machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES))
+def project_from_source(path):
+    if os.path.relpath(os.path.realpath(path or "."), os.getcwd()).split(os.sep)[0] not in (".", "engine", "bots"):
+        raise ImportError(path)
+    return source_only(path)
+sys.path_hooks.insert(0, project_from_source)
+sys.path_importer_cache.clear()
+"""
+
+CROSSED = PYTHON_ONLY + """
+import pickle, random, sys
+import engine.floor
+from tests.test_parts import play
+assert engine.floor.__file__.endswith(".py"), engine.floor.__file__
+t = pickle.loads(open(sys.argv[1], "rb").read())
+play(t, random.Random(5), until=t.hands_played + 40)
+open(sys.argv[2], "wb").write(pickle.dumps(t))
+"""
+
+
+def test_a_snapshot_loads_and_plays_on_whether_the_engine_is_compiled_or_python(tmp_path):
+    """A journal's snapshot moves between a machine with the compiled engine and one without (engine.pickling)."""
+    t: Tournament = pickle.loads(SNAPSHOTS.read_bytes())["hand_for_hand_with_offers"]
+    play(t, random.Random(3), until=t.hands_played + 40)
+    issued, played = t.chips_issued, t.hands_played
+    here, there = tmp_path / "here.pickle", tmp_path / "there.pickle"
+    here.write_bytes(pickle.dumps(t))
+    subprocess.run([sys.executable, "-c", CROSSED, str(here), str(there)], check=True, cwd=ROOT)
+    back: Tournament = pickle.loads(there.read_bytes())
+    assert back.hands_played >= played + 40 or back.status is Status.FINISHED
+    assert back.chips_in_play() == back.chips_issued == issued and back.ledger.balances()
+    play(back, random.Random(4), until=math.inf)
+    assert back.status is Status.FINISHED
+    assert sorted(result.place for result in back.results.values()) == list(range(1, len(back.results) + 1))
