@@ -14,13 +14,13 @@ from setuptools import setup
 
 # A class a director's snapshot pickles is compiled ``serializable`` (unpickled without its constructor) and
 # ``allow_interpreted_subclasses``: mypy 2.4.1 gives a serializable class alone a constructor that skips
-# ``__init__`` when Python code calls it. The director's face (engine/director.py) stays Python: it binds
-# the policies' functions as its methods, which a compiled class does not.
+# ``__init__`` when Python code calls it. The face's methods that are the policies' functions are class
+# variables (engine/director.py), as a compiled class keeps any other class attribute per instance.
 COMPILED = [
     "engine/hand.py", "engine/table.py", "engine/seating.py", "engine/fenwick.py",
     "engine/floor.py", "engine/eliminations.py", "engine/rebuys.py", "engine/clock.py", "engine/handforhand.py",
     "engine/people.py", "engine/cards.py", "engine/pickling.py", "engine/evaluate.py", "engine/windows.py",
-    "engine/lateentry.py", "bots/strategies.py",
+    "engine/lateentry.py", "engine/director.py", "bots/strategies.py",
 ]
 extensions = mypycify(COMPILED, opt_level="3")
 for extension in extensions:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 from collections import deque
+from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -56,7 +57,7 @@ class Decks:
         self.dealt = 0
         self.rng = random.Random()
 
-    def __call__(self, director_rng: random.Random) -> list[int] | None:
+    def __call__(self, director_rng: random.Random, players: Sequence[str]) -> list[int] | None:
         self.dealt += 1
         if self.elsewhere:
             return None

@@ -42,8 +42,9 @@ def card_text(cards_: Sequence[int]) -> str:
     return "".join(CARD_NAMES[c] for c in cards_)
 
 
-def shuffled_deck(rng: random.Random) -> list[int]:
-    """A full deck in an order drawn only from ``rng``: the simulator's and the tests' fast, seeded decks."""
+def shuffled_deck(rng: random.Random, players: Sequence[str] = ()) -> list[int]:
+    """A full deck in an order drawn only from ``rng``: the simulator's and the tests' fast, seeded decks. As the
+    director's ``deal`` it is told who is dealt in, and deals them all alike."""
     deck = list(range(52))
     rng.shuffle(deck)
     return deck
@@ -109,7 +110,7 @@ class KeyedDecks:
         self.key = key
         self.dealt = 0
 
-    def __call__(self, rng: random.Random) -> list[int]:
+    def __call__(self, rng: random.Random, players: Sequence[str]) -> list[int]:
         self.dealt += 1
         return keyed_deck(self.key, self.dealt)
 

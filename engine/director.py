@@ -44,12 +44,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from engine import (
     bounties, cancellation, clock, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry,
-    prizes, rebuys, registration, snapshots, standings, windows,
+    pickling, prizes, rebuys, registration, snapshots, standings, windows,
 )
 from engine.cards import shuffled_deck
 from engine.clock import Clock
@@ -82,24 +84,27 @@ Answer = TypeVar("Answer")
 
 def bound(policy: Callable[Concatenate[Face, Arguments], Answer]) -> Callable[Concatenate[Face, Arguments], Answer]:
     """A policy's function as a method of the face. A function compiled by mypyc (setup.py) is not a descriptor and
-    would not bind to the tournament it is called on; this one does, whether the policy is compiled or not."""
+    would not bind to the tournament it is called on; this one does, whether the policy is compiled or not. The
+    face holds it as a ``ClassVar``: a compiled class keeps any other class attribute as an instance's default."""
     def method(self: Face, /, *args: Arguments.args, **kwargs: Arguments.kwargs) -> Answer:
         return policy(self, *args, **kwargs)
     method.__doc__ = policy.__doc__
     return method
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Tournament:
     """One tournament from announcement to results. Players are entry ids (strings)."""
 
-    # On the class, so that a director pickled before they were kept has them too (its snapshot restores).
+    # Defaults, so that a director pickled before they were kept has them too (its snapshot restores).
     failure: FailureDeclared | None = None  # a failure the director declared (engine/corrections.py)
     incidents: list[IncidentRecorded] = []  # players' cases on the record, replaced whole, never appended to
 
     def __init__(self, definition: Definition, rng: random.Random,
-                 deal: Callable[[random.Random], list[int] | None] = shuffled_deck) -> None:
-        """``deal`` shuffles each hand's deck from ``rng``; a replay or a test can hand in its own decks, and the
-        simulator none for the hands its workers deal and play (engine.hand.Hand with no deck)."""
+                 deal: Callable[[random.Random, Sequence[str]], list[int] | None] = shuffled_deck) -> None:
+        """``deal`` shuffles each hand's deck from ``rng``, given the players dealt in, in the order their cards
+        are dealt; a replay or a test can hand in its own decks (a test rigs who wins: tests/tournaments.py), and
+        the simulator none for the hands its workers deal and play (engine.hand.Hand with no deck)."""
         self.definition = definition
         self.rng = rng
         self.deal = deal
@@ -141,7 +146,7 @@ class Tournament:
         self.reentered: dict[str, str] = {}  # an eliminated entry -> the entry its person bought after it
         self.reentries: dict[str, int] = {}  # person -> re-entries bought
 
-    # The director's console (engine.console); class defaults let a tournament pickled before it load.
+    # The director's console (engine.console); defaults let a tournament pickled before it load.
     hand_for_hand_forced = False
     break_keeps_level = False  # the break under way was called by hand: the level goes on after it
     next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
@@ -149,9 +154,12 @@ class Tournament:
     ended_by_deal = False  # the players left accepted a whole deal (H.36): the results say so
     envelopes: list[int] | None = None  # a mystery bounty's envelopes left, once sized (engine.bounties)
 
+    def __getstate__(self) -> dict[str, Any]:
+        return pickling.state(self, pickling.attributes(self))
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A tournament pickled by an older engine (a snapshot in an older journal) gets the state it lacks."""
-        self.__dict__.update(snapshots.upgraded(state))
+        pickling.restore(self, snapshots.upgraded(state))
 
     # ------------------------------------------------------------ queries
 
@@ -198,17 +206,17 @@ class Tournament:
     def hand_number(self, table: int) -> int:
         return self.floor.tables[table].number
 
-    level_ends_at = bound(clock.level_ends_at)
-    hand_for_hand_due = bound(handforhand.due)
-    break_starts_at = bound(clock.break_starts_at)
-    entries_open = bound(windows.is_open)
-    entries_close_at = bound(windows.closes_at)
-    prize_table_for = bound(prizes.table_for)
-    projected_prizes = bound(prizes.projected)
-    full_field_prizes = bound(prizes.full_field)
-    cancellation_preview = bound(cancellation.preview)
-    still_in = bound(cancellation.still_in)
-    reschedule_policy = bound(cancellation.rescheduling)
+    level_ends_at: ClassVar = bound(clock.level_ends_at)
+    hand_for_hand_due: ClassVar = bound(handforhand.due)
+    break_starts_at: ClassVar = bound(clock.break_starts_at)
+    entries_open: ClassVar = bound(windows.is_open)
+    entries_close_at: ClassVar = bound(windows.closes_at)
+    prize_table_for: ClassVar = bound(prizes.table_for)
+    projected_prizes: ClassVar = bound(prizes.projected)
+    full_field_prizes: ClassVar = bound(prizes.full_field)
+    cancellation_preview: ClassVar = bound(cancellation.preview)
+    still_in: ClassVar = bound(cancellation.still_in)
+    reschedule_policy: ClassVar = bound(cancellation.rescheduling)
 
     def can(self, command: str, *args: Any) -> bool:
         """Whether ``verify_<command>`` lets the command through with ``args``."""
@@ -277,9 +285,9 @@ class Tournament:
 
     # ----------------------------------------------------- registration (F.23, engine.registration)
 
-    verify_open_registration = bound(registration.verify_open)
-    open_registration = bound(registration.open_registration)
-    verify_register = bound(registration.verify_register)
+    verify_open_registration: ClassVar = bound(registration.verify_open)
+    open_registration: ClassVar = bound(registration.open_registration)
+    verify_register: ClassVar = bound(registration.verify_register)
 
     def register(self, player: str, person: str | None = None) -> list[Event]:
         """A new entry. ``person`` groups the entries of one person, who never sit together (M.50).
@@ -300,20 +308,20 @@ class Tournament:
         self.late_entries += 1
         return self._seated_late(events + lateentry.seat(self, player))
 
-    verify_reenter = bound(lateentry.verify_reenter)
+    verify_reenter: ClassVar = bound(lateentry.verify_reenter)
 
     def reenter(self, player: str, new_entry: str) -> list[Event]:
         """The eliminated ``player``'s person buys ``new_entry``: a new stack, seat and place (F.27)."""
         return self._seated_late(lateentry.reenter(self, player, new_entry))
 
-    verify_unregister = bound(registration.verify_unregister)
-    unregister = bound(registration.unregister)
-    verify_qualify = bound(flights.verify_qualify)
-    qualify = bound(flights.qualify)
-    verify_carry_in = bound(flights.verify_carry_in)
-    carry_in = bound(flights.carry_in)
-    verify_cancel = bound(cancellation.verify)
-    cancel = bound(cancellation.cancel)
+    verify_unregister: ClassVar = bound(registration.verify_unregister)
+    unregister: ClassVar = bound(registration.unregister)
+    verify_qualify: ClassVar = bound(flights.verify_qualify)
+    qualify: ClassVar = bound(flights.qualify)
+    verify_carry_in: ClassVar = bound(flights.verify_carry_in)
+    carry_in: ClassVar = bound(flights.carry_in)
+    verify_cancel: ClassVar = bound(cancellation.verify)
+    cancel: ClassVar = bound(cancellation.cancel)
 
     def verify_start(self) -> None:
         if self.status is not Status.REGISTER:
@@ -412,7 +420,8 @@ class Tournament:
             events += clock.next_level(self, ended_at)
         return events + flights.maybe_close(self)
 
-    hold_break = bound(clock.hold_break)  # the console calls a break through the face, as every policy reaches a part
+    # The console calls a break through the face, as every policy reaches a part.
+    hold_break: ClassVar = bound(clock.hold_break)
 
     # ------------------------------------------------------------- hands
 
@@ -453,7 +462,7 @@ class Tournament:
         stacks = list(map(self.stacks.__getitem__, players))
         state.hand = Hand(
             players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
-            ante=level.ante, bb_ante=level.bb_ante, deck=self.deal(self.rng),
+            ante=level.ante, bb_ante=level.bb_ante, deck=self.deal(self.rng, players),
             sb_index=positions.sb_index, bb_index=positions.bb_index,
         )
         self.hands_played += 1
@@ -564,7 +573,7 @@ class Tournament:
 
     # ------------------------------------------- re-buys and add-ons (engine.rebuys)
 
-    verify_rebuy = bound(rebuys.verify_rebuy)
+    verify_rebuy: ClassVar = bound(rebuys.verify_rebuy)
 
     def rebuy(self, player: str) -> list[Event]:
         """Buy the re-buy's chips: a bust's answer to its offer, or a short stack's choice (during a hand too)."""
@@ -572,14 +581,14 @@ class Tournament:
         events = rebuys.rebuy(self, player)
         return events + self._answered(player, rebought=True) if offered else events
 
-    verify_decline_rebuy = bound(rebuys.verify_decline_rebuy)
+    verify_decline_rebuy: ClassVar = bound(rebuys.verify_decline_rebuy)
 
     def decline_rebuy(self, player: str) -> list[Event]:
         """Say no to a re-buy offer: the player is eliminated with the busts of their hand (F.25)."""
         return rebuys.decline_rebuy(self, player) + self._answered(player, rebought=False)
 
-    verify_add_on = bound(rebuys.verify_add_on)
-    add_on = bound(rebuys.add_on)
+    verify_add_on: ClassVar = bound(rebuys.verify_add_on)
+    add_on: ClassVar = bound(rebuys.add_on)
 
     def pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
         """A price and its fee into the ledger, each if there is one."""
@@ -590,39 +599,39 @@ class Tournament:
 
     # ---------------------------------------------------------- deals (engine.deals)
 
-    verify_press_deal = bound(deals.verify_press)
-    press_deal = bound(deals.press)
-    verify_propose_deal = bound(deals.verify_propose)
-    propose_deal = bound(deals.propose_kind)
-    verify_answer_deal = bound(deals.verify_answer)
-    verify_deal_figures = bound(deals.verify_figures)
-    deal_figures = bound(deals.figures)
-    accept_deal = bound(deals.accept)
-    reject_deal = bound(deals.reject)
+    verify_press_deal: ClassVar = bound(deals.verify_press)
+    press_deal: ClassVar = bound(deals.press)
+    verify_propose_deal: ClassVar = bound(deals.verify_propose)
+    propose_deal: ClassVar = bound(deals.propose_kind)
+    verify_answer_deal: ClassVar = bound(deals.verify_answer)
+    verify_deal_figures: ClassVar = bound(deals.verify_figures)
+    deal_figures: ClassVar = bound(deals.figures)
+    accept_deal: ClassVar = bound(deals.accept)
+    reject_deal: ClassVar = bound(deals.reject)
 
     # ------------------------------------------- the director's console (engine.console, engine.floor)
 
-    verify_adjust_clock = bound(console.verify_adjust_clock)
-    adjust_clock = bound(console.adjust_clock)
-    verify_call_break = bound(console.verify_call_break)
-    call_break = bound(console.call_break)
-    verify_force_hand_for_hand = bound(console.verify_force_hand_for_hand)
+    verify_adjust_clock: ClassVar = bound(console.verify_adjust_clock)
+    adjust_clock: ClassVar = bound(console.adjust_clock)
+    verify_call_break: ClassVar = bound(console.verify_call_break)
+    call_break: ClassVar = bound(console.call_break)
+    verify_force_hand_for_hand: ClassVar = bound(console.verify_force_hand_for_hand)
 
     def force_hand_for_hand(self, on: bool) -> list[Event]:
         """Hand-for-hand on the director's word (``on``), or let go."""
         return console.force_hand_for_hand(self, on) + handforhand.check(self)
 
-    verify_edit_level = bound(console.verify_edit_level)
-    edit_level = bound(console.edit_level)
-    verify_move = bound(floor.verify_move)
-    move = bound(floor.move)
-    verify_balance_now = bound(floor.verify_balance_now)
-    balance_now = bound(floor.balance_now)
-    verify_withdraw_move = bound(floor.verify_withdraw_move)
-    withdraw_move = bound(floor.withdraw_move)
-    verify_withdraw_balance = bound(floor.verify_withdraw_balance)
-    withdraw_balance = bound(floor.withdraw_balance)
-    verify_remove = bound(console.verify_remove)
+    verify_edit_level: ClassVar = bound(console.verify_edit_level)
+    edit_level: ClassVar = bound(console.edit_level)
+    verify_move: ClassVar = bound(floor.verify_move)
+    move: ClassVar = bound(floor.move)
+    verify_balance_now: ClassVar = bound(floor.verify_balance_now)
+    balance_now: ClassVar = bound(floor.balance_now)
+    verify_withdraw_move: ClassVar = bound(floor.verify_withdraw_move)
+    withdraw_move: ClassVar = bound(floor.withdraw_move)
+    verify_withdraw_balance: ClassVar = bound(floor.verify_withdraw_balance)
+    withdraw_balance: ClassVar = bound(floor.withdraw_balance)
+    verify_remove: ClassVar = bound(console.verify_remove)
 
     def remove(self, player: str, refund: bool) -> list[Event]:
         """Take an entry out (when its hand ends, if it is in one), its buy-in and fee refunded or not."""
@@ -631,11 +640,11 @@ class Tournament:
 
     # --------------------------------------------- corrections (engine.corrections)
 
-    verify_compensate = bound(corrections.verify_compensate)
-    compensate = bound(corrections.compensate)
-    verify_declare_failure = bound(corrections.verify_declare_failure)
-    declare_failure = bound(corrections.declare_failure)
-    verify_record_incident = bound(corrections.verify_record_incident)
-    record_incident = bound(corrections.record_incident)
-    verify_withdraw_prize = bound(corrections.verify_withdraw_prize)
-    withdraw_prize = bound(corrections.withdraw_prize)
+    verify_compensate: ClassVar = bound(corrections.verify_compensate)
+    compensate: ClassVar = bound(corrections.compensate)
+    verify_declare_failure: ClassVar = bound(corrections.verify_declare_failure)
+    declare_failure: ClassVar = bound(corrections.declare_failure)
+    verify_record_incident: ClassVar = bound(corrections.verify_record_incident)
+    record_incident: ClassVar = bound(corrections.record_incident)
+    verify_withdraw_prize: ClassVar = bound(corrections.verify_withdraw_prize)
+    withdraw_prize: ClassVar = bound(corrections.withdraw_prize)

@@ -66,7 +66,7 @@ class Floor:
     tested on a floor alone.
     """
 
-    # The director's moves and balance asked during a hand, made when it ends; on the class, so that a floor
+    # The director's moves and balance asked during a hand, made when it ends; defaults, so that a floor
     # pickled before they were kept has them too. ``queued`` is replaced whole, never changed in place.
     queued: dict[str, int] = {}  # player -> the table they move to
     balance_asked = False

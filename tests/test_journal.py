@@ -158,7 +158,7 @@ def test_a_director_snapshotted_before_its_tables_were_indexed_restores_and_play
     director.start(0.0)
     play_events(director, random.Random(1), 150)
 
-    state = flattened(pickle.loads(pickle.dumps(director)).__dict__)
+    state = flattened(pickle.loads(pickle.dumps(director)).__getstate__())
     index = state.pop("_open")
     for new in ("_breaking", "_breaking_idle", "_entries_of", "_round_to_deal", "_idle_peak"):
         del state[new]

@@ -6,8 +6,6 @@ from __future__ import annotations
 import math
 import pickle
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,9 +17,9 @@ from engine.floor import Floor
 from engine.handforhand import Rounds
 from engine.rebuys import Pending
 from engine.structure import Level, Rebuys
+from tests.source_only import run_from_source
 from tests.tournaments import hand, running, seated, set_stacks
 
-ROOT = Path(__file__).parent.parent
 SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots_729e411.pickle"  # tests/fixtures/make_snapshots.py
 
 
@@ -224,23 +222,9 @@ def play(t: Tournament, rng: random.Random, *, until: float) -> None:
             assert t.chips_in_play() == t.chips_issued and t.ledger.balances()
 
 
-# The engine as it runs where no C compiler built its extensions (setup.py): the project's modules from source.
-PYTHON_ONLY = """
-import importlib.machinery as machinery, os, sys
-source_only = machinery.FileFinder.path_hook((machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES))
-def project_from_source(path):
-    if os.path.relpath(os.path.realpath(path or "."), os.getcwd()).split(os.sep)[0] not in (".", "engine", "bots"):
-        raise ImportError(path)
-    return source_only(path)
-sys.path_hooks.insert(0, project_from_source)
-sys.path_importer_cache.clear()
-"""
-
-CROSSED = PYTHON_ONLY + """
+CROSSED = """
 import pickle, random, sys
-import engine.floor
 from tests.test_parts import play
-assert engine.floor.__file__.endswith(".py"), engine.floor.__file__
 t = pickle.loads(open(sys.argv[1], "rb").read())
 play(t, random.Random(5), until=t.hands_played + 40)
 open(sys.argv[2], "wb").write(pickle.dumps(t))
@@ -254,7 +238,7 @@ def test_a_snapshot_loads_and_plays_on_whether_the_engine_is_compiled_or_python(
     issued, played = t.chips_issued, t.hands_played
     here, there = tmp_path / "here.pickle", tmp_path / "there.pickle"
     here.write_bytes(pickle.dumps(t))
-    subprocess.run([sys.executable, "-c", CROSSED, str(here), str(there)], check=True, cwd=ROOT)
+    run_from_source(CROSSED, str(here), str(there))
     back: Tournament = pickle.loads(there.read_bytes())
     assert back.hands_played >= played + 40 or back.status is Status.FINISHED
     assert back.chips_in_play() == back.chips_issued == issued and back.ledger.balances()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 from engine.cards import card, cards, shuffled_deck
 from engine.director import Status, Tournament
@@ -21,13 +22,19 @@ LOSER_CARDS = [card(rank + suit) for rank in "345678" for suit in "cdh"]
 
 
 class RiggedDealer:
-    """Deals the deck set in ``next`` once, then shuffles as usual."""
+    """Deals the deck set in ``next`` once; else, with ``choose``, the best cards to ``choose(players in dealing
+    order)``; else (or when it chooses nobody) shuffles as usual."""
 
-    def __init__(self) -> None:
+    def __init__(self, choose: Favour | AllBut | None = None) -> None:
         self.next: list[int] | None = None
+        self.choose = choose
 
-    def __call__(self, rng: random.Random) -> list[int]:
+    def __call__(self, rng: random.Random, players: Sequence[str]) -> list[int]:
         deck, self.next = self.next, None
+        if deck is None and self.choose is not None:
+            winner = self.choose(list(players))
+            if winner is not None:
+                deck = rigged_deck(len(players), list(players).index(winner))
         return deck if deck is not None else shuffled_deck(rng)
 
 
@@ -63,29 +70,9 @@ class AllBut:
         return next(player for player in order if player != self.loser)
 
 
-class RiggedStart:
-    """``Tournament.start_hand`` with the deck rigged for ``choose``'s winner. A class, not a closure, so that
-    the director still pickles: the server keeps a closed tournament's final state.
-    """
-
-    def __init__(self, director: Tournament, choose: Favour | AllBut) -> None:
-        self.director = director
-        self.choose = choose
-        self.dealer = RiggedDealer()
-        director.deal = self.dealer
-
-    def __call__(self, table: int):
-        seats = self.director.tables[table].table
-        order = seats.occupants(seats.next_positions().dealt)
-        winner = self.choose(order)
-        if winner is not None:
-            self.dealer.next = rigged_deck(len(order), order.index(winner))
-        return Tournament.start_hand(self.director, table)
-
-
 def rig_winners(director: Tournament, choose: Favour | AllBut) -> None:
     """From now on each hand's best cards go to ``choose(players in dealing order)`` (None: a fair deal)."""
-    director.start_hand = RiggedStart(director, choose)
+    director.deal = RiggedDealer(choose)
 
 
 def definition(seats: int, *, starting_stack: int = 1000, paid: int = 3, min_players: int = 2, buy_in_cents: int = 1000,
