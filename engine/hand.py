@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from engine.evaluate import hand_strength
 from engine.events import (
@@ -63,15 +63,37 @@ TDA_RULES = Rules()
 POKERKIT_RULES = Rules(short_blind="posted", reopen="consecutive")
 
 
-class LegalActions(NamedTuple):
-    """What the player to act may do. Amounts are chips; ``*_raise_to`` are street totals."""
+class LegalActions:
+    """What the player to act may do. Amounts are chips; ``*_raise_to`` are street totals.
 
-    player: int
-    can_fold: bool
-    can_check: bool
-    call: int
-    min_raise_to: int | None
-    max_raise_to: int | None
+    A class of its own rather than a NamedTuple: the bots ask once a decision, and a compiled hand builds a
+    NamedTuple through its Python constructor (a fifteenth of a worker's time, issue 60). Not pickled: a hand
+    computes it again (``_rebuild_hand``).
+    """
+
+    __slots__ = ("player", "can_fold", "can_check", "call", "min_raise_to", "max_raise_to")
+
+    def __init__(self, player: int, can_fold: bool, can_check: bool, call: int, min_raise_to: int | None,
+                 max_raise_to: int | None) -> None:
+        self.player = player
+        self.can_fold = can_fold
+        self.can_check = can_check
+        self.call = call
+        self.min_raise_to = min_raise_to
+        self.max_raise_to = max_raise_to
+
+    def _fields(self) -> tuple[int, bool, bool, int, int | None, int | None]:
+        return self.player, self.can_fold, self.can_check, self.call, self.min_raise_to, self.max_raise_to
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LegalActions) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "LegalActions(player={}, can_fold={}, can_check={}, call={}, min_raise_to={}, max_raise_to={})".format(
+            *self._fields())
 
 
 # Every attribute of a hand: its slots, and the state a pickled hand carries.
@@ -107,7 +129,7 @@ class Hand:
         A compiled class cannot be rebuilt without its constructor's
         arguments, so a blank hand is built and given this one's state.
         """
-        return _rebuild_hand, (tuple(getattr(self, name) for name in _HAND_STATE),)
+        return _rebuild_hand, (tuple(None if name == "_legal" else getattr(self, name) for name in _HAND_STATE),)
 
     def __init__(
         self,
@@ -651,6 +673,6 @@ _COMMANDS = {
 
 def _rebuild_hand(state: tuple[object, ...]) -> Hand:
     hand = Hand(("", " "), (1, 1), small_blind=0, big_blind=1, deck=range(52))
-    for name, value in zip(_HAND_STATE, state):
-        setattr(hand, name, value)
+    for name, value in zip(_HAND_STATE, state):  # the legal actions are computed again when asked (an older
+        setattr(hand, name, None if name == "_legal" else value)  # snapshot pickled them, as a NamedTuple)
     return hand
