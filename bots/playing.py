@@ -140,6 +140,16 @@ class Workers:
             raise RuntimeError(STOPPED) from None
         self._waiting[pipe] += len(batch)
 
+    @property
+    def hungry(self) -> bool:
+        """A worker has less than a batch left to play: it may run dry before the next answer is read."""
+        return min(self._waiting.values()) < BATCH
+
+    @property
+    def full(self) -> bool:
+        """Every worker holds its fill with what waits to be sent: another hand would wait on them."""
+        return min(self._waiting.values()) + len(self.outbox) >= IN_FLIGHT
+
     def results(self, block: bool) -> list[tuple[int, Played]]:
         """The hands played since last asked, by table; with ``block``, at least one."""
         back, self._received = self._received, []

@@ -46,6 +46,7 @@ from engine.wire import stamped
 
 HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
+SHARE_STEP = 0.005  # how far one wait on the workers, or one worker running dry, moves the director's share
 FEW_TABLES = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
 ANSWERED = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
@@ -139,6 +140,10 @@ class Simulation:
         self._unplayed: dict[int, float] = {}  # table -> when its hand was dealt, while how it ended is not known
         self._dealt: deque[tuple[float, int]] = deque()  # (when, table) in the order hands went out to be played
         self._outcomes: dict[int, Outcome] = {}  # table -> how a worker's hand ended, until it is settled
+        # The share of the hands the director plays itself: raised each time it waits on the workers, lowered each
+        # time one of them runs dry, so that neither side idles (docs/director.md); ``_owed`` counts to the next.
+        self._share = 0.0
+        self._owed = 0.0
 
     def run(self) -> Report:
         """Register the field, play the tournament to its end and report."""
@@ -243,13 +248,26 @@ class Simulation:
                 strategies = tuple(map(self.strategy.__getitem__, hand.players))
                 job = job_of(hand, hand_started.hand, strategies, self.decks)
                 self._unplayed[table] = self.now
-                if len(tournament.tables) <= FEW_TABLES:
+                if self._plays_here(workers):
                     self._played([(table, played(job))])
                 else:
                     workers.submit(table, job)
                     self._dealt.append((self.now, table))
         if workers is not None:
+            if workers.hungry:
+                self._share = max(0.0, self._share - SHARE_STEP)
             workers.send(hungry_only=True)
+
+    def _plays_here(self, workers: Workers) -> bool:
+        """Whether the director plays the hand it just dealt rather than send it: at the last tables (a trip to a
+        worker costs more than the hand), for its share of the playing, or when every worker holds its fill."""
+        self._owed += self._share
+        if workers.full:
+            self._played(workers.results(block=False))  # a worker's count is only as fresh as the answers read
+        if len(self.tournament.tables) > FEW_TABLES and self._owed < 1.0 and not workers.full:
+            return False
+        self._owed = max(0.0, self._owed - 1.0)
+        return True
 
     @staticmethod
     def _ends_at(dealt_at: float, decisions: int) -> float:
@@ -273,7 +291,11 @@ class Simulation:
                 self._played([(table, played(job))])
             else:
                 workers.send()
-                self._played(workers.results(block=True))
+                back = workers.results(block=False)
+                if not back:
+                    self._share = min(0.5, self._share + SHARE_STEP)
+                    back = workers.results(block=True)
+                self._played(back)
 
     def _played(self, results: list[tuple[int, Played]]) -> None:
         """Hands played from their jobs (by a worker, or here), each settled by its outcome when its time comes."""
