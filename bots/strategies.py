@@ -22,17 +22,24 @@ from engine.wire import Action
 Decision = tuple[Action, int | None]
 
 
-class SeatView(NamedTuple):
-    legal: LegalActions
-    hole: tuple[int, int]
-    board: tuple[int, ...]
-    pot: int  # every chip in the middle, this street's bets included
-    stack: int
-    big_blind: int
-    # What anyone at the table sees too, for a player who plays by position and by the betting so far:
-    players: int = 6  # dealt in this hand
-    behind: int = 0  # still to act after this player on this street (preflop, unraised: the position)
-    to_match: int = 0  # this street's highest bet (preflop: the big blind, a raise's size, a re-raise's ...)
+class SeatView:
+    """What a seat sees when it is to act. A class, not a NamedTuple, which compiled code builds through Python:
+    the simulator builds one a decision (issue 60)."""
+
+    __slots__ = ("legal", "hole", "board", "pot", "stack", "big_blind", "players", "behind", "to_match")
+
+    def __init__(self, legal: LegalActions, hole: tuple[int, int], board: tuple[int, ...], pot: int, stack: int,
+                 big_blind: int, players: int = 6, behind: int = 0, to_match: int = 0) -> None:
+        self.legal = legal
+        self.hole = hole
+        self.board = board
+        self.pot = pot  # every chip in the middle, this street's bets included
+        self.stack = stack
+        self.big_blind = big_blind
+        # What anyone at the table sees too, for a player who plays by position and by the betting so far:
+        self.players = players  # dealt in this hand
+        self.behind = behind  # still to act after this player on this street (preflop, unraised: the position)
+        self.to_match = to_match  # this street's highest bet (preflop: the big blind, a raise's size, a re-raise's)
 
 
 Strategy = Callable[[SeatView, random.Random], Decision]

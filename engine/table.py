@@ -13,23 +13,26 @@ from __future__ import annotations
 
 from mypy_extensions import mypyc_attr
 
-from typing import NamedTuple
 
-
-class Positions(NamedTuple):
+class Positions:
     """Where the next hand's button and blinds are, and who is dealt in.
 
     ``dealt`` lists the seats dealt in, clockwise from the first seat left of
     the button: the order ``engine.hand.Hand`` takes its players in.
-    ``sb_index`` and ``bb_index`` point into ``dealt``.
+    ``sb_index`` and ``bb_index`` point into ``dealt``. A class, not a
+    NamedTuple, which a compiled table would build through Python (one a hand).
     """
 
-    button_seat: int
-    sb_seat: int | None
-    bb_seat: int
-    dealt: tuple[int, ...]
-    sb_index: int | None
-    bb_index: int
+    __slots__ = ("button_seat", "sb_seat", "bb_seat", "dealt", "sb_index", "bb_index")
+
+    def __init__(self, button_seat: int, sb_seat: int | None, bb_seat: int, dealt: tuple[int, ...],
+                 sb_index: int | None, bb_index: int) -> None:
+        self.button_seat = button_seat
+        self.sb_seat = sb_seat
+        self.bb_seat = bb_seat
+        self.dealt = dealt
+        self.sb_index = sb_index
+        self.bb_index = bb_index
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -119,8 +122,12 @@ class Table:
             return self._first_positions(occupied), set()
         sb_seat = self.last_bb_seat
         button = self.last_sb_seat if self.last_sb_seat is not None else sb_seat
-        activated = {s for s in self.waiting & occupied if not self._between(s, button, sb_seat)}
-        active = (occupied - self.waiting) | activated
+        if not self.waiting:  # as at most hands: nobody newly seated
+            activated: set[int] = set()
+            active = occupied
+        else:
+            activated = {s for s in self.waiting & occupied if not self._between(s, button, sb_seat)}
+            active = (occupied - self.waiting) | activated
         if len(active) < 2:
             # Only a waiting player could play: the wait cannot hold the game up.
             activated = set(self.waiting & occupied)
@@ -145,8 +152,8 @@ class Table:
         return self._order(button, sb, bb, occupied)
 
     def _order(self, button: int, sb: int | None, bb: int, active: set[int]) -> Positions:
-        clockwise = [*range(button + 1, self.size), *range(button + 1)]  # from left of the button round to it
-        dealt = tuple(seat for seat in clockwise if seat in active)
+        size = self.size
+        dealt = tuple([seat % size for seat in range(button + 1, button + size + 1) if seat % size in active])
         return Positions(
             button_seat=button,
             sb_seat=sb,
