@@ -20,6 +20,7 @@ the bots' money choices stay on the director's RNGs.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -84,7 +85,8 @@ def _work(connection: Connection) -> None:
     """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe."""
     try:
         while True:
-            connection.send([(table, played(job)) for table, job in connection.recv()])
+            jobs = pickle.loads(connection.recv_bytes())
+            connection.send_bytes(pickle.dumps([(table, played(job)) for table, job in jobs], pickle.HIGHEST_PROTOCOL))
     except (EOFError, OSError):
         pass  # the director is done with it, or gone
 
@@ -135,7 +137,7 @@ class Workers:
         batch = list(self.outbox)
         self.outbox.clear()
         try:
-            pipe.send(batch)
+            pipe.send_bytes(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
         except OSError:
             raise RuntimeError(STOPPED) from None
         self._waiting[pipe] += len(batch)
@@ -161,7 +163,7 @@ class Workers:
         for pipe in wait(busy, None if block else 0):
             assert isinstance(pipe, Connection)
             try:
-                batch = pipe.recv()
+                batch = pickle.loads(pipe.recv_bytes())
             except (EOFError, OSError):
                 raise RuntimeError(STOPPED) from None
             self._waiting[pipe] -= len(batch)

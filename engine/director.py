@@ -496,7 +496,7 @@ class Tournament:
             if not hand.finished:
                 raise TournamentError(f"table {table}'s hand is not finished")
             return hand
-        stacks, knockers = outcome
+        stacks, knockers = outcome.stacks, outcome.knockers
         if hand.finished or len(stacks) != hand.n or min(stacks) < 0 \
                 or sum(stacks) != sum(hand.starting_stacks):
             raise TournamentError(f"table {table}'s hand cannot end with stacks {list(stacks)}: chips are kept")

@@ -9,7 +9,7 @@ is left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 
 from mypy_extensions import mypyc_attr
@@ -87,13 +87,20 @@ def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int],
     return awarded
 
 
-class Outcome(NamedTuple):
+class Outcome:
     """How a hand ended, as the same engine played it in another process (the simulator's workers, bots/playing.py):
     each player's stack, by their place in the hand, and for each who lost every chip, the places of the players
-    who won their last chips (``knocked_out_by``)."""
+    who won their last chips (``knocked_out_by``). A class, not a NamedTuple, which compiled code builds through
+    Python: the director unpickles one a hand."""
 
-    stacks: tuple[int, ...]
-    knockers: dict[int, tuple[int, ...]]
+    __slots__ = ("stacks", "knockers")
+
+    def __init__(self, stacks: tuple[int, ...], knockers: dict[int, tuple[int, ...]]) -> None:
+        self.stacks = stacks
+        self.knockers = knockers
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return Outcome, (self.stacks, self.knockers)
 
 
 def outcome_of(hand: Hand) -> Outcome:
