@@ -22,9 +22,10 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import random
+import select
 from collections import deque
 from collections.abc import Sequence
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any
 
 from bots.strategies import STRATEGIES, play_out
@@ -105,6 +106,10 @@ class Workers:
         self._processes: list[Any] = []
         self._waiting: dict[Connection, int] = {}
         self._received: list[tuple[int, Played]] = []  # answers read to make room, not yet asked for
+        # One poll set for the run: multiprocessing's wait() builds a selector at each call, and the director
+        # looks for answers about once a hand.
+        self._poller = select.poll()
+        self._by_descriptor: dict[int, Connection] = {}
         for _ in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=_work, args=(theirs,), daemon=True)
@@ -113,6 +118,8 @@ class Workers:
             self._pipes.append(mine)
             self._processes.append(process)
             self._waiting[mine] = 0
+            self._poller.register(mine.fileno(), select.POLLIN)
+            self._by_descriptor[mine.fileno()] = mine
 
     def submit(self, table: int, job: Job) -> None:
         self.outbox.append((table, job))
@@ -159,9 +166,8 @@ class Workers:
 
     def _receive(self, block: bool) -> list[tuple[int, Played]]:
         back: list[tuple[int, Played]] = []
-        busy = [pipe for pipe, count in self._waiting.items() if count]
-        for pipe in wait(busy, None if block else 0):
-            assert isinstance(pipe, Connection)
+        for descriptor, _ in self._poller.poll(None if block else 0):
+            pipe = self._by_descriptor[descriptor]
             try:
                 batch = pickle.loads(pipe.recv_bytes())
             except (EOFError, OSError):
