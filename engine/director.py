@@ -500,6 +500,8 @@ class Tournament:
         if hand.finished or len(stacks) != hand.n or min(stacks) < 0 \
                 or sum(stacks) != sum(hand.starting_stacks):
             raise TournamentError(f"table {table}'s hand cannot end with stacks {list(stacks)}: chips are kept")
+        if not knockers and 0 not in stacks:
+            return hand  # as at most hands: nobody busted
         busted = {place for place, stack in enumerate(stacks) if stack == 0}
         if set(knockers) != busted or not all(
                 0 <= w < hand.n and stacks[w] > 0 for winners in knockers.values() for w in winners):
