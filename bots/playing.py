@@ -33,8 +33,8 @@ from engine.cards import drawn_cards
 from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
-BATCH = 24  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
-IN_FLIGHT = 8 * BATCH  # a worker's jobs and answers both fit a pipe's buffers, so neither side waits on a full one
+BATCH = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
+IN_FLIGHT = 4 * BATCH  # a worker's jobs and answers both fit a pipe's buffers, so neither side waits on a full one
 STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
