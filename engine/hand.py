@@ -107,6 +107,17 @@ _HAND_STATE = (
 )
 
 
+def _distinct_cards(deck: Sequence[int]) -> bool:
+    """Every card a card, none twice: a bit per card, where a set, a min and a max cost a simulated hand more
+    than its blinds (issue 60)."""
+    seen = 0
+    for card in deck:
+        if not 0 <= card <= 51 or seen >> card & 1:
+            return False
+        seen |= 1 << card
+    return True
+
+
 class Hand:
     """One hand from forced bets to the last pot.
 
@@ -160,8 +171,7 @@ class Hand:
             sb_index = 1 if n == 2 else 0
         if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
             raise ValueError("small and big blind must be two different players of the hand")
-        if deck is not None and (
-                len(deck) < 2 * n + 8 or len(set(deck)) != len(deck) or min(deck) < 0 or max(deck) > 51):
+        if deck is not None and (len(deck) < 2 * n + 8 or not _distinct_cards(deck)):
             raise ValueError("the deck must hold distinct cards, enough for this hand")
 
         self.players = tuple(players)
