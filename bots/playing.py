@@ -9,8 +9,8 @@ how it ended (``engine.eliminations.Outcome``): the stacks and who knocked out
 whom. The director settles its own copy of the hand, dealt and not played,
 with that outcome, after checking that it keeps every chip.
 
-A hand's cards and its bots' choices come from an RNG of its own, seeded from
-the tournament's seed and the hand's number (``hand_rng``), never from a
+A hand's cards and its bots' choices come from a stream of its own, a hash
+of the tournament's hand seed and the hand's number (``dealt``), never from a
 stream shared with other hands: a hand is the same wherever and whenever it
 is played, which is what lets any number of processes play one tournament
 and give the tournament one process gives. The seats, the floor's draws and
@@ -19,6 +19,7 @@ the bots' money choices stay on the director's RNGs.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import pickle
 import random
@@ -28,8 +29,10 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from bots.strategies import STRATEGIES, play_out
-from engine.cards import drawn_cards
+from engine.cards import streamed_cards
 from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
@@ -44,27 +47,96 @@ Job = tuple[int, tuple[str, ...], list[int], int, int, int, bool, int | None, in
 Played = tuple[int, int, Outcome]  # the hand's number, its decisions and its end
 
 
-def hand_rng(seed: int, number: int) -> random.Random:
-    """Hand ``number``'s RNG, in a tournament whose hands are seeded with ``seed``: its deck, then its bots."""
-    return random.Random(seed * 1_000_003 + number)
+BLOCK = 64  # bytes of a hand's stream per hash call (BLAKE2b's digest)
+
+
+def stream_blocks(key: bytes, start: int, count: int) -> bytes:
+    """Blocks ``start`` to ``start + count`` of the stream keyed by ``key``: block i is BLAKE2b of the key and i.
+    Two calls for 64 bytes each cost less than one SHAKE-256 call for 128, whose OpenSSL digest is looked up by
+    name at each call."""
+    return b"".join(hashlib.blake2b(key + block.to_bytes(4, "little")).digest()
+                    for block in range(start, start + count))
+
+
+def dealt(seed: int, number: int, cards: int) -> tuple[list[int], HandDice]:
+    """Hand ``number``'s cards and its bots' RNG, in a tournament whose hands are seeded with ``seed``: both
+    read from one stream of the seed and the number (``stream_blocks``), the cards first. The first blocks hold
+    the cards and at least six of the bots' draws; a hand whose bots draw more hashes more."""
+    key = seed.to_bytes(8, "little") + number.to_bytes(8, "little")
+    used = 3 * cards
+    stream = stream_blocks(key, 0, (used + 6 * 7 + BLOCK - 1) // BLOCK)
+    return streamed_cards(stream, cards), HandDice(key, stream, used)
+
+
+@mypyc_attr(native_class=False)
+class HandDice(random.Random):
+    """A hand's bots' RNG: a ``random.Random`` whose draws are read from the hand's stream (``dealt``), after its
+    cards, instead of a Mersenne Twister's.
+
+    Seeding a Mersenne Twister cost a tenth of a simulated hand, and drawing
+    the deck from it a thirtieth (issue 60); the stream costs two hash calls
+    a hand. Every method of ``random.Random`` works, as the module's docs say of
+    a subclass that gives its own ``random()`` and ``getrandbits()``. Python,
+    not compiled: a compiled class cannot extend ``random.Random``.
+    """
+
+    def __init__(self, key: bytes, stream: bytes, at: int) -> None:  # not random.Random's: nothing to seed
+        self._key, self._stream, self._at = key, stream, at
+        self._first = 0  # the block ``_stream`` starts at: what was read before it is dropped
+        self.gauss_next = None
+
+    def seed(self, a: object = None, version: int = 2) -> None:
+        raise TypeError("a hand's RNG is seeded by the hand: the tournament's seed and the hand's number")
+
+    def getstate(self) -> tuple[Any, ...]:
+        return self._key, self._at, self.gauss_next
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        self._key, self._at, self.gauss_next = state
+        self._stream, self._first = b"", self._at // BLOCK
+
+    def random(self) -> float:
+        """53 bits of the stream, as ``random.Random.random`` makes a float of 53 bits of its own."""
+        at = self._read(7)
+        return (int.from_bytes(self._stream[at:at + 7], "little") >> 3) * 2.0 ** -53
+
+    def getrandbits(self, k: int, /) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        size = (k + 7) // 8
+        at = self._read(size)
+        return int.from_bytes(self._stream[at:at + size], "little") >> (8 * size - k)
+
+    def _read(self, size: int) -> int:
+        """``size`` bytes read: where they start in ``_stream``, which is hashed further first if it is short."""
+        start = self._at - BLOCK * self._first
+        self._at += size
+        if start + size > len(self._stream):
+            keep = start // BLOCK
+            have = self._first + len(self._stream) // BLOCK
+            self._stream = self._stream[BLOCK * keep:] + stream_blocks(
+                self._key, have, (start + size - len(self._stream) + BLOCK - 1) // BLOCK)
+            self._first += keep
+            start -= BLOCK * keep
+        return start
 
 
 class Decks:
-    """The director's decks (``Tournament(deal=...)``): each drawn from its hand's RNG, which ``rng`` keeps for the
-    hand's bots; or, ``elsewhere``, none: the director's copy of a hand a worker plays deals nothing, and the
-    worker draws the cards (``played``). Hands are numbered as the director deals them, from 1."""
+    """The director's decks (``Tournament(deal=...)``): each drawn from its hand's stream (``dealt``), whose RNG
+    ``rng`` keeps for the hand's bots; or, ``elsewhere``, none: the director's copy of a hand a worker plays deals
+    nothing, and the worker draws the cards (``played``). Hands are numbered as the director deals them, from 1."""
 
     def __init__(self, seed: int, cards: int, elsewhere: bool) -> None:
         self.seed, self.cards, self.elsewhere = seed, cards, elsewhere
         self.dealt = 0
-        self.rng = random.Random()
+        self.rng: random.Random = random.Random()
 
     def __call__(self, director_rng: random.Random, players: Sequence[str]) -> list[int] | None:
         self.dealt += 1
         if self.elsewhere:
             return None
-        self.rng = hand_rng(self.seed, self.dealt)
-        return drawn_cards(self.rng, self.cards)
+        deck, self.rng = dealt(self.seed, self.dealt, self.cards)
+        return deck
 
 
 def job_of(hand: Hand, number: int, strategies: tuple[str, ...], decks: Decks) -> Job:
@@ -75,9 +147,9 @@ def job_of(hand: Hand, number: int, strategies: tuple[str, ...], decks: Decks) -
 def played(job: Job) -> Played:
     """A hand dealt again from ``job`` and played by its bots: how many decisions it took and how it ended."""
     number, strategies, stacks, small_blind, big_blind, ante, bb_ante, sb_index, bb_index, seed, cards = job
-    rng = hand_rng(seed, number)
+    deck, rng = dealt(seed, number, cards)
     hand = Hand(SEATS[:len(stacks)], stacks, small_blind=small_blind, big_blind=big_blind, ante=ante,
-                bb_ante=bb_ante, deck=drawn_cards(rng, cards), sb_index=sb_index, bb_index=bb_index)
+                bb_ante=bb_ante, deck=deck, sb_index=sb_index, bb_index=bb_index)
     decisions = play_out(hand, [STRATEGIES[name] for name in strategies], rng)
     return number, decisions, outcome_of(hand)
 

@@ -14,8 +14,13 @@ from typing import Literal
 import msgspec
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type"):
-    """Base of every hand event."""
+class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
+    """Base of every hand event.
+
+    Untracked by the garbage collector (``gc=False``, which every event inherits): an event holds values and
+    containers of values, never itself, so it can be in no cycle. A simulated hand builds and frees some twenty
+    of them, and untracked ones cost a fifth less to make and free (issue 60).
+    """
 
 
 class Posted(Event, frozen=True, tag="posted"):
