@@ -81,44 +81,50 @@ class HandDice(random.Random):
     """
 
     def __init__(self, key: bytes, stream: bytes, at: int) -> None:  # not random.Random's: nothing to seed
-        self._key, self._stream, self._at = key, stream, at
-        self._first = 0  # the block ``_stream`` starts at: what was read before it is dropped
+        self._key, self._stream, self._at = key, stream, at  # ``_at``: where the next draw starts in ``_stream``
+        self._first = 0  # the block ``_stream`` starts at: what was read before it is let go
         self.gauss_next = None
 
     def seed(self, a: object = None, version: int = 2) -> None:
         raise TypeError("a hand's RNG is seeded by the hand: the tournament's seed and the hand's number")
 
     def getstate(self) -> tuple[Any, ...]:
-        return self._key, self._at, self.gauss_next
+        return self._key, BLOCK * self._first + self._at, self.gauss_next
 
     def setstate(self, state: tuple[Any, ...]) -> None:
-        self._key, self._at, self.gauss_next = state
-        self._stream, self._first = b"", self._at // BLOCK
+        self._key, at, self.gauss_next = state
+        self._first, self._at = divmod(at, BLOCK)
+        self._stream = b""
 
     def random(self) -> float:
-        """53 bits of the stream, as ``random.Random.random`` makes a float of 53 bits of its own."""
-        at = self._read(7)
-        return (int.from_bytes(self._stream[at:at + 7], "little") >> 3) * 2.0 ** -53
+        """53 bits of the stream, as ``random.Random.random`` makes a float of 53 bits of its own. (An attribute of
+        this Python class costs a dictionary look-up: the common case reads three.)"""
+        at, stream = self._at, self._stream
+        if at + 7 > len(stream):
+            at, stream = self._hashed_on(7)
+        self._at = at + 7
+        return (int.from_bytes(stream[at:at + 7], "little") >> 3) * 2.0 ** -53
 
     def getrandbits(self, k: int, /) -> int:
         if k < 0:
             raise ValueError("number of bits must be non-negative")
         size = (k + 7) // 8
-        at = self._read(size)
-        return int.from_bytes(self._stream[at:at + size], "little") >> (8 * size - k)
+        at, stream = self._at, self._stream
+        if at + size > len(stream):
+            at, stream = self._hashed_on(size)
+        self._at = at + size
+        return int.from_bytes(stream[at:at + size], "little") >> (8 * size - k)
 
-    def _read(self, size: int) -> int:
-        """``size`` bytes read: where they start in ``_stream``, which is hashed further first if it is short."""
-        start = self._at - BLOCK * self._first
-        self._at += size
-        if start + size > len(self._stream):
-            keep = start // BLOCK
-            have = self._first + len(self._stream) // BLOCK
-            self._stream = self._stream[BLOCK * keep:] + stream_blocks(
-                self._key, have, (start + size - len(self._stream) + BLOCK - 1) // BLOCK)
-            self._first += keep
-            start -= BLOCK * keep
-        return start
+    def _hashed_on(self, size: int) -> tuple[int, bytes]:
+        """The stream hashed further to hold ``size`` more bytes, without the blocks already read: where the next
+        draw starts, and the stream."""
+        at, stream = self._at, self._stream
+        keep = at // BLOCK
+        more = (at + size - len(stream) + BLOCK - 1) // BLOCK
+        self._stream = stream[BLOCK * keep:] + stream_blocks(self._key, self._first + len(stream) // BLOCK, more)
+        self._first += keep
+        self._at = at - BLOCK * keep
+        return self._at, self._stream
 
 
 class Decks:

@@ -119,7 +119,7 @@ class Simulation:
         self.cancel_at_hand = cancel_at_hand
         rng = random.Random(seed)
         self.bot_rng = random.Random(rng.getrandbits(64))
-        self.decks = Decks(rng.getrandbits(64), 2 * definition.seats_per_table + 8, elsewhere=jobs > 1)
+        self.decks = Decks(rng.getrandbits(64), 2 * definition.seats_per_table + 8, elsewhere=True)
         self.tournament = Tournament(definition, random.Random(rng.getrandbits(64)), deal=self.decks)
         mix = mix or DEFAULT_MIX
         self.names, self.weights = list(mix), list(mix.values())
@@ -152,6 +152,10 @@ class Simulation:
             if self.hands_out is not None:
                 raise ValueError("hands are written where they are played: --hands-out plays in one process")
             self._workers = Workers(self.jobs - 1)
+        # Unless its hands are written, even one process plays each hand apart from the director's copy, as a
+        # worker would, the moment it is dealt: the played hand is freed while its memory is still in the cache,
+        # and the director keeps only a copy with no cards or events until the hand's end (issue 60).
+        self.decks.elsewhere = self.hands_out is None
         try:
             self._play(started)
         finally:
@@ -241,18 +245,18 @@ class Simulation:
                 self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
             assert hand is not None
-            if workers is None:
+            if not self.decks.elsewhere:  # the director's own hand is played: its PHH is written when it ends
                 plays = [STRATEGIES[self.strategy[player]] for player in hand.players]
                 heapq.heappush(self._finishing, (self._ends_at(self.now, play_out(hand, plays, self.decks.rng)), table))
+                continue
+            strategies = tuple(map(self.strategy.__getitem__, hand.players))
+            job = job_of(hand, hand_started.hand, strategies, self.decks)
+            self._unplayed[table] = self.now
+            if workers is None or self._plays_here(workers):
+                self._played([(table, played(job))])
             else:
-                strategies = tuple(map(self.strategy.__getitem__, hand.players))
-                job = job_of(hand, hand_started.hand, strategies, self.decks)
-                self._unplayed[table] = self.now
-                if self._plays_here(workers):
-                    self._played([(table, played(job))])
-                else:
-                    workers.submit(table, job)
-                    self._dealt.append((self.now, table))
+                workers.submit(table, job)
+                self._dealt.append((self.now, table))
         if workers is not None:
             if workers.hungry:
                 self._share = max(0.0, self._share - SHARE_STEP)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple, cast
 
 from engine.cards import RANKS
-from engine.evaluate import hand_category, hand_strength
+from engine.evaluate import HIGH_CARD, PAIR, hand_category, hand_class, hand_strength
 from engine.hand import Hand, LegalActions
 from engine.wire import Action
 
@@ -277,18 +277,21 @@ FULL = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3, call_t
 def _made(view: SeatView) -> int:
     """What the hand holds against the board: 0 nothing, 1 a pair below the top card, 2 top pair or an
     overpair, 3 two pair or better made with a hole card."""
-    category = hand_category(hand_strength(view.hole + view.board))
-    if category not in ("High Card", "Pair"):
-        board_only = hand_category(hand_strength(view.board)) if len(view.board) == 5 else "High Card"
-        return 3 if category != board_only else 1
-    if category == "High Card":
+    hole, board = view.hole, view.board
+    made = hand_class(hand_strength(hole + board))
+    if made > PAIR:
+        return 3 if made != (hand_class(hand_strength(board)) if len(board) == 5 else HIGH_CARD) else 1
+    if made == HIGH_CARD:
         return 0
-    ranks = [card // 4 for card in view.hole]
-    top = max(card // 4 for card in view.board)
-    paired = ranks[0] == ranks[1] or any(rank in {card // 4 for card in view.board} for rank in ranks)
-    if not paired:
+    first, second = hole[0] // 4, hole[1] // 4
+    top = 0
+    board_ranks = 0  # a bit per rank on the board
+    for card in board:
+        top = max(top, card // 4)
+        board_ranks |= 1 << card // 4
+    if first != second and not (board_ranks >> first & 1 or board_ranks >> second & 1):
         return 0  # the pair is the board's
-    if (ranks[0] == ranks[1] and ranks[0] > top) or top in ranks:
+    if (first == second and first > top) or top in (first, second):
         return 2
     return 1
 

@@ -29,3 +29,12 @@ def hand_strength(cards: Sequence[int]) -> int:
 def hand_category(strength: int) -> str:
     """'Pair', 'Flush', ... for a strength from ``hand_strength``."""
     return _handtype(strength)
+
+
+HIGH_CARD, PAIR = 0, 1  # classes of hand (``hand_class``); the others follow up to 8, a straight flush
+
+
+def hand_class(strength: int) -> int:
+    """``hand_category`` as a number, 0 (high card) to 8 (straight flush): a shift, where the name is a call
+    into eval7 and a string to compare. eval7 keeps the class above a strength's 24th bit."""
+    return strength >> 24
