@@ -80,6 +80,8 @@ class HandDice(random.Random):
     not compiled: a compiled class cannot extend ``random.Random``.
     """
 
+    __slots__ = ("_key", "_stream", "_at", "_first")  # read through the class, not the instance's dictionary
+
     def __init__(self, key: bytes, stream: bytes, at: int) -> None:  # not random.Random's: nothing to seed
         self._key, self._stream, self._at = key, stream, at  # ``_at``: where the next draw starts in ``_stream``
         self._first = 0  # the block ``_stream`` starts at: what was read before it is let go

@@ -67,7 +67,10 @@ def play_out(hand: Hand, plays: list[Strategy], rng: random.Random) -> int:
     decisions = 0
     while not hand.finished:
         view = seat_view(hand)
-        action, amount = plays[view.legal.player](view, rng)
+        play = plays[view.legal.player]
+        # The default player called by name: a native call, where a function taken from a list is called through
+        # Python with its arguments parsed.
+        action, amount = regular(view, rng) if play is regular else play(view, rng)
         hand.act(action, amount)
         decisions += 1
     return decisions

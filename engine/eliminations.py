@@ -105,10 +105,13 @@ class Outcome:
 
 def outcome_of(hand: Hand) -> Outcome:
     """A finished hand's ``Outcome``."""
+    stacks = tuple(hand.stacks)
+    if 0 not in stacks:
+        return Outcome(stacks, {})  # as at most hands: nobody busted
     places = {player: place for place, player in enumerate(hand.players)}
-    return Outcome(tuple(hand.stacks), {
+    return Outcome(stacks, {
         place: tuple(places[winner] for winner in knocked_out_by(hand, hand.players[place]))
-        for place, stack in enumerate(hand.stacks) if stack == 0})
+        for place, stack in enumerate(stacks) if stack == 0})
 
 
 def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
@@ -120,15 +123,18 @@ def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
     least as much as the victim did.
     """
     put_in: dict[str, int] = {}
+    awarded: list[PotAwarded] = []
     for event in hand.events:
         if isinstance(event, Acted) or (isinstance(event, Posted) and event.kind in ("small_blind", "big_blind")):
             put_in[event.player] = put_in.get(event.player, 0) + event.amount
         elif isinstance(event, Returned):
             put_in[event.player] -= event.amount
+        elif isinstance(event, PotAwarded):
+            awarded.append(event)
     level = put_in.get(victim, 0)
-    for event in hand.events:
-        if isinstance(event, PotAwarded) and min(put_in.get(p, 0) for p in event.eligible) >= level:
-            return event.winners
+    for pot in awarded:
+        if min(put_in.get(p, 0) for p in pot.eligible) >= level:
+            return pot.winners
     return ()
 
 
