@@ -24,6 +24,7 @@ import multiprocessing
 import pickle
 import random
 import select
+import time
 from collections import deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -38,6 +39,7 @@ from engine.hand import Hand
 
 BATCH = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
 IN_FLIGHT = 4 * BATCH  # a worker's jobs and answers both fit a pipe's buffers, so neither side waits on a full one
+SPIN_S = 0.0005  # how long a worker that ran dry looks for more before it sleeps (``_work``)
 STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
@@ -163,9 +165,20 @@ def played(job: Job) -> Played:
 
 
 def _work(connection: Connection) -> None:
-    """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe."""
+    """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe.
+
+    A worker that runs dry looks for its next batch for up to ``SPIN_S`` before it sleeps on the pipe: the
+    director, the slower side, then writes to a process that is running. Waking a sleeping one cost the director
+    a few microseconds a message, at some 24,000 messages in a 10,000-player run.
+    """
+    arrived = select.poll()
+    arrived.register(connection.fileno(), select.POLLIN)
     try:
         while True:
+            if not arrived.poll(0):
+                until = time.perf_counter() + SPIN_S
+                while not arrived.poll(0) and time.perf_counter() < until:
+                    pass
             jobs = pickle.loads(connection.recv_bytes())
             connection.send_bytes(pickle.dumps([(table, played(job)) for table, job in jobs], pickle.HIGHEST_PROTOCOL))
     except (EOFError, OSError):

@@ -12,7 +12,7 @@ import importlib
 import math
 import random
 from collections.abc import Callable, Iterable
-from typing import NamedTuple, cast
+from typing import Final, NamedTuple, cast
 
 from engine.cards import RANKS
 from engine.evaluate import HIGH_CARD, PAIR, hand_category, hand_class, hand_strength
@@ -67,11 +67,11 @@ def play_out(hand: Hand, plays: list[Strategy], rng: random.Random) -> int:
     decisions = 0
     while not hand.finished:
         view = seat_view(hand)
-        play = plays[view.legal.player]
+        strategy = plays[view.legal.player]
         # The default player called by name: a native call, where a function taken from a list is called through
         # Python with its arguments parsed.
-        action, amount = regular(view, rng) if play is regular else play(view, rng)
-        hand.act(action, amount)
+        action, amount = regular(view, rng) if strategy is regular else strategy(view, rng)
+        hand.play(action, amount)  # not act: the list of what each decision caused would go unread
         decisions += 1
     return decisions
 
@@ -120,8 +120,10 @@ def preflop_score(hole: tuple[int, int]) -> int:
     return score
 
 
-ACE = RANKS.index("A")
-PREMIUM = preflop_score((4 * ACE, 4 * RANKS.index("J")))  # AJ offsuit and better
+# The module's constants are Final: compiled, a Final is read from a C variable, any other global is looked up in
+# the module's dictionary at each use.
+ACE: Final = RANKS.index("A")
+PREMIUM: Final = preflop_score((4 * ACE, 4 * RANKS.index("J")))  # AJ offsuit and better
 
 
 def tight_aggressive(view: SeatView, rng: random.Random) -> Decision:
@@ -199,7 +201,7 @@ def _by_cards() -> list[float]:
             for a in range(52) for b in range(52)]
 
 
-_PERCENTILE = _by_cards()
+_PERCENTILE: Final = _by_cards()
 
 
 def percentile(hole: tuple[int, int]) -> float:
@@ -210,9 +212,9 @@ def percentile(hole: tuple[int, int]) -> float:
 # Raise first in, by the players still to act behind (the button has two, the small blind one), as a share of
 # hands: about what solvers and winning players open six-handed at 100 big blinds (UTG 15%, HJ 19%, CO 27%,
 # BTN 43%, SB 40%); further from the button in a full ring, tighter still. Heads-up the button opens 80%.
-OPEN = {1: 0.40, 2: 0.43, 3: 0.27, 4: 0.19, 5: 0.15, 6: 0.13, 7: 0.11, 8: 0.10, 9: 0.09}
-HEADS_UP_OPEN = 0.78
-PUSH_DEPTH = 12  # big blinds: at or below, tournament players move all in or fold
+OPEN: Final = {1: 0.40, 2: 0.43, 3: 0.27, 4: 0.19, 5: 0.15, 6: 0.13, 7: 0.11, 8: 0.10, 9: 0.09}
+HEADS_UP_OPEN: Final = 0.78
+PUSH_DEPTH: Final = 12  # big blinds: at or below, tournament players move all in or fold
 
 
 def _push_share(view: SeatView, depth: float) -> float:
@@ -269,11 +271,11 @@ class Postflop(NamedTuple):
     float_later: float  # the same on the turn and river
 
 
-SHORT = Postflop(bluff=0.15, bet_pair=0.3, bet_top=0.75, raise_strong=0.4, call_top=0.9, call_pair=0.62,
+SHORT: Final = Postflop(bluff=0.15, bet_pair=0.3, bet_top=0.75, raise_strong=0.4, call_top=0.9, call_pair=0.62,
                  bluff_raise=0.05, float_flop=0.22, float_later=0.08)
-HEADS_UP = Postflop(bluff=0.28, bet_pair=0.45, bet_top=0.9, raise_strong=0.35, call_top=0.95, call_pair=0.65,
+HEADS_UP: Final = Postflop(bluff=0.28, bet_pair=0.45, bet_top=0.9, raise_strong=0.35, call_top=0.95, call_pair=0.65,
                     bluff_raise=0.08, float_flop=0.3, float_later=0.1)
-FULL = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3, call_top=0.8, call_pair=0.45,
+FULL: Final = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3, call_top=0.8, call_pair=0.45,
                 bluff_raise=0.05, float_flop=0.18, float_later=0.04)
 
 

@@ -307,7 +307,7 @@ class Seated(Event, frozen=True, tag="seated"):
     stack: int
 
 
-class SeatStack(msgspec.Struct, frozen=True):
+class SeatStack(msgspec.Struct, frozen=True, gc=False):  # untracked as the events are: a dealt hand makes one a player
     player: str
     seat: int
     stack: int

@@ -288,6 +288,59 @@ class Hand:
     # ---------------------------------------------------------------- commands
 
     def fold(self) -> list[Event]:
+        return self.act("fold")
+
+    def check(self) -> list[Event]:
+        return self.act("check")
+
+    def call(self) -> list[Event]:
+        return self.act("call")
+
+    def raise_to(self, amount: object) -> list[Event]:
+        """Bet or raise so that this street's bet totals ``amount``."""
+        return self.act("raise", amount)
+
+    def all_in(self) -> list[Event]:
+        """Put every chip in: a raise when the betting is open to it, otherwise a call."""
+        return self.act("all_in")
+
+    def act(self, action: object, amount: object = None, player: object = None) -> list[Event]:
+        """Apply a command by name, as the wire and the bots send it; the events it caused.
+
+        With ``player``, the command is refused unless that player is to act.
+        The arguments are typed ``object``: whatever arrives is refused by a
+        rule (IllegalAction), never by the compiled module's type checks.
+        """
+        start = len(self.events)
+        self.play(action, amount, player)
+        return self.events[start:]
+
+    def play(self, action: object, amount: object = None, player: object = None) -> None:
+        """``act`` without the list of the events it caused, for a caller that reads ``events`` when it needs them:
+        the simulator acts some eight times a hand and reads a hand's events only when someone busts."""
+        if player is not None:
+            if not self.queue:
+                raise IllegalAction("the hand is over: nobody is to act")
+            if self.players[self.queue[0]] != player:
+                raise IllegalAction(f"it is not {player}'s turn: {self.players[self.queue[0]]} is to act")
+        # Compared one by one, not looked up in a table of methods: a method taken from a table is called through
+        # Python, these are native calls.
+        if action == "fold":
+            self._fold()
+        elif action == "call":
+            self._call()
+        elif action == "check":
+            self._check()
+        elif action == "raise" or action == "bet":
+            if amount is None:
+                raise IllegalAction(f"{action} needs an amount to raise to")
+            self._raise_to(amount)
+        elif action == "all_in":
+            self._all_in()
+        else:
+            raise IllegalAction(f"unknown action {action!r}: expected fold, check, call, bet, raise or all_in")
+
+    def _fold(self) -> None:
         legal = self.legal_actions()
         if not legal.can_fold:
             raise IllegalAction("folding is refused when checking is free: check instead")
@@ -297,23 +350,19 @@ class Hand:
         if i == self._reach_leader or self.bets[i] + self.stacks[i] >= self._reach_second:
             self._measure_reach()
         self._mark_acted(i)
-        start = len(self.events)
         self.events.append(Acted(self.players[i], "fold", 0, self.bets[i], False))
         self._after_action()
-        return self.events[start:]
 
-    def check(self) -> list[Event]:
+    def _check(self) -> None:
         legal = self.legal_actions()
         if not legal.can_check:
             raise IllegalAction(f"cannot check facing a bet: calling costs {legal.call}")
         i = self.queue.popleft()
         self._mark_acted(i)
-        start = len(self.events)
         self.events.append(Acted(self.players[i], "check", 0, self.bets[i], False))
         self._after_action()
-        return self.events[start:]
 
-    def call(self) -> list[Event]:
+    def _call(self) -> None:
         legal = self.legal_actions()
         if legal.can_check:
             raise IllegalAction("there is no bet to call: check instead")
@@ -324,18 +373,13 @@ class Hand:
         if self.bets[i] > self._max_bet:
             self._max_bet = self.bets[i]
         self._mark_acted(i)
-        start = len(self.events)
         self.events.append(Acted(self.players[i], "call", amount, self.bets[i], self.stacks[i] == 0))
         self._after_action()
-        return self.events[start:]
 
-    def raise_to(self, amount: object) -> list[Event]:
-        """Bet or raise so that this street's bet totals ``amount``.
-
-        ``amount`` is typed ``object`` because it arrives from the wire and
+    def _raise_to(self, amount: object) -> None:
+        """``amount`` is typed ``object`` because it arrives from the wire and
         the bots unchecked: anything but a whole number is refused here, by
-        the rule, rather than by the compiled module's type check.
-        """
+        the rule, rather than by the compiled module's type check."""
         legal = self.legal_actions()
         min_to, max_to = legal.min_raise_to, legal.max_raise_to
         if min_to is None or max_to is None:
@@ -380,41 +424,18 @@ class Hand:
         self.queue = deque(
             j for j in ((i + k) % n for k in range(1, n)) if not folded[j] and stacks[j]
         )
-        start = len(self.events)
         self.events.append(Acted(self.players[i], "bet" if old_level == 0 else "raise", added, amount, all_in))
         self._after_action()
-        return self.events[start:]
 
-    def all_in(self) -> list[Event]:
-        """Put every chip in: a raise when the betting is open to it, otherwise a call."""
+    def _all_in(self) -> None:
         legal = self.legal_actions()
         stack = self.stacks[legal.player]
         if legal.max_raise_to is not None:
-            return self.raise_to(legal.max_raise_to)
-        if legal.call == stack:
-            return self.call()
-        raise IllegalAction(self._why_no_raise(legal.player))
-
-    def act(self, action: object, amount: object = None, player: object = None) -> list[Event]:
-        """Apply a command by name, as the wire and the bots send it.
-
-        With ``player``, the command is refused unless that player is to act.
-        The arguments are typed ``object``: whatever arrives is refused by a
-        rule (IllegalAction), never by the compiled module's type checks.
-        """
-        if player is not None:
-            if not self.queue:
-                raise IllegalAction("the hand is over: nobody is to act")
-            if self.players[self.queue[0]] != player:
-                raise IllegalAction(f"it is not {player}'s turn: {self.players[self.queue[0]]} is to act")
-        if action == "raise" or action == "bet":
-            if amount is None:
-                raise IllegalAction(f"{action} needs an amount to raise to")
-            return self.raise_to(amount)
-        command = _COMMANDS.get(action) if isinstance(action, str) else None
-        if command is None:
-            raise IllegalAction(f"unknown action {action!r}: expected fold, check, call, bet, raise or all_in")
-        return command(self)
+            self._raise_to(legal.max_raise_to)
+        elif legal.call == stack:
+            self._call()
+        else:
+            raise IllegalAction(self._why_no_raise(legal.player))
 
     # ---------------------------------------------------------------- internals
 
@@ -476,8 +497,10 @@ class Hand:
             # Left of the largest blind posted (PokerKit; normally the big blind).
             due = self._blind_due
             # Only the blinds have a blind due; a blind posted as 0 (the ante took the stack) counts as none.
-            top = max([(0, n - 1)] + [(bets[i], i) for i in (self.sb_index, self.bb_index)
-                                      if i is not None and due[i]])[1]
+            top_bet, top = 0, n - 1  # the largest (blind, place), in a loop of machine integers (issue 60)
+            for i in (self.sb_index, self.bb_index):
+                if i is not None and due[i] and (bets[i] > top_bet or bets[i] == top_bet and i > top):
+                    top_bet, top = bets[i], i
             self.opener = (top + 1) % n
             self.level = max_bet
             if self.rules.short_blind == "full" and self.level < self.big_blind:
@@ -671,14 +694,6 @@ class Hand:
         self.finished = True
         self.queue.clear()
         self.events.append(HandEnded(tuple(self.stacks)))
-
-
-_COMMANDS = {
-    "fold": Hand.fold,
-    "check": Hand.check,
-    "call": Hand.call,
-    "all_in": Hand.all_in,
-}
 
 
 def _rebuild_hand(state: tuple[object, ...]) -> Hand:
