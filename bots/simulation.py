@@ -30,7 +30,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import IO, Any, Protocol
+from typing import IO, Any, Final, Protocol
 
 import msgspec
 
@@ -48,7 +48,7 @@ HAND_SECONDS = 8.0
 DECISION_SECONDS = 4.0
 SHARE_STEP = 0.005  # how far one wait on the workers, or one worker running dry, moves the director's share
 FEW_TABLES = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
-ANSWERED = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
+ANSWERED: Final = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
 
 
@@ -202,6 +202,12 @@ class Simulation:
 
     def emit(self, events: list[Event]) -> None:
         """Each event written and watched, and the bots' answers to it after it."""
+        if self.events_out is None and self.on_event is None:
+            for event in events:
+                if type(event) in ANSWERED:
+                    break
+            else:
+                return  # as at most of the few emits a hand: nobody watches, and no event asks the bots
         pending = deque(events)  # the start alone emits an event per player: no list.pop(0) here
         while pending:
             event = pending.popleft()

@@ -520,15 +520,19 @@ class Tournament:
         state.hand = None
         self.floor.set_idle(table, True)
         busts = []
+        players = hand.players
         stacks = hand.stacks if outcome is None else outcome.stacks
-        for position, (player, stack) in enumerate(zip(hand.players, stacks)):
+        ended: dict[str, int] = {}  # each stack as the hand left it, chips that arrived meanwhile not counted
+        for position in range(len(players)):  # by index: compiled, no pairs built and unpacked
+            player = players[position]
+            stack = ended[player] = stacks[position]
             stack += self.pending.take_chips(player)
             if stack == 0:
                 knockers = eliminations.knocked_out_by(hand, player) if outcome is None else \
-                    tuple(hand.players[place] for place in outcome.knockers[position])
+                    tuple(players[place] for place in outcome.knockers[position])
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
             self.stacks[player] = stack
-        events: list[Event] = [HandFinished(table, state.number, dict(zip(hand.players, stacks)))]
+        events: list[Event] = [HandFinished(table, state.number, ended)]
         if self.removals:
             events += console.removed_after_hand(self, hand.players, bool(busts))
         if self.rounds.includes(table):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from engine.evaluate import hand_strength
 from engine.events import (
@@ -219,10 +219,13 @@ class Hand:
             self.hole = []
             return
         self._post_forced_bets()
-        self.hole = [(deck[i], deck[n + i]) for i in range(n)]
+        hole = self.hole = [(deck[i], deck[n + i]) for i in range(n)]
         events = self.events
+        # Each event gets the tuple the hand holds. Read as typed, a pair would be unpacked into machine integers
+        # and packed into a new tuple for the event (compiled code keeps fixed-size tuples unpacked).
+        held: Any = hole
         for i in range(n):
-            events.append(HoleDealt(self.players[i], self.hole[i]))
+            events.append(HoleDealt(self.players[i], held[i]))
         self._start_betting()
 
     # ----------------------------------------------------------------- queries

@@ -92,6 +92,8 @@ class Pending:
 
     def expired(self, now: float) -> list[str]:
         """The players whose offer's clock has run out by ``now``, first deadline first."""
+        if not self._offers:
+            return []  # as nearly always: the director asks at every step of the clock
         return [player for player, until in sorted(self._offers.items(), key=lambda item: item[1]) if until <= now]
 
     def drop_all(self) -> list[str]:
