@@ -16,7 +16,7 @@ from typing import Final, NamedTuple, cast
 
 from engine.cards import RANKS
 from engine.evaluate import HIGH_CARD, PAIR, hand_category, hand_class, hand_strength
-from engine.hand import Hand, LegalActions
+from engine.hand import Hand, LegalActions, added_up
 from engine.wire import Action
 
 Decision = tuple[Action, int | None]
@@ -49,11 +49,7 @@ def seat_view(hand: Hand) -> SeatView:
     """What the player to act sees of ``hand`` (the simulator's in-process stand-in for the wire)."""
     legal = hand.legal_actions()
     seat = legal.player
-    pot = hand.dead
-    for chips in hand.committed:  # loops, not sum(): compiled, they add machine integers (issue 60)
-        pot += chips
-    for chips in hand.bets:
-        pot += chips
+    pot = added_up(hand.committed) + added_up(hand.bets) + hand.dead
     return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, hand.stacks[seat], hand.big_blind, hand.n,
                     len(hand.queue) - 1, hand.level)
 

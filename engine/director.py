@@ -497,10 +497,16 @@ class Tournament:
                 raise TournamentError(f"table {table}'s hand is not finished")
             return hand
         stacks, knockers = outcome.stacks, outcome.knockers
-        if hand.finished or len(stacks) != hand.n or min(stacks) < 0 \
-                or sum(stacks) != sum(hand.starting_stacks):
+        made = 0  # chips the outcome makes (or, below zero, loses): one pass of machine integers, as at every hand
+        lowest = 1
+        for stack in stacks:
+            made += stack
+            lowest = min(lowest, stack)
+        for stack in hand.starting_stacks:
+            made -= stack
+        if hand.finished or len(stacks) != hand.n or lowest < 0 or made:
             raise TournamentError(f"table {table}'s hand cannot end with stacks {list(stacks)}: chips are kept")
-        if not knockers and 0 not in stacks:
+        if not knockers and lowest > 0:
             return hand  # as at most hands: nobody busted
         busted = {place for place, stack in enumerate(stacks) if stack == 0}
         if set(knockers) != busted or not all(

@@ -107,6 +107,14 @@ _HAND_STATE = (
 )
 
 
+def added_up(chips: list[int]) -> int:
+    """``sum(chips)``: compiled, a loop adds machine integers where ``sum`` is a call into Python."""
+    total = 0
+    for amount in chips:
+        total += amount
+    return total
+
+
 def _distinct_cards(deck: Sequence[int]) -> bool:
     """Every card a card, none twice: one pass with a bit per card, where a set, a min and a max made three
     and a set to free (the simulator builds a hand per deal, issue 60)."""
@@ -286,7 +294,7 @@ class Hand:
 
     def chips_in_play(self) -> int:
         """Every chip of the hand wherever it is; equal to the starting total after every event."""
-        return sum(self.stacks) + sum(self.bets) + sum(self.committed) + self.dead
+        return added_up(self.stacks) + added_up(self.bets) + added_up(self.committed) + self.dead
 
     # ---------------------------------------------------------------- commands
 
@@ -424,9 +432,12 @@ class Hand:
         self.opener = i
         n = self.n
         folded = self.folded
-        self.queue = deque(
-            j for j in ((i + k) % n for k in range(1, n)) if not folded[j] and stacks[j]
-        )
+        queue: deque[int] = deque()  # a loop, as in _start_betting: compiled, deque(generator) goes through Python
+        for k in range(1, n):
+            j = (i + k) % n
+            if not folded[j] and stacks[j]:
+                queue.append(j)
+        self.queue = queue
         self.events.append(Acted(self.players[i], "bet" if old_level == 0 else "raise", added, amount, all_in))
         self._after_action()
 
@@ -495,7 +506,11 @@ class Hand:
         self.short_sum = 0
         self.short_pending = False
         self.acted = [False] * n
-        max_bet = self._max_bet = max(bets)
+        max_bet = 0  # a loop, not max(): compiled, it compares machine integers (bets are never below 0)
+        for bet in bets:
+            if bet > max_bet:
+                max_bet = bet
+        self._max_bet = max_bet
         if self.street == 0:
             # Left of the largest blind posted (PokerKit; normally the big blind).
             due = self._blind_due
@@ -553,8 +568,12 @@ class Hand:
 
     def _return_uncalled(self) -> None:
         bets = self.bets
-        ordered = sorted(bets)
-        cutoff = ordered[-2]
+        top = cutoff = 0  # the largest bet and the next (equal if two match): what sorted(bets)[-2] would be
+        for bet in bets:
+            if bet > top:
+                top, cutoff = bet, top
+            elif bet > cutoff:
+                cutoff = bet
         for i in range(self.n):
             if bets[i] > cutoff:
                 excess = bets[i] - cutoff
@@ -576,7 +595,7 @@ class Hand:
             self._collect_bets()
             live = [i for i in range(self.n) if not self.folded[i]]
             if len(live) == 1:
-                self._award([(sum(self.committed) + self.dead, tuple(live))])
+                self._award([(added_up(self.committed) + self.dead, tuple(live))])
                 return
             if sum(1 for i in live if self.stacks[i]) <= 1 or self.street == 3:
                 # All-in (TDA 16: cards face up once the betting is over) or river showdown.
@@ -631,7 +650,7 @@ class Hand:
         if all(committed[i] == top for i in strengths):
             # Every contender put in the most anyone did: one pot, and only the best hands contend for it.
             best = max(strengths.values())
-            return [(sum(committed) + self.dead, tuple(i for i in strengths if strengths[i] == best))]
+            return [(added_up(committed) + self.dead, tuple(i for i in strengths if strengths[i] == best))]
         out = list(self.folded)
         pots = self._pots(self.folded)
         for i in strengths:
