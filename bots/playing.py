@@ -101,8 +101,8 @@ class HandDice(random.Random):
         self._stream = b""
 
     def random(self) -> float:
-        """53 bits of the stream, as ``random.Random.random`` makes a float of 53 bits of its own. (An attribute of
-        this Python class costs a dictionary look-up: the common case reads three.)"""
+        """53 bits of the stream, as ``random.Random.random`` makes a float of 53 bits of its own. (Each attribute
+        of this Python class is a look-up through its type: the common case reads two and writes one.)"""
         at, stream = self._at, self._stream
         if at + 7 > len(stream):
             at, stream = self._hashed_on(7)
@@ -168,8 +168,8 @@ def _work(connection: Connection) -> None:
     """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe.
 
     A worker that runs dry looks for its next batch for up to ``SPIN_S`` before it sleeps on the pipe: the
-    director, the slower side, then writes to a process that is running. Waking a sleeping one cost the director
-    a few microseconds a message, at some 24,000 messages in a 10,000-player run.
+    director, the slower side, then mostly writes to a process that is running, and a write that must wake one
+    costs more. At 10,000 players, with some 24,000 messages, the director's writes took 0.074 s against 0.093.
     """
     arrived = select.poll()
     arrived.register(connection.fileno(), select.POLLIN)
