@@ -268,11 +268,11 @@ class Postflop(NamedTuple):
 
 
 SHORT: Final = Postflop(bluff=0.15, bet_pair=0.3, bet_top=0.75, raise_strong=0.4, call_top=0.9, call_pair=0.62,
-                 bluff_raise=0.05, float_flop=0.22, float_later=0.08)
+                        bluff_raise=0.05, float_flop=0.22, float_later=0.08)
 HEADS_UP: Final = Postflop(bluff=0.28, bet_pair=0.45, bet_top=0.9, raise_strong=0.35, call_top=0.95, call_pair=0.65,
-                    bluff_raise=0.08, float_flop=0.3, float_later=0.1)
+                           bluff_raise=0.08, float_flop=0.3, float_later=0.1)
 FULL: Final = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3, call_top=0.8, call_pair=0.45,
-                bluff_raise=0.05, float_flop=0.18, float_later=0.04)
+                       bluff_raise=0.05, float_flop=0.18, float_later=0.04)
 
 
 def _made(view: SeatView) -> int:
