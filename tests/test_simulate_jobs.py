@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import gc
 import io
+import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from bots.lab import Field, lab
-from bots.playing import Workers
+from bots.playing import Workers, received, sent
 from bots.simulator import Simulation, simulate
 from engine.director import Tournament, TournamentError
 from engine.eliminations import Outcome
@@ -179,3 +183,52 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it():
     gc.unfreeze()  # whatever an earlier test in this process froze
     simulate(default_definition(100), 100, 1)
     assert gc.get_freeze_count() == 0
+
+
+ALONE = """
+import json, sys
+from bots.simulator import Simulation
+from engine.structure import default_definition
+simulation = Simulation(default_definition(300), 300, 6, jobs=2)
+report = simulation.run()
+print(json.dumps([simulation._workers.start_method, report.hands, report.results]))
+"""
+
+
+def test_a_director_alone_forks_its_workers_and_one_beside_a_thread_uses_the_fork_server_for_the_same_tournament():
+    """A fork copies only the thread that forks: beside another thread (the server's lab runs in one) a lock it
+    held would stay held in the worker. Alone, a fork's worker plays within milliseconds."""
+    alone = subprocess.run([sys.executable, "-c", ALONE], capture_output=True, text=True, timeout=120, check=True,
+                           cwd=Path(__file__).resolve().parents[1])
+    forked, hands, results = json.loads(alone.stdout)
+    stop = threading.Event()
+    beside = threading.Thread(target=stop.wait, daemon=True)
+    beside.start()
+    try:
+        simulation = Simulation(default_definition(300), 300, 6, jobs=2)
+        report = simulation.run()
+    finally:
+        stop.set()
+    assert simulation._workers is not None
+    assert (forked, simulation._workers.start_method) == ("fork", "forkserver")
+    assert hands == report.hands and results == json.loads(json.dumps([*map(dict, report.results)]))
+
+
+def test_a_message_larger_than_a_pipe_holds_arrives_whole_and_a_closed_pipe_is_the_end():
+    readable, writable = os.pipe()
+    messages = [b"", b"one hand", bytes(range(256)) * 4096]  # the last, a megabyte: many reads and writes
+
+    def write_them() -> None:
+        for message in messages:
+            sent(writable, message)
+
+    writer = threading.Thread(target=write_them, daemon=True)
+    writer.start()
+    try:
+        assert [received(readable) for _ in messages] == messages
+        writer.join(timeout=60)
+        os.close(writable)
+        with pytest.raises(EOFError):
+            received(readable)
+    finally:
+        os.close(readable)
