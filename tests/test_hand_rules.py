@@ -216,3 +216,20 @@ def test_bad_set_up_is_refused():
         hand_of([100, 0])
     with pytest.raises(ValueError, match="distinct"):
         Hand(["a", "b"], [100, 100], small_blind=1, big_blind=2, deck=[0] * 52)
+
+
+def test_a_hand_dealt_to_be_played_elsewhere_posts_nothing_and_refuses_every_command_unchanged():
+    """The director's copy of a hand a worker plays (``deck=None``): it holds the players, stacks and blinds, and
+    no command can change it, so its empty containers may be shared with nothing written to them."""
+    hands = [Hand(["a", "b", "c"], [500, 300, 200], small_blind=5, big_blind=10, ante=1, deck=None)
+             for _ in range(2)]
+    hand = hands[0]
+    assert hand.actor is None and hand.events == [] and hand.board == [] and hand.hole == []
+    assert hand.stacks == [500, 300, 200] and hand.bets == [0, 0, 0] and hand.chips_in_play() == 1000
+    for command in (hand.fold, hand.check, hand.call, hand.all_in, lambda: hand.raise_to(40),
+                    lambda: hand.act("call", player="a"), lambda: hand.play("check")):
+        with pytest.raises(IllegalAction, match="nobody is to act"):
+            command()
+    for name in ("stacks", "bets", "committed", "folded", "acted", "faced", "board", "events", "hole", "queue"):
+        assert getattr(hand, name) == getattr(hands[1], name), name
+    assert hand.stacks == [500, 300, 200] and hand.chips_in_play() == 1000 and not hand.finished
