@@ -26,7 +26,6 @@ import os
 import pickle
 import random
 import select
-import struct
 import threading
 import time
 from collections import deque
@@ -189,11 +188,11 @@ def sent(descriptor: int, message: bytes) -> None:
 
 def received(descriptor: int) -> bytes:
     """The next message ``sent`` to this pipe; EOFError when its other end is closed."""
-    (size,) = struct.unpack("<I", exactly(descriptor, 4))
-    return exactly(descriptor, size)
+    return exactly(descriptor, int.from_bytes(exactly(descriptor, 4), "little"))
 
 
 def exactly(descriptor: int, size: int) -> bytes:
+    """``size`` bytes read from a pipe, which may give a long message in parts."""
     data = os.read(descriptor, size)
     if len(data) == size:
         return data  # as nearly always: a message fits the pipe's buffer
@@ -246,9 +245,9 @@ class Workers:
     its first hand within milliseconds. A fork server starts a new
     interpreter and imports the program first, a fifth of a second, a
     tenth of a 10,000-player run (issue 60). A director beside other
-    threads (the server's lab runs in one) uses the fork server: a fork
-    copies only the thread that forks, and a lock another thread held
-    would stay held in the child for ever.
+    threads (a program that calls the simulator from a thread) uses the
+    fork server: a fork copies only the thread that forks, and a lock
+    another thread held would stay held in the child for ever.
     """
 
     def __init__(self, count: int) -> None:

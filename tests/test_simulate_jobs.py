@@ -196,8 +196,8 @@ print(json.dumps([simulation._workers.start_method, report.hands, report.results
 
 
 def test_a_director_alone_forks_its_workers_and_one_beside_a_thread_uses_the_fork_server_for_the_same_tournament():
-    """A fork copies only the thread that forks: beside another thread (the server's lab runs in one) a lock it
-    held would stay held in the worker. Alone, a fork's worker plays within milliseconds."""
+    """A fork copies only the thread that forks: beside another thread (a program calling the simulator from a
+    thread), a lock it held would stay held in the worker. Alone, a fork's worker plays within milliseconds."""
     alone = subprocess.run([sys.executable, "-c", ALONE], capture_output=True, text=True, timeout=120, check=True,
                            cwd=Path(__file__).resolve().parents[1])
     forked, hands, results = json.loads(alone.stdout)
