@@ -96,10 +96,10 @@ class LegalActions:
             *self._fields())
 
 
-# Every attribute of a hand: its slots, and the state a pickled hand carries.
 _NOBODY_TO_ACT: Final[deque[int]] = deque()  # the queue of every hand dealt to be played elsewhere: never written
 _NO_STRENGTHS: Final[dict[int, int]] = {}  # and its strengths, never asked
 
+# Every attribute of a hand: its slots, and the state a pickled hand carries.
 _HAND_STATE = (
     "players", "rules", "n", "small_blind", "big_blind", "ante", "bb_ante",
     "sb_index", "bb_index", "min_bet", "starting_stacks", "stacks", "bets",

@@ -186,7 +186,7 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it():
 
 
 ALONE = """
-import json, sys
+import json
 from bots.simulator import Simulation
 from engine.structure import default_definition
 simulation = Simulation(default_definition(300), 300, 6, jobs=2)
@@ -211,7 +211,7 @@ def test_a_director_alone_forks_its_workers_and_one_beside_a_thread_uses_the_for
         stop.set()
     assert simulation._workers is not None
     assert (forked, simulation._workers.start_method) == ("fork", "forkserver")
-    assert hands == report.hands and results == json.loads(json.dumps([*map(dict, report.results)]))
+    assert hands == report.hands and results == json.loads(json.dumps(report.results))
 
 
 def test_a_message_larger_than_a_pipe_holds_arrives_whole_and_a_closed_pipe_is_the_end():
