@@ -31,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -40,14 +40,14 @@ from engine.cards import streamed_cards
 from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
 
-BATCH = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
+BATCH: Final = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
 # A worker with less than a batch to play gets a part batch once it holds PART_BATCH hands, or as soon as it has
 # fewer than LOW hands left. Sent at every deal, most messages held one to four hands: 24,000 messages each way at
 # 10,000 players, 9,000 with a part batch worth a message, and a run 3% shorter (issue 60).
-PART_BATCH = 24
-LOW = 16
-IN_FLIGHT = 4 * BATCH  # a worker's jobs and answers both fit a pipe's buffers, so neither side waits on a full one
-SPIN_S = 0.0005  # how long a worker that ran dry looks for more before it sleeps (``_work``)
+PART_BATCH: Final = 24
+LOW: Final = 16
+IN_FLIGHT: Final = 4 * BATCH  # a worker's jobs and answers both fit a pipe's buffers: neither side waits on a full one
+SPIN_S: Final = 0.0005  # how long a worker that ran dry looks for more before it sleeps (``_work``)
 STOPPED = "a worker playing this tournament's hands stopped; the run cannot go on"
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
@@ -57,7 +57,7 @@ Job = tuple[int, tuple[str, ...], list[int], int, int, int, bool, int | None, in
 Played = tuple[int, int, Outcome]  # the hand's number, its decisions and its end
 
 
-BLOCK = 64  # bytes of a hand's stream per hash call (BLAKE2b's digest)
+BLOCK: Final = 64  # bytes of a hand's stream per hash call (BLAKE2b's digest)
 
 
 def stream_blocks(key: bytes, start: int, count: int) -> bytes:
@@ -269,12 +269,13 @@ class Workers:
             process = context.Process(target=_work, args=(theirs, [*self._pipes, mine] if forks else []), daemon=True)
             process.start()
             theirs.close()
+            descriptor = mine.fileno()
             self._pipes.append(mine)
-            self._descriptors.append(mine.fileno())
+            self._descriptors.append(descriptor)
             self._processes.append(process)
             self._waiting.append(0)
-            self._poller.register(mine.fileno(), select.POLLIN)
-            self._worker_at[mine.fileno()] = worker
+            self._poller.register(descriptor, select.POLLIN)
+            self._worker_at[descriptor] = worker
 
     def submit(self, table: int, job: Job) -> None:
         self.outbox.append((table, job))

@@ -44,10 +44,10 @@ from engine.history import phhs_section, to_phh
 from engine.structure import Definition
 from engine.wire import stamped
 
-HAND_SECONDS = 8.0
-DECISION_SECONDS = 4.0
-SHARE_STEP = 0.005  # how far one wait on the workers, or one worker running dry, moves the director's share
-FEW_TABLES = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
+HAND_SECONDS: Final = 8.0
+DECISION_SECONDS: Final = 4.0
+SHARE_STEP: Final = 0.005  # how far one wait on the workers, or one worker running dry, moves the director's share
+FEW_TABLES: Final = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
 ANSWERED: Final = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
 PROPOSED_KINDS: tuple[Kind | None, ...] = (None,) * 6 + ("icm", "chip_chop", "equal")  # None: press Deal
 

@@ -9,7 +9,7 @@ evaluator touches one file.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import eval7
 
@@ -31,7 +31,8 @@ def hand_category(strength: int) -> str:
     return _handtype(strength)
 
 
-HIGH_CARD, PAIR = 0, 1  # classes of hand (``hand_class``); the others follow up to 8, a straight flush
+HIGH_CARD: Final = 0  # classes of hand (``hand_class``); the others follow up to 8, a straight flush
+PAIR: Final = 1
 
 
 def hand_class(strength: int) -> int:
