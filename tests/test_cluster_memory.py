@@ -20,7 +20,7 @@ import websockets
 from bots.swarm import SwarmOptions, run_swarm
 from engine.wire import Act
 from server.cluster.bus import Bus
-from server.cluster.inprocess import InProcessCluster
+from server.cluster.inprocess import InProcessCluster, Worker
 from server.cluster.schema import (
     ANY_HOLDER, COMMANDS, Acted, Deal, Route, TableBatch, decisions_for, frames_for,
 )
@@ -57,6 +57,17 @@ async def owners(client: httpx.AsyncClient, url: str) -> dict[int, str]:
     """table -> the worker holding its lease now."""
     return {int(held.split(".")[1]): process["id"] for process in await processes(client, url)
             if process["role"] == "tables" for held in process["tables"]}
+
+
+def lease_holders(cluster: InProcessCluster) -> set[str]:
+    """The workers holding a table's lease now, as the broker has them (exact, where the registry lags)."""
+    return {holder for holder, _, _ in cluster.broker.leases.values()}
+
+
+def worker_and_other(cluster: InProcessCluster, worker_id: str) -> tuple[Worker, Worker]:
+    """Of a two-worker cluster, the worker ``worker_id`` and the other."""
+    first, second = cluster.workers
+    return (first, second) if first.table_worker.me.id == worker_id else (second, first)
 
 
 async def show(client: httpx.AsyncClient, url: str, tournament: str) -> dict[str, Any]:
@@ -158,15 +169,11 @@ async def test_a_crashed_worker_has_its_tables_taken_over_its_epoch_fenced_off_a
 
         await until(two_workers)
         tournament = await started(client, url)
-
-        async def some_held() -> bool:
-            return bool(await owners(client, url))
-
         # Most often both workers hold tables; a loop stalled past the registry's 3 s while they were shared out
         # leaves them all to one, which gives none back (docs/deployment.md): that one dies.
-        await until(some_held)
-        doomed_id = next(iter((await owners(client, url)).values()))
-        doomed, survivor = sorted(cluster.workers, key=lambda worker: worker.table_worker.me.id != doomed_id)
+        await until(lambda: lease_holders(cluster))
+        doomed_id = min(lease_holders(cluster))
+        doomed, survivor = worker_and_other(cluster, doomed_id)
         survivor_id = survivor.table_worker.me.id
         epochs = {key: revision for key, (holder, revision, _) in cluster.broker.leases.items() if holder == doomed_id}
         assert epochs
@@ -202,13 +209,9 @@ async def test_a_stopped_worker_lets_go_of_its_leases_at_once():
     async with a_cluster(table_workers=2, gateways=1, hand_pause=0.05) as (cluster, client):
         url = cluster.gateway_urls[0]
         await started(client, url)
-
-        def holders() -> set[str]:
-            return {holder for holder, _, _ in cluster.broker.leases.values()}
-
-        await until(holders)  # a worker holding some: most often both are
-        leaving_id = min(holders())
-        leaving = next(worker for worker in cluster.workers if worker.table_worker.me.id == leaving_id)
+        await until(lambda: lease_holders(cluster))  # a worker holding some: most often both are
+        leaving_id = min(lease_holders(cluster))
+        leaving, _ = worker_and_other(cluster, leaving_id)
         await leaving.stop()
         assert not any(holder == leaving_id for holder, _, _ in cluster.broker.leases.values())
 
