@@ -23,7 +23,9 @@ from engine.events import (
     TableBroken, TableClosing, TableKept,
 )
 from engine.hand import Hand
-from engine.seating import OpenTables, Person, SeatingError, balancing_mover, draw_open_seats, shares_table, worst_seat
+from engine.seating import (
+    OpenTables, Person, SeatingError, balancing_mover, draw_open_seats, seatable, shares_table, worst_seat,
+)
 from engine.status import Status, TournamentError
 from engine.table import Table
 
@@ -260,34 +262,12 @@ class Floor:
 
     def seats_apart(self, table: int, barred: Callable[[str], set[int]]) -> bool:
         """Whether ``table``'s players all find an open seat at another table, none at a table ``barred`` names
-        for them (M.50): a matching of the players barred somewhere to the tables with room (Kuhn's augmenting
-        paths, each table taking as many as its open seats); the others take any seat left, so the room in all
-        must do too."""
+        for them (M.50): a matching of them to the tables with room (``seating.seatable``)."""
         players = self.tables[table].table.players
         room = {other: self.seats_per_table - size for other, size in self._open.size.items()
                 if other != table and size < self.seats_per_table}
-        if sum(room.values()) < len(players):
-            return False
-        bars = {player: barred(player) for player in players}
-        seated: dict[int, list[str]] = {}
-
-        def place(player: str, tried: set[int]) -> bool:
-            for other in room:
-                if other in bars[player] or other in tried:
-                    continue
-                tried.add(other)
-                there = seated.setdefault(other, [])
-                if len(there) < room[other]:
-                    there.append(player)
-                    return True
-                for moved in list(there):
-                    if place(moved, tried):
-                        there.remove(moved)
-                        there.append(player)
-                        return True
-            return False
-
-        return all(place(player, set()) for player in players if bars[player])
+        bars = {player: found for player in players if (found := barred(player))}
+        return seatable(players, bars, room) == len(players)
 
     def balance(self, rng: random.Random, person: Person | None = None) -> list[Event]:
         """While the open tables differ by two or more, move from a fullest table between hands (A.3-A.4)."""

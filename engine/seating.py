@@ -236,12 +236,16 @@ def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[
 
     The players draw in random order, except that players with another entry
     at one of the tables draw first, while the most seats are open to them; a
-    player is never given a table where another entry of theirs sits.
-    ``person=None`` means every entry is its own person, which skips that
-    check; otherwise ``seated_with(player)`` names the tables where the
-    player's other entries sit. Returns the placements ``(player, table id,
-    seat)`` and the players for whom no open seat was allowed (their entries
-    must merge, M.51).
+    player is never given a table where another entry of theirs sits, nor one
+    that would leave a player still to draw with no seat away from their
+    other entries where a seating of them all exists (M.51: merge only when
+    none does). Such a draw is redrawn among the other tables, so the seating
+    is still random among the ones that merge nobody, and a field with no such
+    conflict draws exactly as before. ``person=None`` means every entry is its
+    own person, which skips those checks; otherwise ``seated_with(player)``
+    names the tables where the player's other entries sit. Returns the
+    placements ``(player, table id, seat)`` and the players for whom no open
+    seat was allowed (their entries must merge, M.51).
     """
     order = list(players)
     rng.shuffle(order)
@@ -253,12 +257,28 @@ def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[
             return set()
         return {table for table in seated_with(player) if table in tables} | placed_by.get(person(player), set())
 
+    bars: dict[str, set[int]] = {}
     if person is not None:
-        order.sort(key=lambda p: not others(p))
+        bars = {player: barred for player in order if (barred := others(player))}
+        order.sort(key=lambda p: p not in bars)
+    room = {table: tables.seats_per_table - size for table, size in tables.size.items()
+            if size < tables.seats_per_table} if bars else {}
     placed: list[tuple[str, int, int]] = []
     unplaced: list[str] = []
-    for player in order:
-        drawn = tables.draw(rng, others(player))
+    for index, player in enumerate(order):
+        excluded = others(player)
+        later = [other for other in order[index + 1:] if other in bars]
+        most = seatable([player, *later], bars, room) if later else 0
+        while True:
+            drawn = tables.draw(rng, excluded)
+            if drawn is None or not later:
+                break
+            room[drawn[0]] -= 1
+            keeps = 1 + seatable(later, bars, room) == most
+            room[drawn[0]] += 1
+            if keeps:
+                break
+            excluded = excluded | {drawn[0]}  # it would cost a later player their seat: another table
         if drawn is None:
             unplaced.append(player)
             continue
@@ -267,10 +287,41 @@ def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[
         seat = table.open_seats()[rank]
         table.seat(player, seat)
         tables.take(table_id)
+        if room:
+            room[table_id] -= 1
         if person is not None:
             placed_by.setdefault(person(player), set()).add(table_id)
         placed.append((player, table_id, seat))
     return placed, unplaced
+
+
+def seatable(players: list[str], bars: Mapping[str, set[int]], room: Mapping[int, int]) -> int:
+    """How many of ``players`` can sit at once, each at a table with ``room`` left and none at a table ``bars``
+    names for them: the size of a largest matching (Kuhn's augmenting paths, a table taking as many as its room).
+    The players without bars take what room is left."""
+    seated: dict[int, list[str]] = {}
+
+    def place(player: str, tried: set[int]) -> bool:
+        barred = bars.get(player, set())
+        for table, free in room.items():
+            if table in barred or table in tried or free <= 0:
+                continue
+            tried.add(table)
+            there = seated.setdefault(table, [])
+            if len(there) < free:
+                there.append(player)
+                return True
+            for moved in list(there):
+                if place(moved, tried):
+                    there.remove(moved)
+                    there.append(player)
+                    return True
+        return False
+
+    barred = [player for player in players if player in bars]
+    matched = sum(place(player, set()) for player in barred)
+    left = sum(max(free, 0) for free in room.values()) - matched
+    return matched + min(left, len(players) - len(barred))
 
 
 def worst_seat(table: Table) -> int:

@@ -83,6 +83,35 @@ def test_while_entries_may_come_the_floor_closes_only_a_table_whose_players_all_
     assert floor.breaking == {1}
 
 
+def test_a_break_draws_a_seating_that_merges_nobody_whenever_one_exists_m51():
+    """Tables 2-5 have one open seat each. x may not sit at 5 (another entry of x's person is there), w only at 4
+    (others of w's are at 2, 3 and 5): the greedy draw gave x table 4 a third of the time and merged w. Now w is
+    never merged, x sits at 2 or 3 at random, and where no seating exists a merge still happens."""
+    people = {"t1s0": "x", "t5s0": "x", "t1s1": "w", "t2s0": "w", "t3s0": "w", "t5s1": "w"}
+    person = lambda entry: people.get(entry, entry)  # noqa: E731
+
+    def seated_with(floor: Floor):
+        return lambda entry: [floor.where[other][0] for other in people
+                              if other != entry and person(other) == person(entry) and other in floor.where]
+
+    seats_of_x = set()
+    for seed in range(60):
+        floor = floor_of(2, 5, 5, 5, 5)
+        floor.lock_surplus(22, random.Random(seed))
+        assert floor.breaking == {1}
+        events, unplaced = floor.close(1, 22, random.Random(seed), person, seated_with(floor))
+        assert unplaced == []
+        tables = {event.player: event.to_table for event in events if isinstance(event, PlayerMoved)}
+        assert tables["t1s1"] == 4
+        seats_of_x.add(tables["t1s0"])
+    assert seats_of_x == {2, 3}
+    people["t4s0"] = "w"  # now w has another entry at every table with room: w must merge, x still sits
+    floor = floor_of(2, 5, 5, 5, 5)
+    floor.lock_surplus(22, random.Random(0))
+    events, unplaced = floor.close(1, 22, random.Random(0), person, seated_with(floor))
+    assert unplaced == ["t1s1"] and [event.player for event in events if isinstance(event, PlayerMoved)] == ["t1s0"]
+
+
 def test_the_floor_balances_from_a_fullest_table_between_hands_to_a_shortest_a3_a4():
     floor = floor_of(6, 3, 5)
     floor.set_idle(1, False)  # the fullest is in a hand: its player moves when it ends

@@ -209,3 +209,78 @@ def test_a_simulated_multi_entry_field_never_keeps_a_table_that_could_close_with
     report = simulate(definition, 60, 11, people=people, late_players=60, on_event=check)
     assert report.late_registrations > 0 and sorted(r["place"] for r in report.results) == list(
         range(1, 60 + report.late_registrations + 1))
+
+
+def merges_by_need(events: list[dict], seats: int, person) -> tuple[int, int]:
+    """The merges of a tournament's event log: those made where the broken table's players could all have sat
+    apart from their other entries (a matching of them to the open tables' seats existed), and those made where
+    none could. The tables are rebuilt from the log alone: seats, moves, busts, the tables locked to close."""
+    where: dict[str, int] = {}
+    open_tables: set[int] = set()
+    needless = needed = 0
+    for index, event in enumerate(events):
+        kind = event["type"]
+        if kind == "seated":
+            where[event["player"]] = event["table"]
+            open_tables.add(event["table"])
+        elif kind == "player_moved":
+            where[event["player"]] = event["to_table"]
+        elif kind == "player_eliminated":
+            where.pop(event["player"], None)
+        elif kind == "table_closing":
+            open_tables.discard(event["table"])
+        elif kind == "table_kept":
+            open_tables.add(event["table"])
+        elif kind == "table_broken":
+            broken = [player for player, table in where.items() if table == event["table"]]
+            sizes = {table: 0 for table in open_tables}
+            for table in where.values():
+                if table in sizes:
+                    sizes[table] += 1
+            room = {table: seats - size for table, size in sizes.items() if size < seats}
+            slots = [table for table, free in room.items() for _ in range(free)]
+            bars = {player: {where[other] for other in where if other != player and person(other) == person(player)}
+                    for player in broken}
+            seating_exists = _matched(broken, slots, bars) == len(broken)
+            merged = 0
+            for later in events[index + 1:]:
+                if later["type"] not in ("player_moved", "entries_merged", "player_eliminated"):
+                    break
+                merged += later["type"] == "entries_merged"
+            needless += merged * seating_exists
+            needed += merged * (not seating_exists)
+    return needless, needed
+
+
+def _matched(players: list[str], slots: list[int], bars: dict[str, set[int]]) -> int:
+    """A largest matching of players to single seats (Kuhn's), written apart from the engine's to check it."""
+    holder: dict[int, str] = {}
+
+    def take(player: str, seen: set[int]) -> bool:
+        for slot, table in enumerate(slots):
+            if table in bars[player] or slot in seen:
+                continue
+            seen.add(slot)
+            if slot not in holder or take(holder[slot], seen):
+                holder[slot] = player
+                return True
+        return False
+
+    return sum(take(player, set()) for player in players)
+
+
+def test_a_broken_tables_draw_merges_nobody_where_a_seating_apart_exists(tmp_path, capsys):
+    """A break's seat draw was greedy: it merged entries where a seating of everyone apart from their other
+    entries existed (6 of these 11 seeds, 12 merges). Now a merge is made only where no such seating exists
+    (rules.md M.50-M.51), and such merges still happen when the tables fall below a person's entries."""
+    config = multi_entry_definition(tmp_path)
+    needless = needed = 0
+    for seed in range(1, 12):
+        events_path = tmp_path / f"events-{seed}.jsonl"
+        code, _, _ = run(capsys, "--config", config, "--players", "60", "--late", "60", "--entries-per-person", "3",
+                         "--seed", str(seed), "--json", "--events-out", str(events_path))
+        assert code == 0
+        events = [json.loads(line) for line in events_path.read_text().splitlines()]
+        found = merges_by_need(events, 9, lambda entry: (int(entry.removeprefix("bot")) - 1) // 3)
+        needless, needed = needless + found[0], needed + found[1]
+    assert needless == 0 and needed > 0
