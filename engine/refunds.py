@@ -165,14 +165,64 @@ def as_entries(refunds: list[Refund], entry_cents: int) -> list[Refund]:
     return converted
 
 
+class Form(msgspec.Struct, frozen=True):
+    """What the refund rules of a tournament depend on besides its policy, read from its definition
+    (engine/refundterms.py): its kind, and whether it has re-buys, bounties, is a flight (which pays no prize:
+    its pool goes to the final) or the final of flights."""
+
+    kind: Literal["regular", "freeroll", "satellite"] = "regular"
+    rebuys: bool = False
+    bounty: bool = False
+    flight: bool = False
+    final: bool = False
+
+
+class StageRule:
+    """One stage of a cancellation: when it applies and what it pays, in words, beside the function that pays.
+
+    ``rule_for`` chooses the rule for a stage, a policy and a kind of
+    tournament; the payments (``plan``) and the terms a player reads
+    (``terms``) both go through it, so the two cannot disagree on which rule
+    applies when, and each sentence sits beside the code it describes.
+    """
+
+    def __init__(self, when: str, says: Callable[[RefundPolicy, Form], str],
+                 pays: Callable[[RefundPolicy, Situation, int, str], list[Refund]]) -> None:
+        self.when, self.says, self.pays = when, says, pays
+
+    def sentence(self, policy: RefundPolicy, form: Form) -> str:
+        return f"{self.when}: {self.says(policy, form)}."
+
+
+BOUNTIES_BACK = "Bounties on the players still in play go back to them; bounties already won stay won."
+
+
+def stages(policy: RefundPolicy, form: Form) -> list[str]:
+    """Every stage a cancellation of such a tournament can be judged in, in the order they come (``stage_of``
+    returns no other): the re-buy period's rollback (A4) follows the start where there are re-buys, whatever
+    the policy."""
+    first, *rest = ["A1", "A2", "A3"] if policy.name == "A" else ["B-pre", "B-early", "B-middle", "B-late"]
+    if form.flight:
+        rest.pop()  # a flight pays no prize: it is never in the money
+    return [first, *(["A4"] if form.rebuys else []), *rest]
+
+
+def terms(policy: RefundPolicy, form: Form) -> list[str]:
+    """The policy in sentences for such a tournament: one a stage, then bounties (Info tab, seed 000)."""
+    said = [rule_for(stage, policy, form.kind).sentence(policy, form) for stage in stages(policy, form)]
+    return said + ([BOUNTIES_BACK] if form.bounty else [])
+
+
 def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     """Every refund the policy gives; what is not refunded of the fees is the house's, pool and bounties empty.
 
     Bounties: every head still in play goes back to its owner, whatever the
-    rule (rules.md J.43, PS-CX); bounties already won stay won, so a
-    rollback returns the rest of what an eliminated entry paid, not its head.
+    rule (rules.md J.43, PS-CX, ``BOUNTIES_BACK``); bounties already won stay
+    won, so a rollback returns the rest of what an eliminated entry paid, not
+    its head.
     """
-    refunds = _plan(policy, situation)
+    stage = stage_of(situation, policy)
+    refunds = rule_for(stage, policy, situation.kind).pays(policy, situation, situation.pool_cents, stage)
     if not situation.bounties:
         return refunds
     heads = {player: cents for player, cents in situation.bounties.items() if cents}
@@ -180,29 +230,139 @@ def plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     return refunds + [Refund(player, 0, 0, "their bounty back (J.43)", cents) for player, cents in heads.items()]
 
 
-def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
-    stage = stage_of(situation, policy)
-    refunds: list[Refund] = []
-    pool = situation.pool_cents
-    if stage in ("A1", "A4", "B-pre"):
-        if stage == "B-pre" and situation.kind == "freeroll":
-            return _freeroll_unpaid(situation, pool, stage, "as if it never happened")
-        for player, paid in situation.paid.items():
-            price = sum(paid.get(kind, 0) for kind in _PRICE_KINDS)
-            fees = sum(paid.get(kind, 0) for kind in _FEE_KINDS)
-            if price or fees:
-                refunds.append(Refund(player, price, fees, f"everything paid comes back ({stage})"))
-        return refunds + _carried_back(situation, pool - sum(r.pool_cents for r in refunds))
+def rule_for(stage: str, policy: RefundPolicy, kind: str) -> StageRule:
+    """The rule of ``stage`` for ``policy`` and a tournament of ``kind`` (rules.md I.38-I.39, seed 004's matrix)."""
+    if kind == "freeroll" and (stage in ("B-pre", "B-early")
+                               or stage == "B-middle" and policy.freeroll_middle == "reschedule"):
+        return FREEROLL_UNPAID[stage]
+    if stage in ROLLBACK:
+        return ROLLBACK[stage]
+    if stage == "B-early":
+        return EVEN_SPLIT
+    if kind == "satellite" and stage == "B-late":
+        return SEATS_FOR_ALL
+    if kind == "satellite" and stage == "B-middle":
+        return SATELLITE_MIDDLE
+    return BY_FORMULA[stage]
 
-    if policy.name == "B":
-        matrix = _policy_b(stage, policy, situation, pool)
-        if matrix is not None:
-            return matrix
+
+def _paid_words(form: Form) -> str:
+    paid = "the entry points" if form.kind == "freeroll" else "the buy-in and the fee"
+    return paid + (", and every re-buy and add-on with its fee" if form.rebuys else "")
+
+
+def _fees_words(policy: RefundPolicy, form: Form) -> str:
+    """Whether a stage paid by formula gives the fees back (``_by_formula``)."""
+    if form.kind == "freeroll":
+        return ""
+    return "; the fees come back" if policy.refund_fees else "; the fees are kept"
+
+
+def _rollback_says(policy: RefundPolicy, form: Form) -> str:
+    said = f"{_paid_words(form)} come back to every entry, those already out too"
+    if form.kind == "freeroll":
+        said += ", and the sponsor's pool goes back to the sponsor"
+    if form.final:
+        said += "; the flights' pool goes to the qualified players still in, half equally and half by chips"
+    return said
+
+
+def _rollback(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    refunds = []
+    for player, paid in situation.paid.items():
+        price = sum(paid.get(kind, 0) for kind in _PRICE_KINDS)
+        fees = sum(paid.get(kind, 0) for kind in _FEE_KINDS)
+        if price or fees:
+            refunds.append(Refund(player, price, fees, f"everything paid comes back ({stage})"))
+    return refunds + _carried_back(situation, pool - sum(r.pool_cents for r in refunds))
+
+
+ROLLBACK = {
+    "A1": StageRule("Before the start, or with fewer than 20% of the entries out", _rollback_says, _rollback),
+    "A4": StageRule("During the re-buy or add-on period, however many are out", _rollback_says, _rollback),
+    "B-pre": StageRule("Before the start, or with fewer than 5% of the entries out", _rollback_says, _rollback),
+}
+
+
+def _freeroll_says(policy: RefundPolicy, form: Form) -> str:
+    return "no prize is paid; the entry points come back, and the sponsor's pool goes back to the sponsor"
+
+
+def _rescheduled_says(policy: RefundPolicy, form: Form) -> str:
+    return ("no prize is paid now; the tournament is played again at a new date with the players left entered "
+            "in it, the entry points come back, and the sponsor's pool goes back to the sponsor")
+
+
+def _freeroll_pays(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    why = "rescheduled: no payout now" if stage == "B-middle" else "no prize money before the middle stage"
+    return _freeroll_unpaid(situation, pool, stage, why)
+
+
+FREEROLL_UNPAID = {
+    "B-pre": StageRule("Before the start, or with fewer than 5% of the entries out", _freeroll_says,
+                       _freeroll_pays),
+    "B-early": StageRule("With 5% to 25% of the entries out", _freeroll_says, _freeroll_pays),
+    "B-middle": StageRule("With 25% or more of the entries out, before the money", _rescheduled_says,
+                          _freeroll_pays),
+}
+
+
+def _even_split(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    live = situation.live
+    cents = _by_rank(_evenly(pool, len(live)), pool, live)
+    return [Refund(player, amount, situation.paid.get(player, {}).get("fee", 0),
+                   "the fee back and the pool evenly (B early)") for (player, _), amount in zip(live, cents)]
+
+
+EVEN_SPLIT = StageRule(
+    "With 5% to 25% of the entries out",
+    lambda policy, form: "each player left gets their fee back, and the prize pool is shared evenly among them",
+    _even_split)
+
+
+def _seats_for_all(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    return _seats(situation, pool, [situation.seat_value_cents] * len(situation.live),
+                  "every player left a seat (B final)")
+
+
+SEATS_FOR_ALL = StageRule(
+    "Once every player left is sure of a seat",
+    lambda policy, form: "each gets their seat, and any cash the pool holds beyond the seats is shared evenly",
+    _seats_for_all)
+
+
+def _satellite_middle_says(policy: RefundPolicy, form: Form) -> str:
+    if policy.satellite_middle == "seats":
+        return ("each player left gets their chip equity (half of the pool evenly, half by stack sizes) as a seat "
+                "as far as it covers one, and the rest in cash; the fees are kept")
+    return "the pool is paid in cash, half evenly and half by stack sizes; the fees are kept"
+
+
+def _satellite_middle(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    live = situation.live
+    weights = [Fraction(stack) for _, stack in live]
+    if policy.satellite_middle == "cash":
+        shares = _half_and_half(Fraction(pool), weights)
+        return [Refund(player, amount, 0, "half evenly, half by stack sizes, in cash (B middle)")
+                for (player, _), amount in zip(live, _by_rank(shares, pool, live)) if amount]
+    equity_cents = _by_rank(_half_and_half(Fraction(pool), weights), pool, live)
+    seats = [situation.seat_value_cents if amount >= situation.seat_value_cents > 0 else 0 for amount in equity_cents]
+    return _seats(situation, pool, seats, "chip equity, as a seat as far as it covers (B middle)",
+                  cash=[amount - seat for amount, seat in zip(equity_cents, seats)])
+
+
+SATELLITE_MIDDLE = StageRule("With 25% or more of the entries out, before the seats are won",
+                             _satellite_middle_says, _satellite_middle)
+
+
+def _by_formula(policy: RefundPolicy, situation: Situation, pool: int, stage: str) -> list[Refund]:
+    """The stages paid by a formula of the stacks within clamps (A2, A3, B middle and late): ``_shares``."""
     cents = _by_rank(_shares(stage, policy, situation, pool), pool, situation.live)
     clamped = "" if situation.kind == "freeroll" else ", clamped"
     rule = {"A2": "half equally, half by chips (A2)", "A3": "the next prize, then half equally, half by chips (A3)",
             "B-middle": f"chip equity{clamped} (B middle)",
             "B-late": f"{policy.late_formula.replace('_', ' ')}{clamped} (B late)"}[stage]
+    refunds = []
     for (player, _), amount in zip(situation.live, cents):
         fees = 0
         if policy.refund_fees and situation.kind != "freeroll":
@@ -212,31 +372,44 @@ def _plan(policy: RefundPolicy, situation: Situation) -> list[Refund]:
     return refunds
 
 
-def _policy_b(stage: str, policy: RefundPolicy, situation: Situation, pool: int) -> list[Refund] | None:
-    """Seed 004's scenario matrix where it is not chip equity within the clamps (rules.md I.39, corrected);
-    None where it is."""
-    kind, live = situation.kind, situation.live
-    if kind == "freeroll" and (stage == "B-early" or stage == "B-middle" and policy.freeroll_middle == "reschedule"):
-        why = "rescheduled: no payout now" if stage == "B-middle" else "no prize money before the middle stage"
-        return _freeroll_unpaid(situation, pool, stage, why)
-    if stage == "B-early" and kind in ("regular", "satellite"):
-        cents = _by_rank(_evenly(pool, len(live)), pool, live)
-        return [Refund(player, amount, situation.paid.get(player, {}).get("fee", 0),
-                       "the fee back and the pool evenly (B early)") for (player, _), amount in zip(live, cents)]
-    if kind == "satellite" and stage == "B-late":
-        return _seats(situation, pool, [situation.seat_value_cents] * len(live), "every player left a seat (B final)")
-    if kind == "satellite" and stage == "B-middle":
-        weights = [Fraction(stack) for _, stack in live]
-        if policy.satellite_middle == "cash":
-            shares = _half_and_half(Fraction(pool), weights)
-            return [Refund(player, amount, 0, "half evenly, half by stack sizes, in cash (B middle)")
-                    for (player, _), amount in zip(live, _by_rank(shares, pool, live)) if amount]
-        equity_cents = _by_rank(_half_and_half(Fraction(pool), weights), pool, live)
-        seats = [situation.seat_value_cents if amount >= situation.seat_value_cents > 0 else 0
-                 for amount in equity_cents]
-        return _seats(situation, pool, seats, "chip equity, as a seat as far as it covers (B middle)",
-                      cash=[amount - seat for amount, seat in zip(equity_cents, seats)])
-    return None
+_SPLIT = {"half_and_half": "half of it shared equally and half by their chips",
+          "chips": "all of it shared by their chips", "icm": "all of it shared by their chips"}
+_SPLIT_IN_MONEY = {"half_and_half": "half equally and half by chips", "chips": "by chips",
+                   "icm": "by ICM (each stack's equity in the prizes left)"}
+_EQUITY = "chip equity (half of the pool evenly, half by chips)"
+
+
+def _a2_says(policy: RefundPolicy, form: Form) -> str:
+    return f"the prize pool goes to the players left, {_SPLIT[policy.split]}{_fees_words(policy, form)}"
+
+
+def _a3_says(policy: RefundPolicy, form: Form) -> str:
+    return (f"each player left gets the next prize not yet paid, then the rest of the pool is shared "
+            f"{_SPLIT_IN_MONEY[policy.split]}{_fees_words(policy, form)}")
+
+
+def _b_middle_says(policy: RefundPolicy, form: Form) -> str:
+    if form.kind == "freeroll":
+        return f"each player left gets their {_EQUITY}"
+    bounds = "at least the buy-in" if form.flight else "at least the buy-in and at most the first prize"
+    return f"each player left gets their {_EQUITY}, {bounds}{_fees_words(policy, form)}"
+
+
+def _b_late_says(policy: RefundPolicy, form: Form) -> str:
+    if form.kind == "freeroll":
+        return f"each player left gets their {_EQUITY}"
+    by = ("chip position (half of the pool evenly, half by the prizes of their chip ranks)"
+          if policy.late_formula == "chip_position" else _EQUITY)
+    return (f"each player left gets their {by}, at least the next elimination's prize and at most the first "
+            f"prize{_fees_words(policy, form)}")
+
+
+BY_FORMULA = {
+    "A2": StageRule("With 20% or more of the entries out, before the money", _a2_says, _by_formula),
+    "A3": StageRule("Once prizes are being paid, or after a partial deal", _a3_says, _by_formula),
+    "B-middle": StageRule("With 25% or more of the entries out, before the money", _b_middle_says, _by_formula),
+    "B-late": StageRule("In the money, or after a partial deal", _b_late_says, _by_formula),
+}
 
 
 def _freeroll_unpaid(situation: Situation, pool: int, stage: str, why: str) -> list[Refund]:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.money import Ledger, LedgerError, largest_remainder
 from engine.refunds import RefundPolicy, Situation, plan, water_fill
+from engine.structure import refund_kind
 
 SEED_PRIZES = [300_000, 200_000, 150_000] + [50_000] * 7  # $10,000: 30%, 20%, 15%, then 5% for 4th-10th
 
@@ -268,8 +269,8 @@ def test_policy_a_everyone_left_in_the_money_with_no_prize_paid_yet_is_a2_not_a3
 
 
 def test_the_refund_rules_read_as_sentences_for_this_tournaments_policy_kind_rebuys_and_bounties():
-    """Issue 54.4: the Info tab said "If cancelled: refund policy B." What each stage gives back is said for the
-    tournament: its policy and options, a freeroll's or a satellite's stages, re-buys and bounties."""
+    """What each stage gives back is said for the tournament: its policy and options, a freeroll's or a
+    satellite's stages, re-buys and bounties."""
     from engine.refunds import RefundPolicy
     from engine.refundterms import refund_terms
     from engine.structure import Bounty, Rebuys, Satellite
@@ -284,13 +285,133 @@ def test_the_refund_rules_read_as_sentences_for_this_tournaments_policy_kind_reb
     assert "every re-buy and add-on" in rebuys[0] and rebuys[1].startswith("During the re-buy or add-on period")
     assert "the fees come back" in rebuys[2] and "by ICM" in rebuys[3]
     bounty = refund_terms(definition(9, bounty=Bounty(cents=500), refund_policy=RefundPolicy(name="B")))
-    assert [term.split(":")[0] for term in bounty[:4]] == ["With fewer than 5% of the entries out",
-                                                          "With fewer than 25% out",
-                                                          "With 25% or more out, before the money", "In the money"]
-    assert bounty[-1].startswith("Bounties on the players still in play go back to them")
+    assert [term.split(":")[0] for term in bounty[:4]] == [
+        "Before the start, or with fewer than 5% of the entries out", "With 5% to 25% of the entries out",
+        "With 25% or more of the entries out, before the money", "In the money, or after a partial deal"]
+    assert bounty[-1] == BOUNTIES
     seats = refund_terms(definition(9, satellite=Satellite(seat_value_cents=1000),
                                     refund_policy=RefundPolicy(name="B", satellite_middle="seats")))
-    assert "seats, as far as each player's chip equity covers one" in seats[2] and "each gets their seat" in seats[3]
+    assert "as a seat as far as it covers one" in seats[2] and "each gets their seat" in seats[3]
     freeroll = refund_terms(definition(9, buy_in_cents=0, added_cents=5000,
                                        refund_policy=RefundPolicy(name="B", freeroll_middle="reschedule")))
     assert "the entry points come back" in freeroll[0] and "played again at a new date" in freeroll[2]
+
+
+BOUNTIES = "Bounties on the players still in play go back to them; bounties already won stay won."
+FORMATS = ["regular", "rebuys", "bounty", "satellite", "freeroll", "flight", "final"]
+POLICIES = [RefundPolicy("A"), RefundPolicy("A", refund_fees=True, split="chips"), RefundPolicy("A", split="icm"),
+            RefundPolicy("B"), RefundPolicy("B", late_formula="chip_position", refund_fees=True),
+            RefundPolicy("B", freeroll_middle="reschedule", satellite_middle="seats")]
+
+
+def format_definition(form: str, policy: RefundPolicy):
+    from engine.structure import AddOn, Bounty, Final, Flight, Rebuys, Satellite
+    from tests.tournaments import definition
+
+    more = {"rebuys": {"rebuys": Rebuys(levels=2, price_cents=1_000, chips=1_000, fee_cents=100),
+                       "add_on": AddOn(price_cents=1_000, chips=1_000)},
+            "bounty": {"bounty": Bounty(cents=300)}, "satellite": {"satellite": Satellite(seat_value_cents=2_200)},
+            "freeroll": {"buy_in_cents": 0, "added_cents": 20_000},
+            "flight": {"flight": Flight(final="final", stop_share_percent=10)},
+            "final": {"final": Final()}}.get(form, {})
+    return definition(9, refund_policy=policy, **more)
+
+
+def situations(definition) -> list[tuple[Situation, dict[str, int]]]:
+    """A cancellation of a 20-entry tournament at every stage: not started, 1, 3, 6, 15 and 18 out (the last
+    with a prize paid); in the re-buy period too where it has re-buys. Each with what every entry paid (an entry
+    out in the re-buy period bought a re-buy besides)."""
+    fee, bounty = definition.fee_cents, definition.bounty.cents if definition.bounty else 0
+    buy_in = definition.buy_in_cents - bounty
+    found = []
+    for out, started, in_period in [(0, False, False), (1, True, False), (3, True, False), (6, True, False),
+                                    (15, True, False), (18, True, False), (1, True, True), (6, True, True)]:
+        if in_period and definition.rebuys is None:
+            continue
+        paid = {f"p{i}": {kind: cents for kind, cents in (("buy_in", buy_in), ("fee", fee)) if cents}
+                for i in range(20)}
+        if in_period:
+            paid["p0"] |= {"rebuy": 1_000, "rebuy_fee": 100}
+        if definition.added_cents:
+            paid[""] = {"added": definition.added_cents}
+        carried = 5_000 if definition.final else 0  # a final's pool holds what its flights carried in
+        pool = sum(kinds.get("buy_in", 0) + kinds.get("rebuy", 0) for kinds in paid.values()) + definition.added_cents
+        pool += carried
+        prizes = [2_200] * (pool // 2_200) if definition.satellite else [pool * 5 // 10, pool * 3 // 10, pool // 5]
+        prizes = [] if definition.flight else prizes  # a flight's pool goes to its final
+        live = [(f"p{i}", 1_000 + 150 * i) for i in range(out, 20)]
+        paid_out = prizes[len(live)] if len(live) < len(prizes) else 0
+        found.append((Situation(
+            entries=20, live=live, paid=paid, pool_cents=pool - paid_out, prizes=prizes, buy_in_cents=buy_in,
+            started=started, in_rebuy_period=in_period, kind=refund_kind(definition),
+            seat_value_cents=2_200 if definition.satellite else 0,
+            bounties={player: bounty for player, _ in live} if bounty else {},
+            qualified=[player for player, _ in live[:4]] if definition.final else []),
+            {p: sum(kinds.values()) for p, kinds in paid.items()}))
+    return found
+
+
+@pytest.mark.parametrize("form", FORMATS)
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: f"{p.name}-{p.split}-{p.late_formula}-{p.refund_fees}")
+def test_what_a_cancellation_pays_at_every_stage_is_what_the_terms_say_of_that_stage(form, policy):
+    """The terms shown in the Info tab and what a cancellation pays come from one rule per stage
+    (engine/refunds.py's ``rule_for``): for every policy and format, the stage a cancellation is judged in has
+    its sentence in the terms, and each claim of that sentence holds of the payments. Policy B with re-buys said
+    nothing of the re-buy period, where everything comes back to everyone, eliminated players included."""
+    from engine.refunds import stage_of, stages
+    from engine.refundterms import form_of, refund_terms
+
+    definition = format_definition(form, policy)
+    said = refund_terms(definition)
+    reached = set()
+    for situation, paid in situations(definition):
+        stage = stage_of(situation, policy)
+        reached.add(stage)
+        refunds = plan(policy, situation)
+        sentence = next((term for term in said if term.startswith(_when(stage, situation.kind))), None)
+        assert sentence is not None, (stage, said)
+        got = {refund.player: refund for refund in refunds if refund.pool_cents or refund.fee_cents}
+        live = [player for player, _ in situation.live]
+        if "those already out too" in sentence:
+            for player, cents in paid.items():
+                back = sum(r.pool_cents + r.fee_cents for r in refunds if r.player == player)
+                assert back >= cents, (player, sentence)
+            assert sum(r.pool_cents for r in refunds) == situation.pool_cents
+        if "no prize is paid" in sentence:
+            assert not any(got[p].pool_cents for p in live if p in got) and got[""].pool_cents == situation.pool_cents
+        if "fee back, and the prize pool is shared evenly" in sentence:
+            shares = [got[p].pool_cents for p in live]
+            assert max(shares) - min(shares) <= 1 and all(got[p].fee_cents == definition.fee_cents for p in live)
+        if "the fees are kept" in sentence:
+            assert not any(refund.fee_cents for refund in refunds)
+        if "the fees come back" in sentence:
+            assert all(got[p].fee_cents == definition.fee_cents for p in live)
+        if "at least the buy-in" in sentence:
+            assert all(got[p].pool_cents >= situation.buy_in_cents - 1 for p in live)
+        if "at most the first prize" in sentence:
+            assert all(got[p].pool_cents <= situation.prizes[0] + 1 for p in live)
+        if "at least the next elimination's prize" in sentence:
+            floor = situation.prizes[len(live) - 1]
+            assert all(got[p].pool_cents >= floor - 1 for p in live)
+        if "the next prize not yet paid" in sentence:
+            assert all(got[p].pool_cents >= situation.prizes[len(live) - 1] for p in live)
+        if "each gets their seat" in sentence:
+            assert all(any(r.ticket and r.pool_cents == 2_200 for r in refunds if r.player == p) for p in live)
+        if "in cash, half evenly and half by stack sizes" in sentence:
+            assert not any(refund.ticket for refund in refunds)
+        if definition.bounty is not None:
+            heads = {r.player: r.bounty_cents for r in refunds}
+            assert said[-1] == BOUNTIES and all(heads[p] == definition.bounty.cents for p in live)
+    assert reached == set(stages(policy, form_of(definition)))  # every stage, and no other
+
+
+def _when(stage: str, kind: str) -> str:
+    """How the terms begin the sentence of ``stage`` (the test's own reading of rules.md I.38-I.39)."""
+    if stage == "B-middle" and kind == "satellite":
+        return "With 25% or more of the entries out, before the seats are won"
+    if stage == "B-late" and kind == "satellite":
+        return "Once every player left is sure of a seat"
+    return {"A1": "Before the start, or with fewer than 20%", "A4": "During the re-buy or add-on period",
+            "A2": "With 20% or more", "A3": "Once prizes are being paid", "B-pre": "Before the start, or with fewer "
+            "than 5%", "B-early": "With 5% to 25%", "B-middle": "With 25% or more of the entries out, before the "
+            "money", "B-late": "In the money"}[stage]
