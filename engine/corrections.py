@@ -5,9 +5,9 @@ account of their own, so the ledger still balances after each.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from engine import cancellation
+from engine import cancellation, delivery
 from engine.events import Compensated, Event, FailureDeclared, IncidentRecorded, PrizeWithdrawn
 from engine.refunds import RefundPolicy
 from engine.status import TournamentError
@@ -74,31 +74,39 @@ def record_incident(t: Tournament, player: str, what: str, decision: str, at: fl
     return [incident]
 
 
-def withdrawable(t: Tournament, player: str) -> tuple[int, bool]:
-    """What of ``player``'s prize can still be taken back, and whether it was a seat."""
+def withdrawable(t: Tournament, player: str) -> tuple[int, Literal["prize", "seat", "qualification"]]:
+    """What of ``player``'s prize can still be taken back, and what it was: cash, a seat, or a flight's
+    qualification (its survivor's share of the pool the flight carried to its final, engine/delivery.py)."""
     paid = {"prize": 0, "ticket": 0}
     taken = 0
     for movement in t.ledger.movements:
         if movement.player == player and movement.kind in paid:
             paid[movement.kind] += movement.cents
-        elif movement.player == player and movement.kind == "withdrawn":
+        elif movement.player == player and movement.kind in ("withdrawn", "returned"):
             taken += movement.cents
-    return paid["prize"] + paid["ticket"] - taken, paid["ticket"] > 0
+    if t.definition.flight is not None:
+        share = delivery.pool_shares(t, delivery.carried_cents(t)).get(player, 0)
+        return share - taken, "qualification"
+    return paid["prize"] + paid["ticket"] - taken, "seat" if paid["ticket"] > 0 else "prize"
 
 
 def verify_withdraw_prize(t: Tournament, player: str, cents: int, reason: str) -> None:
-    left, _ = withdrawable(t, player)
+    left, kind = withdrawable(t, player)
     if left <= 0 and (player in t.entries or player in t.results):
         raise TournamentError(f"{player} has no prize to withdraw")
     _check(t, player, cents, reason)
     if cents > left:
         raise TournamentError(f"{player} received {left} cents of prizes that can be withdrawn, not {cents}")
+    if kind == "qualification" and cents != left:
+        raise TournamentError(f"a qualification is withdrawn whole: {player}'s share of the flights' pool is "
+                              f"{left} cents")
 
 
 def withdraw_prize(t: Tournament, player: str, cents: int, reason: str) -> list[Event]:
-    """Take back ``cents`` of a prize paid to ``player`` in error; the house keeps them."""
+    """Take back ``cents`` of a prize paid to ``player`` in error; the house keeps them. A flight's qualification
+    is taken back whole: the final gives its share of the pool back (engine/flights.py), and the house keeps it."""
     verify_withdraw_prize(t, player, cents, reason)
-    _, ticket = withdrawable(t, player)
+    _, kind = withdrawable(t, player)
     t.ledger.record("withdrawn", player, cents)
     t.ledger.record("withdrawn_kept", "", cents)
-    return [PrizeWithdrawn(player, cents, reason, ticket)]
+    return [PrizeWithdrawn(player, cents, reason, kind == "seat", kind == "qualification")]

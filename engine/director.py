@@ -50,8 +50,8 @@ from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 from mypy_extensions import mypyc_attr
 
 from engine import (
-    bounties, cancellation, clock, console, corrections, deals, eliminations, flights, floor, handforhand, lateentry,
-    pickling, prizes, rebuys, registration, snapshots, standings, windows,
+    bounties, cancellation, clock, console, corrections, deals, delivery, eliminations, flights, floor, handforhand,
+    lateentry, pickling, prizes, rebuys, registration, snapshots, standings, windows,
 )
 from engine.cards import shuffled_deck
 from engine.clock import Clock
@@ -660,3 +660,26 @@ class Tournament:
     record_incident: ClassVar = bound(corrections.record_incident)
     verify_withdraw_prize: ClassVar = bound(corrections.verify_withdraw_prize)
     withdraw_prize: ClassVar = bound(corrections.withdraw_prize)
+
+    # ----------------------------------- players sent on: what a target did not take (engine.delivery, flights)
+
+    verify_return_seat: ClassVar = bound(delivery.verify_return_seat)
+    return_seat: ClassVar = bound(delivery.return_seat)
+    verify_top_up_seat: ClassVar = bound(delivery.verify_top_up_seat)
+    top_up_seat: ClassVar = bound(delivery.top_up_seat)
+    verify_return_pool: ClassVar = bound(delivery.verify_return_pool)
+    return_pool: ClassVar = bound(delivery.return_pool)
+
+    def verify_withdraw_qualified(self, player: str, cents: int) -> None:
+        flights.verify_withdraw_qualified(self, player, cents)
+        if self.status is Status.RUNNING and player in self.stacks:
+            console.verify_remove(self, player, False)
+
+    def withdraw_qualified(self, player: str, cents: int) -> list[Event]:
+        """A flight's qualification withdrawn (seed 004): its share of the pool back to the flight; its entry
+        gone before the start, its stack taken out by the director's removal after (when its hand ends)."""
+        self.verify_withdraw_qualified(player, cents)
+        events = flights.withdraw_qualified(self, player, cents)
+        if self.status is Status.RUNNING and player in self.stacks:
+            events += self.remove(player, False)
+        return events

@@ -107,15 +107,17 @@ class Registered(Event, frozen=True, tag="registered"):
 
 
 class Refunded(Event, frozen=True, tag="refunded"):
-    """Money back to an entry: unregistration or a cancelled tournament (rules.md F.23, I.38-I.39).
+    """Money back to an entry: unregistration, a cancelled tournament (rules.md F.23, I.38-I.39), or a seat or a
+    flight's carried pool that its target did not take (``undelivered``, engine/delivery.py).
 
-    ``rule`` names the refund policy's rule that gave the amount; player ''
-    is the house taking back prize money it added.
+    ``rule`` names the refund policy's rule that gave the amount, or why the
+    target did not take it; player '' is the house taking back prize money it
+    added.
     """
 
     player: str
     refund_cents: int
-    reason: Literal["unregistered", "cancelled"]
+    reason: Literal["unregistered", "cancelled", "undelivered"]
     rule: str = ""
 
 
@@ -154,12 +156,33 @@ class IncidentRecorded(Event, frozen=True, tag="incident_recorded"):
 
 
 class PrizeWithdrawn(Event, frozen=True, tag="prize_withdrawn"):
-    """The director took back (part of) a prize paid in error; ``ticket``: it was a seat (seed 004)."""
+    """The director took back (part of) a prize paid in error; ``ticket``: it was a seat (seed 004); a flight's
+    ``qualification``: its share of the pool the flight carried to its final."""
 
     player: str
     cents: int
     reason: str
     ticket: bool
+    qualification: bool = False
+
+
+class SeatToppedUp(Event, frozen=True, tag="seat_topped_up"):
+    """A seat worth less than its target's entry (buy-in and fee): the house added ``cents`` to it before it was
+    sent, as the satellite's definition said it would (``satellite.difference``, engine/delivery.py)."""
+
+    player: str
+    cents: int
+    reason: str
+
+
+class QualificationWithdrawn(Event, frozen=True, tag="qualification_withdrawn"):
+    """A final gave back a flight's qualification taken in error: the entry's ``chips`` leave (before the start
+    with the entry; after it, when the director's removal takes them) and ``cents`` of the flights' pool go back
+    to the flight (engine/flights.py)."""
+
+    player: str
+    chips: int
+    cents: int
 
 
 class RebuyOffered(Event, frozen=True, tag="rebuy_offered"):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.events import Event, FlightFinished, Qualified, StatusChanged
+from engine import prizes
+from engine.events import Event, FlightFinished, Qualified, QualificationWithdrawn, StatusChanged
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
@@ -52,6 +53,36 @@ def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
         t.chips_issued += stack - t.stacks[smallest]
         t.stacks[smallest] = stack
     return [Qualified(player, stack, counts)]
+
+def verify_withdraw_qualified(t: Tournament, player: str, cents: int) -> None:
+    if t.definition.final is None or player not in t.people.qualified_entries:
+        raise TournamentError(f"{player!r} is not an entry a flight sent to this final")
+    if t.status not in (Status.REGISTER, Status.RUNNING):
+        raise TournamentError(f"a qualification is withdrawn before the final ends; it is {t.status}")
+    if t.status is Status.RUNNING and t.ledger.prizes_cents:
+        raise TournamentError("prizes are being paid: the pool's share can no longer come back")
+    if not isinstance(cents, int) or isinstance(cents, bool) or not 0 <= cents <= t.ledger.pool_cents:
+        raise TournamentError(f"the pool holds {t.ledger.pool_cents} cents: a share of it comes back, not {cents}")
+
+
+def withdraw_qualified(t: Tournament, player: str, cents: int) -> list[Event]:
+    """A qualification its flight withdrew as given in error (seed 004): its share of the flights' pool goes back
+    to the flight, and the prizes follow the smaller pool; before the start the entry and its chips leave with
+    it. After the start the director takes the stack out (the face's sequence, ``Tournament.remove``)."""
+    verify_withdraw_qualified(t, player, cents)
+    chips = t.stacks.get(player, 0)
+    if cents:
+        t.ledger.record("carried_back", player, cents)
+    if t.status is Status.REGISTER:
+        t.entries.remove(player)
+        del t.stacks[player]
+        t.chips_issued -= chips
+        t.people.forget(player)
+        t.people.unqualify(player)
+    else:
+        prizes.price(t)
+    return [QualificationWithdrawn(player, chips, cents)]
+
 
 def verify_carry_in(t: Tournament, cents: int, entries: int = 0) -> None:
     if t.definition.final is None or t.status is not Status.REGISTER:

@@ -22,6 +22,10 @@ Kind = Literal[
     "buy_in", "fee", "rebuy", "rebuy_fee", "add_on", "add_on_fee", "bounty_in",  # in: from a player
     "added",  # in: prize money the house adds (a freeroll's sponsored pool)
     "carried_in", "carried",  # a flight's pool, into its final and out of the flight
+    # What its target did not take, back in the pool it left: a seat (from its winner) or a flight's carried pool
+    # (from the house), to be paid out again in cash (engine/delivery.py); and a withdrawn qualification's share
+    # of a flight's pool, out of the final's pool (engine/flights.py).
+    "returned", "carried_back",
     "refund", "prize", "ticket", "bounty", "fee_kept",  # out: to a player (a ticket is a seat), or fees to the house
     # The director's corrections (seed 004, Special cases), through their own account: the house funds a
     # compensation that goes to a player; a prize paid in error comes back from the player and goes to the house.
@@ -31,12 +35,13 @@ Account = Literal["pool", "fees", "bounties", "corrections"]
 PAID_INTO: dict[str, Account] = {
     "buy_in": "pool", "rebuy": "pool", "add_on": "pool", "added": "pool",
     "fee": "fees", "rebuy_fee": "fees", "add_on_fee": "fees", "bounty_in": "bounties", "carried_in": "pool",
-    "compensation_funded": "corrections", "withdrawn": "corrections",
+    "compensation_funded": "corrections", "withdrawn": "corrections", "returned": "pool",
 }
-_OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "carried": "pool", "bounty": "bounties",
+_OUT_FROM: dict[str, Account] = {"prize": "pool", "ticket": "pool", "carried": "pool", "carried_back": "pool",
+                                 "bounty": "bounties",
                                  "fee_kept": "fees", "compensation": "corrections", "withdrawn_kept": "corrections"}
 _TOTAL_OF = {"prize": "prizes", "ticket": "tickets", "refund": "refunds", "bounty": "bounties", "carried": "carried",
-             "compensation": "compensations"}
+             "compensation": "compensations", "carried_back": "carried_back"}
 
 
 class LedgerError(ValueError):
@@ -120,15 +125,15 @@ class Ledger:
         if kept is not None and kept[0] == len(self.movements):
             return dict(kept[1])
         totals = {"paid_in": self.paid_in_cents, "prizes": 0, "tickets": 0, "bounties": 0, "carried": 0, "refunds": 0,
-                  "fees_kept": 0, "compensations": 0, "withdrawn": 0,
+                  "fees_kept": 0, "compensations": 0, "withdrawn": 0, "returned": 0, "carried_back": 0,
                   "held": sum(self.held.values())}
         for movement in self.movements:
             if movement.kind in _TOTAL_OF:
                 totals[_TOTAL_OF[movement.kind]] += movement.cents
             elif movement.kind == "fee_kept":
                 totals["fees_kept"] += movement.cents
-            elif movement.kind == "withdrawn":
-                totals["withdrawn"] += movement.cents
+            elif movement.kind in ("withdrawn", "returned"):
+                totals[movement.kind] += movement.cents
         self._summary = (len(self.movements), totals)
         return dict(totals)
 

@@ -71,3 +71,10 @@ class People:
         """``entry`` is a stack a flight sent for ``person``; the first one counts for them (L.48)."""
         self._qualified.setdefault(person, entry)
         self.qualified_entries.add(entry)
+
+    def unqualify(self, entry: str) -> None:
+        """A qualified entry withdrawn from the final: it no longer counts for its person."""
+        self.qualified_entries.discard(entry)
+        for person, counted in list(self._qualified.items()):
+            if counted == entry:
+                del self._qualified[person]

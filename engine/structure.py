@@ -119,11 +119,17 @@ class Satellite(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """Prizes are seats (tickets) worth ``seat_value_cents``, the target tournament's buy-in and fee (K.44).
 
     ``target`` names the tournament (its id on the server) the winners are
-    registered into.
+    registered into; the server checks the seat's value against its entry
+    when the satellite is created. ``difference`` is the director's choice
+    where the two differ: ``equal`` refuses the satellite; ``settled`` sends
+    each seat as the target's entry, the rest of a seat worth more paid to its
+    winner in cash and a seat worth less topped up by the house, each on the
+    record (engine/delivery.py).
     """
 
     seat_value_cents: Positive
     target: str | None = None
+    difference: Literal["equal", "settled"] = "equal"
 
 
 class Flight(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

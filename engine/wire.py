@@ -343,8 +343,9 @@ class Ticket(msgspec.Struct):
     name: str | None
     stack: int | None
     target: str | None
-    entry: str | None = None
-    refused: str | None = None
+    entry: str | None = None  # the entry it is there: set only once the target registered it
+    refused: str | None = None  # why the target did not take it; its value was then paid in cash
+    refunded_cents: int = 0  # what was paid in cash instead: the whole seat or pool's share, or a seat's excess
 
 
 class LevelMark(msgspec.Struct):

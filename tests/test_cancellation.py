@@ -23,7 +23,7 @@ def test_a_satellite_cancelled_with_seats_registers_their_holders_into_the_targe
 
 
     storage = MemoryStorage()
-    target = TournamentRuntime.create("main", rules(9, buy_in_cents=2_000), storage, hand_pause=0)
+    target = TournamentRuntime.create("main", rules(9, buy_in_cents=SEAT - 100), storage, hand_pause=0)  # + fee 100
     # Seeded decks (no secret), so that the same hands are played every run.
     satellite = TournamentRuntime("sat", rules(8, satellite=Satellite(seat_value_cents=SEAT, target="main"),
                                                starting_stack=2_000), storage=storage, hand_pause=0, seed=SEED)

@@ -25,8 +25,8 @@ def test_a_person_qualified_from_two_flights_into_a_small_final_has_two_records_
     ann_a, token = flights[0].register("ann")
     ann_b, _ = flights[1].register("ann", another_of=token)
     others = [flights[1].register(f"player {number}")[0] for number in range(3)]
-    chaining.carry_players(flights[0], "final", {ann_a: 5_000})
-    chaining.carry_players(flights[1], "final", {ann_b: 3_000} | {player: 1_000 for player in others})
+    chaining.send_stacks(flights[0], "final", {ann_a: 5_000}, 0)
+    chaining.send_stacks(flights[1], "final", {ann_b: 3_000} | {player: 1_000 for player in others}, 0)
     (first,), (second, *_) = flights[0].tickets, flights[1].tickets
     assert first.entry != second.entry and {first.entry, second.entry} == set(final.director.entries[:2])
     assert final.director.stacks[second.entry] == 3_000 and final.player_for(token) == first.entry

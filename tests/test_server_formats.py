@@ -45,7 +45,8 @@ async def test_a_progressive_knockout_plays_to_the_end_with_every_bounty_paid():
 
 async def test_a_satellite_registers_its_seat_winners_into_the_target_tournament():
     async with live_server(hand_pause=0.01) as live, httpx.AsyncClient(base_url=live.http) as client:
-        target = (await client.post("/api/tournaments", json=definition(20, 9), headers=ADMIN)).json()["id"]
+        target = (await client.post("/api/tournaments", json=definition(20, 9, buy_in_cents=2_100),  # + fee 100
+                                    headers=ADMIN)).json()["id"]
         body = definition(6, 3, action_seconds=2, levels=LEVELS, satellite={"seat_value_cents": 2200, "target": target})
         satellite, runtime = await filled_with_pushers(live, client, body, 6)
         await client.post(f"/api/tournaments/{satellite}/start", headers=ADMIN)

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
 from engine.structure import Definition
-from server.tournament import feeds
+from server.tournament import chaining, feeds
 from server.api import edge
 from server.api.edge import Settings
 from server.errors import Refused
@@ -128,7 +128,9 @@ class Server:
         return self.cluster.placement(tournament)
 
     def create(self, definition: Definition) -> TournamentRuntime:
-        """A new tournament, journaled, in the lobby and on its clock."""
+        """A new tournament, journaled, in the lobby and on its clock; a satellite's or a flight's target checked
+        first (server/tournament/chaining.py)."""
+        chaining.verify_target(self.tournaments, definition)
         tournament = secrets.token_hex(4)
         runtime = TournamentRuntime.create(tournament, definition, self.storage, hand_pause=self.settings.hand_pause,
                                            placement=self.placement(tournament))

@@ -19,8 +19,8 @@ import msgspec
 
 from engine.director import Status
 from engine.events import (
-    AddOnTaken, BountyWon, Compensated, Event, PlayerEliminated, PrizeWithdrawn, RebuyTaken, Refunded, Registered,
-    TournamentFinished,
+    AddOnTaken, BountyWon, Compensated, Event, PlayerEliminated, PrizeWithdrawn, QualificationWithdrawn, RebuyTaken,
+    Refunded, Registered, SeatToppedUp, TournamentFinished,
 )
 from engine.wire import stamped
 from server.storage import Storage, Stored
@@ -31,7 +31,7 @@ SNAPSHOT_RECORDS_PER_ENTRY = 4  # ... and more in a large field, whose snapshot 
 logger = logging.getLogger("mttsim.server")
 
 _MONEY_EVENTS = frozenset((Registered, Refunded, RebuyTaken, AddOnTaken, TournamentFinished, BountyWon, Compensated,
-                           PrizeWithdrawn))
+                           PrizeWithdrawn, SeatToppedUp, QualificationWithdrawn))
 _encoder = msgspec.msgpack.Encoder()
 
 

@@ -142,6 +142,36 @@ class WithdrawPrize(Record, tag="withdraw_prize"):
     wall: float = 0.0
 
 
+class ReturnSeat(Record, tag="return_seat"):
+    """``cents`` of a seat paid in cash instead: its target did not take it, or it is worth more than the target's
+    entry (engine/delivery.py)."""
+
+    player: str
+    cents: int
+    reason: str
+
+
+class TopUpSeat(Record, tag="top_up_seat"):
+    """The house adds ``cents`` to a seat worth less than its target's entry (``satellite.difference``)."""
+
+    player: str
+    cents: int
+    reason: str
+
+
+class ReturnPool(Record, tag="return_pool"):
+    """A flight's carried pool, which its final did not take, to its survivors in cash (engine/delivery.py)."""
+
+    reason: str
+
+
+class WithdrawQualified(Record, tag="withdraw_qualified"):
+    """A final gives back a flight's qualification withdrawn as given in error, and ``cents`` of the pool."""
+
+    player: str
+    cents: int
+
+
 class AdjustClock(Record, tag="adjust_clock"):
     """The director's console (engine/console.py): time added to or taken from the level or break."""
 
@@ -287,10 +317,11 @@ AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify
              | OpenRegistration | Compensate | DeclareFailure | RecordIncident | WithdrawPrize | AdjustClock | CallBreak
              | ForceHandForHand
              | RemovePlayer | Reenter | ProposeDeal | BotReentry | EditLevel | MovePlayer | BalanceNow | SitOutPlayer
-             | Announce | WithdrawMove | WithdrawBalance | ConsoleRefused)
+             | Announce | WithdrawMove | WithdrawBalance | ConsoleRefused | ReturnSeat | TopUpSeat | ReturnPool
+             | WithdrawQualified)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
 WAKING = (Register, Reenter, EndHand, VoidHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
-          RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer, MovePlayer, BalanceNow)
+          RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer, MovePlayer, BalanceNow, WithdrawQualified)
 
 
 class Session:
@@ -406,6 +437,14 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.record_incident(player, what, decision, at)
         case WithdrawPrize(player, cents, reason):
             return director.withdraw_prize(player, cents, reason)
+        case ReturnSeat(player, cents, reason):
+            return director.return_seat(player, cents, reason)
+        case TopUpSeat(player, cents, reason):
+            return director.top_up_seat(player, cents, reason)
+        case ReturnPool(reason):
+            return director.return_pool(reason)
+        case WithdrawQualified(player, cents):
+            return director.withdraw_qualified(player, cents)
         case AdjustClock(seconds):
             return director.adjust_clock(seconds)
         case CallBreak(now, minutes):
