@@ -181,9 +181,7 @@ class TournamentRuntime:
         if closed:
             if self.session.finished_wall is None:
                 self.session.finished_wall = time.time()
-            if not was_closed:  # once, by the record that closed it: a correction afterwards sends nobody on
-                send_on(self)
-            self.journal.close(self.session)  # its final state, with whom it sent on
+            self.journal.close(self.session)  # its final state
         if isinstance(record, r.Start):
             self._begin(events)
         elif isinstance(record, r.Act):
@@ -212,6 +210,9 @@ class TournamentRuntime:
         if (isinstance(record, r.WAKING) or (isinstance(record, r.Advance) and events)
                 or any(isinstance(event, (StatusChanged, EntriesMerged)) for event in events)):
             self.tables.wake_all()
+        if closed and not was_closed:  # once, by the record that closed it (a correction afterwards sends nobody
+            send_on(self)  # on), after its own events went out: what the target did not take is settled after them
+            self.journal.close(self.session)  # its final state again, with whom it sent on
         return events
 
     def _begin(self, draw: list[Event]) -> None:
