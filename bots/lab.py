@@ -10,7 +10,6 @@ room would, and the simulator is not slowed when no one observes.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 import msgspec
 import numpy as np
 
+from bots import lifeline
 from bots.simulator import Report, simulate
 from engine.director import Tournament
 from engine.events import BreakStarted, Event, HandForHandStarted, LevelChanged, PlayerEliminated, TableBroken
@@ -303,7 +303,8 @@ def played(definitions: Sequence[Definition], field: Field, seeds: Sequence[int]
     else:
         encoded = [msgspec.msgpack.encode(definition) for definition in definitions]
         who = msgspec.msgpack.encode(field)
-        with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=multiprocessing.get_context("forkserver")) as pool:
+        with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=lifeline.forkserver(),
+                                 initializer=lifeline.hold) as pool:
             futures = [pool.submit(_play_encoded, encoded[number], who, seed) for number, seed in pairs]
             runs = [msgspec.msgpack.decode(future.result(), type=Run) for future in futures]
     return [runs[number * len(seeds):(number + 1) * len(seeds)] for number in range(len(definitions))]

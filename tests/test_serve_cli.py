@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 
 import httpx
 
-from tests.live_server import free_port
+from tests.live_server import definition, free_port
 
 
 def test_serve_prints_a_token_that_works_and_answers_rest():
@@ -139,3 +140,70 @@ def test_mttsim_cluster_on_a_bus_in_memory_runs_every_role_in_one_process_and_st
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+def descendants(root: int) -> set[int]:
+    """The live processes below ``root`` (zombies count as gone), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_server_killed_outright_with_plans_in_flight_leaves_no_process_behind():
+    """Each SIGKILL of ``mttsim serve`` left its fork server, resource tracker and the plan's idle workers running
+    (about 50 MB each). Now they die with it (bots/lifeline.py): within 5 s none of the processes it started is
+    left."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--memory",
+                               "--plan-runs", "3"], stdout=subprocess.PIPE, text=True)
+    try:
+        token = server.stdout.readline().split(": ", 1)[1].strip()
+        admin = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    client.get("/api/tournaments")
+                    break
+                except httpx.ConnectError:
+                    assert time.monotonic() < deadline, "the server did not come up"
+                    time.sleep(0.1)
+            body = definition(2_000, 9, paid=3)
+            body["levels"] = [{"small_blind": 10 * 2**n, "big_blind": 20 * 2**n, "minutes": 20} for n in range(20)]
+            tournament = client.post("/api/tournaments", json=body, headers=admin).json()["id"]
+            for number in range(1_500):
+                client.post(f"/api/tournaments/{tournament}/register", json={"name": f"player {number}"})
+            assert client.post(f"/api/tournaments/{tournament}/start", headers=admin).status_code < 300
+            deadline = time.monotonic() + 60
+            while len(started := descendants(server.pid)) < 4:  # the fork server, its tracker, the pool's workers
+                assert time.monotonic() < deadline, f"no plan in flight: {started}"
+                time.sleep(0.05)
+        server.kill()
+        server.wait(10)
+        deadline = time.monotonic() + 5
+        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if alive(pid)]
+    finally:
+        server.kill()
+        for pid in descendants(server.pid):
+            os.kill(pid, 9)
