@@ -303,8 +303,7 @@ def played(definitions: Sequence[Definition], field: Field, seeds: Sequence[int]
     else:
         encoded = [msgspec.msgpack.encode(definition) for definition in definitions]
         who = msgspec.msgpack.encode(field)
-        with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=lifeline.forkserver(),
-                                 initializer=lifeline.hold) as pool:
+        with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=lifeline.forkserver()) as pool:
             futures = [pool.submit(_play_encoded, encoded[number], who, seed) for number, seed in pairs]
             runs = [msgspec.msgpack.decode(future.result(), type=Run) for future in futures]
     return [runs[number * len(seeds):(number + 1) * len(seeds)] for number in range(len(definitions))]

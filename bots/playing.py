@@ -207,7 +207,7 @@ def exactly(descriptor: int, size: int) -> bytes:
     raise EOFError("the pipe's other end closed")
 
 
-def _work(connection: Connection, directors: list[Connection]) -> None:
+def _work(connection: Connection, directors: list[Connection], director: int) -> None:
     """A worker: batches of (table, job) in, batches of (table, played) out, until the director closes the pipe.
 
     A forked worker first closes its copies of the director's ends of the pipes (``directors``): the director's
@@ -218,7 +218,8 @@ def _work(connection: Connection, directors: list[Connection]) -> None:
     costs more. At 10,000 players, when it sent some 24,000 messages, the director's writes took 0.074 s against
     0.093.
     """
-    lifeline.hold()  # a director killed outright takes its workers with it
+    if director:  # forked by the director (the fork server's children are held by its preload)
+        lifeline.hold(director)  # a director killed outright takes its workers with it
     for end in directors:
         end.close()
     gc.freeze()
@@ -268,7 +269,8 @@ class Workers:
         self._worker_at: dict[int, int] = {}  # a pipe's descriptor -> its worker's index
         for worker in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_work, args=(theirs, [*self._pipes, mine] if forks else []), daemon=True)
+            process = context.Process(target=_work, args=(theirs, [*self._pipes, mine] if forks else [],
+                                                          os.getpid() if forks else 0), daemon=True)
             process.start()
             theirs.close()
             descriptor = mine.fileno()

@@ -202,7 +202,8 @@ def test_a_server_killed_outright_with_plans_in_flight_leaves_no_process_behind(
         deadline = time.monotonic() + 5
         while any(alive(pid) for pid in started) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [pid for pid in started if alive(pid)]
+        assert not [(pid, open(f"/proc/{pid}/cmdline").read().replace("\0", " ")[:200]) for pid in started
+                    if alive(pid)]
     finally:
         server.kill()
         for pid in descendants(server.pid):
