@@ -33,7 +33,8 @@ class Cash:
         if entrants == 0:
             return []
         if (rule := self.definition.payout_rule) is not None:
-            return rule_prizes(rule, pool_cents, entrants, self.definition.buy_in_cents)
+            return rule_prizes(rule, pool_cents, entrants, self.definition.buy_in_cents,
+                               self.definition.seats_per_table)
         return prizes_cents(self.definition.payouts, pool_cents, entrants)
 
     def price(self, t: Tournament) -> None:

@@ -167,13 +167,15 @@ class Reentry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 class PayoutRule(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """A prize table sized from the field, as rooms and TD software build theirs (docs/config.md): the entries'
-    ``paid_percent`` are paid (rounded, at least one), the last place paid gets ``min_cash_multiple`` times the
-    buy-in, and the rest of the pool falls off from first place as 1 / place ** ``curve`` above it."""
+    """A prize table sized from the field, as rooms and live series publish theirs (docs/config.md,
+    ``rule_prizes``): about ``paid_percent`` of the entries are paid, in bands of places that share one
+    amount, the last band gets ``min_cash_multiple`` times the buy-in, and the rest of the pool falls off from
+    first place by ``curve`` (the steepness of the fall below the final table; second place is about 0.62 of
+    first whatever it is)."""
 
     paid_percent: Annotated[float, msgspec.Meta(gt=0, le=100)] = 15.0
     min_cash_multiple: Annotated[float, msgspec.Meta(ge=0)] = 1.5
-    curve: Annotated[float, msgspec.Meta(gt=0, le=4)] = 1.0
+    curve: Annotated[float, msgspec.Meta(gt=0, le=4)] = 1.4
 
 
 class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -400,23 +402,66 @@ def prizes_cents(payouts: list[Payout], pool_cents: int, entrants: int | None = 
     return prizes
 
 
-def rule_prizes(rule: PayoutRule, pool_cents: int, entrants: int, buy_in_cents: int) -> list[int]:
+SECOND_OF_FIRST = 0.62  # second place's prize over first's, as WSOP and the rooms publish (0.6-0.67)
+TABLES_PER_WIDTH = 20  # bands of one table's worth of places for this many bands, then twice as wide, and so on
+
+
+def paid_bands(target: int, seats: int) -> list[tuple[int, int]]:
+    """The places paid as bands ``(first place, last place)`` sharing one amount each, for about ``target``
+    places paid at tables of ``seats``: the final table's places one by one, then a table's worth of places a
+    band (the seed's example: at ten seats, 11-20, 21-30, 31-40), twice as wide after ``TABLES_PER_WIDTH`` bands,
+    and so on. The places paid end where a band ends, the band end nearest ``target`` (ties up): 35 of a
+    350-player field at ten seats pays 40, so hand-for-hand comes at 41, 31, 21 and 11 left (rules.md D.14)."""
+    if target <= seats:
+        return [(place, place) for place in range(1, target + 1)]
+    bands = [(place, place) for place in range(1, seats + 1)]
+    last, count = seats, 0
+    while last < target:
+        width = seats * 2 ** (count // TABLES_PER_WIDTH)
+        if target - last < last + width - target:  # the nearer end is this band's start (ties: go on)
+            break
+        bands.append((last + 1, last + width))
+        last, count = last + width, count + 1
+    return bands
+
+
+def rule_prizes(rule: PayoutRule, pool_cents: int, entrants: int, buy_in_cents: int, seats: int = 9) -> list[int]:
     """The prize per place in cents by ``rule``, place 1 first, summing to ``pool_cents`` exactly.
 
-    Each place gets ``min_cash_multiple`` times the buy-in (lowered as far as
-    it must be for the places paid to share the pool) and a share of the rest
-    by the curve's weight, so places never pay less than the ones below them
-    and the last pays at least the multiple: three places paid share 50/29/21
-    as rooms' 50/30/20, 18 of 120 pay first 23% and the last 3x the buy-in.
-    Leftover cents go to first.
+    The places paid come in bands (``paid_bands``), each place of a band paid
+    the same. A band gets its places' mean weight, ``((1 + c) / (place + c)) **
+    curve`` (``c`` such that second place weighs ``SECOND_OF_FIRST`` of
+    first), times the one factor that makes the table add up to the pool,
+    and never less than the min-cash, ``min_cash_multiple`` times the buy-in
+    (lowered as far as it must be for the places paid to share the pool). So
+    a final table keeps the rooms' shape (three places paid share 49/30/21)
+    and a large field's last bands pay the min-cash: at 1,000 entries of
+    $10, 153 paid in 25 amounts, first 17% of the pool, second 0.62 of first,
+    the min-cash 1.5x. Leftover cents go to first.
     """
-    paid = max(1, min(entrants, round(entrants * rule.paid_percent / 100)))
+    target = max(1, min(entrants, round(entrants * rule.paid_percent / 100)))
+    bands = paid_bands(target, seats)
+    paid = bands[-1][1]
     if paid == 1 or pool_cents == 0:
         return [pool_cents]
     min_cash = min(int(buy_in_cents * rule.min_cash_multiple), pool_cents // paid)
-    weights = [1 / place**rule.curve for place in range(1, paid + 1)]
-    rest, total = pool_cents - min_cash * paid, sum(weights)
-    prizes = [min_cash + math.floor(rest * weight / total) for weight in weights]
+    ratio = SECOND_OF_FIRST ** (1 / rule.curve)
+    shift = (2 * ratio - 1) / (1 - ratio)
+    widths = [last - first + 1 for first, last in bands]
+    means = [sum(((1 + shift) / (place + shift)) ** rule.curve for place in range(first, last + 1)) / width
+             for (first, last), width in zip(bands, widths)]
+    # The bands above the min-cash are the first ``above``: the most for which the factor that shares the rest of
+    # the pool among them by weight still pays the last of them at least the min-cash.
+    above, factor = 1, 0.0
+    for count in range(len(bands), 0, -1):
+        weighed = sum(mean * width for mean, width in zip(means[:count], widths[:count]))
+        factor = (pool_cents - min_cash * sum(widths[count:])) / weighed
+        if factor * means[count - 1] >= min_cash:
+            above = count
+            break
+    prizes: list[int] = []
+    for index, (mean, width) in enumerate(zip(means, widths)):
+        prizes += [math.floor(factor * mean) if index < above else min_cash] * width
     prizes[0] += pool_cents - sum(prizes)
     return prizes
 

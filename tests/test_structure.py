@@ -136,20 +136,44 @@ def test_a_field_too_large_for_default_payouts_is_refused_with_the_reason():
 
 @settings(max_examples=300, deadline=None)
 @given(entrants=st.integers(2, 100_000), buy_in=st.integers(0, 100_000), extra=st.integers(0, 10**7),
-       percent=st.floats(1, 50), multiple=st.floats(0, 5), curve=st.floats(0.2, 3))
+       percent=st.floats(1, 50), multiple=st.floats(0, 5), curve=st.floats(0.2, 3), seats=st.integers(2, 10))
 def test_a_payout_rules_table_sums_to_the_pool_to_the_cent_and_never_pays_a_place_less_than_one_below(
-        entrants, buy_in, extra, percent, multiple, curve):
-    """Issue 54.5: a rule-based prize table for fields of 2 to 100,000: exact to the cent, best places first,
-    about the percent of the field paid, and the last place paid at least the min-cash the pool allows."""
-    from engine.structure import PayoutRule, rule_prizes
+        entrants, buy_in, extra, percent, multiple, curve, seats):
+    """A rule-based prize table for fields of 2 to 100,000: exact to the cent, best places first, about the
+    percent of the field paid (to the nearest end of a band), each band one amount, and the last place paid at
+    least the min-cash the pool allows."""
+    from engine.structure import PayoutRule, paid_bands, rule_prizes
 
     pool = entrants * buy_in + extra
-    prizes = rule_prizes(PayoutRule(percent, multiple, curve), pool, entrants, buy_in)
+    prizes = rule_prizes(PayoutRule(percent, multiple, curve), pool, entrants, buy_in, seats)
     assert sum(prizes) == pool and all(better >= worse for better, worse in zip(prizes, prizes[1:]))
-    paid = max(1, min(entrants, round(entrants * percent / 100)))
-    assert len(prizes) == (paid if pool else 1)  # an empty pool pays nobody anything
+    target = max(1, min(entrants, round(entrants * percent / 100)))
+    bands = paid_bands(target, seats)
+    assert len(prizes) == (bands[-1][1] if pool else 1)  # an empty pool pays nobody anything
+    assert abs(bands[-1][1] - target) <= bands[-1][1] - bands[-1][0] + 1  # the nearer end (a next band is 2x)
     if len(prizes) > 1:
         assert prizes[-1] >= min(int(buy_in * multiple), pool // len(prizes))
+        for first, last in bands[1:]:
+            assert len(set(prizes[first - 1:last])) == 1, (first, last)
+
+
+def test_the_default_rule_pays_in_bands_as_the_rooms_do_and_hand_for_hand_comes_only_at_their_edges():
+    """The default payout rule paid a different amount at every place, so hand-for-hand ran after every bust in
+    the money (208-215 times in one run), with a min-cash of 2.2-3.3x and second half of first. Now: the seed's
+    350 entries at 10% paid at ten seats go hand-for-hand at 41, 31, 21 and 11 left; at 1,000 entries 15% are
+    paid, first 15-20% of the pool, second 0.6-0.67 of first, the min-cash 1.5-2x."""
+    from engine.structure import PayoutRule, hand_for_hand_points, paid_bands, rule_prizes
+
+    seeds = rule_prizes(PayoutRule(paid_percent=10), 350 * 1_000, 350, 1_000, seats=10)
+    assert paid_bands(35, 10) == [(place, place) for place in range(1, 11)] + [(11, 20), (21, 30), (31, 40)]
+    assert len(seeds) == 40 and [n for n in hand_for_hand_points(seeds) if n > 10] == [41, 31, 21, 11]
+    prizes = rule_prizes(PayoutRule(), 1_000 * 1_000, 1_000, 1_000, seats=9)
+    assert 0.14 <= len(prizes) / 1_000 <= 0.16
+    assert 0.15 <= prizes[0] / sum(prizes) <= 0.20 and 0.6 <= prizes[1] / prizes[0] <= 0.67
+    assert 1.5 <= prizes[-1] / 1_000 <= 2.0
+    assert len(hand_for_hand_points(prizes)) <= 25  # far fewer than the places paid (153)
+    three = rule_prizes(PayoutRule(paid_percent=33), 9 * 1_000, 9, 1_000)
+    assert [round(100 * prize / 9_000) for prize in three] == [49, 30, 21]  # the rooms' 50/30/20
 
 
 def test_a_definition_gives_a_prize_table_or_a_payout_rule_and_120_entries_of_a_300_structure_pay_15_percent():
