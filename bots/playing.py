@@ -40,6 +40,7 @@ from bots.strategies import STRATEGIES, play_out
 from engine.cards import streamed_cards
 from engine.eliminations import Outcome, outcome_of
 from engine.hand import Hand
+from engine.wire import Stage
 
 BATCH: Final = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
 # A worker with less than a batch to play gets a part batch once it holds PART_BATCH hands, or as soon as it has
@@ -53,8 +54,9 @@ STOPPED = "a worker playing this tournament's hands stopped; the run cannot go o
 SEATS = tuple(f"seat{number}" for number in range(10))  # a worker's names: the moves never depend on them
 
 # What a worker needs to deal a hand again: its number, each seat's strategy and stack, the blinds and ante,
-# whether the big blind posts the ante, the blinds' positions, the hands' seed and the cards the deck holds.
-Job = tuple[int, tuple[str, ...], list[int], int, int, int, bool, int | None, int, int, int]
+# whether the big blind posts the ante, the blinds' positions, the hands' seed and the cards the deck holds, and
+# where the tournament stands (what its bots weigh near the money).
+Job = tuple[int, tuple[str, ...], list[int], int, int, int, bool, int | None, int, int, int, Stage]
 Played = tuple[int, int, Outcome]  # the hand's number, its decisions and its end
 
 
@@ -158,18 +160,18 @@ class Decks:
         return deck
 
 
-def job_of(hand: Hand, number: int, strategies: tuple[str, ...], decks: Decks) -> Job:
+def job_of(hand: Hand, number: int, strategies: tuple[str, ...], decks: Decks, stage: Stage) -> Job:
     return (number, strategies, list(hand.starting_stacks), hand.small_blind, hand.big_blind, hand.ante,
-            hand.bb_ante, hand.sb_index, hand.bb_index, decks.seed, decks.cards)
+            hand.bb_ante, hand.sb_index, hand.bb_index, decks.seed, decks.cards, stage)
 
 
 def played(job: Job) -> Played:
     """A hand dealt again from ``job`` and played by its bots: how many decisions it took and how it ended."""
-    number, strategies, stacks, small_blind, big_blind, ante, bb_ante, sb_index, bb_index, seed, cards = job
+    number, strategies, stacks, small_blind, big_blind, ante, bb_ante, sb_index, bb_index, seed, cards, stage = job
     deck, rng = dealt(seed, number, cards)
     hand = Hand(SEATS[:len(stacks)], stacks, small_blind=small_blind, big_blind=big_blind, ante=ante,
                 bb_ante=bb_ante, deck=deck, sb_index=sb_index, bb_index=bb_index)
-    decisions = play_out(hand, [STRATEGIES[name] for name in strategies], rng)
+    decisions = play_out(hand, [STRATEGIES[name] for name in strategies], rng, stage)
     return number, decisions, outcome_of(hand)
 
 

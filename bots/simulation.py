@@ -42,10 +42,23 @@ from engine.eliminations import Outcome
 from engine.events import AddOnOffered, DealProposed, Event, HandStarted, PlayerEliminated, RebuyOffered
 from engine.history import phhs_section, to_phh
 from engine.structure import Definition
-from engine.wire import stamped
+from engine.wire import Stage, stamped
 
 HAND_SECONDS: Final = 8.0
 DECISION_SECONDS: Final = 4.0
+# What a hand at a full table takes on average, in decisions, with the default bots: the clock above deals
+# 3600 / (8 + 4 x 12.25), 64 hands an hour at nine seated (``ONLINE_HANDS_PER_HOUR``). A definition's
+# ``hands_per_hour`` scales the clock so that a full table deals that many (docs/director.md).
+FULL_TABLE_DECISIONS_PER_SEAT: Final = 1.36
+
+
+def hand_scale(definition: Definition) -> float:
+    """How much longer than ``HAND_SECONDS + DECISION_SECONDS * decisions`` a hand takes at the definition's pace
+    (1 at the online pace, ``hands_per_hour`` None)."""
+    if definition.hands_per_hour is None:
+        return 1.0
+    full = HAND_SECONDS + DECISION_SECONDS * FULL_TABLE_DECISIONS_PER_SEAT * definition.seats_per_table
+    return 3600 / definition.hands_per_hour / full
 SHARE_STEP: Final = 0.005  # how far one wait on the workers, or one worker running dry, moves the director's share
 FEW_TABLES: Final = 16  # at or below, the director plays each hand itself: a trip to a worker costs more than the hand
 ANSWERED: Final = {PlayerEliminated, RebuyOffered, AddOnOffered, DealProposed}  # what the bots may answer (``_answer``)
@@ -133,6 +146,10 @@ class Simulation:
         self._encoder = msgspec.json.Encoder()
         self._written_hands = 0
         self._finishing: list[tuple[float, int]] = []  # (simulated time the hand ends, table)
+        self._scale = hand_scale(definition)
+        self._stage_key: tuple[int, int, int] = (-1, -1, -1)
+        self._stage_now = Stage()
+        self._shortest = HAND_SECONDS * self._scale  # the soonest a hand can end after its deal
         self._seats: dict[int, list[int]] = {}
         self._asked_for_deal_at = 0
         self.jobs = jobs
@@ -251,12 +268,14 @@ class Simulation:
                 self._seats[table] = [entry.seat + 1 for entry in hand_started.players]  # PHH counts seats from 1
             hand = tournament.hand(table)
             assert hand is not None
+            stage = self._stage()
             if not self.decks.elsewhere:  # the director's own hand is played: its PHH is written when it ends
                 plays = [STRATEGIES[self.strategy[player]] for player in hand.players]
-                heapq.heappush(self._finishing, (self._ends_at(self.now, play_out(hand, plays, self.decks.rng)), table))
+                decisions = play_out(hand, plays, self.decks.rng, stage)
+                heapq.heappush(self._finishing, (self._ends_at(self.now, decisions), table))
                 continue
             strategies = tuple(map(self.strategy.__getitem__, hand.players))
-            job = job_of(hand, hand_started.hand, strategies, self.decks)
+            job = job_of(hand, hand_started.hand, strategies, self.decks, stage)
             self._unplayed[table] = self.now
             if workers is None or self._plays_here(workers):
                 self._played([(table, played(job))])
@@ -267,6 +286,15 @@ class Simulation:
             if workers.hungry:
                 self._share = max(0.0, self._share - SHARE_STEP)
             workers.send(hungry_only=True)
+
+    def _stage(self) -> Stage:
+        """Where the tournament stands for its bots (``Tournament.stage``), asked again only once the field or
+        the prize table changed: a deal reads it, a bust or an entry changes it."""
+        tournament = self.tournament
+        key = (tournament.players_left, tournament.prize_pool_cents, tournament.chips_issued)
+        if key != self._stage_key:
+            self._stage_key, self._stage_now = key, tournament.stage()
+        return self._stage_now
 
     def _plays_here(self, workers: Workers) -> bool:
         """Whether the director plays the hand it just dealt rather than send it: at the last tables (a trip to a
@@ -279,13 +307,12 @@ class Simulation:
         self._owed = max(0.0, self._owed - 1.0)
         return True
 
-    @staticmethod
-    def _ends_at(dealt_at: float, decisions: int) -> float:
-        return dealt_at + HAND_SECONDS + DECISION_SECONDS * decisions
+    def _ends_at(self, dealt_at: float, decisions: int) -> float:
+        return dealt_at + self._scale * (HAND_SECONDS + DECISION_SECONDS * decisions)
 
     def _await_next_hand(self) -> None:
         """Moves from the workers until the next hand to end is known: the earliest end among the hands played,
-        before any hand still out could end (none ends sooner than ``HAND_SECONDS`` after it was dealt). The
+        before any hand still out could end (none ends sooner than ``_shortest`` after it was dealt). The
         hands not sent yet the director plays itself rather than wait: a tournament's last tables, or a worker
         behind. Whoever plays a hand, it ends as it would in one process."""
         workers, dealt = self._workers, self._dealt
@@ -294,7 +321,7 @@ class Simulation:
         while self._unplayed:
             while dealt[0][1] not in self._unplayed or self._unplayed[dealt[0][1]] != dealt[0][0]:
                 dealt.popleft()  # played already
-            if self._finishing and self._finishing[0][0] < dealt[0][0] + HAND_SECONDS:
+            if self._finishing and self._finishing[0][0] < dealt[0][0] + self._shortest:
                 return
             if workers.outbox and workers.outbox[0][0] == dealt[0][1]:
                 table, job = workers.outbox.popleft()  # the next hand needed was not sent yet: quicker here

@@ -17,19 +17,29 @@ from typing import Final, NamedTuple, cast
 from engine.cards import RANKS
 from engine.evaluate import HIGH_CARD, PAIR, hand_category, hand_class, hand_strength
 from engine.hand import Hand, LegalActions, added_up
-from engine.wire import Action
+from engine.wire import Action, Stage
 
 Decision = tuple[Action, int | None]
 
 
 class SeatView:
     """What a seat sees when it is to act. A class, not a NamedTuple, which compiled code builds through Python:
-    the simulator builds one a decision (issue 60)."""
+    the simulator builds one a decision.
 
-    __slots__ = ("legal", "hole", "board", "pot", "stack", "big_blind", "players", "behind", "to_match")
+    Besides the seat's own cards and the betting, what anyone at the table or
+    in the lobby sees: the stacks of the opponents still in the hand, and
+    where the tournament stands (``engine.wire.Stage``: players left, places
+    paid, the players left at the next pay jump, the average stack; zeros
+    where nothing is known, as in a cash hand).
+    """
+
+    __slots__ = ("legal", "hole", "board", "pot", "stack", "big_blind", "players", "behind", "to_match", "opponents",
+                 "players_left", "paid", "next_jump", "average")
 
     def __init__(self, legal: LegalActions, hole: tuple[int, int], board: tuple[int, ...], pot: int, stack: int,
-                 big_blind: int, players: int = 6, behind: int = 0, to_match: int = 0) -> None:
+                 big_blind: int, players: int = 6, behind: int = 0, to_match: int = 0,
+                 opponents: tuple[int, ...] = (), players_left: int = 0, paid: int = 0, next_jump: int = 0,
+                 average: int = 0) -> None:
         self.legal = legal
         self.hole = hole
         self.board = board
@@ -40,29 +50,41 @@ class SeatView:
         self.players = players  # dealt in this hand
         self.behind = behind  # still to act after this player on this street (preflop, unraised: the position)
         self.to_match = to_match  # this street's highest bet (preflop: the big blind, a raise's size, a re-raise's)
+        self.opponents = opponents  # the chips behind of each opponent still in the hand
+        # ... and in the lobby: where the tournament stands (engine.wire.Stage)
+        self.players_left = players_left
+        self.paid = paid
+        self.next_jump = next_jump
+        self.average = average
 
 
 Strategy = Callable[[SeatView, random.Random], Decision]
+NO_STAGE: Final = Stage()
 
 
-def seat_view(hand: Hand) -> SeatView:
-    """What the player to act sees of ``hand`` (the simulator's in-process stand-in for the wire)."""
+def seat_view(hand: Hand, stage: Stage = NO_STAGE) -> SeatView:
+    """What the player to act sees of ``hand`` in a tournament at ``stage`` (the simulator's in-process stand-in
+    for the wire)."""
     legal = hand.legal_actions()
     seat = legal.player
     pot = added_up(hand.committed) + added_up(hand.bets) + hand.dead
-    return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, hand.stacks[seat], hand.big_blind, hand.n,
-                    len(hand.queue) - 1, hand.level)
+    stacks, folded = hand.stacks, hand.folded
+    opponents = tuple([stacks[other] for other in range(hand.n) if other != seat and not folded[other]])
+    return SeatView(legal, hand.hole[seat], tuple(hand.board), pot, stacks[seat], hand.big_blind, hand.n,
+                    len(hand.queue) - 1, hand.level, opponents, stage.players_left, stage.paid, stage.next_jump,
+                    stage.average)
 
 
-def play_out(hand: Hand, plays: list[Strategy], rng: random.Random) -> int:
-    """The hand played to its end by ``plays`` (one per player, in the hand's order); how many decisions it took.
+def play_out(hand: Hand, plays: list[Strategy], rng: random.Random, stage: Stage = NO_STAGE) -> int:
+    """The hand played to its end by ``plays`` (one per player, in the hand's order) in a tournament at ``stage``;
+    how many decisions it took.
 
     Here and not in the simulator so that mypyc compiles the loop with the strategies and the hand: a decision's
     view, choice and action are native calls.
     """
     decisions = 0
     while not hand.finished:
-        view = seat_view(hand)
+        view = seat_view(hand, stage)
         strategy = plays[view.legal.player]
         # The default player called by name: a native call, where a function taken from a list is called through
         # Python with its arguments parsed.

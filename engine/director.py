@@ -214,6 +214,7 @@ class Tournament:
     prize_table_for: ClassVar = bound(prizes.table_for)
     projected_prizes: ClassVar = bound(prizes.projected)
     full_field_prizes: ClassVar = bound(prizes.full_field)
+    stage: ClassVar = bound(prizes.stage)
     cancellation_preview: ClassVar = bound(cancellation.preview)
     still_in: ClassVar = bound(cancellation.still_in)
     reschedule_policy: ClassVar = bound(cancellation.rescheduling)

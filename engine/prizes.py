@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from engine.status import Status
 from engine.structure import Definition, hand_for_hand_points, prizes_cents, rule_prizes, satellite_prizes
 
+from engine.wire import Stage
+
 if TYPE_CHECKING:
     from engine.director import Tournament
 
@@ -110,3 +112,13 @@ def full_field(t: Tournament) -> list[int]:
     """The prizes if the field fills (``max_players`` entries, each paying the buy-in, with the money added)."""
     full = t.definition.max_players
     return table_for(t, full, full * t.definition.buy_in_cents + t.definition.added_cents)
+
+
+def stage(t: Tournament) -> Stage:
+    """Where the tournament stands, as a player reads it off the lobby (``engine.wire.Stage``): the players left,
+    the places paid (a satellite's seats), the players left at the next pay jump (the largest field size one bust
+    from more money, D.14's points), and the average stack."""
+    left = t.players_left
+    jumps = [point for point in t.rounds.points if point <= left]
+    paid = t.seats_won if t.definition.satellite is not None else len(t.prizes)
+    return Stage(left, paid, max(jumps) if jumps else 0, t.chips_issued // left if left else 0)

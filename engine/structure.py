@@ -214,6 +214,10 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     late_registration: LateRegistration | None = None
     reentry: Reentry | None = None
     payout_rule: PayoutRule | None = None  # in place of payouts: the prize table follows the entries
+    # The pace the simulator, the lab, the generator's fit and the plan play at: hands a full table deals in an
+    # hour (fewer seated deal faster). None: online, about 64 at nine seated (docs/config.md). The real-time
+    # server's clocks do not read it.
+    hands_per_hour: Annotated[float, msgspec.Meta(ge=5, le=300)] | None = None
 
     @property
     def late_stack(self) -> int:
@@ -488,6 +492,27 @@ def hand_for_hand_points(prizes: list[int], min_jump_cents: int = 1) -> list[int
         return prizes[place - 1] if place <= len(prizes) else 0
 
     return [n for n in range(len(prizes) + 1, 1, -1) if prize(n - 1) - prize(n) >= min_jump_cents]
+
+
+# ------------------------------------------------------------------- the pace a room deals at
+
+LIVE_HANDS_PER_HOUR = 35.0  # a live table of nine: 30-40 (WSOP dealers 15-20 hands a half-hour)
+ONLINE_HANDS_PER_HOUR = 64.0  # what the simulator's own clock deals at nine seated, as online rooms do (60-80)
+PACES: dict[str, float | None] = {"live": LIVE_HANDS_PER_HOUR, "online": None}
+
+
+def pace_of(text: str) -> float | None:
+    """``live``, ``online`` or a number of hands an hour, as ``--pace`` takes it: the ``hands_per_hour`` of a
+    definition (None: online); ValueError naming what is wrong."""
+    if text in PACES:
+        return PACES[text]
+    try:
+        hands = float(text)
+    except ValueError:
+        raise ValueError(f"--pace: live, online or hands an hour at a full table, not {text!r}") from None
+    if not 5 <= hands <= 300:
+        raise ValueError(f"--pace: between 5 and 300 hands an hour, not {text}")
+    return hands
 
 
 # ------------------------------------------------------------------- defaults

@@ -407,6 +407,17 @@ class Turn(msgspec.Struct, tag="turn", tag_field="type"):
     time_bank: float
 
 
+class Stage(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """Where the tournament stands, as every player reads it off the lobby: what a decision near the money weighs
+    (bots/strategies.py). ``next_jump``: the players left when the next bust first pays more (``paid + 1`` before
+    the money, a band's edge in it; 0: none to come); zeros where nothing is known (a cash hand, a test)."""
+
+    players_left: int = 0
+    paid: int = 0  # places paid
+    next_jump: int = 0
+    average: int = 0  # the average stack in chips
+
+
 class YourTurn(msgspec.Struct, tag="your_turn", tag_field="type"):
     """To the player to act: the legal actions and what a bot needs to decide without keeping state."""
 
@@ -427,6 +438,13 @@ class YourTurn(msgspec.Struct, tag="your_turn", tag_field="type"):
     behind: int = 0  # still to act after this player on this street
     to_match: int = 0  # this street's highest bet
     turn: int = 0  # this decision's number in the hand: ``act`` echoes it, with ``hand``
+    # The stacks at the table a decision weighs (the chips behind of each opponent still in the hand) and where
+    # the tournament stands (``Stage``), as a player sees them: what a bot near the money needs.
+    opponents: tuple[int, ...] = ()
+    players_left: int = 0
+    paid: int = 0
+    next_jump: int = 0
+    average: int = 0
 
 
 class TimedOut(msgspec.Struct, tag="timed_out", tag_field="type"):

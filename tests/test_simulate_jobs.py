@@ -21,6 +21,7 @@ from engine.director import Tournament, TournamentError
 from engine.eliminations import Outcome
 from engine.events import HandForHandStarted, HandStarted
 from engine.structure import default_definition
+from engine.wire import Stage
 from server.cli import main
 from server.cli.common import read_definition
 from tests.test_director_hand_for_hand import SEED_PAYOUTS
@@ -161,7 +162,8 @@ def test_a_first_deal_larger_than_the_pipes_hold_goes_out_and_comes_back_whole()
 
     def deal_and_collect():
         for number in range(1, 20001):
-            workers.submit(number, (number, ("regular", "regular"), [1000, 1000], 5, 10, 0, False, 1, 0, 7, 12))
+            workers.submit(number, (number, ("regular", "regular"), [1000, 1000], 5, 10, 0, False, 1, 0, 7, 12,
+                                    Stage()))
         workers.send()
         while len(back) < 20000:
             back.extend(workers.results(block=True))
@@ -189,6 +191,7 @@ ALONE = """
 import json
 from bots.simulator import Simulation
 from engine.structure import default_definition
+from engine.wire import Stage
 simulation = Simulation(default_definition(300), 300, 6, jobs=2)
 report = simulation.run()
 print(json.dumps([simulation._workers.start_method, report.hands, report.results]))
