@@ -132,7 +132,9 @@ def view_of(turn: dict[str, Any]) -> SeatView:
     legal = LegalActions(0, turn["can_fold"], turn["can_check"], turn["call"], turn["min_raise_to"],
                          turn["max_raise_to"])
     return SeatView(legal, tuple(turn["hole"]), tuple(turn["board"]), turn["pot"], turn["stack"], turn["big_blind"],
-                    turn.get("players") or 6, turn.get("behind", 0), turn.get("to_match", 0))
+                    turn.get("players") or 6, turn.get("behind", 0), turn.get("to_match", 0),
+                    tuple(turn.get("opponents", ())), turn.get("players_left", 0), turn.get("paid", 0),
+                    turn.get("next_jump", 0), turn.get("average", 0))
 
 
 def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
@@ -144,7 +146,9 @@ def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
     return {**you["legal"], "hole": you["hole"] or [], "board": table["board"], "pot": table["pot"],
             "stack": you["stack"] or 0, "big_blind": tournament["big_blind"],
             "players": sum(seat["in_hand"] or seat["folded"] for seat in seats),
-            "to_match": max((seat["bet"] for seat in seats), default=0)}
+            "to_match": max((seat["bet"] for seat in seats), default=0),
+            "opponents": [seat["stack"] for seat in seats if seat["in_hand"] and seat["player"] != you["player"]],
+            "players_left": tournament.get("players_left", 0), "average": tournament.get("average_stack") or 0}
 
 
 class SeatBot(WSListener):

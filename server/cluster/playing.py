@@ -223,7 +223,7 @@ class WorkerOutlet:
                                       lambda: out.clock + time.monotonic() - dealt_at, dict(out.last_grace))
         self.decisions, self.names = [], out.names
         desk = self.desk = Decisions(self.table, out.number, hand, self, self.banks, self.sitting, out.action_seconds,
-                                     out.grace_seconds, lambda player: self.names.get(player, player))
+                                     out.grace_seconds, lambda player: self.names.get(player, player), out.stage)
         for event in out.opening:
             self.stream.publish_encoded(event)
         self._route(list(hand.events))

@@ -134,7 +134,7 @@ class WorkersHands:
             [player for player in players if player in self.tables.sitting_out],
             {player: grace.given[player] for player in players if player in grace.given}, self.tables.now(),
             grace.every, {player: entries.name(player) for player in players}, definition.action_seconds,
-            definition.disconnect_grace_seconds, self.tables.hand_pause))
+            definition.disconnect_grace_seconds, self.tables.hand_pause, director.stage()))
 
     def route(self, table: int, events: list[Event], hand_events: list[Event]) -> None:
         """Only to the log: the table's worker routes the deal with the hand it is sent, and the decisions as it

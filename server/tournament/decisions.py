@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import NoReturn, Protocol
 
 from engine.hand import Hand, IllegalAction
-from engine.wire import Act, Countdown, PrivateMessage, TableMessage, TimedOut, Turn, YourTurn
+from engine.wire import Act, Countdown, PrivateMessage, Stage, TableMessage, TimedOut, Turn, YourTurn
 from server.errors import Refused
 
 
@@ -120,7 +120,9 @@ class Decisions:
 
     def __init__(self, table: int, number: int, hand: Hand, outlet: Outlet, banks: Mapping[str, float],
                  sitting_out: Collection[str], action_seconds: float, grace_seconds: float,
-                 name: Callable[[str], str]) -> None:
+                 name: Callable[[str], str], stage: Stage) -> None:
+        """``stage``: where the tournament stood at the deal, which each ``your_turn`` tells its player."""
+        self.stage = stage
         self.table = table
         self.number = number  # the table's hand number
         self.hand = hand
@@ -152,10 +154,13 @@ class Decisions:
             clock.deadline = clock.turn_started + seconds
             clock.seconds, clock.time_bank = seconds, bank
             self.outlet.publish(Turn(player, seconds, bank))
+            seat, stage = legal.player, self.stage
             self.outlet.tell(player, YourTurn(
                 self.number, legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to,
-                seconds, hand.hole[legal.player], tuple(hand.board), sum(hand.committed) + sum(hand.bets) + hand.dead,
-                hand.stacks[legal.player], hand.big_blind, hand.n, len(hand.queue) - 1, hand.level, clock.decision))
+                seconds, hand.hole[seat], tuple(hand.board), sum(hand.committed) + sum(hand.bets) + hand.dead,
+                hand.stacks[seat], hand.big_blind, hand.n, len(hand.queue) - 1, hand.level, clock.decision,
+                tuple(hand.stacks[other] for other in range(hand.n) if other != seat and not hand.folded[other]),
+                stage.players_left, stage.paid, stage.next_jump, stage.average))
             break
         self._answered()
 

@@ -10,6 +10,7 @@ import msgspec
 
 from engine.events import Acted as EngineActed
 from engine.hand import Hand, Rules
+from engine.wire import Stage
 
 
 StateKind: TypeAlias = Literal["ready", "wait", "out", "gone", "fenced"]
@@ -79,6 +80,7 @@ class HandOut(msgspec.Struct, tag="deal", array_like=True):
     action_seconds: float
     grace_seconds: float
     pause: float  # how long the finished hand shows before it is handed back
+    stage: Stage = Stage()  # where the tournament stood at the deal: what its players' turns tell them
 
 
 class Act(msgspec.Struct, array_like=True, tag="act"):

@@ -332,7 +332,8 @@ class HereHands:
         definition, entries = tables.session.director.definition, tables.session.entries
         desk = self.desks[table] = Decisions(
             table, tables.started[table].hand, hand, HereOutlet(tables, table), entries.time_bank, tables.sitting_out,
-            definition.action_seconds, definition.disconnect_grace_seconds, entries.name)
+            definition.action_seconds, definition.disconnect_grace_seconds, entries.name,
+            tables.session.director.stage())
         desk.next_turn()
 
     def route(self, table: int, events: list[Event], hand_events: list[Event]) -> None:
