@@ -125,6 +125,7 @@ class LabReport(msgspec.Struct, frozen=True):
     reentries: Spread
     pool_cents: Spread
     breaks: list[BreakSpread]
+    entries_open: bool = False  # the event takes entries while it runs (late registration or re-entry)
 
 
 class Observer:
@@ -212,6 +213,19 @@ class Field(msgspec.Struct, frozen=True):
     reentry: float = 0.0
 
 
+LATE_EVERY = 10  # one late entry to expect for every ten at the start, where late registration is open
+REENTRY_CHANCE = 0.5  # the chance a player who is out re-enters, where re-entry is open
+
+
+def expected_field(definition: Definition, players: int, mix: dict[str, float] | None = None) -> Field:
+    """The field to expect for ``players`` at the start: a tenth more entering late where late registration is
+    open, and half of those who are out entering again where re-entry is (``mttsim simulate``'s defaults).
+    What the lab, the structure's estimate and fit, the lobby's Estimate and Compare and the plan all play, so
+    that an event with late entries and re-entries is never planned as a freezeout."""
+    return Field(players, mix, players // LATE_EVERY if definition.late_registration else 0,
+                 REENTRY_CHANCE if definition.reentry else 0.0)
+
+
 def play(definition: Definition, field: Field, seed: int, jobs: int = 1) -> Run:
     """One seed of the tournament, observed; its hands played by ``jobs`` processes (bots.playing)."""
     observer = Observer(definition)
@@ -264,7 +278,8 @@ def summarize(definition: Definition, players: int, runs: Sequence[Run]) -> LabR
                      _optional([run.final_table_level for run in runs]),
                      _optional([run.final_table_average_bb for run in runs]), spread([run.entries for run in runs]),
                      spread([run.late_entries for run in runs]), spread([run.reentries for run in runs]),
-                     spread([run.pool_cents for run in runs]), breaks)
+                     spread([run.pool_cents for run in runs]), breaks,
+                     definition.late_registration is not None or definition.reentry is not None)
 
 
 def lab(definition: Definition, field: Field, seeds: Sequence[int], *, jobs: int | None = None,
@@ -272,7 +287,7 @@ def lab(definition: Definition, field: Field, seeds: Sequence[int], *, jobs: int
     """Every seed played, by ``jobs`` processes at once (default: one per core, at most one per seed); with one
     job in this process, unless ``apart`` (a server's loop must not wait on a simulation holding the GIL).
     The processes start from a fork server: forking a process with threads running (a server) is unsafe."""
-    return summarize(definition, field.players, played([definition], field, seeds, jobs, apart)[0])
+    return summarize(definition, field.players, played([definition], [field], seeds, jobs, apart)[0])
 
 
 class Comparison(msgspec.Struct, frozen=True):
@@ -283,28 +298,29 @@ class Comparison(msgspec.Struct, frozen=True):
     structures: list[LabReport]
 
 
-def compare(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], *,
+def compare(definitions: Sequence[Definition], fields: Sequence[Field], seeds: Sequence[int], *,
             jobs: int | None = None, apart: bool = False) -> Comparison:
-    """Each structure played on the same seeds: the runs of all of them share one pool of processes, so that
-    two structures take about twice one's time, not twice plus the pool's start (``apart``: as ``lab``)."""
-    runs = played(definitions, field, seeds, jobs, apart)
+    """Each structure played by its field (``expected_field``: its own late entries and re-entries) on the same
+    seeds: the runs of all of them share one pool of processes, so that two structures take about twice one's
+    time, not twice plus the pool's start (``apart``: as ``lab``)."""
+    runs = played(definitions, fields, seeds, jobs, apart)
     return Comparison(list(seeds), [summarize(definition, field.players, mine)
-                                    for definition, mine in zip(definitions, runs)])
+                                    for definition, field, mine in zip(definitions, fields, runs)])
 
 
-def played(definitions: Sequence[Definition], field: Field, seeds: Sequence[int], jobs: int | None,
+def played(definitions: Sequence[Definition], fields: Sequence[Field], seeds: Sequence[int], jobs: int | None,
            apart: bool) -> list[list[Run]]:
-    """The runs of each definition on every seed, in order. Fewer runs than processes (one big seed, say): the
-    runs one after another, each over all of them; more: one process per run, each run in one."""
+    """The runs of each definition by its field on every seed, in order. Fewer runs than processes (one big seed,
+    say): the runs one after another, each over all of them; more: one process per run, each run in one."""
     pairs = [(number, seed) for number in range(len(definitions)) for seed in seeds]
     jobs = jobs or os.cpu_count() or 1
     if (jobs <= 1 or len(pairs) < jobs) and not apart:
-        runs = [play(definitions[number], field, seed, jobs) for number, seed in pairs]
+        runs = [play(definitions[number], fields[number], seed, jobs) for number, seed in pairs]
     else:
         encoded = [msgspec.msgpack.encode(definition) for definition in definitions]
-        who = msgspec.msgpack.encode(field)
+        who = [msgspec.msgpack.encode(field) for field in fields]
         with ProcessPoolExecutor(min(jobs, len(pairs)), mp_context=lifeline.forkserver()) as pool:
-            futures = [pool.submit(_play_encoded, encoded[number], who, seed) for number, seed in pairs]
+            futures = [pool.submit(_play_encoded, encoded[number], who[number], seed) for number, seed in pairs]
             runs = [msgspec.msgpack.decode(future.result(), type=Run) for future in futures]
     return [runs[number * len(seeds):(number + 1) * len(seeds)] for number in range(len(definitions))]
 
@@ -346,7 +362,8 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
              apart: bool = False) -> Estimate:
     """The structure's schedule and, from ``runs`` quick simulations (seeds 1 to runs), the field and the
     average stack to expect at each level and the tournament's length."""
-    report = lab(definition, Field(players), range(1, runs + 1), jobs=jobs, apart=apart) if runs else None
+    report = lab(definition, expected_field(definition, players), range(1, runs + 1), jobs=jobs, apart=apart) \
+        if runs else None
     reached = {level.level: level for level in report.levels} if report else {}
     rows = []
     for number, (level, starts) in enumerate(zip(definition.levels, level_starts(definition)), start=1):
@@ -368,59 +385,66 @@ FIT_TRIES = 10
 def fit_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
                   options: EventOptions | None = None, runs: int = 3, jobs: int | None = None,
                   apart: bool = False) -> tuple[Definition, Estimate]:
-    """``generate_structure``'s levels with their pace fitted so that the simulated field comes down to one
+    """``generate_structure``'s levels with their climb fitted so that the simulated field comes down to one
     player within ``FIT_WITHIN`` of the length the structure says (the hours asked, or the shortest its steps
-    allow): each try is simulated on the estimate's own seeds and the pace scaled by how far it missed, and the
+    allow): each try is simulated on the estimate's own seeds and the climb scaled by how far it missed, and the
     closest is kept, with the estimate it met. Where even the largest steps run long, the name says the length
     the simulations found."""
     given = options or EventOptions()
     said = structure_hours(players, hours, stack, speed, given)
-    pace, trying = 1.0, given
-    tried: list[tuple[float, float]] = []  # (log pace, log miss)
+    climb, trying = 1.0, given
+    tried: list[tuple[float, float]] = []  # (log climb, log miss)
     best: tuple[Definition, Estimate, float] | None = None
     blinds_before: list[int] = []
+    misses: list[float] = []  # every try's, whatever its level length
     for _ in range(FIT_TRIES):
-        definition = generate_structure(players, hours, stack, speed=speed, options=trying, pace=pace)
+        definition = generate_structure(players, hours, stack, speed=speed, options=trying, climb=climb)
         made = estimate(definition, players, runs, jobs=jobs, apart=apart)
         if made.hours is None:
             return definition, made
         miss = made.hours.median / said
+        misses.append(miss)
         if best is None or abs(miss - 1) < abs(best[2] - 1):
             best = (definition, made, miss)
         if abs(miss - 1) <= FIT_WITHIN:
             break
         minutes, blinds = definition.levels[0].minutes, [level.big_blind for level in definition.levels]
         if miss < 1 and blinds == blinds_before and given.minutes is None and minutes is not None:
-            # Over too soon, and a slower pace changed nothing (the climb is the flattest the round numbers
+            # Over too soon, and a gentler climb changed nothing (the climb is the flattest the round numbers
             # make): longer levels, in whole minutes, as a director would make them (a length given is kept)
             trying = msgspec.structs.replace(trying, minutes=max(minutes + 1, round(minutes / miss)))
-            pace, tried = 1.0, []  # a new length: the pace's search starts again
+            climb, tried = 1.0, []  # a new length: the climb's search starts again
             continue
         blinds_before = blinds
-        tried.append((math.log(pace), math.log(miss)))
-        pace = _next_pace(tried)
+        tried.append((math.log(climb), math.log(miss)))
+        climb = _next_climb(tried)
     assert best is not None
     definition, made, miss = best
     if given.name is None and made.hours is not None:  # the name says the length the simulations found
         simulated = made.hours.median
-        why = "" if abs(simulated / hours - 1) <= FIT_WITHIN else \
-            f" (the shortest that climbs at most {MAX_STEP_BY_SPEED[speed]:g}x a level; {hours:g} h asked)" \
-            if simulated > hours else f" (the longest these levels make; {hours:g} h asked)"
+        if abs(simulated / hours - 1) <= FIT_WITHIN:
+            why = ""
+        elif said > hours:  # the steps cannot climb fast enough
+            why = f" (the shortest that climbs at most {MAX_STEP_BY_SPEED[speed]:g}x a level; {hours:g} h asked)"
+        elif min(misses) < 1 < max(misses):  # tries fell on both sides: the round blinds step over the hours
+            why = f" (the nearest these round blinds make; {hours:g} h asked)"
+        else:
+            why = f" (the {'shortest' if simulated > hours else 'longest'} these levels make; {hours:g} h asked)"
         named = f"{players} players, {round(simulated, 1) if why else hours:g} h {speed}{why}"
         definition = msgspec.structs.replace(definition, name=named)
         made = msgspec.structs.replace(made, name=named)
     return definition, made
 
 
-def _next_pace(tried: list[tuple[float, float]]) -> float:
-    """The pace to try next: the length falls about as the pace rises (the first step scales by the miss), then
-    the secant through the last two tries, on logarithms; the last scaling where the two did not differ."""
-    (pace, miss) = tried[-1]
-    if len(tried) > 1 and tried[-2][1] != miss and tried[-2][0] != pace:
-        slope = (miss - tried[-2][1]) / (pace - tried[-2][0])
-        if slope < 0:  # longer as the pace falls, as it should: aim where the miss is none
-            return math.exp(pace - miss / slope)
-    return math.exp(pace + miss)
+def _next_climb(tried: list[tuple[float, float]]) -> float:
+    """The climb to try next: the length falls about as the climb steepens (the first step scales by the miss),
+    then the secant through the last two tries, on logarithms; the last scaling where the two did not differ."""
+    (climb, miss) = tried[-1]
+    if len(tried) > 1 and tried[-2][1] != miss and tried[-2][0] != climb:
+        slope = (miss - tried[-2][1]) / (climb - tried[-2][0])
+        if slope < 0:  # longer as the climb flattens, as it should: aim where the miss is none
+            return math.exp(climb - miss / slope)
+    return math.exp(climb + miss)
 
 
 def schedule_text(made: Estimate) -> str:

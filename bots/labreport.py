@@ -61,8 +61,14 @@ ENTRIES: tuple[Figure, ...] = (  # for an event with late entries or re-entries
 )
 
 
+LEVELS = frozenset(("Bubble: level", "Final table: level"))  # a change in these reads in levels, not percent
+
+
 def figures(report: LabReport) -> tuple[Figure, ...]:
-    reentering = any(run.entries != run.players for run in report.runs)
+    """The headline, and the entries for an event that takes entries while it runs: shown whatever the runs
+    bought, so that one whose runs took no late entry says 0 rather than leaving the rows out; a freezeout has
+    none."""
+    reentering = report.entries_open or any(run.entries != run.players for run in report.runs)
     return HEADLINE + ENTRIES if reentering else HEADLINE
 
 
@@ -163,6 +169,20 @@ def _level_marks(axes: Any, report: LabReport) -> None:
             axes.axvline(level.median, color=mark, linestyle="--", linewidth=1.1, label=name)
 
 
+def _level_bands(axes: Any, report: LabReport, end: float) -> None:
+    """The levels as bands behind the curve, every other one shaded and each numbered at the top, where it began
+    (the median of the runs that reached it)."""
+    starts = [(level.level, level.started_h.median) for level in report.levels if level.reached]
+    for number, (level, begins) in enumerate(starts):
+        ends = starts[number + 1][1] if number + 1 < len(starts) else end
+        if ends <= begins:
+            continue
+        if number % 2:
+            axes.axvspan(begins, ends, color="#000000", alpha=0.045, linewidth=0, zorder=0)
+        axes.text((begins + ends) / 2, 0.98, str(level), transform=axes.get_xaxis_transform(), ha="center",
+                  va="top", fontsize=6, color="#666666")
+
+
 def _players_left(plt: Any, reports: Sequence[LabReport], names: Sequence[str]) -> str:
     """Players left over time: the median of each structure (and its p10-p90 band when alone), the moments and
     the players paid marked."""
@@ -172,6 +192,8 @@ def _players_left(plt: Any, reports: Sequence[LabReport], names: Sequence[str]) 
     grid = np.linspace(0.0, end, 300)
     figure, axes = plt.subplots(figsize=(6.6, 3.2))
     alone = len(reports) == 1
+    if alone:
+        _level_bands(axes, reports[0], end)
     for number, (report, name) in enumerate(zip(reports, names)):
         color = PALETTE[number % len(PALETTE)]
         left = players_left_on(report.runs, grid)
@@ -180,8 +202,10 @@ def _players_left(plt: Any, reports: Sequence[LabReport], names: Sequence[str]) 
                               color=color, label="p10-p90", linewidth=0)
         axes.plot(grid, np.median(left, axis=0), color=color, linewidth=1.7, label="median" if alone else name)
         _moments(axes, report, None if alone else color, label=alone)
-    paid = reports[0].paid.median
-    axes.axhline(paid, color=PAID, linestyle="-.", linewidth=1.0, label=f"{paid:,.0f} paid")
+    for number, report in enumerate(reports):  # each structure's own players paid, in its colour when several
+        paid = report.paid.median
+        axes.axhline(paid, color=PAID if alone else PALETTE[number % len(PALETTE)], linestyle="-.", linewidth=1.0,
+                     label=f"{paid:,.0f} paid" + ("" if alone else f" ({names[number]})"))
     axes.set_xlabel("hours from the start (dotted: breaks; dashed: the bubble, then the final table)")
     axes.set_ylabel("players left")
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -288,9 +312,14 @@ def names(comparison: Comparison) -> list[str]:
     return [name if given.count(name) == 1 else f"{name} ({number})" for number, name in enumerate(given, start=1)]
 
 
-def change(before: Spread | None, after: Spread | None) -> str:
-    """The median's change from the first structure, in percent."""
-    if before is None or after is None or not before.median:
+def change(before: Spread | None, after: Spread | None, levels: bool = False) -> str:
+    """The median's change from the first structure: in levels for a level, in percent for anything else."""
+    if before is None or after is None:
+        return "-"
+    if levels:
+        moved = after.median - before.median
+        return f"{moved:+g} level{'' if abs(moved) == 1 else 's'}"
+    if not before.median:
         return "-"
     return f"{100 * (after.median - before.median) / before.median:+.0f}%"
 
@@ -305,7 +334,7 @@ def compare_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
         values = [of(report) for report in reports]
         rows.append([name, *("-" if value is None else
                              f"{show(value.median)} [{show(value.p10)}-{show(value.p90)}]" for value in values),
-                     *(change(values[0], value) for value in values[1:])])
+                     *(change(values[0], value, name in LEVELS) for value in values[1:])])
     return header, rows
 
 

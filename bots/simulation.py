@@ -47,9 +47,9 @@ from engine.wire import Stage, stamped
 HAND_SECONDS: Final = 8.0
 DECISION_SECONDS: Final = 4.0
 # What a hand at a full table takes on average, in decisions, with the default bots: the clock above deals
-# 3600 / (8 + 4 x 12.25), 64 hands an hour at nine seated (``ONLINE_HANDS_PER_HOUR``). A definition's
+# 3600 / (8 + 4 x 12), 64 hands an hour at nine seated (``ONLINE_HANDS_PER_HOUR``). A definition's
 # ``hands_per_hour`` scales the clock so that a full table deals that many (docs/director.md).
-FULL_TABLE_DECISIONS_PER_SEAT: Final = 1.36
+FULL_TABLE_DECISIONS_PER_SEAT: Final = 1.33
 
 
 def hand_scale(definition: Definition) -> float:

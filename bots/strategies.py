@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, cast
 
 from engine.cards import RANKS
-from engine.evaluate import HIGH_CARD, PAIR, hand_category, hand_class, hand_strength
+from engine.evaluate import HIGH_CARD, PAIR, THREE_OF_A_KIND, TWO_PAIR, hand_category, hand_class, hand_strength
 from engine.hand import Hand, LegalActions, added_up
 from engine.wire import Action, Stage
 
@@ -251,27 +251,93 @@ def regular(view: SeatView, rng: random.Random) -> Decision:
     all in or folds at 12 big blinds or less (Nash push ranges' shape). After the flop, by what it holds against
     the board: bets and raises its strong hands, bets some air and middle pairs, calls by pot odds, and folds
     weak hands to bets.
+
+    A tournament life is at stake in every pot (``bubble_factor``): a chip lost costs more than a chip won, more
+    so near the money and for a medium stack, so a call is priced as if it cost that much more, one pair folds
+    to a bet that would commit a deep stack (a big bet into a deep stack comes from a strong range), two pair
+    no longer raises a raise, and a deep stack goes all in only with a set or better (docs/director.md).
     """
     legal, big = view.legal, view.big_blind
     if not view.board:
         return _regular_preflop(view, rng)
     strength = _made(view)
     style = HEADS_UP if view.players == 2 else SHORT if view.players <= 6 else FULL
-    price = legal.call / (view.pot + legal.call) if legal.call else 0.0
     roll = rng.random()
+    deep = _effective(view) > DEEP_BIG_BLINDS * big
     if legal.call == 0:  # checked to: bet the strong hands, some middle pairs and some air
+        bet = view.pot * 2 // 3 or big
+        if strength < 3 and deep and bet > POT_CONTROL * view.stack:
+            return _passive(legal)  # one pair keeps a deep stack's pot small: it checks
         if strength >= 3 or roll < (0, style.bet_pair, style.bet_top)[strength] or roll < style.bluff:
-            return _sized(legal, view.pot * 2 // 3 or big)
+            return _sized(legal, bet)
         return _passive(legal)
+    at_risk = min(1.0, legal.call / view.stack) if view.stack else 1.0
     raise_to = 3 * legal.call + view.pot // 2
     if strength >= 3:
-        return _sized(legal, raise_to) if roll < style.raise_strong else _passive(legal)
-    if strength == 0 and roll < style.bluff_raise:
+        # A raise of a raise, or one that puts most of a deep stack in, is made only with a set or better.
+        raised = legal.call < view.to_match  # this player bet or raised on this street, and was raised
+        commits = raise_to >= COMMITTED * (view.stack + view.to_match - legal.call)
+        if strength >= 4 or not (raised or (deep and commits)):
+            if roll < style.raise_strong:
+                return _sized(legal, raise_to)
+        if strength == 3 and deep and rng.random() < at_risk * TWO_PAIR_FOLDS:
+            return _check_or_fold(legal)
+        return _passive(legal)
+    if strength == 0 and roll < style.bluff_raise and at_risk < BLUFF_RISK:
         return _sized(legal, raise_to)
     # How often it calls, by what it holds, against a bet of two thirds of the pot (a price of 2/7), more
-    # often against a smaller one and less against a larger: people call by the price, not at a threshold.
+    # often against a smaller one and less against a larger: people call by the price, not at a threshold. The
+    # price is what the call costs in the tournament: the chips times the bubble factor.
+    cost = bubble_factor(view, at_risk) * legal.call
+    price = cost / (view.pot + cost)
     calls = (style.float_flop if len(view.board) == 3 else style.float_later, style.call_pair, style.call_top)
-    return _passive(legal) if rng.random() < calls[strength] * (2 / 7) / max(price, 0.01) else _check_or_fold(legal)
+    chance = calls[strength] * (2 / 7) / max(price, 0.01)
+    if deep:  # the more of a deep stack a bet asks for, the stronger the hands it comes from
+        chance *= math.exp(-ONE_PAIR_COMMITMENT * at_risk * at_risk)
+    return _passive(legal) if rng.random() < chance else _check_or_fold(legal)
+
+
+# The tournament's risk premium (docs/director.md): how much a chip lost costs beyond a chip won, at every stage
+# (a stack lost ends the event), and what the money adds to it for a medium stack near the bubble or a pay jump.
+RISK_PREMIUM: Final = 0.5
+BUBBLE_PREMIUM: Final = 2.0  # on the bubble a medium stack's factor is 1 + 0.5 + 2: ICM's 2.5-3 and more
+BUBBLE_REACH: Final = 0.08  # the premium falls by e over this share of the places paid still to bust
+JUMP_PREMIUM: Final = 0.2  # near a pay jump in the money
+DEEP_BIG_BLINDS: Final = 40  # deeper than this, a big bet comes from a strong range
+COMMITTED: Final = 0.4  # a raise to this share of the stack commits it
+TWO_PAIR_FOLDS: Final = 0.35  # how often two pair folds to a bet of its whole deep stack
+ONE_PAIR_COMMITMENT: Final = 4.0  # one pair calls a bet of half a deep stack e times less often, of all of it e^4
+BLUFF_RISK: Final = 0.2  # a bluff raise only into a bet under this share of the stack
+POT_CONTROL: Final = 0.3  # one pair bets no more than this share of a deep stack
+
+
+def _effective(view: SeatView) -> int:
+    """The chips this player can win or lose in the hand: their stack, or the largest opponent's still in."""
+    largest = 0
+    for stack in view.opponents:
+        largest = max(largest, stack)
+    return min(view.stack, largest) if view.opponents else view.stack
+
+
+def bubble_factor(view: SeatView, at_risk: float) -> float:
+    """What a chip this decision may lose costs in the tournament, in chips it may win (ICM's bubble factor):
+    1 plus the tournament's risk premium on the share of the stack at risk, plus what the next pay jump adds when
+    it is near, as a medium stack feels it (a short stack must gamble, a big one bullies), whole for a decision
+    that risks half the stack or more (ICM's price of chips falls with every chip). Pure: the players
+    left, the places paid, the next jump and the average stack are what the lobby shows."""
+    factor = 1.0 + RISK_PREMIUM * at_risk
+    left, paid = view.players_left, view.paid
+    if paid and left > 1:
+        ratio = view.stack / view.average if view.average else 1.0
+        weight = min(1.0, max(0.3, (ratio - 0.15) / 0.55)) if ratio < 2.5 else max(0.5, 1.0 - (ratio - 2.5) / 5)
+        if left > paid:  # before the money: how many must bust before everyone left is paid
+            near = BUBBLE_PREMIUM * math.exp(-(left - paid - 1) / max(1.0, BUBBLE_REACH * paid))
+        elif view.next_jump:
+            near = JUMP_PREMIUM * math.exp(-(left - view.next_jump) / max(1.0, 0.5 * view.players))
+        else:
+            near = 0.0
+        factor += near * weight * min(1.0, 2 * at_risk)
+    return factor
 
 
 class Postflop(NamedTuple):
@@ -298,21 +364,40 @@ FULL: Final = Postflop(bluff=0.12, bet_pair=0.35, bet_top=0.8, raise_strong=0.3,
 
 
 def _made(view: SeatView) -> int:
-    """What the hand holds against the board: 0 nothing, 1 a pair below the top card, 2 top pair or an
-    overpair, 3 two pair or better made with a hole card."""
+    """What the hand holds against the board, by what the hole cards add to it: 0 nothing, 1 a pair below the top
+    card (or the board's own hand), 2 top pair or an overpair, 3 two pair, 4 three of a kind, 5 a straight or
+    better. A pair the board shows counts for nobody: a pocket pair on a paired board is one pair, not two, and
+    three of a kind on the board is nobody's set."""
     hole, board = view.hole, view.board
     made = hand_class(hand_strength(hole + board))
-    if made > PAIR:
-        return 3 if made != (hand_class(hand_strength(board)) if len(board) == 5 else HIGH_CARD) else 1
-    if made == HIGH_CARD:
-        return 0
     first, second = hole[0] // 4, hole[1] // 4
     top = 0
-    board_ranks = 0  # a bit per rank on the board
+    seen = 0  # a bit per rank on the board
+    paired = 0  # ... and per rank it shows twice or more
+    tripled = False
     for card in board:
-        top = max(top, card // 4)
-        board_ranks |= 1 << card // 4
-    if first != second and not (board_ranks >> first & 1 or board_ranks >> second & 1):
+        rank = card // 4
+        top = max(top, rank)
+        if seen >> rank & 1:
+            tripled = tripled or bool(paired >> rank & 1)
+            paired |= 1 << rank
+        seen |= 1 << rank
+    if made > THREE_OF_A_KIND:
+        return 1 if len(board) == 5 and made == hand_class(hand_strength(board)) else 5
+    if made == THREE_OF_A_KIND:
+        return 1 if tripled else 4
+    if made == TWO_PAIR and paired:
+        if paired & (paired - 1):
+            return 1  # both pairs the board's: a kicker
+        if first != second and not ((seen & ~paired) >> first & 1 or (seen & ~paired) >> second & 1):
+            return 0  # the board's pair and nothing
+        made = PAIR  # the board's pair and one of the player's own: that one decides
+        seen &= ~paired
+    elif made == TWO_PAIR:
+        return 3
+    if made == HIGH_CARD:
+        return 0
+    if first != second and not (seen >> first & 1 or seen >> second & 1):
         return 0  # the pair is the board's
     if (first == second and first > top) or top in (first, second):
         return 2
@@ -332,13 +417,16 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
     depth = (view.stack + legal.call) / big
     facing = view.to_match / big  # 1: unraised; an open ~2-3; a re-raise ~8-10; more: a fourth bet
     all_in = ("raise", legal.max_raise_to) if legal.max_raise_to is not None else _passive(legal)
+    # A call's range narrows by what the chips it risks cost in the tournament (``bubble_factor``): little for a
+    # small raise, by half and more for a medium stack calling an all-in on the bubble.
+    cost = bubble_factor(view, min(1.0, legal.call / view.stack) if view.stack else 1.0)
     if depth <= PUSH_DEPTH:
-        if facing <= 1:
-            if share <= _push_share(view, depth):
+        if facing <= 1:  # first in: all in or fold, a little tighter where busting costs more (ICM)
+            if share <= _push_share(view, depth) / math.sqrt(bubble_factor(view, 1.0)):
                 return all_in
             return ("check", None) if legal.can_check else _check_or_fold(legal)
         # Calling an all-in or a raise short: with what is well ahead of a pushing range.
-        return _passive(legal) if share <= min(0.5, 0.12 * math.sqrt(10 / max(depth, 2)) + 0.04) else \
+        return _passive(legal) if share <= min(0.5, 0.12 * math.sqrt(10 / max(depth, 2)) + 0.04) / cost else \
             _check_or_fold(legal)
     heads_up = view.players == 2
     if facing <= 1:  # nobody raised: open, limp a little, or check the big blind
@@ -351,22 +439,35 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
             return _passive(legal)  # a limp
         return _check_or_fold(legal)
     in_blind = legal.call < view.to_match  # part of the price is already in: a blind
+    # A raise's range narrows by what its chips cost too (a re-raise of an all-in is a call with more behind it).
+    already = view.to_match - legal.call  # this player's chips in on this street
     if facing <= 5:  # one raise
         three = 0.14 if heads_up else 0.06 if in_blind or view.behind <= 2 else 0.04
         call = (0.30 if heads_up else 0.24) if in_blind and legal.call <= 3 * big else \
             0.11 if view.players <= 6 else 0.13
-        if share <= three:
-            return _sized(legal, 3 * view.to_match + (big if in_blind else 0))
-        if share <= three + call:
+        to = 3 * view.to_match + (big if in_blind else 0)
+        if share <= three / bubble_factor(view, min(1.0, (to - already) / view.stack)):
+            return _sized(legal, to)
+        if share <= three + call / cost:
             return _passive(legal)
         return _check_or_fold(legal)
     if facing <= 16:  # a re-raise
-        if share <= (0.045 if heads_up else 0.02):
-            return _sized(legal, int(2.3 * view.to_match)) if depth > 40 else all_in
-        return _passive(legal) if share <= (0.12 if heads_up else 0.045) else _check_or_fold(legal)
-    if share <= 0.015:
+        to = int(2.3 * view.to_match) if depth > 40 else view.stack + already
+        if share <= (0.045 if heads_up else 0.02) / bubble_factor(view, min(1.0, (to - already) / view.stack)):
+            return _sized(legal, to) if depth > 40 else all_in
+        return _passive(legal) if share <= (0.12 if heads_up else 0.045) / cost else _check_or_fold(legal)
+    # A fourth bet or more, or an all-in: the stack goes in with the very best; a deep one with aces alone, the
+    # other premium pairs calling (a deep tournament stack is not shoved in with kings).
+    shove = bubble_factor(view, 1.0)
+    deep = _effective(view) > DEEP_SHOVE_BIG_BLINDS * big
+    if share <= (DEEP_SHOVE if deep else 0.015) / shove:
         return all_in
-    return _passive(legal) if share <= 0.025 else _check_or_fold(legal)
+    return _passive(legal) if share <= (DEEP_CALL if deep else 0.025) / cost else _check_or_fold(legal)
+
+
+DEEP_SHOVE: Final = 0.005  # aces
+DEEP_CALL: Final = 0.01  # kings and queens call a fourth bet of a deep stack; the rest fold
+DEEP_SHOVE_BIG_BLINDS: Final = 100
 
 
 DEFAULT_MIX = {"regular": 1.0}

@@ -33,6 +33,8 @@ def hand_category(strength: int) -> str:
 
 HIGH_CARD: Final = 0  # classes of hand (``hand_class``); the others follow up to 8, a straight flush
 PAIR: Final = 1
+TWO_PAIR: Final = 2
+THREE_OF_A_KIND: Final = 3
 
 
 def hand_class(strength: int) -> int:

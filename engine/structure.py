@@ -596,6 +596,7 @@ MAX_STEP_BY_SPEED: dict[str, float] = {"regular": 1.5, "turbo": 1.5, "hyper": 2.
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 ENDING_AVERAGE_BIG_BLINDS = 20  # the field's chips over the big blind at the requested end, calibrated (docs/config.md)
 EXTRA_LEVELS = 8  # levels after the requested end, so that a slow field never sits on the last one
+ROOM_TO_GROW = 10  # a generated structure's cap, unless the director sets one: never the field expected
 
 
 class EventOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -612,6 +613,8 @@ class EventOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_o
     reentries: Positive = 1  # ... this many times a person
     breaks: Breaks = Breaks(at_minute=55, minutes=5)
     ante: Literal["bb", "classic", "none"] = "bb"
+    hands_per_hour: Annotated[float, msgspec.Meta(ge=5, le=300)] | None = None  # the pace (None: online)
+    max_players: Positive | None = None  # the field's cap, the director's (None: ten times the field expected)
 
 
 def nice_blind(value: float) -> int:
@@ -678,18 +681,19 @@ def structure_hours(players: int, hours: float, stack: int, speed: Speed = "regu
 
 def generate_structure(players: int, hours: float, stack: int, *, speed: Speed = "regular",
                        ante: Literal["bb", "classic", "none"] | None = None, options: EventOptions | None = None,
-                       pace: float = 1.0) -> Definition:
+                       climb: float = 1.0) -> Definition:
     """A whole definition from a few numbers: levels whose big blind grows geometrically from the starting
     stack's ``STARTING_BIG_BLINDS`` to the point where the field's chips are ``ENDING_AVERAGE_BIG_BLINDS`` big
     blinds at ``hours`` (when about one player is left), never more than the speed's step a level; antes from
     level 3 (a big-blind ante, a classic one of an eighth of the big blind, or none); the event's ``options``
     (level length, seats, buy-in and fee, late registration and re-entry, breaks: by default a 5-minute break at
     :55 of every hour); and the payouts by the field's size (``PayoutRule``: ~15% paid whatever the field turns
-    out to be, not a table frozen for ``players``). ``pace`` scales each level's climb: the lab fits it so that
-    the simulated field ends at the hours asked (``bots.lab.fit_structure``)."""
+    out to be, not a table frozen for ``players``). ``climb`` scales each level's step: the lab fits it so that
+    the simulated field ends at the hours asked (``bots.lab.fit_structure``), at the pace the options give
+    (``hands_per_hour``)."""
     options = options or EventOptions()
     ante = ante or options.ante
-    if players < 2 or hours <= 0 or stack < 100 or pace <= 0:
+    if players < 2 or hours <= 0 or stack < 100 or climb <= 0:
         raise DefinitionError("structure: at least 2 players, a positive number of hours, a stack of 100 or more")
     step = MAX_STEP_BY_SPEED[speed]
     minutes = options.minutes or LEVEL_MINUTES[speed]
@@ -703,7 +707,7 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
         if options.minutes is None:
             minutes = max(minutes, round(hours * 60 * playing_share(options.breaks, minutes) / levels_to_end))
     growth = (last / first) ** (1 / (levels_to_end - 1)) if last > first else MIN_STEP
-    growth = min(step, max(1.01, growth ** pace))
+    growth = min(step, max(1.01, growth ** climb))
     big_blinds: list[int] = []
     for number in range(levels_to_end + EXTRA_LEVELS):
         late = max(0, number - levels_to_end + 1)  # after the requested end, gentler steps
@@ -722,7 +726,8 @@ def generate_structure(players: int, hours: float, stack: int, *, speed: Speed =
                 f"{hours:g} h asked)")
     return Definition(
         name=name, seats_per_table=options.seats, starting_stack=stack,
-        buy_in_cents=options.buy_in_cents, fee_cents=options.fee_cents, min_players=2, max_players=players,
+        buy_in_cents=options.buy_in_cents, fee_cents=options.fee_cents, min_players=2,
+        max_players=options.max_players or ROOM_TO_GROW * players, hands_per_hour=options.hands_per_hour,
         levels=levels, payout_rule=PayoutRule(), breaks=options.breaks,
         late_registration=LateRegistration(until_level=options.late_levels) if options.late_levels else None,
         reentry=Reentry(until_level=options.reentry_levels, max_count=options.reentries)

@@ -5,6 +5,7 @@ entries and the pool of a re-entry event), text tables aligned at any width, and
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import msgspec
@@ -109,8 +110,10 @@ async def test_the_compare_report_overlays_its_pictures_two_a_row(browser, tmp_p
     charts = page.locator("figure.chart")
     await expect(charts).to_have_count(2)
     for index in range(2):  # each structure drawn and named in each picture
-        await expect(charts.nth(index).locator("svg text", has_text="fifteen")).to_have_count(1)
-        await expect(charts.nth(index).locator("svg text", has_text="twenty")).to_have_count(1)
+        await expect(charts.nth(index).locator("svg text", has_text="fifteen").first).to_be_visible()
+        await expect(charts.nth(index).locator("svg text", has_text="twenty").first).to_be_visible()
+    for name in ("fifteen", "twenty"):  # and each one's players paid, not only the first structure's
+        await expect(charts.nth(0).locator("svg text", has_text=re.compile(rf"paid \({name}\)"))).to_have_count(1)
     first, second = [await charts.nth(index).bounding_box() for index in range(2)]
     assert first and second and abs(first["y"] - second["y"]) < 1 and second["x"] > first["x"] + first["width"] / 2
     ticks = await charts.nth(1).locator("svg text").all_text_contents()

@@ -4,8 +4,9 @@ levels bring a field down to about one player near the requested time in the sim
 from __future__ import annotations
 
 import asyncio
-import json
 import itertools
+import json
+import re
 import statistics
 
 import httpx
@@ -35,7 +36,7 @@ def test_blinds_are_round_rising_numbers_with_antes_from_level_three():
         assert antes[:2] == [0, 0] and all(antes[2:])
         assert all(level.bb_ante == (ante == "bb" and number >= 2) for number, level in enumerate(definition.levels))
         assert definition.breaks is not None and definition.breaks.at_minute == 55
-        assert definition.payout_rule is not None and definition.max_players == 1_000  # sized from the field
+        assert definition.payout_rule is not None and definition.max_players == 10_000  # room to grow: ten times the field
     assert generate_structure(300, 1, 5_000, speed="turbo").levels[0].minutes == 5
     with pytest.raises(DefinitionError, match="at least 2 players"):
         generate_structure(1, 1, 10_000)
@@ -77,7 +78,11 @@ def test_the_command_says_when_the_hours_asked_for_cannot_be_met_and_what_would_
     blinds = [level.big_blind for level in definition.levels]
     # not 16 -> 500, nor doubling: at most half again a level (the pace is fitted on simulated runs)
     assert blinds[0] == 16 and all(1 < later / earlier <= 1.5 for earlier, later in zip(blinds[:5], blinds[1:5]))
-    assert "takes about 1.9 h" in printed.err and "more than a level's step" in printed.err
+    # One length everywhere: what stderr says is what the simulations found, as the name says it
+    said = re.search(r"takes about (\d+):(\d\d)", printed.err)
+    named = re.search(r"(\d+\.\d) h regular", definition.name)
+    assert said and named and "more than a level's step" in printed.err
+    assert abs(int(said[1]) + int(said[2]) / 60 - float(named[1])) <= 0.05
     assert "--hyper" not in printed.err and "--turbo" not in printed.err  # nothing meets 0.2 h
     assert main(["structure", "--players", "100", "--hours", "1", "--stack", "10000", "--runs", "0"]) == 0
     assert "(--hyper meets 1 h)" in capsys.readouterr().err
@@ -184,8 +189,9 @@ def test_the_generator_meets_the_hours_it_states_within_five_percent_of_its_own_
         assert made.hours is not None and made.name == definition.name
         stated = _stated_hours(definition.name)
         assert abs(made.hours.median - stated) <= 0.05 * stated + 0.05, (definition.name, made.hours)
-        if structure_hours(players, hours, stack, speed, options) == hours:
-            assert stated == hours, definition.name  # the hours asked, met
+        if structure_hours(players, hours, stack, speed, options) == hours:  # the hours asked, met: or as near
+            assert stated == hours or "the nearest these round blinds make" in definition.name and \
+                abs(stated / hours - 1) <= 0.1 + 1e-9, definition.name  # as the round blinds' steps allow
         blinds = [level.big_blind for level in definition.levels]
         assert max(later / earlier for earlier, later in zip(blinds, blinds[1:])) <= MAX_STEP_BY_SPEED[speed]
         if minutes is not None:

@@ -35,6 +35,9 @@ export const clockTime = (seconds) =>
   new Date(seconds * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
 
 // Hours as a clock shows them: 2.5 -> "2:30".
+// Runs of a comparison: three swung a duration's change by half again (+31% where eight said +19%).
+const COMPARE_RUNS = 5;
+
 export const hoursMinutes = (hours) => {
   const total = Math.round(hours * 60);
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
@@ -588,6 +591,13 @@ export class Lobby {
       el("select", { id, "aria-label": label }, ...options.map((o) => el("option", { value: o }, o)));
     const speed = choice("structure-speed", "speed", ["regular", "turbo", "hyper"]);
     const ante = choice("structure-ante", "ante", ["bb", "classic", "none"]);
+    // The pace the levels are fitted at: hands a full table deals in an hour (docs/config.md)
+    const pace = el(
+      "select",
+      { id: "structure-pace", "aria-label": "pace" },
+      el("option", { value: "" }, "online pace (64 hands an hour)"),
+      el("option", { value: "35" }, "live pace (35 hands an hour)"),
+    );
     const name = el("input", { id: "structure-name", type: "text", placeholder: "name", "aria-label": "name" });
     const optional = (id, label) =>
       el("input", { id, type: "number", min: 1, placeholder: label, "aria-label": label });
@@ -601,6 +611,7 @@ export class Lobby {
       if (buyIn.value) given.buy_in_cents = Math.round(Number(buyIn.value) * 100);
       if (late.value) given.late_levels = Number(late.value);
       if (again.value) given.reentry_levels = Number(again.value);
+      if (pace.value) given.hands_per_hour = Number(pace.value);
       return given;
     };
     // The structure as it started (generated, or the box as the page drew it), to compare the edited one with.
@@ -626,7 +637,7 @@ export class Lobby {
           body: {
             definitions: [JSON.parse(original), JSON.parse(definition.value)],
             players: Number(players.value),
-            runs: 3,
+            runs: COMPARE_RUNS,
           },
           token: adminToken(),
         });
@@ -636,7 +647,11 @@ export class Lobby {
           el(
             "table",
             { class: "compare" },
-            el("caption", {}, "The structure as edited against the one it started from: median [p10-p90] of 3 runs"),
+            el(
+              "caption",
+              {},
+              `The structure as edited against the one it started from: median [p10-p90] of ${COMPARE_RUNS} runs`,
+            ),
             el("thead", {}, el("tr", {}, ...header.map((cell) => el("th", { scope: "col" }, cell)))),
             el("tbody", {}, ...made.rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))),
           ),
@@ -683,6 +698,8 @@ export class Lobby {
       speed,
       " ante ",
       ante,
+      " ",
+      pace,
       " ",
       name,
       " ",

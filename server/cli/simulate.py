@@ -11,13 +11,13 @@ from typing import Any
 
 import msgspec
 
-from bots.lab import Field, compare, lab
+from bots.lab import Field, compare, expected_field, lab
 from bots.labreport import compare_text, lab_summary, write_compare_html
 from bots.labreport import write_html as write_lab_html
 from bots.playstats import CountingWriter
 from bots.simulator import Progress, Report, simulate
 from bots.strategies import parse_mix
-from engine.structure import Definition, default_definition
+from engine.structure import Definition, default_definition, pace_of
 from server.cli.common import command, read_definition
 from server.cli.stats import print_stats
 
@@ -59,6 +59,9 @@ def add(commands: Any) -> None:
                         help="processes playing: one run's tables (default 1; the same seed gives the same "
                              "tournament with any J), or the lab's runs, one per process, a run spread over all J "
                              "when there are fewer runs than J (default: one per core)")
+    parser.add_argument("--pace", metavar="live|online|N",
+                        help="hands a full table deals in an hour: live (35), online (64) or a number (overrides "
+                             "the definition's hands_per_hour, docs/config.md)")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write the runs' report with its pictures, one self-contained file")
     parser.set_defaults(run=run)
@@ -73,6 +76,8 @@ def _definition(args: argparse.Namespace, path: str | None = None) -> Definition
         definition = msgspec.structs.replace(definition, seats_per_table=args.seats)
         if not 2 <= args.seats <= 10:
             raise ValueError("--seats must be 2 to 10")
+    if args.pace is not None:
+        definition = msgspec.structs.replace(definition, hands_per_hour=pace_of(args.pace))
     return definition
 
 
@@ -123,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= players <= largest:
         print(f"mttsim simulate: --players must be 2 to max_players ({largest})", file=sys.stderr)
         return 2
-    late = args.late if args.late is not None else players // 10 if definition.late_registration else 0
-    reentry = args.reentry if args.reentry is not None else 0.5 if definition.reentry else 0.0
+    expected = expected_field(definition, players)
+    late = args.late if args.late is not None else expected.late
+    reentry = args.reentry if args.reentry is not None else expected.reentry
     if late < 0 or not 0 <= reentry <= 1:
         print("mttsim simulate: --late is a number of entries, --reentry a probability from 0 to 1", file=sys.stderr)
         return 2
@@ -185,7 +191,11 @@ def _lab(args: argparse.Namespace, definitions: list[Definition], field: Field, 
                 "config": ", ".join(args.compare) if args.compare else args.config or "the default structure",
                 "mix": args.mix or "the default mix", "late entries": field.late, "re-entry chance": field.reentry}
     if args.compare:
-        comparison = compare(definitions, field, seeds, jobs=args.jobs)
+        fields = [Field(field.players, field.mix,
+                        args.late if args.late is not None else expected_field(each, field.players).late,
+                        args.reentry if args.reentry is not None else expected_field(each, field.players).reentry)
+                  for each in definitions]
+        comparison = compare(definitions, fields, seeds, jobs=args.jobs)
         if args.report:
             write_compare_html(args.report, comparison, settings)
         said = msgspec.json.encode(comparison).decode() if args.json else compare_text(comparison)

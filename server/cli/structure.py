@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
-from bots.lab import estimate, fit_structure, schedule_text
+from bots.lab import estimate, fit_structure, hours_minutes, schedule_text
 from engine.structure import (
-    Breaks, DefinitionError, EventOptions, Speed, generate_structure, structure_hours,
+    Breaks, DefinitionError, EventOptions, Speed, generate_structure, pace_of, structure_hours,
 )
 from server.cli.common import command
 
@@ -43,13 +43,20 @@ def add(commands: Any) -> None:
                                                                         "(default: 55)")
     parser.add_argument("--break-minutes", type=float, default=5.0, help="a break's length")
     parser.add_argument("--no-breaks", action="store_true", help="no breaks at all")
+    parser.add_argument("--pace", default="online", metavar="live|online|N",
+                        help="hands a full table deals in an hour, for the simulations the levels are fitted on: "
+                             "live (35, a dealer at a live table), online (64, the default) or a number "
+                             "(docs/config.md)")
+    parser.add_argument("--max-players", type=int, metavar="N",
+                        help="the field's cap (default: ten times --players, so that late entries and re-entries "
+                             "are never turned away)")
     parser.add_argument("--name", help="the event's name")
     parser.add_argument("--json", action="store_true",
                         help="print the whole definition as JSON (for --config) instead of the table")
     parser.add_argument("--runs", type=int, default=3, metavar="N",
-                        help="quick simulations: the levels' pace is fitted on them so that the field ends within "
+                        help="quick simulations: the levels' climb is fitted on them so that the field ends within "
                              "5%% of the length the structure says, and the table shows the field to expect "
-                             "(0: none, the pace unfitted)")
+                             "(0: none, the climb unfitted)")
     parser.set_defaults(run=run)
 
 
@@ -61,13 +68,14 @@ def options_of(args: argparse.Namespace) -> EventOptions:
     fields = {"name": args.name, "minutes": args.minutes, "seats": args.seats,
               "buy_in_cents": round(args.buy_in * 100), "fee_cents": round(args.fee * 100),
               "late_levels": args.late_levels, "reentry_levels": args.reentry_levels, "reentries": args.reentries,
-              "breaks": breaks, "ante": args.ante}
+              "breaks": breaks, "ante": args.ante, "hands_per_hour": pace_of(args.pace),
+              "max_players": args.max_players}
     return msgspec.convert(fields, EventOptions)
 
 
 def run(args: argparse.Namespace) -> int:
     """A structure from a few numbers: as a table a director reads, with the field and the length to expect from
-    quick simulations (on which the levels' pace is fitted), or (``--json``) the whole definition, as
+    quick simulations (on which the levels' climb is fitted), or (``--json``) the whole definition, as
     ``--config`` and the admin's form read it."""
     speed: Speed = "hyper" if args.hyper else "turbo" if args.turbo else "regular"
     try:
@@ -81,13 +89,15 @@ def run(args: argparse.Namespace) -> int:
     except (DefinitionError, ValueError) as problem:
         print(f"mttsim structure: {problem}", file=sys.stderr)
         return 2
-    takes = structure_hours(args.players, args.hours, args.stack, speed, options)
-    if takes > args.hours:
+    if structure_hours(args.players, args.hours, args.stack, speed, options) > args.hours:
+        # One length, the one the table states: the simulations' where there are any, else the structure's own.
+        takes = made.hours.median if made.hours is not None else \
+            structure_hours(args.players, args.hours, args.stack, speed, options)
         faster = next((other for other in ("turbo", "hyper") if other != speed and
                        structure_hours(args.players, args.hours, args.stack, other, options) <= args.hours), None)
         print(f"mttsim structure: in {args.hours:g} h the big blind would have to climb more than a level's step "
-              f"(docs/config.md); this structure takes about {takes:g} h, the shortest that climbs by at most the "
-              f"step" + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
+              f"(docs/config.md); this structure takes about {hours_minutes(takes)}, the shortest that climbs by "
+              f"at most the step" + (f" (--{faster} meets {args.hours:g} h)" if faster else ""), file=sys.stderr)
     if args.json:
         print(msgspec.json.format(msgspec.json.encode(definition), indent=1).decode())
     else:
