@@ -36,7 +36,7 @@ def test_blinds_are_round_rising_numbers_with_antes_from_level_three():
         assert antes[:2] == [0, 0] and all(antes[2:])
         assert all(level.bb_ante == (ante == "bb" and number >= 2) for number, level in enumerate(definition.levels))
         assert definition.breaks is not None and definition.breaks.at_minute == 55
-        assert definition.payout_rule is not None and definition.max_players == 10_000  # room to grow: ten times the field
+        assert definition.payout_rule is not None and definition.max_players == 10_000  # ten times the field
     assert generate_structure(300, 1, 5_000, speed="turbo").levels[0].minutes == 5
     with pytest.raises(DefinitionError, match="at least 2 players"):
         generate_structure(1, 1, 10_000)
