@@ -356,6 +356,7 @@ class Estimate(msgspec.Struct, frozen=True):
     runs: int
     hours: Spread | None  # None when nothing was simulated (--runs 0)
     levels: list[ScheduleRow]
+    entries: Spread | None = None  # the entries to expect: the field, late entries and re-entries (``expected_field``)
 
 
 def estimate(definition: Definition, players: int, runs: int, *, jobs: int | None = None,
@@ -375,7 +376,8 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
                                 seen.players_left.median if seen else None,
                                 round(seen.average_bb.median, 1) if seen else None,
                                 break_after(definition, number - 1) if number < len(definition.levels) else 0.0))
-    return Estimate(definition.name, players, runs, report.hours if report else None, rows)
+    return Estimate(definition.name, players, runs, report.hours if report else None, rows,
+                    report.entries if report else None)
 
 
 FIT_WITHIN = 0.05  # the simulated length a generated structure meets, of the length it says (issue 58.2)
@@ -455,6 +457,8 @@ def schedule_text(made: Estimate) -> str:
         spread_text = f"{hours_minutes(made.hours.p10)} to {hours_minutes(made.hours.p90)}"
         lines.append(f"about {hours_minutes(made.hours.median)} to one player left (median of {made.runs} simulated "
                      f"run{'s' if made.runs > 1 else ''}, {spread_text})")
+    if made.entries is not None and made.entries.median != made.players:
+        lines.append(f"about {made.entries.median:,.0f} entries with the late entries and re-entries to expect")
     header = ["level", "blinds", "ante", "minutes", "start BB", "field", "avg BB", "clock"]
     rows = []
     for row, following in zip(made.levels, [*made.levels[1:], None]):

@@ -299,7 +299,10 @@ def regular(view: SeatView, rng: random.Random) -> Decision:
 
 # The tournament's risk premium (docs/director.md): how much a chip lost costs beyond a chip won, at every stage
 # (a stack lost ends the event), and what the money adds to it for a medium stack near the bubble or a pay jump.
-RISK_PREMIUM: Final = 0.5
+RISK_PREMIUM: Final = 0.5  # at 100 big blinds deep; a deeper stack has more to lose, a short one less (below)
+PREMIUM_DEPTH: Final = 100.0
+SHALLOWEST: Final = 0.5  # the premium at 50 big blinds or less, of the one at 100
+DEEPEST: Final = 2.0  # ... and at 200 or more
 BUBBLE_PREMIUM: Final = 2.0  # on the bubble a medium stack's factor is 1 + 0.5 + 2: ICM's 2.5-3 and more
 BUBBLE_REACH: Final = 0.08  # the premium falls by e over this share of the places paid still to bust
 JUMP_PREMIUM: Final = 0.2  # near a pay jump in the money
@@ -323,9 +326,10 @@ def bubble_factor(view: SeatView, at_risk: float) -> float:
     """What a chip this decision may lose costs in the tournament, in chips it may win (ICM's bubble factor):
     1 plus the tournament's risk premium on the share of the stack at risk, plus what the next pay jump adds when
     it is near, as a medium stack feels it (a short stack must gamble, a big one bullies), whole for a decision
-    that risks half the stack or more (ICM's price of chips falls with every chip). Pure: the players
+    that risks two fifths of the stack or more (ICM's price of chips falls with every chip). Pure: the players
     left, the places paid, the next jump and the average stack are what the lobby shows."""
-    factor = 1.0 + RISK_PREMIUM * at_risk
+    depth = _effective(view) / view.big_blind if view.big_blind else 0.0
+    factor = 1.0 + RISK_PREMIUM * min(DEEPEST, max(SHALLOWEST, depth / PREMIUM_DEPTH)) * at_risk
     left, paid = view.players_left, view.paid
     if paid and left > 1:
         ratio = view.stack / view.average if view.average else 1.0
@@ -336,7 +340,7 @@ def bubble_factor(view: SeatView, at_risk: float) -> float:
             near = JUMP_PREMIUM * math.exp(-(left - view.next_jump) / max(1.0, 0.5 * view.players))
         else:
             near = 0.0
-        factor += near * weight * min(1.0, 2 * at_risk)
+        factor += near * weight * min(1.0, 2.5 * at_risk)
     return factor
 
 

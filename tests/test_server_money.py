@@ -170,3 +170,26 @@ async def test_a_player_proposes_a_partial_chip_chop_over_the_websocket_and_play
         assert all(cents >= 0 for cents in after.values()) and sum(after.values()) == 600
         assert after[me] == 0 or next(r for r in finished["results"] if r["player"] == me)["place"] == 1
         assert director.ledger.summary()["held"] == 0 and director.ledger.prizes_cents == 3000
+
+
+async def test_your_turn_carries_the_stacks_at_the_table_and_where_the_tournament_stands():
+    """What the simulator's bots weigh near the money reaches a bot over the wire too: the opponents' stacks in
+    the hand, the players left, the places paid, the next pay jump and the average stack."""
+    async with live_server(hand_pause=0.05) as live:
+        tournament, me, token = await person_among_stations(live, definition(12, 6, action_seconds=5, paid=3), 12)
+        runtime = live.runtime(tournament)
+        websocket = await connect(player_url(live, tournament, token))
+        await wait_for_connections(runtime, 12)
+        await admin(live, tournament, "start")
+        turn = await next_event_of(websocket, "your_turn")
+        hand = runtime.director.hand(runtime.director.where[me][0])
+        assert (turn["players_left"], turn["paid"], turn["next_jump"], turn["average"]) == (12, 3, 4, 1_000)
+        assert sorted(turn["opponents"]) == sorted(stack for player, stack in zip(hand.players, hand.stacks)
+                                                   if player != me)  # everyone in: nobody acted before
+
+
+async def next_event_of(websocket, kind: str) -> dict:
+    while True:
+        event = (await receive_json(websocket)).get("event", {})
+        if event.get("type") == kind:
+            return event
