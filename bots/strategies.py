@@ -422,15 +422,17 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
     facing = view.to_match / big  # 1: unraised; an open ~2-3; a re-raise ~8-10; more: a fourth bet
     all_in = ("raise", legal.max_raise_to) if legal.max_raise_to is not None else _passive(legal)
     # A call's range narrows by what the chips it risks cost in the tournament (``bubble_factor``): little for a
-    # small raise, by half and more for a medium stack calling an all-in on the bubble.
-    cost = bubble_factor(view, min(1.0, legal.call / view.stack) if view.stack else 1.0)
+    # small raise, by half and more for a medium stack calling an all-in on the bubble. A hand beyond the widest
+    # range is folded before any price is worked out: most decisions facing a bet are such folds.
+    risk = min(1.0, legal.call / view.stack) if view.stack else 1.0
     if depth <= PUSH_DEPTH:
         if facing <= 1:  # first in: all in or fold, a little tighter where busting costs more (ICM)
             if share <= _push_share(view, depth) / math.sqrt(bubble_factor(view, 1.0)):
                 return all_in
             return ("check", None) if legal.can_check else _check_or_fold(legal)
         # Calling an all-in or a raise short: with what is well ahead of a pushing range.
-        return _passive(legal) if share <= min(0.5, 0.12 * math.sqrt(10 / max(depth, 2)) + 0.04) / cost else \
+        widest = min(0.5, 0.12 * math.sqrt(10 / max(depth, 2)) + 0.04)
+        return _passive(legal) if share <= widest and share <= widest / bubble_factor(view, risk) else \
             _check_or_fold(legal)
     heads_up = view.players == 2
     if facing <= 1:  # nobody raised: open, limp a little, or check the big blind
@@ -449,24 +451,31 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
         three = 0.14 if heads_up else 0.06 if in_blind or view.behind <= 2 else 0.04
         call = (0.30 if heads_up else 0.24) if in_blind and legal.call <= 3 * big else \
             0.11 if view.players <= 6 else 0.13
+        if share > three + call:
+            return _check_or_fold(legal)
         to = 3 * view.to_match + (big if in_blind else 0)
         if share <= three / bubble_factor(view, min(1.0, (to - already) / view.stack)):
             return _sized(legal, to)
-        if share <= three + call / cost:
+        if share <= three + call / bubble_factor(view, risk):
             return _passive(legal)
         return _check_or_fold(legal)
     if facing <= 16:  # a re-raise
+        if share > (0.12 if heads_up else 0.045):
+            return _check_or_fold(legal)
         to = int(2.3 * view.to_match) if depth > 40 else view.stack + already
         if share <= (0.045 if heads_up else 0.02) / bubble_factor(view, min(1.0, (to - already) / view.stack)):
             return _sized(legal, to) if depth > 40 else all_in
-        return _passive(legal) if share <= (0.12 if heads_up else 0.045) / cost else _check_or_fold(legal)
+        return _passive(legal) if share <= (0.12 if heads_up else 0.045) / bubble_factor(view, risk) else \
+            _check_or_fold(legal)
     # A fourth bet or more, or an all-in: the stack goes in with the very best; a deep one with aces alone, the
     # other premium pairs calling (a deep tournament stack is not shoved in with kings).
-    shove = bubble_factor(view, 1.0)
+    if share > 0.025:
+        return _check_or_fold(legal)
     deep = _effective(view) > DEEP_SHOVE_BIG_BLINDS * big
-    if share <= (DEEP_SHOVE if deep else 0.015) / shove:
+    if share <= (DEEP_SHOVE if deep else 0.015) / bubble_factor(view, 1.0):
         return all_in
-    return _passive(legal) if share <= (DEEP_CALL if deep else 0.025) / cost else _check_or_fold(legal)
+    return _passive(legal) if share <= (DEEP_CALL if deep else 0.025) / bubble_factor(view, risk) else \
+        _check_or_fold(legal)
 
 
 DEEP_SHOVE: Final = 0.005  # aces
