@@ -109,6 +109,9 @@ async def test_the_lab_report_opens_offline_with_its_pictures(browser, tmp_path,
         await expect(chart).to_be_visible()
         assert await chart.locator("path").count() > 3
     await expect(page.locator("table.runs tbody tr")).to_have_count(3)
+    # The players-left picture numbers its level bands (docs/director.md says so): 1, 2, 3 ... at the top
+    numbers = await charts.nth(0).locator("svg text").all_text_contents()
+    assert {"1", "2", "3", "4", "5"} <= {text.strip() for text in numbers}
     await page.screenshot(path=str(Path(__file__).resolve().parents[1] / "test-artifacts" / "lab-report.png"),
                           full_page=True)
     await context.close()

@@ -48,6 +48,9 @@ def test_a_comparison_is_each_structures_lab_on_the_same_seeds_with_the_change_i
     duration = next(line for line in text.splitlines() if line.startswith("Duration"))
     assert duration.endswith(f"{100 * (after - before) / before:+.0f}%")  # the change of the medians
     assert after > before  # longer levels, a longer tournament
+    moved = [structure["final_table_level"]["median"] for structure in comparison["structures"]]
+    final_level = next(line for line in text.splitlines() if line.startswith("Final table: level"))
+    assert final_level.endswith(f"{moved[1] - moved[0]:+g} level{'' if abs(moved[1] - moved[0]) == 1 else 's'}")
     page = (tmp_path / "compare.html").read_text()
     assert page.count("<svg") == 2 and "fifteen" in page and "twenty" in page
 
@@ -151,6 +154,8 @@ async def test_the_lobby_compares_the_structure_being_edited_with_the_one_it_sta
         await expect(rows.first).to_contain_text("Duration")
         cells = await rows.first.locator("td").all_inner_texts()
         assert cells == compared["rows"][0] and cells[3].startswith("+")  # twice the minutes: a longer event
+        assert len(compared["comparison"]["seeds"]) == 5  # three runs swung a change by half again
+        await expect(page.locator("#comparison caption")).to_contain_text("of 5 runs")
         before, after = (structure["hours"]["median"] for structure in compared["comparison"]["structures"])
         assert after > before
         await expect(page.locator("#message")).to_contain_text("Compared: the duration")
