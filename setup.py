@@ -4,7 +4,7 @@ They stay ordinary, fully typed Python (mypy --strict); mypyc turns each into
 an extension module (docs/performance.md): the hand engine (about twice as
 fast), the bots' strategies, the director and the parts and policies a hand's
 deal and settling run through, and the simulator's loop and its processes
-(issue 60, docs/performance.md). The extensions are optional: where no C compiler is
+(docs/performance.md). The extensions are optional: where no C compiler is
 found the pure-Python modules are used, with the same behaviour, and a
 snapshot written by either loads into the other (engine/pickling.py).
 """
@@ -19,8 +19,12 @@ from setuptools import setup
 COMPILED = [
     "engine/hand.py", "engine/table.py", "engine/seating.py", "engine/fenwick.py",
     "engine/floor.py", "engine/eliminations.py", "engine/rebuys.py", "engine/clock.py", "engine/handforhand.py",
-    "engine/people.py", "engine/cards.py", "engine/pickling.py", "engine/evaluate.py", "engine/windows.py",
-    "engine/lateentry.py", "engine/director.py", "bots/strategies.py", "bots/playing.py", "bots/simulation.py",
+    "engine/cards.py", "engine/pickling.py", "engine/evaluate.py", "engine/windows.py",
+    "engine/lateentry.py", "engine/state.py", "engine/director.py",
+    *(f"engine/parts/{part}.py" for part in (
+        "busts", "buys", "clock", "floor", "heads", "pending", "people", "progress", "purse", "results", "roster",
+        "rounds", "stacks")),
+    "bots/strategies.py", "bots/playing.py", "bots/simulation.py",
 ]
 extensions = mypycify(COMPILED, opt_level="3")
 for extension in extensions:

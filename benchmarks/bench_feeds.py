@@ -47,8 +47,8 @@ def a_hand(runtime: TournamentRuntime, hand: int) -> None:
     table = sorted(director.tables)[hand % len(director.tables)]
     players = director.tables[table].table.players
     for giver, taker in zip(players[::2], players[1::2]):
-        director.stacks[giver] -= 10
-        director.stacks[taker] += 10
+        director.chips.set(giver, director.stacks[giver] - 10)
+        director.chips.set(taker, director.stacks[taker] + 10)
     runtime.journal.position += 1
 
 

@@ -31,10 +31,10 @@ from engine.status import Status
 from engine.structure import Bounty
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def pay(t: Tournament, victim: str, winners: tuple[str, ...], on_head_percent: int) -> BountyWon:
+def pay(t: State, victim: str, winners: tuple[str, ...], on_head_percent: int) -> BountyWon:
     """The victim's bounty to the winners of the pot holding their last chips (J.40-J.42).
 
     Tied winners split it, odd cents to the earliest position; each
@@ -44,7 +44,7 @@ def pay(t: Tournament, victim: str, winners: tuple[str, ...], on_head_percent: i
     time the knockout is settled (it waited on a re-buy answer) takes it
     all in cash. At the end, the players left collect their own (J.43).
     """
-    bounty = t.bounties.pop(victim)
+    bounty = t.heads.take(victim)
     assert t.definition.bounty is not None
     winners = winners or (victim,)
     shares = equal_shares(bounty, len(winners))
@@ -56,18 +56,18 @@ def pay(t: Tournament, victim: str, winners: tuple[str, ...], on_head_percent: i
         if paid:
             t.ledger.record("bounty", winner, paid)
         if head:
-            t.bounties[winner] += head
+            t.heads.grow(winner, head)
     return BountyWon(victim, winners, tuple(cash), tuple(heads))
 
 
-def draws(t: Tournament) -> bool:
+def draws(t: State) -> bool:
     """Whether a knockout now draws an envelope: a mystery bounty, with the field at ``from_players_left`` or
     fewer before the bust (called once the bust has left the field)."""
     terms = t.definition.bounty
     return terms is not None and terms.from_players_left is not None and t.players_left < terms.from_players_left
 
 
-def sized(t: Tournament) -> list[int]:
+def sized(t: State) -> list[int]:
     """The envelopes in cents, in proportion to those listed, adding up to the pool the entries paid."""
     terms = t.definition.bounty
     assert terms is not None and terms.mystery is not None
@@ -78,22 +78,23 @@ def sized(t: Tournament) -> list[int]:
     return largest_remainder([Fraction(cents * pool, sum(listed)) for cents in listed], pool)
 
 
-def draw(t: Tournament, victim: str, winners: Sequence[str]) -> list[Event]:
+def draw(t: State, victim: str, winners: Sequence[str]) -> list[Event]:
     """The knockout of ``victim`` draws one envelope at random for the winners of the pot holding their last
     chips (J.41; tied winners share it, odd cents to the earliest position)."""
     if t.envelopes is None:
-        t.envelopes = sized(t)
-    if not t.envelopes or not winners:
+        t.heads.size(sized(t))
+    envelopes = t.envelopes
+    if not envelopes or not winners:
         return []
-    envelope = t.envelopes.pop(t.rng.randrange(len(t.envelopes)))
+    envelope = t.heads.draw(t.rng.randrange(len(envelopes)))
     cash = equal_shares(envelope, len(winners))
     for winner, cents in zip(winners, cash):
         if cents:
             t.ledger.record("bounty", winner, cents)
-    return [MysteryBountyDrawn(victim, tuple(winners), tuple(cash), envelope, len(t.envelopes))]
+    return [MysteryBountyDrawn(victim, tuple(winners), tuple(cash), envelope, len(envelopes))]
 
 
-def undrawn(t: Tournament, players: Sequence[str]) -> list[Event]:
+def undrawn(t: State, players: Sequence[str]) -> list[Event]:
     """At the end: what no knockout drew, to ``players`` (those left) in equal shares, the larger stack first."""
     held = t.ledger.bounties_cents
     if not held or not players:
@@ -104,11 +105,11 @@ def undrawn(t: Tournament, players: Sequence[str]) -> list[Event]:
         if cents:
             t.ledger.record("bounty", player, cents)
     left = len(t.envelopes or ())
-    t.envelopes = []
+    t.heads.empty()
     return [MysteryBountyDrawn("", tuple(order), tuple(cash), held, left)]
 
 
-def unclaimed(t: Tournament, live: Sequence[str]) -> dict[str, int]:
+def unclaimed(t: State, live: Sequence[str]) -> dict[str, int]:
     """A cancelled mystery bounty tournament's envelope money, as heads for the refunds: before the start each
     entry's own, once running shared equally by the players left (Decision)."""
     if t.status is Status.RUNNING:
@@ -125,25 +126,25 @@ def unclaimed(t: Tournament, live: Sequence[str]) -> dict[str, int]:
 class Rule:
     """No bounty: nothing on anyone's head, nothing paid (also the base of the kinds that have one)."""
 
-    def entered(self, t: Tournament, player: str, cents: int) -> None:
+    def entered(self, t: State, player: str, cents: int) -> None:
         """An entry paid ``cents`` of bounty (already in the ledger)."""
 
-    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+    def knocked_out(self, t: State, victim: str, winners: tuple[str, ...]) -> list[Event]:
         """``winners`` won ``victim``'s last chips; ``victim`` has left the field."""
         return []
 
-    def taken_out(self, t: Tournament, player: str) -> list[Event]:
+    def taken_out(self, t: State, player: str) -> list[Event]:
         """The director took ``player`` out: a head nobody won goes back to its owner (J.43)."""
         return []
 
-    def merged(self, t: Tournament, absorbed: str, into: str) -> None:
+    def merged(self, t: State, absorbed: str, into: str) -> None:
         """``absorbed``'s stack merged into ``into`` (M.51)."""
 
-    def at_end(self, t: Tournament) -> list[Event]:
+    def at_end(self, t: State) -> list[Event]:
         """The tournament is over: what the players left collect."""
         return []
 
-    def refundable(self, t: Tournament, live: Sequence[str]) -> dict[str, int]:
+    def refundable(self, t: State, live: Sequence[str]) -> dict[str, int]:
         """The bounty money a cancellation gives back, by entry."""
         return dict(t.bounties)
 
@@ -153,20 +154,20 @@ class Classic(Rule):
 
     on_head_percent = 0
 
-    def entered(self, t: Tournament, player: str, cents: int) -> None:
-        t.bounties[player] = cents
+    def entered(self, t: State, player: str, cents: int) -> None:
+        t.heads.put(player, cents)
 
-    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+    def knocked_out(self, t: State, victim: str, winners: tuple[str, ...]) -> list[Event]:
         return [pay(t, victim, winners, self.on_head_percent)] if victim in t.bounties else []
 
-    def taken_out(self, t: Tournament, player: str) -> list[Event]:
+    def taken_out(self, t: State, player: str) -> list[Event]:
         return [pay(t, player, (player,), self.on_head_percent)] if player in t.bounties else []
 
-    def merged(self, t: Tournament, absorbed: str, into: str) -> None:
+    def merged(self, t: State, absorbed: str, into: str) -> None:
         if absorbed in t.bounties:  # the heads are summed with the stacks (M.51)
-            t.bounties[into] += t.bounties.pop(absorbed)
+            t.heads.merge(absorbed, into)
 
-    def at_end(self, t: Tournament) -> list[Event]:
+    def at_end(self, t: State) -> list[Event]:
         return [pay(t, player, (player,), self.on_head_percent) for player in sorted(t.bounties)]
 
 
@@ -180,13 +181,13 @@ class Progressive(Classic):
 class Mystery(Rule):
     """Envelopes drawn at random by the knockouts from ``from_players_left`` players left (issue 21)."""
 
-    def knocked_out(self, t: Tournament, victim: str, winners: tuple[str, ...]) -> list[Event]:
+    def knocked_out(self, t: State, victim: str, winners: tuple[str, ...]) -> list[Event]:
         return draw(t, victim, winners) if draws(t) else []
 
-    def at_end(self, t: Tournament) -> list[Event]:
+    def at_end(self, t: State) -> list[Event]:
         return undrawn(t, list(t.stacks))
 
-    def refundable(self, t: Tournament, live: Sequence[str]) -> dict[str, int]:
+    def refundable(self, t: State, live: Sequence[str]) -> dict[str, int]:
         return unclaimed(t, live)
 
 

@@ -12,16 +12,17 @@ from typing import TYPE_CHECKING
 import msgspec
 
 
+from engine import bounties
 from engine.events import Event, RebuyDeclined, Refunded, StatusChanged
 from engine.refunds import Refund, RefundPolicy, Situation, as_entries, plan, stage_of
 from engine.status import Status, TournamentError
 from engine.structure import refund_kind
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def verify(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> None:
+def verify(t: State, policy: RefundPolicy | None = None, entry_cents: int = 0) -> None:
     if t.status not in (Status.WAITING, Status.REGISTER, Status.RUNNING):
         raise TournamentError(f"a {t.status} tournament cannot be cancelled")
     if policy is not None and not isinstance(policy, RefundPolicy):
@@ -31,7 +32,7 @@ def verify(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int =
     if not isinstance(entry_cents, int) or entry_cents < 0:
         raise TournamentError("an entry's price is a number of cents, 0 or more")
 
-def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Refund]:
+def preview(t: State, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Refund]:
     """What each entry would get back if the tournament were cancelled now (I.38-I.39); changes nothing.
 
     Before the start everyone gets everything back. While running, the
@@ -43,12 +44,12 @@ def preview(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int 
     return as_entries(plan(policy or t.definition.refund_policy, situation(t)), entry_cents)
 
 
-def stage_now(t: Tournament, policy: RefundPolicy | None = None) -> str:
+def stage_now(t: State, policy: RefundPolicy | None = None) -> str:
     """The stage the rules judge a cancellation in now: A1-A4, or B-pre, B-early, B-middle, B-late."""
     return stage_of(situation(t), policy or t.definition.refund_policy)
 
 
-def situation(t: Tournament) -> Situation:
+def situation(t: State) -> Situation:
     """The tournament as the refund policies see it (engine/refunds.py)."""
     live = still_in(t)
     paid: dict[str, dict[str, int]] = {}
@@ -70,18 +71,18 @@ def situation(t: Tournament) -> Situation:
         in_rebuy_period=not t.rebuy_period_over or t.add_on_until is not None,
         kind=refund_kind(definition),
         seat_value_cents=definition.satellite.seat_value_cents if definition.satellite else 0,
-        bounties=t.bounty_rule.refundable(t, live),
+        bounties=bounties.rule_for(definition.bounty).refundable(t, live),
         qualified=sorted(t.people.qualified_entries), dealt=bool(t.dealt),
     )
 
-def still_in(t: Tournament) -> list[str]:
+def still_in(t: State) -> list[str]:
     """The entries a cancellation finds in the tournament, in seat order: those holding chips at the start
     of any hand in progress (it is void); a player waiting on a re-buy offer has none and is out."""
     return sorted((p for p, stack in t.stacks.items() if stack + t.pending.chips_of(p) > 0),
                   key=lambda p: t.where.get(p, (0, 0)))
 
 
-def rescheduling(t: Tournament, policy: RefundPolicy | None = None) -> RefundPolicy:
+def rescheduling(t: State, policy: RefundPolicy | None = None) -> RefundPolicy:
     """The policy of a freeroll's cancellation that moves it to a new date for the same players (seed 004,
     freeroll early and middle): policy B's, whatever the definition names, with nothing of the prize pool
     paid now, so the middle stage's choice is ``reschedule``. Refused where the seed pays prize money (a
@@ -98,7 +99,7 @@ def rescheduling(t: Tournament, policy: RefundPolicy | None = None) -> RefundPol
     return chosen
 
 
-def cancel(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
+def cancel(t: State, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
     """Cancel the tournament and pay the refunds ``cancellation_preview`` shows (F.23, I.38-I.39).
 
     Hands in progress are void. ``policy`` overrides the definition's. With ``entry_cents``, a satellite's
@@ -108,7 +109,7 @@ def cancel(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int =
     return apply(t, policy, entry_cents)
 
 
-def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
+def apply(t: State, policy: RefundPolicy | None = None, entry_cents: int = 0) -> list[Event]:
     """Cancel now: hands in progress void, offers withdrawn, the refunds paid and the fees kept."""
     refunds = preview(t, policy, entry_cents)
     events: list[Event] = []
@@ -116,9 +117,9 @@ def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 
         if state.hand is not None:  # void: its players keep their start-of-hand stacks (I)
             events.append(t.void(table))
     events += [RebuyDeclined(player, "cancelled") for player in t.pending.drop_all()]
-    t.proposal = None
-    t.status = Status.CANCELLED
-    events.append(StatusChanged(t.status.value))
+    t.negotiation.close()
+    t.progress.move_to(Status.CANCELLED)
+    events.append(StatusChanged(Status.CANCELLED.value))
     for refund in refunds:
         if refund.pool_cents:
             t.ledger.record("ticket" if refund.ticket or refund.entry else "refund", refund.player,
@@ -133,10 +134,9 @@ def apply(t: Tournament, policy: RefundPolicy | None = None, entry_cents: int = 
                              f"{t.ledger.bounties_cents} on heads")
     if t.ledger.fees_cents:
         t.ledger.record("fee_kept", "", t.ledger.fees_cents)
-    t.refunds = refunds
+    t.places.refunded(refunds)
     # The chips are exchanged for the refunds: they leave play and the count of chips issued with them, as a
     # removed player's do, so that chips_in_play() == chips_issued holds after a cancellation too (both 0).
-    t.chips_issued = 0
-    t.stacks.clear()
-    t.bounties.clear()
+    t.chips.clear()
+    t.heads.clear()
     return events

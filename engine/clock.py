@@ -14,65 +14,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from mypy_extensions import mypyc_attr
-
 from engine.events import BreakEnded, BreakStarted, Event, LevelChanged
 from engine.structure import break_after
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Clock:
-    """The caller's clock as last given, when the level under way started, and the hands dealt in it per table.
-    Written only through its methods."""
-
-    def __init__(self) -> None:
-        self._now = 0.0  # the caller's clock at the last start() or advance()
-        self._level_started_at = 0.0
-        self._hands_in_level: dict[int, int] = {}
-        self._most_hands_in_level = 0
-
-    @property
-    def now(self) -> float:
-        return self._now
-
-    @property
-    def level_started_at(self) -> float:
-        return self._level_started_at
-
-    @property
-    def most_hands_in_level(self) -> int:
-        return self._most_hands_in_level
-
-    def tick(self, now: float) -> None:
-        self._now = now
-
-    def start_level(self, at: float) -> None:
-        self._level_started_at = at
-
-    def shift(self, seconds: float) -> None:
-        """The level under way ends ``seconds`` later (a break that stops its clock, or the director's word)."""
-        self._level_started_at += seconds
-
-    def dealt(self, table: int) -> None:
-        """``table`` dealt a hand at this level."""
-        dealt = self._hands_in_level.get(table, 0) + 1
-        self._hands_in_level[table] = dealt
-        self._most_hands_in_level = max(self._most_hands_in_level, dealt)
-
-    def level_over(self) -> None:
-        self._hands_in_level.clear()
-        self._most_hands_in_level = 0
-
-
-def level_event(t: Tournament) -> LevelChanged:
+def level_event(t: State) -> LevelChanged:
     level = t.definition.levels[t.level]
     return LevelChanged(t.level + 1, level.small_blind, level.big_blind, level.ante, level.bb_ante)
 
 
-def level_ends_at(t: Tournament) -> float | None:
+def level_ends_at(t: State) -> float | None:
     """When the current level ends on the caller's clock; None for a level of hands or the last level."""
     level = t.definition.levels[t.level]
     if level.minutes is None or t.level == len(t.definition.levels) - 1 or t.break_until is not None:
@@ -80,7 +34,7 @@ def level_ends_at(t: Tournament) -> float | None:
     return t.clock.level_started_at + level.minutes * 60
 
 
-def break_starts_at(t: Tournament) -> float | None:
+def break_starts_at(t: State) -> float | None:
     """When the next scheduled break begins on the caller's clock (a tournament clock shows the time to it);
     None with no breaks, during one, or where a level of hands or the last level comes first."""
     breaks = t.definition.breaks
@@ -100,16 +54,15 @@ def break_starts_at(t: Tournament) -> float | None:
     return None
 
 
-def hold_break(t: Tournament, starts: float, minutes: float) -> BreakStarted:
+def hold_break(t: State, starts: float, minutes: float) -> BreakStarted:
     """A break from ``starts`` during which the level's clock stands still: the same level goes on after it
     with the time it had left (a synchronised break, or one the director calls)."""
-    t.break_until = starts + minutes * 60
+    t.clock.begin_break(starts + minutes * 60, keeps_level=True)
     t.clock.shift(minutes * 60)
-    t.break_keeps_level = True
-    return BreakStarted(t.break_until)
+    return BreakStarted(starts + minutes * 60)
 
 
-def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
+def level_over(t: State, now: float, events: list[Event]) -> float | None:
     """Breaks that end or begin by ``now`` (their events added to ``events``); then when the level under way
     ended, if it has by ``now``, else None. The last level lasts until the end, unless a flight stops at its
     end (L.47)."""
@@ -119,18 +72,19 @@ def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
             if now < t.break_until:
                 return None
             if t.break_keeps_level:  # a break called by hand: the level's clock stood still
-                t.break_until, t.break_keeps_level = None, False
+                t.clock.end_break()
                 events.append(BreakEnded())
                 continue
             t.clock.start_level(t.break_until)
-            t.break_until = None
-            t.level += 1
+            t.clock.end_break()
+            t.clock.next_level()
             events += [BreakEnded(), level_event(t)]
             continue
         if now >= t.next_break_at and t.next_break_at < (level_ends_at(t) or math.inf):
             breaks = t.definition.breaks
             assert breaks is not None
-            starts, t.next_break_at = t.next_break_at, t.next_break_at + 3600
+            starts = t.next_break_at
+            t.clock.schedule_hourly(starts + 3600)
             events.append(hold_break(t, starts, breaks.minutes))
             continue
         flight = t.definition.flight
@@ -146,16 +100,16 @@ def level_over(t: Tournament, now: float, events: list[Event]) -> float | None:
             ends_at = now
         else:
             return None
-        t.clock.level_over()
+        t.clock.restart_hands()
         return ends_at
 
 
-def next_level(t: Tournament, ended_at: float) -> list[Event]:
+def next_level(t: State, ended_at: float) -> list[Event]:
     """After the level that ended at ``ended_at``: a scheduled break, or the next level at once."""
     pause = break_after(t.definition, t.level)
     if pause:
-        t.break_until = ended_at + pause * 60
-        return [BreakStarted(t.break_until)]
-    t.level += 1
+        t.clock.begin_break(ended_at + pause * 60, keeps_level=False)
+        return [BreakStarted(ended_at + pause * 60)]
+    t.clock.next_level()
     t.clock.start_level(ended_at)
     return [level_event(t)]

@@ -13,10 +13,10 @@ from engine.refunds import RefundPolicy
 from engine.status import TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def _check(t: Tournament, player: str, cents: int, reason: str) -> None:
+def _check(t: State, player: str, cents: int, reason: str) -> None:
     if player not in t.entries and player not in t.results:
         raise TournamentError(f"{player!r} is not an entry of this tournament")
     if not isinstance(cents, int) or isinstance(cents, bool) or cents <= 0:
@@ -25,13 +25,13 @@ def _check(t: Tournament, player: str, cents: int, reason: str) -> None:
         raise TournamentError("a correction needs its reason")
 
 
-def verify_compensate(t: Tournament, player: str, cents: int, reason: str, incident: int | None = None) -> None:
+def verify_compensate(t: State, player: str, cents: int, reason: str, incident: int | None = None) -> None:
     _check(t, player, cents, reason)
     if incident is not None and not (0 < incident <= len(t.incidents) and t.incidents[incident - 1].player == player):
         raise TournamentError(f"incident {incident} is not one recorded for {player}")
 
 
-def compensate(t: Tournament, player: str, cents: int, reason: str, incident: int | None = None) -> list[Event]:
+def compensate(t: State, player: str, cents: int, reason: str, incident: int | None = None) -> list[Event]:
     """The house pays ``player`` ``cents``, for ``reason`` (and the incident it names)."""
     verify_compensate(t, player, cents, reason, incident)
     t.ledger.record("compensation_funded", "", cents)
@@ -39,7 +39,7 @@ def compensate(t: Tournament, player: str, cents: int, reason: str, incident: in
     return [Compensated(player, cents, reason, incident)]
 
 
-def verify_declare_failure(t: Tournament, what: str, due_hours: float, policy: RefundPolicy | None = None) -> None:
+def verify_declare_failure(t: State, what: str, due_hours: float, policy: RefundPolicy | None = None) -> None:
     if not what.strip():
         raise TournamentError("a failure needs a word on what happened")
     if not 0 < due_hours <= 24 * 365:
@@ -47,7 +47,7 @@ def verify_declare_failure(t: Tournament, what: str, due_hours: float, policy: R
     cancellation.verify(t, policy)
 
 
-def declare_failure(t: Tournament, what: str, at: float, due_hours: float = 48.0,
+def declare_failure(t: State, what: str, at: float, due_hours: float = 48.0,
                     policy: RefundPolicy | None = None) -> list[Event]:
     """The tournament failed and cannot resume: it is cancelled by its refund policy, on the record with the
     stage the rules judged it in (before the cancellation changes it) and the refunds' deadline."""
@@ -55,26 +55,26 @@ def declare_failure(t: Tournament, what: str, at: float, due_hours: float = 48.0
     stage = cancellation.stage_now(t, policy)
     events = cancellation.apply(t, policy)
     failure = FailureDeclared(what, at, stage, sum(refund.cents for refund in t.refunds), at + due_hours * 3600)
-    t.failure = failure
+    t.progress.declare(failure)
     return [failure, *events]
 
 
-def verify_record_incident(t: Tournament, player: str, what: str, decision: str) -> None:
+def verify_record_incident(t: State, player: str, what: str, decision: str) -> None:
     if player not in t.entries:
         raise TournamentError(f"{player} is not an entry of this tournament")
     if not what.strip() or not decision.strip():
         raise TournamentError("an incident needs what happened and the director's decision")
 
 
-def record_incident(t: Tournament, player: str, what: str, decision: str, at: float) -> list[Event]:
+def record_incident(t: State, player: str, what: str, decision: str, at: float) -> list[Event]:
     """One player's case on the record, numbered from 1, for a compensation to name."""
     verify_record_incident(t, player, what, decision)
     incident = IncidentRecorded(len(t.incidents) + 1, player, what, decision, at)
-    t.incidents = [*t.incidents, incident]
+    t.progress.note(incident)
     return [incident]
 
 
-def withdrawable(t: Tournament, player: str) -> tuple[int, Literal["prize", "seat", "qualification"]]:
+def withdrawable(t: State, player: str) -> tuple[int, Literal["prize", "seat", "qualification"]]:
     """What of ``player``'s prize can still be taken back, and what it was: cash, a seat, or a flight's
     qualification (its survivor's share of the pool the flight carried to its final, engine/delivery.py)."""
     paid = {"prize": 0, "ticket": 0}
@@ -90,7 +90,7 @@ def withdrawable(t: Tournament, player: str) -> tuple[int, Literal["prize", "sea
     return paid["prize"] + paid["ticket"] - taken, "seat" if paid["ticket"] > 0 else "prize"
 
 
-def verify_withdraw_prize(t: Tournament, player: str, cents: int, reason: str) -> None:
+def verify_withdraw_prize(t: State, player: str, cents: int, reason: str) -> None:
     left, kind = withdrawable(t, player)
     if left <= 0 and (player in t.entries or player in t.results):
         raise TournamentError(f"{player} has no prize to withdraw")
@@ -102,7 +102,7 @@ def verify_withdraw_prize(t: Tournament, player: str, cents: int, reason: str) -
                               f"{left} cents")
 
 
-def withdraw_prize(t: Tournament, player: str, cents: int, reason: str) -> list[Event]:
+def withdraw_prize(t: State, player: str, cents: int, reason: str) -> list[Event]:
     """Take back ``cents`` of a prize paid to ``player`` in error; the house keeps them. A flight's qualification
     is taken back whole: the final gives its share of the pool back (engine/flights.py), and the house keeps it."""
     verify_withdraw_prize(t, player, cents, reason)

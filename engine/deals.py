@@ -15,7 +15,7 @@ remainder, ties to the larger stack, then the seat order (G.30).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -23,14 +23,12 @@ from engine import standings
 from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
 from engine.money import dollars, largest_remainder
+from engine.parts.negotiation import KINDS, Deal, Terms
+from engine.parts.negotiation import Kind as Kind  # the kinds a deal may be, named here for its callers
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
-
-
-Kind = Literal["icm", "chip_chop", "equal", "custom"]
-KINDS: tuple[Kind, ...] = ("icm", "chip_chop", "equal", "custom")
+    from engine.state import State
 
 
 class Figures(msgspec.Struct):
@@ -47,34 +45,7 @@ class Figures(msgspec.Struct):
     prizes_left_cents: list[int]
 
 
-class Terms:
-    """What a player asked for, proposed when the hand in progress ends."""
-
-    def __init__(self, proposer: str, kind: Kind, keep_cents: int, amounts: dict[str, int] | None) -> None:
-        self.proposer = proposer
-        self.kind = kind
-        self.keep_cents = keep_cents
-        self.amounts = amounts
-
-
-class Deal:
-    """A proposal every player left must accept before ``until`` (H.36). Without slots, so that a snapshot
-    pickled before deals had kinds loads with the class defaults."""
-
-    kind: Kind = "icm"
-    keep_cents = 0
-
-    def __init__(self, amounts: dict[str, int], until: float, seat_order: list[str], kind: Kind = "icm",
-                 keep_cents: int = 0) -> None:
-        self.amounts = amounts
-        self.until = until
-        self.accepted: set[str] = set()
-        self.seat_order = seat_order
-        self.kind = kind
-        self.keep_cents = keep_cents
-
-
-def verify_press(t: Tournament, player: str, on: bool = True) -> None:
+def verify_press(t: State, player: str, on: bool = True) -> None:
     if not t.definition.deals:
         raise TournamentError("this tournament does not allow deals (H.36)")
     if t.status is not Status.RUNNING:
@@ -89,13 +60,10 @@ def verify_press(t: Tournament, player: str, on: bool = True) -> None:
         raise TournamentError("pressing Deal is on (true) or off (false)")
 
 
-def press(t: Tournament, player: str, on: bool = True) -> list[Event]:
+def press(t: State, player: str, on: bool = True) -> list[Event]:
     """Press (or un-press) Deal; once everyone has, the proposal comes at the end of the hand (H.36)."""
     verify_press(t, player, on)
-    if on:
-        t.deal_pressed.add(player)
-    else:
-        t.deal_pressed.discard(player)
+    t.negotiation.press(player, on)
     events: list[Event] = [DealPressed(player, on, len(t.deal_pressed), t.players_left)]
     t.pending.set_deal_due(len(t.deal_pressed) == t.players_left)
     if t.pending.deal_due and not any(state.hand for state in t.tables.values()) and not t.pending.holds():
@@ -103,7 +71,7 @@ def press(t: Tournament, player: str, on: bool = True) -> list[Event]:
     return events
 
 
-def verify_propose(t: Tournament, player: str, kind: object, keep_cents: object = 0,
+def verify_propose(t: State, player: str, kind: object, keep_cents: object = 0,
                    amounts: object = None) -> None:
     verify_press(t, player)
     if kind not in KINDS:
@@ -126,19 +94,19 @@ def verify_propose(t: Tournament, player: str, kind: object, keep_cents: object 
                               f"{dollars(pool - keep_cents)} the pool holds beyond what is kept")
 
 
-def propose_kind(t: Tournament, player: str, kind: Kind, keep_cents: int = 0,
+def propose_kind(t: State, player: str, kind: Kind, keep_cents: int = 0,
                  amounts: dict[str, int] | None = None) -> list[Event]:
     """``player`` proposes a deal of ``kind``, and accepts it by asking; between hands it is on the table at
     once, else when the hand in progress ends (H.36-H.37)."""
     verify_propose(t, player, kind, keep_cents, amounts)
-    t.deal_terms = Terms(player, kind, keep_cents, dict(amounts) if amounts is not None else None)
+    t.negotiation.ask(Terms(player, kind, keep_cents, dict(amounts) if amounts is not None else None))
     t.pending.set_deal_due(True)
     if not any(state.hand for state in t.tables.values()) and not t.pending.holds():
         return [propose(t)]
     return []
 
 
-def verify_answer(t: Tournament, player: str) -> None:
+def verify_answer(t: State, player: str) -> None:
     if t.proposal is None:
         raise TournamentError("there is no deal proposal")
     if player not in t.proposal.amounts:
@@ -147,44 +115,44 @@ def verify_answer(t: Tournament, player: str) -> None:
         raise TournamentError(f"{player} has already accepted")
 
 
-def accept(t: Tournament, player: str) -> list[Event]:
+def accept(t: State, player: str) -> list[Event]:
     """Accept the ICM proposal; when the last player does, the amounts are paid and the tournament ends."""
     verify_answer(t, player)
     deal = t.proposal
     assert deal is not None
-    deal.accepted.add(player)
+    t.negotiation.accept(player)
     events: list[Event] = [DealAccepted(player)]
     if len(deal.accepted) == len(deal.amounts):
         events += close(t, deal)
     return events
 
 
-def reject(t: Tournament, player: str, reason: str = "rejected") -> list[Event]:
+def reject(t: State, player: str, reason: str = "rejected") -> list[Event]:
     """Any no (or a disconnection, ``reason='disconnected'``) ends the proposal; play continues (H.36)."""
     verify_answer(t, player)
     return no_deal(t, player, "disconnected" if reason == "disconnected" else "rejected")
 
 
-def expire(t: Tournament, now: float) -> list[Event]:
+def expire(t: State, now: float) -> list[Event]:
     """A proposal whose deadline has passed fails."""
     if t.proposal is not None and now >= t.proposal.until:
         return no_deal(t, "", "expired")
     return []
 
 
-def prizes_left(t: Tournament) -> list[int]:
+def prizes_left(t: State) -> list[int]:
     """The prizes of places 1..n for the n players left, the first taking whatever else the pool holds."""
     prizes = t.prizes[:t.players_left]
     prizes[0] += t.ledger.pool_cents - sum(prizes)
     return prizes
 
 
-def players_in_seat_order(t: Tournament) -> list[str]:
+def players_in_seat_order(t: State) -> list[str]:
     (state,) = t.tables.values()
     return list(state.table.players)  # every player left, dealt in next hand or not
 
 
-def shares(t: Tournament, kind: Kind, keep_cents: int) -> dict[str, int]:
+def shares(t: State, kind: Kind, keep_cents: int) -> dict[str, int]:
     """What a deal of ``kind`` pays each player left of what the pool holds beyond ``keep_cents``, in cents (a
     custom deal's are the players' own: as an equal split here)."""
     seat_order = players_in_seat_order(t)
@@ -205,7 +173,7 @@ def shares(t: Tournament, kind: Kind, keep_cents: int) -> dict[str, int]:
     return dict(zip(seat_order, largest_remainder(parts, shared, [tie_rank[p] for p in seat_order])))
 
 
-def verify_figures(t: Tournament, keep_cents: int) -> None:
+def verify_figures(t: State, keep_cents: int) -> None:
     if not t.definition.deals:
         raise TournamentError("this tournament allows no deal (H.31)")
     if t.status is not Status.RUNNING or len(t.tables) != 1:
@@ -215,7 +183,7 @@ def verify_figures(t: Tournament, keep_cents: int) -> None:
         raise TournamentError(f"keep: from $0 to below the {dollars(pool)} the pool holds")
 
 
-def figures(t: Tournament, keep_cents: int = 0) -> Figures:
+def figures(t: State, keep_cents: int = 0) -> Figures:
     """What a player deciding on a deal looks at: each stack, what ICM and a chip chop would pay, and the sum to
     split beyond what is kept in play (H.31-H.37)."""
     verify_figures(t, keep_cents)
@@ -225,12 +193,12 @@ def figures(t: Tournament, keep_cents: int = 0) -> Figures:
                    shares(t, "chip_chop", keep_cents), prizes_left(t))
 
 
-def propose(t: Tournament) -> DealProposed:
+def propose(t: State) -> DealProposed:
     """The proposal asked for (ICM when everyone pressed Deal) of what the pool still holds, in cents (H.31-H.37,
     G.30). ICM keeping an amount in play takes it off the first prize; a chip chop gives everyone the smallest
     prize left, then shares the rest in proportion to the chips (PokerStars' chip-count deal: nobody gets less
     than busting next would pay); an equal split shares evenly."""
-    terms, t.deal_terms = t.deal_terms or Terms("", "icm", 0, None), None
+    terms = t.negotiation.take_terms() or Terms("", "icm", 0, None)
     t.pending.set_deal_due(False)
     seat_order = players_in_seat_order(t)
     stacks = [t.stacks[p] for p in seat_order]
@@ -239,39 +207,39 @@ def propose(t: Tournament) -> DealProposed:
     else:
         share = shares(t, terms.kind, terms.keep_cents)
         cents = [share[p] for p in seat_order]
-    t.proposal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
-                      terms.keep_cents)
+    deal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
+                terms.keep_cents)
+    t.negotiation.propose(deal)
     if terms.proposer in t.stacks:
-        t.proposal.accepted.add(terms.proposer)
-    return DealProposed(dict(t.proposal.amounts), dict(zip(seat_order, stacks)), t.proposal.until, terms.kind,
+        t.negotiation.accept(terms.proposer)
+    return DealProposed(dict(deal.amounts), dict(zip(seat_order, stacks)), deal.until, terms.kind,
                         terms.keep_cents, terms.proposer)
 
 
-def no_deal(t: Tournament, player: str, reason: Any) -> list[Event]:
-    t.proposal = None
-    t.deal_terms = None
-    t.deal_pressed.clear()
+def no_deal(t: State, player: str, reason: Any) -> list[Event]:
+    t.negotiation.close()
+    t.negotiation.start_over()
     t.pending.set_deal_due(False)
     return [DealRejected(player, reason)]
 
 
-def close(t: Tournament, deal: Deal) -> list[Event]:
+def close(t: State, deal: Deal) -> list[Event]:
     """Everyone accepted: pay the amounts. A whole deal ends the tournament, places following the stacks, then
     the seat numbers; a partial one goes on, every place but the first now paying nothing more."""
-    t.proposal = None
+    t.negotiation.close()
     if deal.keep_cents:
         for player in deal.seat_order:
             standings.pay_prize(t, player, deal.amounts[player])
-            t.dealt[player] = t.dealt.get(player, 0) + deal.amounts[player]
+            t.negotiation.paid(player, deal.amounts[player])
         left = t.players_left
-        t.prizes = [t.ledger.pool_cents] + [0] * (left - 1) + t.prizes[left:]
-        t.deal_pressed.clear()
+        t.purse.price([t.ledger.pool_cents] + [0] * (left - 1) + t.prizes[left:], t.prize_pool_cents)
+        t.negotiation.start_over()
         return [DealPaid(dict(deal.amounts), deal.keep_cents)]
     order = sorted(deal.seat_order, key=lambda p: (-t.stacks[p], deal.seat_order.index(p)))
     for place, player in enumerate(order, start=1):
         standings.pay_prize(t, player, deal.amounts[player])
         standings.record(t, Result(player, place, deal.amounts[player]))
-    t.ended_by_deal = True
+    t.progress.end_by_deal()
     events = standings.end(t, deal=True)  # the players left collect their bounties first
-    t.stacks.clear()
+    t.chips.settle()
     return events

@@ -17,10 +17,10 @@ from engine.money import largest_remainder
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def seat_cents(t: Tournament, player: str) -> int:
+def seat_cents(t: State, player: str) -> int:
     """What ``player``'s seats (tickets) are worth now: what was paid as seats, less what came back or was
     withdrawn."""
     cents = 0
@@ -33,7 +33,7 @@ def seat_cents(t: Tournament, player: str) -> int:
     return cents
 
 
-def carried_cents(t: Tournament) -> int:
+def carried_cents(t: State) -> int:
     """What of a flight's pool is still carried to its final: what it carried, less what came back."""
     cents = 0
     for movement in t.ledger.movements:
@@ -44,7 +44,7 @@ def carried_cents(t: Tournament) -> int:
     return cents
 
 
-def _closed(t: Tournament) -> None:
+def _closed(t: State) -> None:
     if t.status not in (Status.FINISHED, Status.CANCELLED):
         raise TournamentError(f"players are sent on once the tournament is over; it is {t.status}")
 
@@ -54,7 +54,7 @@ def _reason(reason: str) -> None:
         raise TournamentError("a refund of what its target did not take needs the reason")
 
 
-def verify_return_seat(t: Tournament, player: str, cents: int, reason: str) -> None:
+def verify_return_seat(t: State, player: str, cents: int, reason: str) -> None:
     _closed(t)
     _reason(reason)
     held = seat_cents(t, player)
@@ -64,7 +64,7 @@ def verify_return_seat(t: Tournament, player: str, cents: int, reason: str) -> N
         raise TournamentError(f"{player}'s seat is worth {held} cents: between 1 and that much comes back")
 
 
-def return_seat(t: Tournament, player: str, cents: int, reason: str) -> list[Event]:
+def return_seat(t: State, player: str, cents: int, reason: str) -> list[Event]:
     """``cents`` of ``player``'s seat paid in cash instead (the whole seat when its target did not take it, the
     part above the target's entry when the seat is worth more)."""
     verify_return_seat(t, player, cents, reason)
@@ -73,7 +73,7 @@ def return_seat(t: Tournament, player: str, cents: int, reason: str) -> list[Eve
     return [Refunded(player, cents, "undelivered", reason)]
 
 
-def verify_top_up_seat(t: Tournament, player: str, cents: int, reason: str) -> None:
+def verify_top_up_seat(t: State, player: str, cents: int, reason: str) -> None:
     _closed(t)
     _reason(reason)
     satellite = t.definition.satellite
@@ -85,7 +85,7 @@ def verify_top_up_seat(t: Tournament, player: str, cents: int, reason: str) -> N
         raise TournamentError("a top-up is a positive whole number of cents")
 
 
-def top_up_seat(t: Tournament, player: str, cents: int, reason: str) -> list[Event]:
+def top_up_seat(t: State, player: str, cents: int, reason: str) -> list[Event]:
     """The house adds ``cents`` to ``player``'s seat so that it buys its target's entry whole."""
     verify_top_up_seat(t, player, cents, reason)
     t.ledger.record("added", "", cents)
@@ -93,7 +93,7 @@ def top_up_seat(t: Tournament, player: str, cents: int, reason: str) -> list[Eve
     return [SeatToppedUp(player, cents, reason)]
 
 
-def pool_shares(t: Tournament, cents: int) -> dict[str, int]:
+def pool_shares(t: State, cents: int) -> dict[str, int]:
     """``cents`` of a flight's pool shared by its survivors' stacks (L.47: the pool follows the chips), in whole
     cents by largest remainder, ties to the bigger stack, then the earlier entry."""
     survivors = [player for player in t.entries if t.stacks.get(player)]
@@ -106,7 +106,7 @@ def pool_shares(t: Tournament, cents: int) -> dict[str, int]:
     return dict(zip(survivors, largest_remainder(shares, cents, [rank[i] for i in range(len(survivors))])))
 
 
-def verify_return_pool(t: Tournament, reason: str) -> None:
+def verify_return_pool(t: State, reason: str) -> None:
     if t.definition.flight is None or t.status is not Status.FINISHED:
         raise TournamentError("only a finished flight's carried pool comes back to it (L.47)")
     _reason(reason)
@@ -114,7 +114,7 @@ def verify_return_pool(t: Tournament, reason: str) -> None:
         raise TournamentError("the flight's pool is not carried anywhere: nothing comes back")
 
 
-def return_pool(t: Tournament, reason: str) -> list[Event]:
+def return_pool(t: State, reason: str) -> list[Event]:
     """The pool a flight carried, which its final did not take, to the survivors in cash, each their stack's share
     (Decision: as the pool follows the chips into a final, it follows them back)."""
     verify_return_pool(t, reason)

@@ -15,18 +15,21 @@ The loop a caller runs::
     director.act(table, "call")               # ... until director.hand(table).finished
     director.end_hand(table)                  # stacks, eliminations, breaks, balancing
 
-The state lives in parts, each written only through its owner's methods:
-the ``floor`` (engine.floor), the ``rounds`` of hand-for-hand
-(engine.handforhand), the ``people`` behind the entries (engine.people),
-what is ``pending`` (engine.rebuys: offers, held busts, chips bought in a
-hand, a deal due) and the ``clock`` (engine.clock). The policies are modules
-of functions of the tournament (engine.floor, handforhand, eliminations,
-lateentry, rebuys, console, deals); they return events and never call one
-another: what follows what is this class's sequence (``_settle``,
+The state lives below the rules (engine/state.py): ``State`` holds the
+parts (engine/parts/), each a class whose fields only its own methods write
+(the floor, hand-for-hand's rounds, the people behind the entries, what is
+pending, the clock, the chips, the entries, the places, where the tournament
+stands, the prize table, the re-buys, a deal in the making, the bounties).
+The policies are modules of functions of a ``State`` (engine.floor,
+handforhand, eliminations, lateentry, rebuys, console, deals ...): they read
+it, change it through the parts, return events, and never call one another
+nor name this class: what follows what is this class's sequence (``_settle``,
 ``_answered``, ``_conclude``, ``_after_change``). The primitives they share
 call no policy: engine.standings, prizes, clock, registration, windows,
-bounties (a rule object per kind) and seating. This class is the one public
-face: its commands, their ``verify_*`` and ``can`` queries.
+bounties (a rule object per kind) and seating. ``Tournament`` is a ``State``
+with the one public face: its commands, their ``verify_*`` and ``can``
+queries. It writes two fields itself: the definition (the console's edit of
+a level to come) and the count of hands it dealt.
 
 Rules (../shared/docs/rules.md): statuses F.23; seating A.1, M.50; balancing
 A.3-A.4; breaking B.5-B.8; button and blinds C.9-C.12 (engine.table);
@@ -42,40 +45,27 @@ fees the house keeps when the tournament ends. Decisions with a deadline
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from mypy_extensions import mypyc_attr
 
 from engine import (
-    bounties, cancellation, clock, console, corrections, deals, delivery, eliminations, flights, floor, handforhand,
+    cancellation, clock, console, corrections, deals, delivery, eliminations, flights, floor, handforhand,
     lateentry, pickling, prizes, rebuys, registration, snapshots, standings, windows,
 )
 from engine.cards import shuffled_deck
-from engine.clock import Clock
-from engine.deals import Deal
-from engine.eliminations import Bust, Outcome
-from engine.events import (
-    Event, FailureDeclared, HandFinished, HandStarted, HandVoided, IncidentRecorded, Registered, Result, Seated,
-    SeatStack, StatusChanged,
-)
-from engine.floor import Floor, Playing
+from engine.eliminations import Outcome
+from engine.events import Event, HandFinished, HandStarted, LevelEdited, Registered, Seated, SeatStack, StatusChanged
 from engine.hand import Hand
-from engine.handforhand import Rounds
-from engine.money import Ledger
-from engine.people import People
-from engine.rebuys import Held, Pending
-from engine.refunds import Refund
+from engine.parts.busts import Bust
 from engine.seating import initial_draw
+from engine.state import State
 from engine.status import Status, TournamentError
 from engine.structure import Definition
 
 __all__ = ["Status", "Tournament", "TournamentError"]
-
-# Snapshots pickled before the policies and the parts had modules of their own name these classes here.
-_Bust, _Held, _Deal, _Playing = Bust, Held, Deal, Playing
 
 Face = TypeVar("Face")
 Arguments = ParamSpec("Arguments")
@@ -93,66 +83,15 @@ def bound(policy: Callable[Concatenate[Face, Arguments], Answer]) -> Callable[Co
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Tournament:
+class Tournament(State):
     """One tournament from announcement to results. Players are entry ids (strings)."""
-
-    # Defaults, so that a director pickled before they were kept has them too (its snapshot restores).
-    failure: FailureDeclared | None = None  # a failure the director declared (engine/corrections.py)
-    incidents: list[IncidentRecorded] = []  # players' cases on the record, replaced whole, never appended to
 
     def __init__(self, definition: Definition, rng: random.Random,
                  deal: Callable[[random.Random, Sequence[str]], list[int] | None] = shuffled_deck) -> None:
         """``deal`` shuffles each hand's deck from ``rng``, given the players dealt in, in the order their cards
         are dealt; a replay or a test can hand in its own decks (a test rigs who wins: tests/tournaments.py), and
         the simulator none for the hands its workers deal and play (engine.hand.Hand with no deck)."""
-        self.definition = definition
-        self.rng = rng
-        self.deal = deal
-        self.status = Status.WAITING
-        self.floor = Floor(definition.seats_per_table)
-        self.rounds = Rounds()
-        self.people = People()
-        self.pending = Pending()
-        self.clock = Clock()
-        self.entries: list[str] = []  # registration order
-        self.stacks: dict[str, int] = {}  # live players; start-of-hand values while a hand is on
-        self.results: dict[str, Result] = {}
-        self.prize_pool_cents = 0
-        self.prizes: list[int] = []
-        self.hands_played = 0
-        self.hand_for_hand = False
-        self.hand_for_hand_at: list[int] = []
-        self.level = 0  # index into definition.levels
-        self.break_until: float | None = None
-        self.ledger = Ledger()
-        self.chips_issued = 0  # starting stacks, re-buys and add-ons: what chips_in_play() must equal
-        self.refunds: list[Refund] = []  # what a cancellation paid back
-        self.rebuys_taken: dict[str, int] = {}
-        self.rebuy_period_over = definition.rebuys is None
-        self.add_on_until: float | None = None
-        self.add_ons: set[str] = set()
-        self.bounties: dict[str, int] = {}  # each live entry's bounty in cents (rules.md J)
-        self.seats_won = 0  # a satellite's seats (K.44)
-        self.flight_stopping = False  # a flight has met its stop condition; it ends once its hands are over (L.47)
-        self.flight_entries = 0  # a final: the entries of the flights whose pools it carries
-        self.deal_pressed: set[str] = set()
-        self.proposal: Deal | None = None
-        self.deal_terms: deals.Terms | None = None  # a kind of deal a player asked for, proposed between hands
-        self.dealt: dict[str, int] = {}  # what partial deals paid each player so far
-        self.removed: dict[str, bool] = {}  # entries the director took out -> refunded or not
-        self.removals: dict[str, bool] = {}  # to take out when their hand ends -> with a refund or not
-        self.knockouts: dict[str, int] = {}  # player -> the players they eliminated (a shared pot counts whole)
-        self.entries_closed: dict[str, str] = {}  # late registration, re-entry -> why it closed (engine.lateentry)
-        self.reentered: dict[str, str] = {}  # an eliminated entry -> the entry its person bought after it
-        self.reentries: dict[str, int] = {}  # person -> re-entries bought
-
-    # The director's console (engine.console); defaults let a tournament pickled before it load.
-    hand_for_hand_forced = False
-    break_keeps_level = False  # the break under way was called by hand: the level goes on after it
-    next_break_at = math.inf  # synchronised breaks (``breaks.at_minute``): when the next one starts
-    late_entries = 0  # entries bought while running (late registrations and re-entries)
-    ended_by_deal = False  # the players left accepted a whole deal (H.36): the results say so
-    envelopes: list[int] | None = None  # a mystery bounty's envelopes left, once sized (engine.bounties)
+        super().__init__(definition, rng, deal)
 
     def __getstate__(self) -> dict[str, Any]:
         return pickling.state(self, pickling.attributes(self))
@@ -164,20 +103,6 @@ class Tournament:
     # ------------------------------------------------------------ queries
 
     @property
-    def players_left(self) -> int:
-        return len(self.stacks)
-
-    @property
-    def tables(self) -> dict[int, Playing]:
-        """The tables in play, open or closing; read them, the floor changes them."""
-        return self.floor.tables
-
-    @property
-    def where(self) -> dict[str, tuple[int, int]]:
-        """player -> (table id, seat); read it, the floor changes it."""
-        return self.floor.where
-
-    @property
     def tables_broken(self) -> int:
         return self.floor.broken
 
@@ -186,18 +111,9 @@ class Tournament:
         return self.floor.moves
 
     @property
-    def rebuy_offers(self) -> Mapping[str, float]:
-        """player -> the deadline of their re-buy offer."""
-        return self.pending.offers
-
-    @property
     def tables_to_break(self) -> list[int]:
         """Tables chosen to close that are finishing their hand first (B.7)."""
         return sorted(self.floor.breaking)
-
-    @property
-    def bounty_rule(self) -> bounties.Rule:
-        return bounties.rule_for(self.definition.bounty)
 
     def hand(self, table: int) -> Hand | None:
         """The table's hand in progress (or finished and not yet ended)."""
@@ -273,17 +189,6 @@ class Tournament:
             return False
         return self.rounds.waits_for(table) if self.hand_for_hand else True
 
-    def person(self, entry: str) -> str:
-        """Who holds ``entry``: their person, or the entry itself when it is a person of its own."""
-        return self.people.person(entry)
-
-    def in_hand(self, player: str) -> bool:
-        state = self.floor.tables.get(self.floor.where[player][0]) if player in self.floor.where else None
-        return state is not None and state.hand is not None and player in state.hand.players
-
-    def standings(self) -> list[Result]:
-        return sorted(self.results.values(), key=lambda result: result.place)
-
     # ----------------------------------------------------- registration (F.23, engine.registration)
 
     verify_open_registration: ClassVar = bound(registration.verify_open)
@@ -306,7 +211,7 @@ class Tournament:
         if not late:
             return events
         prizes.price(self)
-        self.late_entries += 1
+        self.roster.came_late()
         return self._seated_late(events + lateentry.seat(self, player))
 
     verify_reenter: ClassVar = bound(lateentry.verify_reenter)
@@ -334,9 +239,9 @@ class Tournament:
         if len(self.entries) < self.definition.min_players:
             return cancellation.apply(self)
         definition = self.definition
-        self.status = Status.RUNNING
+        self.progress.move_to(Status.RUNNING)
         self.clock.tick(now)
-        events: list[Event] = [StatusChanged(self.status.value)]
+        events: list[Event] = [StatusChanged(Status.RUNNING.value)]
         if definition.added_cents:
             self.ledger.record("added", "", definition.added_cents)
         prizes.price(self)
@@ -352,7 +257,7 @@ class Tournament:
         self.clock.start_level(now)
         breaks = self.definition.breaks
         if breaks is not None and breaks.at_minute is not None:  # the tournament's hours count from its start
-            self.next_break_at = now + (breaks.at_minute * 60 or 3600)
+            self.clock.schedule_hourly(now + (breaks.at_minute * 60 or 3600))
         events.append(clock.level_event(self))
         if self.players_left <= self.seats_won:  # a satellite with a seat for everyone is over at once (K.45)
             return events + standings.seat_everyone_left(self)
@@ -415,14 +320,11 @@ class Tournament:
                 events += rebuys.end_period(self, ended_at) + lateentry.check(self)
             flight = self.definition.flight
             if flight is not None and number == flight.stop_level:
-                self.flight_stopping = True
+                self.progress.stop_flight()
                 if number == len(self.definition.levels):
                     break
             events += clock.next_level(self, ended_at)
         return events + flights.maybe_close(self)
-
-    # The console calls a break through the face, as every policy reaches a part.
-    hold_break: ClassVar = bound(clock.hold_break)
 
     # ------------------------------------------------------------- hands
 
@@ -461,14 +363,12 @@ class Tournament:
         positions = state.table.start_hand()
         players = state.table.occupants(positions.dealt)
         stacks = list(map(self.stacks.__getitem__, players))
-        state.hand = Hand(
+        self.hands_played += 1
+        self.floor.hand_dealt(table, Hand(
             players, stacks, small_blind=level.small_blind, big_blind=level.big_blind,
             ante=level.ante, bb_ante=level.bb_ante, deck=self.deal(self.rng, players),
             sb_index=positions.sb_index, bb_index=positions.bb_index,
-        )
-        self.hands_played += 1
-        state.number = self.hands_played
-        self.floor.set_idle(table, False)
+        ), self.hands_played)
         if self.rounds.under_way:
             self.rounds.dealt(table)
         self.clock.dealt(table)
@@ -523,9 +423,7 @@ class Tournament:
         stays as dealt and only the end is read.
         """
         hand = self.verify_end_hand(table, outcome)
-        state = self.floor.tables[table]
-        state.hand = None
-        self.floor.set_idle(table, True)
+        self.floor.hand_over(table)
         busts = []
         players = hand.players
         stacks = hand.stacks if outcome is None else outcome.stacks
@@ -538,8 +436,8 @@ class Tournament:
                 knockers = eliminations.knocked_out_by(hand, player) if outcome is None else \
                     tuple(players[place] for place in outcome.knockers[position])
                 busts.append(Bust(player, hand.starting_stacks[position], table, position, knockers))
-            self.stacks[player] = stack
-        events: list[Event] = [HandFinished(table, state.number, ended)]
+            self.chips.set(player, stack)
+        events: list[Event] = [HandFinished(table, self.floor.tables[table].number, ended)]
         if self.removals:
             events += console.removed_after_hand(self, hand.players, bool(busts))
         if self.rounds.includes(table):
@@ -572,18 +470,6 @@ class Tournament:
         events += handforhand.check(self)
         return events + floor.queued_after_hand(self) if self.floor.queued or self.floor.balance_asked else events
 
-    def void(self, table: int) -> HandVoided:
-        """The table's hand is off, whatever the reason (a cancellation, a satellite over, a crash)."""
-        state = self.floor.tables[table]
-        hand = state.hand
-        assert hand is not None
-        state.hand = None
-        self.floor.set_idle(table, True)
-        self.rounds.voided(table)
-        for player in hand.players:
-            self.stacks[player] += self.pending.take_chips(player)
-        return HandVoided(table, state.number)
-
     # ------------------------------------------- re-buys and add-ons (engine.rebuys)
 
     verify_rebuy: ClassVar = bound(rebuys.verify_rebuy)
@@ -602,13 +488,6 @@ class Tournament:
 
     verify_add_on: ClassVar = bound(rebuys.verify_add_on)
     add_on: ClassVar = bound(rebuys.add_on)
-
-    def pay(self, player: str, price_kind: Any, price: int, fee_kind: Any, fee: int) -> None:
-        """A price and its fee into the ledger, each if there is one."""
-        if price:
-            self.ledger.record(price_kind, player, price)
-        if fee:
-            self.ledger.record(fee_kind, player, fee)
 
     # ---------------------------------------------------------- deals (engine.deals)
 
@@ -635,7 +514,13 @@ class Tournament:
         return console.force_hand_for_hand(self, on) + handforhand.check(self)
 
     verify_edit_level: ClassVar = bound(console.verify_edit_level)
-    edit_level: ClassVar = bound(console.edit_level)
+
+    def edit_level(self, level: Any, small_blind: Any, big_blind: Any, ante: Any = 0,
+                   minutes: Any = None) -> list[Event]:
+        """Level ``level`` (from 1) as the director now wants it; ``minutes`` None keeps its length. Any: what
+        the console sent, which ``verify_edit_level`` refuses with the rule when it is not a level's figures."""
+        self.definition = console.edited_level(self, level, small_blind, big_blind, ante, minutes)
+        return [LevelEdited(level, small_blind, big_blind, ante, self.definition.levels[level - 1].minutes)]
     verify_move: ClassVar = bound(floor.verify_move)
     move: ClassVar = bound(floor.move)
     verify_balance_now: ClassVar = bound(floor.verify_balance_now)

@@ -9,45 +9,18 @@ is left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-
-from mypy_extensions import mypyc_attr
-
-from engine import pickling, prizes, windows
+from engine import bounties, prizes, windows
 from engine.events import Acted, Event, HandForHandEnded, PlayerEliminated, Posted, PotAwarded, Result, Returned
 from engine.hand import Hand
 from engine.money import equal_shares
+from engine.parts.busts import Bust
 from engine.standings import after_a_bust, pay_prize, prize, record
 from engine.status import Status
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
-
-
-BUST_FIELDS = ("player", "start_stack", "table", "position", "tie", "knocked_out_by")
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Bust:
-    """A player who lost every chip in a hand, ranked with the rest of that hand's (or round's) busts."""
-
-    __slots__ = BUST_FIELDS
-
-    def __init__(self, player: str, start_stack: int, table: int, position: int,
-                 knocked_out_by: tuple[str, ...] = ()) -> None:
-        self.player = player
-        self.start_stack = start_stack
-        self.table = table
-        self.position = position  # 0 = first seat dealt left of the button
-        self.tie = 0  # busts with the same value share their places' prizes
-        self.knocked_out_by = knocked_out_by  # who takes the bounty (rules.md J.41)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return pickling.state(self, BUST_FIELDS)
-
-    def __setstate__(self, pickled: pickling.State) -> None:
-        pickling.restore(self, pickled)
+    from engine.state import State
 
 
 def rank(busts: list[Bust], ties: str, players_left: int, prize: Callable[[int], int],
@@ -138,41 +111,40 @@ def knocked_out_by(hand: Hand, victim: str) -> tuple[str, ...]:
     return ()
 
 
-def conclude(t: Tournament, busts: list[Bust], round_: bool) -> list[Event]:
+def conclude(t: State, busts: list[Bust], round_: bool) -> list[Event]:
     """Rank a batch whose re-buy offers are all answered; the director's floor, windows and hand-for-hand follow
     between hands."""
     events = eliminate(t, busts, round_=round_)
     if t.status is not Status.RUNNING:
         return events
     if round_ and busts and not t.hand_for_hand_forced:  # D.16: ends after the first round with a bust
-        t.hand_for_hand = False
+        t.rounds.end()
         events.append(HandForHandEnded(t.players_left))
     flight = t.definition.flight
     if flight is not None and flight.stop_share_percent is not None and t.rounds.points \
             and t.players_left < min(t.rounds.points):
-        t.flight_stopping = True
+        t.progress.stop_flight()
     return events
 
 
-def eliminate(t: Tournament, busts: list[Bust], *, round_: bool = False) -> list[Event]:
+def eliminate(t: State, busts: list[Bust], *, round_: bool = False) -> list[Event]:
     """The batch's places, prizes and bounties, worst place first, as a floor announces them (G.28-G.30)."""
     if not busts:
         return []
     closed = windows.before_ranking(t, len(busts))
     ties = prizes.kind(t.definition).ties(t.definition.hand_for_hand_ties if round_ else "pokerstars")
     awarded = rank(busts, ties, t.players_left, lambda place: prize(t, place), t.seats_won)
-    t.deal_pressed.clear()  # the players changed: a deal starts over
+    t.negotiation.start_over()  # the players changed: a deal starts over
     t.pending.set_deal_due(False)
-    t.deal_terms = None
     knockers = {bust.player: bust.knocked_out_by for bust in busts}
-    bounty = t.bounty_rule
+    bounty = bounties.rule_for(t.definition.bounty)
     events: list[Event] = closed
     for result in reversed(awarded):
         pay_prize(t, result.player, result.prize_cents, ticket=result.ticket)
         table_id = t.floor.unseat(result.player)
-        del t.stacks[result.player]
+        t.chips.bust(result.player)
         for knocker in knockers.get(result.player, ()):
-            t.knockouts[knocker] = t.knockouts.get(knocker, 0) + 1
+            t.places.knocked_out(knocker)
         events.append(PlayerEliminated(result.player, result.place, record(t, result).prize_cents, table_id))
         events += bounty.knocked_out(t, result.player, knockers.get(result.player, ()))
     return events + after_a_bust(t)

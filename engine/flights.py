@@ -12,10 +12,10 @@ from engine.events import Event, FlightFinished, Qualified, QualificationWithdra
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def verify_qualify(t: Tournament, player: str, person: str, stack: int) -> None:
+def verify_qualify(t: State, player: str, person: str, stack: int) -> None:
     if t.definition.final is None:
         raise TournamentError("only a final takes qualified stacks (L.47)")
     if t.status is not Status.REGISTER:
@@ -25,7 +25,7 @@ def verify_qualify(t: Tournament, player: str, person: str, stack: int) -> None:
     if not isinstance(stack, int) or stack <= 0:
         raise TournamentError("a qualified stack is a positive number of chips (a single chip qualifies, L.47)")
 
-def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
+def qualify(t: State, player: str, person: str, stack: int) -> list[Event]:
     """A flight's survivor enters the final with their exact stack (L.47).
 
     Where the final allows several entries per person (M.50), each
@@ -41,20 +41,18 @@ def qualify(t: Tournament, player: str, person: str, stack: int) -> list[Event]:
     held = sorted(entry for entry in mine if entry in t.people.qualified_entries and entry in t.stacks)
     if first is None or len(held) < (t.definition.entries_per_person or 1):
         t.people.qualify(person, player)
-        t.entries.append(player)
-        t.stacks[player] = stack
-        t.chips_issued += stack
+        t.roster.enter(player)
+        t.chips.admit(player, stack)
         if person != player:
             t.people.belongs(player, person)
         return [Qualified(player, stack, True)]
     smallest = min(held or [first], key=lambda entry: (t.stacks.get(entry, 0), entry))
     counts = t.definition.final.forward == "best" and stack > t.stacks[smallest]
     if counts:
-        t.chips_issued += stack - t.stacks[smallest]
-        t.stacks[smallest] = stack
+        t.chips.raise_to(smallest, stack)
     return [Qualified(player, stack, counts)]
 
-def verify_withdraw_qualified(t: Tournament, player: str, cents: int) -> None:
+def verify_withdraw_qualified(t: State, player: str, cents: int) -> None:
     if t.definition.final is None or player not in t.people.qualified_entries:
         raise TournamentError(f"{player!r} is not an entry a flight sent to this final")
     if t.status not in (Status.REGISTER, Status.RUNNING):
@@ -65,7 +63,7 @@ def verify_withdraw_qualified(t: Tournament, player: str, cents: int) -> None:
         raise TournamentError(f"the pool holds {t.ledger.pool_cents} cents: a share of it comes back, not {cents}")
 
 
-def withdraw_qualified(t: Tournament, player: str, cents: int) -> list[Event]:
+def withdraw_qualified(t: State, player: str, cents: int) -> list[Event]:
     """A qualification its flight withdrew as given in error (seed 004): its share of the flights' pool goes back
     to the flight, and the prizes follow the smaller pool; before the start the entry and its chips leave with
     it. After the start the director takes the stack out (the face's sequence, ``Tournament.remove``)."""
@@ -74,9 +72,8 @@ def withdraw_qualified(t: Tournament, player: str, cents: int) -> list[Event]:
     if cents:
         t.ledger.record("carried_back", player, cents)
     if t.status is Status.REGISTER:
-        t.entries.remove(player)
-        del t.stacks[player]
-        t.chips_issued -= chips
+        t.roster.leave(player)
+        t.chips.withdraw(player)
         t.people.forget(player)
         t.people.unqualify(player)
     else:
@@ -84,19 +81,19 @@ def withdraw_qualified(t: Tournament, player: str, cents: int) -> list[Event]:
     return [QualificationWithdrawn(player, chips, cents)]
 
 
-def verify_carry_in(t: Tournament, cents: int, entries: int = 0) -> None:
+def verify_carry_in(t: State, cents: int, entries: int = 0) -> None:
     if t.definition.final is None or t.status is not Status.REGISTER:
         raise TournamentError("a flight's pool joins a final in Register (L.47)")
 
-def carry_in(t: Tournament, cents: int, entries: int = 0) -> list[Event]:
+def carry_in(t: State, cents: int, entries: int = 0) -> list[Event]:
     """A flight's prize pool joins the final's: prizes are paid only in the final phase (L.47)."""
     verify_carry_in(t, cents, entries)
     t.ledger.record("carried_in", "", cents)
-    t.flight_entries += entries  # the final's stage counts the whole event's entrants (rules.md I.39)
+    t.roster.carried(entries)  # the final's stage counts the whole event's entrants (rules.md I.39)
     return []
 
 
-def maybe_close(t: Tournament) -> list[Event]:
+def maybe_close(t: State) -> list[Event]:
     """A stopped flight ends once no hand is in progress and no re-buy is pending (L.47, L.49).
 
     Everyone still holding chips qualifies; the pool goes to the final,
@@ -111,6 +108,6 @@ def maybe_close(t: Tournament) -> list[Event]:
         t.ledger.record("carried", "", pool)
     if t.ledger.fees_cents:
         t.ledger.record("fee_kept", "", t.ledger.fees_cents)
-    t.status = Status.FINISHED
-    t.hand_for_hand = False
-    return [FlightFinished(survivors, pool), StatusChanged(t.status.value)]
+    t.progress.move_to(Status.FINISHED)
+    t.rounds.end()
+    return [FlightFinished(survivors, pool), StatusChanged(Status.FINISHED.value)]

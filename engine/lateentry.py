@@ -27,9 +27,9 @@ from engine.status import Status, TournamentError
 from engine.windows import WINDOWS, any_open, close, until_level, verify_open
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
-def check(t: Tournament) -> list[Event]:
+def check(t: State) -> list[Event]:
     """Close both windows at capacity, on the bubble, or once the re-buy period is over (F.24)."""
     if len(t.entries_closed) == len(WINDOWS) or t.status is not Status.RUNNING or not any_open(t):
         return []
@@ -42,13 +42,13 @@ def check(t: Tournament) -> list[Event]:
     return []
 
 
-def level_ended(t: Tournament, number: int) -> list[Event]:
+def level_ended(t: State, number: int) -> list[Event]:
     """Level ``number`` has ended: the windows that run until it close."""
     ending = tuple(window for window in WINDOWS if (until_level(t, window) or number + 1) <= number)
     return close(t, "level", ending) if ending else []
 
 
-def seat(t: Tournament, player: str) -> list[Event]:
+def seat(t: State, player: str) -> list[Event]:
     """A seat at random among the shortest tables that take ``player`` (A.2, M.50); a new table when none does.
 
     A table of the next size up is tried only when every shorter one holds
@@ -78,7 +78,7 @@ def seat(t: Tournament, player: str) -> list[Event]:
     return events  # the director balances the tables then (between rounds under hand-for-hand, D.15)
 
 
-def verify_reenter(t: Tournament, player: str, new_entry: str) -> None:
+def verify_reenter(t: State, player: str, new_entry: str) -> None:
     terms = t.definition.reentry
     verify_open(t, "reentry")
     assert terms is not None
@@ -93,7 +93,7 @@ def verify_reenter(t: Tournament, player: str, new_entry: str) -> None:
         raise TournamentError(f"{person} has used all {terms.max_count} re-entries (F.27)")
 
 
-def reenter(t: Tournament, player: str, new_entry: str) -> list[Event]:
+def reenter(t: State, player: str, new_entry: str) -> list[Event]:
     """A new entry for the eliminated ``player``'s person (F.27): buy-in and fee, a new stack, a new random seat
     and its own place; ``player`` keeps the place it finished in. Its person's other live entries, where
     multi-entry allows them, never share its table (M.50)."""
@@ -102,9 +102,8 @@ def reenter(t: Tournament, player: str, new_entry: str) -> list[Event]:
     if not t.people.known(person):
         t.people.belongs(player, person)  # a person of its own until now
     t.people.belongs(new_entry, person)
-    t.reentered[player] = new_entry
-    t.reentries[person] = t.reentries.get(person, 0) + 1
-    t.late_entries += 1
+    t.roster.reentered_as(player, new_entry, person)
+    t.roster.came_late()
     paid = registration.admit(t, new_entry, t.definition.late_stack)
     prizes.price(t)
     return [Reentered(new_entry, player, paid), *seat(t, new_entry)]  # the director balances, then checks

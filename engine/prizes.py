@@ -19,7 +19,7 @@ from engine.structure import Definition, hand_for_hand_points, prizes_cents, rul
 from engine.wire import Stage
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
 class Cash:
@@ -39,10 +39,12 @@ class Cash:
                                self.definition.seats_per_table)
         return prizes_cents(self.definition.payouts, pool_cents, entrants)
 
-    def price(self, t: Tournament) -> None:
-        """The tournament's prizes for its field and pool now, and the pay jumps hand-for-hand plays (D.14)."""
-        t.prizes = self.table(len(t.entries), t.prize_pool_cents)
-        t.rounds.price(hand_for_hand_points(t.prizes, self.definition.hand_for_hand_min_jump_cents))
+    def price(self, t: State, pool_cents: int) -> None:
+        """The tournament's prizes for its field and ``pool_cents`` now, and the pay jumps hand-for-hand plays
+        (D.14)."""
+        prizes = self.table(len(t.entries), pool_cents)
+        t.purse.price(prizes, pool_cents)
+        t.rounds.price(hand_for_hand_points(prizes, self.definition.hand_for_hand_min_jump_cents))
 
     def ties(self, ties: str) -> str:
         """How busts of equal stacks are ranked."""
@@ -56,10 +58,11 @@ class Seats(Cash):
         assert self.definition.satellite is not None
         return satellite_prizes(pool_cents, self.definition.satellite.seat_value_cents)[0] if entrants else []
 
-    def price(self, t: Tournament) -> None:
+    def price(self, t: State, pool_cents: int) -> None:
         assert self.definition.satellite is not None
-        t.prizes, t.seats_won = satellite_prizes(t.prize_pool_cents, self.definition.satellite.seat_value_cents)
-        t.rounds.price(hand_for_hand_points(t.prizes, self.definition.hand_for_hand_min_jump_cents))
+        prizes, seats_won = satellite_prizes(pool_cents, self.definition.satellite.seat_value_cents)
+        t.purse.price(prizes, pool_cents, seats_won)
+        t.rounds.price(hand_for_hand_points(prizes, self.definition.hand_for_hand_min_jump_cents))
 
     def ties(self, ties: str) -> str:
         return "position"  # a seat cannot be split: equal stacks go by position (K.46, G.29 Decision)
@@ -73,9 +76,9 @@ class FlightStop(Cash):
     def table(self, entrants: int, pool_cents: int) -> list[int]:
         return []
 
-    def price(self, t: Tournament) -> None:
+    def price(self, t: State, pool_cents: int) -> None:
         assert self.definition.flight is not None
-        t.prizes = []
+        t.purse.price([], pool_cents)
         cutoff = math.floor(len(t.entries) * (self.definition.flight.stop_share_percent or 0) / 100)
         t.rounds.price({cutoff + 1} if cutoff >= 1 else set())
 
@@ -88,19 +91,18 @@ def kind(definition: Definition) -> Cash:
     return Cash(definition)
 
 
-def price(t: Tournament) -> None:
+def price(t: State) -> None:
     """The prize table follows the pool as entries, re-buys and add-ons grow it (places already paid keep theirs)."""
-    t.prize_pool_cents = t.ledger.pool_cents + t.ledger.prizes_cents
-    kind(t.definition).price(t)
+    kind(t.definition).price(t, t.ledger.pool_cents + t.ledger.prizes_cents)
 
 
-def table_for(t: Tournament, entrants: int, pool_cents: int) -> list[int]:
+def table_for(t: State, entrants: int, pool_cents: int) -> list[int]:
     """The prize per place a field of ``entrants`` and a pool of ``pool_cents`` would be paid (a satellite's
     seats and a flight's nothing aside): the fixed table, or the payout rule's for that field."""
     return kind(t.definition).table(entrants, pool_cents)
 
 
-def projected(t: Tournament) -> list[int]:
+def projected(t: State) -> list[int]:
     """Before the start, the prizes of the entries so far (the pool as it stands, with the money added at the
     start); once it runs, the prizes."""
     if t.status not in (Status.WAITING, Status.REGISTER):
@@ -108,13 +110,13 @@ def projected(t: Tournament) -> list[int]:
     return table_for(t, len(t.entries), t.ledger.pool_cents + t.definition.added_cents)
 
 
-def full_field(t: Tournament) -> list[int]:
+def full_field(t: State) -> list[int]:
     """The prizes if the field fills (``max_players`` entries, each paying the buy-in, with the money added)."""
     full = t.definition.max_players
     return table_for(t, full, full * t.definition.buy_in_cents + t.definition.added_cents)
 
 
-def stage(t: Tournament) -> Stage:
+def stage(t: State) -> Stage:
     """Where the tournament stands, as a player reads it off the lobby (``engine.wire.Stage``): the players left,
     the places paid (a satellite's seats), the players left at the next pay jump (the largest field size one bust
     from more money, D.14's points), and the average stack."""

@@ -9,31 +9,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import windows
+from engine import bounties, windows
 from engine.events import Event, Refunded, StatusChanged
 from engine.money import PAID_INTO
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def verify_open(t: Tournament) -> None:
+def verify_open(t: State) -> None:
     if t.status is not Status.WAITING:
         raise TournamentError(f"registration opens only from Waiting; the tournament is {t.status}")
 
 
-def open_registration(t: Tournament) -> list[Event]:
+def open_registration(t: State) -> list[Event]:
     verify_open(t)
-    t.status = Status.REGISTER
-    return [StatusChanged(t.status.value)]
+    t.progress.move_to(Status.REGISTER)
+    return [StatusChanged(Status.REGISTER.value)]
 
 
-def entry_price(t: Tournament) -> int:
+def entry_price(t: State) -> int:
     return t.definition.buy_in_cents + t.definition.fee_cents
 
 
-def verify_register(t: Tournament, player: str, person: str | None = None) -> None:
+def verify_register(t: State, player: str, person: str | None = None) -> None:
     if t.status is Status.RUNNING and t.definition.late_registration is not None:
         windows.verify_open(t, "late_registration")
     elif t.status is not Status.REGISTER:
@@ -53,7 +53,7 @@ def verify_register(t: Tournament, player: str, person: str | None = None) -> No
             raise TournamentError(f"{person} already holds {held} of the {limit} entries a person may (M.50)")
 
 
-def group(t: Tournament, player: str, person: str | None) -> None:
+def group(t: State, player: str, person: str | None) -> None:
     """``player`` belongs to ``person``; so does ``person``'s own entry, if one was registered without one."""
     if person is None:
         return
@@ -62,20 +62,19 @@ def group(t: Tournament, player: str, person: str | None) -> None:
     t.people.belongs(player, person)
 
 
-def admit(t: Tournament, player: str, stack: int) -> int:
+def admit(t: State, player: str, stack: int) -> int:
     """An entry's chips and its buy-in, fee and bounty through the ledger; returns what it paid."""
-    t.entries.append(player)
-    t.stacks[player] = stack
-    t.chips_issued += stack
+    t.roster.enter(player)
+    t.chips.admit(player, stack)
     bounty = t.definition.bounty.cents if t.definition.bounty is not None else 0
     t.pay(player, "buy_in", t.definition.buy_in_cents - bounty, "fee", t.definition.fee_cents)
     if bounty:
         t.ledger.record("bounty_in", player, bounty)
-        t.bounty_rule.entered(t, player, bounty)
+        bounties.rule_for(t.definition.bounty).entered(t, player, bounty)
     return entry_price(t)
 
 
-def verify_unregister(t: Tournament, player: str) -> None:
+def verify_unregister(t: State, player: str) -> None:
     if t.status is not Status.REGISTER:
         raise TournamentError(f"unregistering is allowed only in Register; the tournament is {t.status}")
     if player not in t.stacks:
@@ -84,14 +83,13 @@ def verify_unregister(t: Tournament, player: str) -> None:
         raise TournamentError(f"{player} qualified from a flight; a qualified stack cannot be unregistered")
 
 
-def unregister(t: Tournament, player: str) -> list[Event]:
+def unregister(t: State, player: str) -> list[Event]:
     """Leave before the start: buy-in and fee back in full (F.23)."""
     verify_unregister(t, player)
-    t.entries.remove(player)
-    del t.stacks[player]
-    t.chips_issued -= t.definition.starting_stack
+    t.roster.leave(player)
+    t.chips.withdraw(player)
     t.people.forget(player)
-    t.bounties.pop(player, None)
+    t.heads.drop(player)
     for kind, cents in t.ledger.paid_by(player).items():
         t.ledger.record("refund", player, cents, account=PAID_INTO[kind])
     return [Refunded(player, entry_price(t), "unregistered")]

@@ -12,45 +12,45 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine import prizes, windows
+from engine import bounties, prizes, windows
 from engine.events import Event, Result, StatusChanged, TournamentFinished
 from engine.money import equal_shares
 from engine.status import Status
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 
-def prize(t: Tournament, place: int) -> int:
+def prize(t: State, place: int) -> int:
     return t.prizes[place - 1] if place <= len(t.prizes) else 0
 
 
-def pay_prize(t: Tournament, player: str, cents: int, *, ticket: bool = False) -> None:
+def pay_prize(t: State, player: str, cents: int, *, ticket: bool = False) -> None:
     if cents:
         t.ledger.record("ticket" if ticket else "prize", player, cents)
 
 
-def record(t: Tournament, result: Result) -> Result:
+def record(t: State, result: Result) -> Result:
     """A place, its prize counting what a partial deal paid the player before (engine.deals)."""
     if t.dealt:
         result = msgspec.structs.replace(result, prize_cents=result.prize_cents + t.dealt.get(result.player, 0))
-    t.results[result.player] = result
+    t.places.record(result)
     return result
 
 
-def after_a_bust(t: Tournament) -> list[Event]:
+def after_a_bust(t: State) -> list[Event]:
     """A satellite with a seat for everyone left is over (K.45); one player left wins, or qualifies from a flight."""
     if t.players_left <= t.seats_won:
         return seat_everyone_left(t)
     if t.players_left == 1:
         if not prizes.kind(t.definition).wins_alone:
-            t.flight_stopping = True  # the last player standing qualifies from a flight, which pays no prize
+            t.progress.stop_flight()  # the last player standing qualifies from a flight, which pays no prize
             return []
         return finish(t)
     return []
 
 
-def seat_everyone_left(t: Tournament) -> list[Event]:
+def seat_everyone_left(t: State) -> list[Event]:
     """A satellite ends at the end of the hand in which players left <= seats: each left wins a seat (K.45).
 
     Their stacks no longer matter; places go by stack for the record, and
@@ -64,13 +64,13 @@ def seat_everyone_left(t: Tournament) -> list[Event]:
     left = sorted(t.stacks, key=lambda p: (-t.stacks[p], t.where[p]))
     cash = t.ledger.pool_cents - sum(prize(t, place) for place in range(1, len(left) + 1))
     for place, (player, extra) in enumerate(zip(left, equal_shares(cash, len(left))), start=1):
-        t.results[player] = Result(player, place, prize(t, place) + extra, True)
+        t.places.record(Result(player, place, prize(t, place) + extra, True))
         pay_prize(t, player, prize(t, place), ticket=True)
         pay_prize(t, player, extra)
     return events + end(t)
 
 
-def finish(t: Tournament) -> list[Event]:
+def finish(t: State) -> list[Event]:
     """The last player wins first place: what the pool still holds (the prize table's first prize)."""
     events = windows.close(t, "bubble")  # a merge can end it while entries could still come (engine.floor)
     (winner,) = t.stacks
@@ -80,12 +80,12 @@ def finish(t: Tournament) -> list[Event]:
     return events + end(t)
 
 
-def end(t: Tournament, *, deal: bool = False) -> list[Event]:
+def end(t: State, *, deal: bool = False) -> list[Event]:
     """The tournament is over: the players left collect their own bounties (J.43), or what no knockout drew of a
     mystery bounty's envelopes; the house keeps the fees."""
-    events = t.bounty_rule.at_end(t)
-    t.status = Status.FINISHED
-    t.hand_for_hand = False
+    events = bounties.rule_for(t.definition.bounty).at_end(t)
+    t.progress.move_to(Status.FINISHED)
+    t.rounds.end()
     if t.ledger.fees_cents:
         t.ledger.record("fee_kept", "", t.ledger.fees_cents)
-    return [*events, TournamentFinished(tuple(t.standings()), deal), StatusChanged(t.status.value)]
+    return [*events, TournamentFinished(tuple(t.standings()), deal), StatusChanged(Status.FINISHED.value)]

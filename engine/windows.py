@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-import msgspec
 
 from engine.events import EntriesClosed, Event
 from engine.status import Status, TournamentError
 
 if TYPE_CHECKING:
-    from engine.director import Tournament
+    from engine.state import State
 
 Window = Literal["late_registration", "reentry"]
 Reason = Literal["level", "capacity", "bubble", "rebuys_over"]
@@ -24,21 +23,21 @@ _REASONS = {"level": "its last level has ended", "capacity": "the tournament is 
             "bubble": "the field has reached the bubble", "rebuys_over": "the re-buy period has ended"}
 
 
-def until_level(t: Tournament, window: Window) -> int | None:
+def until_level(t: State, window: Window) -> int | None:
     """The level at whose end the window closes; None when the tournament has no such window."""
     terms = t.definition.late_registration if window == "late_registration" else t.definition.reentry
     return terms.until_level if terms is not None else None
 
 
-def is_open(t: Tournament, window: Window) -> bool:
+def is_open(t: State, window: Window) -> bool:
     return t.status is Status.RUNNING and until_level(t, window) is not None and window not in t.entries_closed
 
 
-def any_open(t: Tournament) -> bool:
+def any_open(t: State) -> bool:
     return is_open(t, "late_registration") or is_open(t, "reentry")
 
 
-def closes_at(t: Tournament, window: Window) -> float | None:
+def closes_at(t: State, window: Window) -> float | None:
     """When the window's last level ends on the caller's clock, unless something closes it first; None when it
     is closed or a level of hands comes before. Breaks count: every ``every_levels``, and the hourly ones."""
     last = until_level(t, window)
@@ -68,7 +67,7 @@ def closes_at(t: Tournament, window: Window) -> float | None:
     return None
 
 
-def verify_open(t: Tournament, window: Window) -> None:
+def verify_open(t: State, window: Window) -> None:
     name = _NAMES[window]
     if until_level(t, window) is None:
         raise TournamentError(f"this tournament has no {name} (F.24, F.27)")
@@ -79,18 +78,18 @@ def verify_open(t: Tournament, window: Window) -> None:
         raise TournamentError(f"{name} is closed: {_REASONS[reason]} (F.24)")
 
 
-def close(t: Tournament, reason: Reason, windows: tuple[Window, ...] = WINDOWS) -> list[Event]:
+def close(t: State, reason: Reason, windows: tuple[Window, ...] = WINDOWS) -> list[Event]:
     events: list[Event] = []
     for window in windows:
         if until_level(t, window) is not None and window not in t.entries_closed:
-            t.entries_closed[window] = reason
+            t.roster.close(window, reason)
             events.append(EntriesClosed(window, reason))
     if events and t.late_entries and not any_open(t):
         number_places(t)
     return events
 
 
-def number_places(t: Tournament) -> None:
+def number_places(t: State) -> None:
     """The places of the entries out while entries could still come, now that the field is known: the first out
     is last (entries - removed), in the order they went out (Decision, as the big rooms rank them).
 
@@ -99,12 +98,12 @@ def number_places(t: Tournament) -> None:
     (the windows close before the bubble bursts), so no money moves.
     """
     place = t.players_left + len(t.results)
-    for player, result in list(t.results.items()):  # in the order they went out, each batch worst first
-        t.results[player] = msgspec.structs.replace(result, place=place)
+    for player in list(t.results):  # in the order they went out, each batch worst first
+        t.places.renumber(player, place)
         place -= 1
 
 
-def before_ranking(t: Tournament, busts: int) -> list[Event]:
+def before_ranking(t: State, busts: int) -> list[Event]:
     """A batch of busts that takes the field into the money (past the bubble by several at once, or down to its
     winner) closes the windows first, so that it is ranked in the final field."""
     if t.prizes and t.players_left - busts <= len(t.prizes) and any_open(t):

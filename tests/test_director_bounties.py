@@ -55,7 +55,8 @@ def test_tied_winners_split_the_bounty_with_the_odd_cent_to_the_earliest_positio
     victim = order[0]
     winners = order[1:]
     set_stacks(tournament, {victim: 2_000, winners[0]: 5_000, winners[1]: 5_000})
-    tournament.bounties[victim], tournament.bounties[winners[0]] = 501, 499  # an odd bounty, same total on heads
+    tournament.heads.put(victim, 501)  # an odd bounty, the same total on heads
+    tournament.heads.put(winners[0], 499)
     dealt = deal_holes(tournament, dealer, 1, {winners[0]: "AcTc", winners[1]: "AdTd", victim: "4c5d"}, "KhQdJc2s3h")
     play_out(tournament, 1, all_in=set(order))
     events = tournament.end_hand(1)

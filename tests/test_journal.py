@@ -128,9 +128,22 @@ def play_events(director: Tournament, rng: random.Random, hands: int) -> list:
 
 
 def flattened(state: dict) -> dict:
-    """A director's state as it was pickled before its parts had owners (issue 55): every field its own."""
+    """A director's state as it was pickled before its parts had owners: every field its own."""
     floor, rounds, people = state.pop("floor"), state.pop("rounds"), state.pop("people")
     pending, clock = state.pop("pending"), state.pop("clock")
+    progress, chips, roster, places = (state.pop(part) for part in ("progress", "chips", "roster", "places"))
+    purse, buys, negotiation, heads = (state.pop(part) for part in ("purse", "buys", "negotiation", "heads"))
+    state.update(status=progress.status, flight_stopping=progress.flight_stopping, stacks=chips.stacks,
+                 chips_issued=chips.issued, entries=roster.entries, reentered=roster.reentered,
+                 reentries=roster.reentries, entries_closed=roster.closed, flight_entries=roster.flight_entries,
+                 results=places.results,
+                 knockouts=places.knockouts, removed=places.removed, removals=places.removals, refunds=places.refunds,
+                 prizes=purse.prizes, prize_pool_cents=purse.pool_cents, seats_won=purse.seats_won,
+                 rebuys_taken=buys.rebuys_taken, rebuy_period_over=buys.period_over, add_on_until=buys.add_on_until,
+                 add_ons=buys.add_ons, deal_pressed=negotiation.pressed, deal_terms=negotiation.terms,
+                 proposal=negotiation.proposal, dealt=negotiation.dealt, bounties=heads.bounties,
+                 hand_for_hand=rounds.on, hand_for_hand_at=rounds.began_at, level=clock.level,
+                 break_until=clock.break_until)
     state.update(tables=floor.tables, where=floor.where, tables_opened=floor.opened, tables_broken=floor.broken,
                  moves=floor.moves, _open=floor._open, _idle=floor._idle, _idle_peak=floor._idle_peak,
                  _breaking=floor._breaking, _breaking_idle=floor._breaking_idle, _h4h_points=set(rounds.points),

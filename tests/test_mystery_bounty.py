@@ -21,8 +21,8 @@ def knock_out_one(t, dealer) -> list:
     players = seated(t, table)
     winner = max(players, key=t.stacks.__getitem__)
     victim = next(p for p in players if p != winner)
-    t.stacks[winner] += t.stacks[victim] - 1  # the victim is all-in for one chip; the chips stay in play
-    t.stacks[victim] = 1
+    t.chips.set(winner, t.stacks[winner] + t.stacks[victim] - 1)  # the victim is all-in for one chip; the chips
+    t.chips.set(victim, 1)  # stay in play
     return hand(t, dealer, table, winner=winner, all_in={winner, victim})
 
 

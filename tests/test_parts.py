@@ -10,17 +10,26 @@ from pathlib import Path
 
 import pytest
 
+from engine import snapshots
 from engine.director import Status, Tournament, TournamentError
-from engine.eliminations import Bust
+from engine.parts.busts import Bust
 from engine.events import PlayerMoved, TableBroken, TableClosing
-from engine.floor import Floor
-from engine.handforhand import Rounds
-from engine.rebuys import Pending
+from engine.events import Result
+from engine.parts.floor import Floor
+from engine.parts.negotiation import Deal, Negotiation, Terms
+from engine.parts.results import Results
+from engine.parts.stacks import Stacks
+from engine.parts.rounds import Rounds
+from engine.parts.pending import Pending
 from engine.structure import Level, Rebuys
 from tests.source_only import run_from_source
 from tests.tournaments import hand, running, seated, set_stacks
 
-SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots_729e411.pickle"  # tests/fixtures/make_snapshots.py
+# Tournaments pickled by the last engine of each older layout (tests/fixtures/make_snapshots.py): before the
+# parts, and before every field had a part.
+FIXTURES = Path(__file__).parent / "fixtures"
+SNAPSHOTS = FIXTURES / "snapshots_729e411.pickle"
+LAYOUTS = [SNAPSHOTS, FIXTURES / "snapshots_df9e6d2.pickle"]
 
 
 def floor_of(*sizes: int, seats: int = 6) -> Floor:
@@ -115,9 +124,9 @@ def test_a_break_draws_a_seating_that_merges_nobody_whenever_one_exists_m51():
 def test_the_floor_balances_from_a_fullest_table_between_hands_to_a_shortest_a3_a4():
     floor = floor_of(6, 3, 5)
     floor.set_idle(1, False)  # the fullest is in a hand: its player moves when it ends
-    assert floor.balance(random.Random(2)) == []
+    assert floor.even_out(random.Random(2)) == []
     floor.set_idle(1, True)
-    (event,) = floor.balance(random.Random(2))
+    (event,) = floor.even_out(random.Random(2))
     assert (event.from_table, event.to_table, event.reason) == (1, 2, "balance")
     assert sorted(sizes(floor).values()) == [4, 5, 5] and floor.open.sizes() == (4, 5)
     assert floor.where[event.player] == (2, event.seat)
@@ -209,16 +218,17 @@ def test_a_bust_held_for_another_players_rebuy_answer_is_dealt_no_hand_wherever_
     assert a in t.results and b in t.results and short in t.tables_ready()
 
 
-# ------------------------------------------------------------------------ snapshots from before the parts
+# ------------------------------------------------------------------------ snapshots of older layouts
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda path: path.stem)
 @pytest.mark.parametrize("name", ["hand_for_hand_with_offers", "tables_closing_with_people", "final_with_qualified"])
-def test_a_snapshot_pickled_before_the_parts_restores_and_plays_to_the_end(name):
-    t: Tournament = pickle.loads(SNAPSHOTS.read_bytes())[name]
+def test_a_snapshot_pickled_by_an_older_layout_restores_and_plays_to_the_end(layout, name):
+    t: Tournament = snapshots.loads(layout.read_bytes())[name]
     assert t.chips_in_play() == t.chips_issued and t.ledger.balances()
     in_hands = [number for number, state in t.tables.items() if state.hand is not None]
     assert in_hands and set(t.floor.where) == set(t.stacks)
     if name == "hand_for_hand_with_offers":
-        assert t.rounds.under_way and t.rebuy_offers and t.pending.holds()
+        assert t.hand_for_hand and t.rounds.under_way and t.rebuy_offers and t.pending.holds()
     elif name == "tables_closing_with_people":
         assert t.tables_to_break and t.people.several()
     else:
@@ -262,7 +272,7 @@ open(sys.argv[2], "wb").write(pickle.dumps(t))
 
 def test_a_snapshot_loads_and_plays_on_whether_the_engine_is_compiled_or_python(tmp_path):
     """A journal's snapshot moves between a machine with the compiled engine and one without (engine.pickling)."""
-    t: Tournament = pickle.loads(SNAPSHOTS.read_bytes())["hand_for_hand_with_offers"]
+    t: Tournament = snapshots.loads(SNAPSHOTS.read_bytes())["hand_for_hand_with_offers"]
     play(t, random.Random(3), until=t.hands_played + 40)
     issued, played = t.chips_issued, t.hands_played
     here, there = tmp_path / "here.pickle", tmp_path / "there.pickle"
@@ -274,3 +284,46 @@ def test_a_snapshot_loads_and_plays_on_whether_the_engine_is_compiled_or_python(
     play(back, random.Random(4), until=math.inf)
     assert back.status is Status.FINISHED
     assert sorted(result.place for result in back.results.values()) == list(range(1, len(back.results) + 1))
+
+
+# ------------------------------------------------------------------------ the parts below every rule
+
+def test_the_chips_keep_every_stack_and_the_chips_issued_together():
+    chips = Stacks()
+    chips.admit("a", 1000)
+    chips.admit("b", 1500)
+    chips.issue(500)  # a re-buy paid during a hand: issued now, credited when it ends
+    chips.credit("a", 500)
+    assert chips.stacks == {"a": 1500, "b": 1500} and chips.issued == 3000
+    chips.raise_to("b", 2000)  # a better qualification (L.48)
+    assert chips.withdraw("a") == 1500 and chips.issued == 2000 == sum(chips.stacks.values())
+    assert chips.take("b") == 2000 and chips.issued == 2000  # merged: still issued, on another entry's stack
+    chips.clear()
+    assert chips.stacks == {} and chips.issued == 0
+
+
+def test_a_deal_in_the_making_starts_over_when_the_players_change():
+    negotiation = Negotiation()
+    negotiation.press("a", True)
+    negotiation.ask(Terms("a", "chip_chop", 0, None))
+    assert negotiation.take_terms() is not None and negotiation.terms is None
+    negotiation.propose(Deal({"a": 60, "b": 40}, 30.0, ["a", "b"]))
+    negotiation.accept("a")
+    assert negotiation.proposal is not None and negotiation.proposal.accepted == {"a"}
+    negotiation.close()
+    negotiation.ask(Terms("b", "equal", 0, None))
+    negotiation.start_over()
+    assert negotiation.proposal is None and negotiation.terms is None and negotiation.pressed == set()
+    negotiation.paid("a", 25)
+    negotiation.paid("a", 5)
+    assert negotiation.dealt == {"a": 30}
+
+
+def test_the_places_are_renumbered_in_the_order_the_players_went_out():
+    places = Results()
+    for place, player in ((12, "x"), (11, "y")):
+        places.record(Result(player, place, 0))
+    places.renumber("x", 20)
+    assert [(result.player, result.place) for result in places.results.values()] == [("x", 20), ("y", 11)]
+    places.remove_later("y", True)
+    assert places.removal_of("y") is True and places.removals == {}

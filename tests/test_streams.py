@@ -20,7 +20,7 @@ def test_a_busted_players_connection_follows_when_their_table_closes():
     connection = Watcher(busted)
     runtime.connect(connection, None)
     assert connection.table == 2
-    director.where.pop(busted)  # out, as an elimination leaves them
+    director.floor.forget(busted)  # out, as an elimination leaves them
     runtime.streams.route([TableBroken(2, 11)])
     assert connection.table == 1 and connection.messages[-1]["type"] == "snapshot"
 

@@ -143,7 +143,8 @@ def seated(tournament: Tournament, table: int) -> list[str]:
 def set_stacks(tournament: Tournament, stacks: dict[str, int]) -> None:
     """Arrange stacks between hands for a test; the tournament's chip total must not change."""
     total = sum(tournament.stacks.values())
-    tournament.stacks.update(stacks)
+    for player, stack in stacks.items():
+        tournament.chips.set(player, stack)
     assert sum(tournament.stacks.values()) == total, "a test must move chips, not make them"
 
 

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import msgspec
 
+from engine import snapshots
 from engine.director import Status
 from engine.events import (
     AddOnTaken, BountyWon, Compensated, Event, PlayerEliminated, PrizeWithdrawn, QualificationWithdrawn, RebuyTaken,
@@ -71,8 +72,8 @@ def freeze(state: dict[str, Any]) -> bytes:
 def thaw(snapshot: bytes) -> dict[str, Any]:
     """The state a snapshot holds; a journal written before snapshots were compressed holds a bare pickle."""
     if snapshot[:1] == b"\x80":  # pickle's protocol opcode; a zlib stream starts with 0x78
-        return cast(dict[str, Any], pickle.loads(snapshot))
-    return cast(dict[str, Any], pickle.loads(zlib.decompress(snapshot)))
+        return cast(dict[str, Any], snapshots.loads(snapshot))
+    return cast(dict[str, Any], snapshots.loads(zlib.decompress(snapshot)))
 
 
 EVENTS_ADDED_SINCE_V1 = frozenset({"table_closing", "table_kept"})

@@ -6,7 +6,7 @@ Nothing here changes the tournament. The runtime hands in what only it knows
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Generic, Literal, TypeVar
 
 from engine.refundterms import refund_terms
@@ -200,7 +200,7 @@ def your_hand(mine: You, hand: Hand) -> None:
         mine.legal = Legal(legal.can_fold, legal.can_check, legal.call, legal.min_raise_to, legal.max_raise_to)
 
 
-def standing(result: Result, entries: Entries, knockouts: dict[str, int]) -> Standing:
+def standing(result: Result, entries: Entries, knockouts: Mapping[str, int]) -> Standing:
     return Standing(result.player, result.place, result.prize_cents, result.ticket, entries.name(result.player),
                     knockouts.get(result.player, 0))
 
