@@ -50,17 +50,17 @@ def play(runtime: TournamentRuntime, hands: int, rng: random.Random) -> int:
                 break
             if not director.is_ready(table):  # broken or waiting since the list was made
                 continue
-            runtime.submit(records.StartHand(table))
+            runtime.recorder.record(records.StartHand(table))
             hand = director.hand(table)
             while not hand.finished:
                 action, amount = tight_aggressive(seat_view(hand), rng)
                 player = hand.players[hand.actor]
-                runtime.submit(records.Act(table, action, amount, player, 30.0))
+                runtime.recorder.record(records.Act(table, action, amount, player, 30.0))
                 decisions += 1
             runtime.submit(records.EndHand(table))
             runtime.journal.maybe_snapshot(runtime.session)
     for table in director.tables_ready():  # the crash comes with a hand in progress at every table
-        runtime.submit(records.StartHand(table))
+        runtime.recorder.record(records.StartHand(table))
     return decisions
 
 

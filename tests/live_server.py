@@ -195,7 +195,8 @@ class Watcher:
 
 
 def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
-    """Play ``hands`` hands through the runtime's journaled commands, leaving some in progress at the end."""
+    """Play ``hands`` hands through the runtime's journaled commands (a hand's deal and decisions recorded as its
+    table records them), leaving some in progress at the end."""
     director = runtime.director
     now = 0.0
     while director.hands_played < hands and director.status is Status.RUNNING:
@@ -204,7 +205,7 @@ def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
         for player in list(director.rebuy_offers):
             runtime.submit((records.Rebuy if rng.random() < 0.5 else records.DeclineRebuy)(player))
         for table in director.tables_ready():
-            runtime.submit(records.StartHand(table))
+            runtime.recorder.record(records.StartHand(table))
         for table in sorted(director.tables):
             hand = director.hand(table)
             if hand is None or rng.random() < 0.3:
@@ -212,14 +213,15 @@ def drive(runtime: TournamentRuntime, rng: random.Random, hands: int) -> None:
             while not hand.finished:
                 action, amount = tight_aggressive(seat_view(hand), rng)
                 player = hand.players[hand.actor]
-                runtime.submit(records.Act(table, action, amount, player, runtime.entries.time_bank[player] - 0.5))
+                bank = runtime.entries.time_bank[player] - 0.5
+                runtime.recorder.record(records.Act(table, action, amount, player, bank))
             runtime.submit(records.EndHand(table))
             runtime.journal.maybe_snapshot(runtime.session)
     for table in director.tables_ready():  # and leave hands in progress, one decision in
-        runtime.submit(records.StartHand(table))
+        runtime.recorder.record(records.StartHand(table))
         hand = director.hand(table)
         action, amount = tight_aggressive(seat_view(hand), rng)
-        runtime.submit(records.Act(table, action, amount, hand.players[hand.actor], 1.0))
+        runtime.recorder.record(records.Act(table, action, amount, hand.players[hand.actor], 1.0))
 
 
 TOKEN = "crash-test-token"

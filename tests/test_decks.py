@@ -16,7 +16,7 @@ def test_live_decks_come_from_the_tournaments_secret_not_from_its_seed():
         for number in range(4):
             runtime.register(f"player {number}")
         runtime.start()
-        runtime.submit(records.StartHand(1))
+        runtime.recorder.record(records.StartHand(1))
         return list(runtime.director.hand(1).hole)
 
     storage = MemoryStorage()

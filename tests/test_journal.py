@@ -84,7 +84,7 @@ def test_a_restore_checks_its_replay_against_the_events_journaled_with_each_comm
     for number in range(6):
         live.register(f"player {number}")
     live.submit(records.Start(0.0, 1.0))
-    live.submit(records.StartHand(1))
+    live.recorder.record(records.StartHand(1))
     journal = storage._records["t3"]
     command, events, at, level = msgspec.msgpack.decode(journal[-1])  # with the tournament clock
     assert command == ["start_hand", 1] and events[0]["type"] == "hand_started" and level == 1 and at >= 0
@@ -258,16 +258,16 @@ def test_the_audit_trail_is_every_director_event_in_order_as_the_simulator_write
     storage = SQLiteStorage(str(tmp_path / "journal.db"))
     live = started(storage, "t9", players=20, seed=9)
     said = [b'{"type":"status_changed","status":"register"}']  # the runtime opens registration at creation
-    submit = live.submit
+    record = live.recorder.record
 
-    def recording(record):
-        events = submit(record)
-        if not isinstance(record, records.Act):
+    def recording(command):
+        events = record(command)
+        if not isinstance(command, records.Act):
             said.extend(msgspec.json.encode(event) for event in events)
         return events
 
     said.extend(msgspec.json.encode(event) for _, event in live.log)  # the registrations and the draw, so far
-    live.submit = recording
+    live.recorder.record = recording
     drive(live, random.Random(2), 60)
     trail = [json.loads(line) for line in audit_lines(storage.records("t9"))]
     clocks = [(event.pop("at"), event.pop("in_level")) for event in trail[1:]]  # each on the tournament clock

@@ -81,9 +81,9 @@ def test_a_journal_written_before_records_were_typed_restores_and_plays_on(tmp_p
     assert director.chips_in_play() == director.chips_issued and director.ledger.balances()
     assert live.entries.bots["p1"] == ("tag", "secret", 0.3, 1.5) and live.journal.position == len(raw)
     assert cancelled.director.status is Status.CANCELLED and cancelled.director.refunds
-    # and it plays on, through the one entry point
+    # and it plays on: a deal recorded as its table records one
     table = min(t for t in director.tables if director.is_ready(t))
-    live.submit(records.StartHand(table))
+    live.recorder.record(records.StartHand(table))
     assert director.hand(table) is not None and live.journal.position == len(raw) + 1
 
 
@@ -113,3 +113,42 @@ def test_an_event_that_gained_a_field_since_the_journal_was_written_still_replay
     stored = next(s for s in SQLiteStorage(str(path)).tournaments() if s.id == "fixture")
     with pytest.raises(RuntimeError, match="differs from its journal"):
         TournamentRuntime.restore(stored, SQLiteStorage(str(path)), hand_pause=0)
+
+
+@pytest.mark.asyncio
+async def test_a_decision_goes_down_to_its_hand_and_out_to_its_table_never_back_through_the_runtime(monkeypatch):
+    """In one process a hand's deal and decisions are recorded by the table that plays it and routed to the
+    table's stream, as a cluster's worker routes them: the runtime's ``submit`` never sees one, and refuses one."""
+    from server.storage import MemoryStorage
+    from server.tournament.stream import TableStream
+    from tests.live_server import until
+    from tests.tournaments import definition
+
+    submitted: list[str] = []
+    submit = TournamentRuntime.submit
+
+    def watched(runtime: TournamentRuntime, record: records.AnyRecord) -> list:
+        submitted.append(type(record).__name__)
+        return submit(runtime, record)
+
+    routed: list[str] = []
+    route_hand = TableStream.route_hand
+
+    def heard(stream: TableStream, events: list) -> None:
+        routed.extend(type(event).__name__ for event in events)
+        route_hand(stream, events)
+
+    monkeypatch.setattr(TournamentRuntime, "submit", watched)
+    monkeypatch.setattr(TableStream, "route_hand", heard)
+    runtime = TournamentRuntime.create("t", definition(3, paid=1), MemoryStorage(), hand_pause=0)
+    for number in range(3):
+        runtime.register(f"player {number}")  # none connects: each sits out, and the clock acts for them at once
+    runtime.start()
+    await until(lambda: submitted.count("EndHand") >= 3, timeout=30)
+    await runtime.shutdown()
+    journaled = [msgspec.msgpack.decode(raw)[0][0] for raw in runtime.storage.records("t")]
+    assert journaled.count("act") > 0 and journaled.count("start_hand") > 0
+    assert "Act" not in submitted and "StartHand" not in submitted and "EndHand" in submitted
+    assert "Acted" in routed and "HoleDealt" in routed  # the hole cards to their owner, from the table's stream
+    with pytest.raises(TypeError, match="recorded by the table that plays the hand"):
+        runtime.submit(records.Act(1, "fold", None, "p1", 0.0))

@@ -225,8 +225,8 @@ class WorkersHands:
                      for player, bank in self.handed_banks.pop(table, {}).items()}
         try:
             for decision in back.decisions:  # journaled as taken, at this table, with the top-up counted
-                tables.submit(msgspec.structs.replace(decision, table=table,
-                                                      bank=decision.bank + topped_up.get(decision.player, 0.0)))
+                self.route(table, [], tables.recorder.record(msgspec.structs.replace(
+                    decision, table=table, bank=decision.bank + topped_up.get(decision.player, 0.0))))
         except (IllegalAction, TournamentError):
             logger.exception("table %s: the hand its worker played was refused here; it is void", table)
             tables.void(table)

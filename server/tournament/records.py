@@ -320,6 +320,8 @@ AnyRecord = (Act | Advance | StartHand | EndHand | VoidHand | Register | Qualify
              | Announce | WithdrawMove | WithdrawBalance | ConsoleRefused | ReturnSeat | TopUpSeat | ReturnPool
              | WithdrawQualified)
 # Records after which a table may deal (or must stop): the tables the director calls ready are woken.
+# A hand's deal and decisions: recorded by whoever plays the hand, which routes their events to its table.
+HAND_RECORDS = (StartHand, Act)
 WAKING = (Register, Reenter, EndHand, VoidHand, Resume, Rebuy, DeclineRebuy, AddOn, PressDeal, ProposeDeal, AcceptDeal,
           RejectDeal, AdjustClock, CallBreak, ForceHandForHand, RemovePlayer, MovePlayer, BalanceNow, WithdrawQualified)
 

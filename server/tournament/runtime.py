@@ -1,12 +1,15 @@
 """One tournament in real time: the coordinator of its records, journal, tables, streams and views.
 
-Every change to a tournament is a record (server/tournament/records.py) given to
-``submit``, from the wire, the clocks, the server's own bots, a satellite or
-flight sending players on, or a restore: it is applied to the director,
-journaled with its events before any is routed (so nothing is broadcast that
-a restart would not replay), routed to the table streams, and the table
-tasks it concerns are woken. The one-way path: wire -> record -> director ->
-events -> journal -> streams -> wire (docs/architecture.md).
+Every change to a tournament is a record (server/tournament/records.py),
+applied to the director and journaled with its events before any is routed
+(server/tournament/recorder.py), so nothing is broadcast that a restart would
+not replay. The director's commands (from the wire, the clocks, the server's
+own bots, a satellite or flight sending players on, a restore) come to
+``submit``, which records them, routes their events to the table streams and
+wakes the tables they concern; a hand's deal and decisions are recorded by the
+table that plays the hand, which routes them to its own stream. The one-way
+path: wire -> record -> director -> events -> journal -> streams -> wire
+(docs/architecture.md).
 
 The director's RNG is seeded (the seed is stored with the tournament), so a
 replay gives the same cards. A restored tournament voids the hands the crash
@@ -49,6 +52,7 @@ from server.hub import Connection
 from server.storage import MemoryStorage, Storage, Stored
 from server.tournament.persistence import Journal
 from server.tournament.plan import Plan
+from server.tournament.recorder import Recorder
 from server.tournament.streams import Streams
 from server.tournament.tables import Placement, HerePlacement, Tables
 from server.tournament.timeline import TimelineBuilder
@@ -78,12 +82,12 @@ class TournamentRuntime:
         if definition.registration_opens_at is None:  # else announced: Waiting until it opens
             self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
-        self.timeline = TimelineBuilder()
         self.clock = TournamentClock()
+        self.recorder = Recorder(self.session, self.journal, self.now)
         placement = placement or HerePlacement()
         self.streams = Streams(self.session, self.now, self.snapshot_message, placement.writers)
-        self.tables = Tables(self.session, self.streams, self.submit, self.now, hand_pause, self._hand_ended,
-                             placement)
+        self.tables = Tables(self.session, self.streams, self.recorder, self.submit, self.now, hand_pause,
+                             self._hand_ended, placement)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.board = feeds.board(self)  # its page's live feed
         self.entry_into: str | None = None  # where a cancelled satellite's refunds bought entries
@@ -111,6 +115,10 @@ class TournamentRuntime:
         return self.entries.tickets
 
     @property
+    def timeline(self) -> TimelineBuilder:
+        return self.recorder.timeline
+
+    @property
     def log(self) -> Iterable[tuple[float, object]]:
         """The latest events (``Streams.log``); the whole audit trail is the journal's."""
         return self.streams.log
@@ -133,7 +141,7 @@ class TournamentRuntime:
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed,
                       secret=stored.secret, placement=placement)
         runtime.journal.replay(stored, runtime.session)
-        runtime.timeline = timeline.rebuilt(storage.records(stored.id))
+        runtime.recorder.timeline = timeline.rebuilt(storage.records(stored.id))
         return runtime
 
     def keep_time(self) -> None:
@@ -167,16 +175,17 @@ class TournamentRuntime:
     # ---------------------------------------------------------- the one way in
 
     def submit(self, record: r.AnyRecord) -> list[Event]:
-        """Apply ``record``, journal it with its events, route them, and wake the tables they concern.
+        """Record ``record`` (applied, journaled with its events), route its events, and wake the tables they
+        concern. A hand's deal and decisions are recorded by whoever plays the hand, which routes them to its
+        table (server/tournament/recorder.py): they never come here.
 
         A refused record (TournamentError, IllegalAction) changes nothing and is not journaled.
         """
+        if isinstance(record, r.HAND_RECORDS):
+            raise TypeError(f"a {type(record).__name__} is recorded by the table that plays the hand")
         was_closed = self.director.status in (Status.FINISHED, Status.CANCELLED)
-        events = r.apply(self.session, record)
-        director, at = self.director, self.now()
-        self.journal.append(record, events, at, director.level + 1)
-        if not isinstance(record, r.Act):  # a decision neither busts anyone nor ends a level
-            self.timeline.saw(events, director, at)
+        events = self.recorder.record(record)
+        director = self.director
         closed = director.status in (Status.FINISHED, Status.CANCELLED)
         if closed:
             if self.session.finished_wall is None:
@@ -184,12 +193,6 @@ class TournamentRuntime:
             self.journal.close(self.session)  # its final state
         if isinstance(record, r.Start):
             self._begin(events)
-        elif isinstance(record, r.Act):
-            self.tables.hands.route(record.table, [], events)
-        elif isinstance(record, r.StartHand):
-            hand = director.hand(record.table)
-            assert hand is not None
-            self.tables.hands.route(record.table, events, hand.events)
         elif events:
             self.streams.route(events)
         if closed:

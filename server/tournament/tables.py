@@ -3,8 +3,10 @@
 Each table asks the director whether it may deal (so the hand-for-hand
 barrier, breaks and pauses are the director's answer, not a second
 implementation), plays the hand decision by decision against the clock
-(server/tournament/decisions.py), and settles it. Every command goes through the
-runtime's ``submit``.
+(server/tournament/decisions.py), and settles it. The hand's deal and its
+decisions are recorded here (server/tournament/recorder.py) and routed to the
+table's stream by whoever plays it; the director's commands (the clock, a
+hand's end) go through the runtime's ``submit``, which wakes the tables.
 
 Where the hands are played is a ``Placement`` given at construction, as
 Centrifuge's brokers are: in one ``mttsim serve`` each table has a task here
@@ -29,6 +31,7 @@ from engine.wire import Act as Decision, Countdown, PrivateMessage, SittingOut, 
 from server.errors import Refused
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
 from server.hub import Connection
+from server.tournament.recorder import Recorder
 from server.tournament.records import Act, Advance, AnyRecord, EndHand, Session, StartHand, VoidHand
 from server.tournament.streams import Streams, HereWriters, Writers
 
@@ -93,12 +96,13 @@ class Tables:
     """A tournament's tables: dealing (the director's answer), settling, sitting out and disconnect grace, the
     same wherever a hand is played (``hands``)."""
 
-    def __init__(self, session: Session, streams: Streams, submit: Callable[[AnyRecord], list[Event]],
-                 now: Callable[[], float], hand_pause: float,
+    def __init__(self, session: Session, streams: Streams, recorder: Recorder,
+                 submit: Callable[[AnyRecord], list[Event]], now: Callable[[], float], hand_pause: float,
                  hand_ended: Callable[[HandStarted, Hand], None], placement: Placement) -> None:
         self.session = session
         self.streams = streams
-        self.submit = submit
+        self.recorder = recorder  # a hand's deal and decisions
+        self.submit = submit  # the director's commands: the clock, a hand's end
         self.now = now
         self.hand_pause = hand_pause
         self.hand_ended = hand_ended  # the hand's history stored, a snapshot maybe taken
@@ -174,10 +178,11 @@ class Tables:
         return self._group is not None and not self.session.paused and self.session.director.is_ready(table)
 
     def deal(self, table: int) -> None:
-        """The table's next hand, for ``hands`` to play."""
-        opening = self.submit(StartHand(table))
-        started = opening[0]
-        assert isinstance(started, HandStarted)
+        """The table's next hand, recorded and routed to the table, for ``hands`` to play."""
+        opening = self.recorder.record(StartHand(table))
+        started, hand = opening[0], self.session.director.hand(table)
+        assert isinstance(started, HandStarted) and hand is not None
+        self.hands.route(table, opening, hand.events)
         self.dealt.add(table)
         if self._barrier_opened:  # the round's first deal: how long the barrier kept the tables waiting
             if self.barrier is not None:
@@ -265,10 +270,12 @@ class Tables:
 
 
 class HereOutlet:
-    """Where a hand played in this process speaks: the table's stream, and records through ``submit``."""
+    """Where a hand played in this process speaks: each decision recorded, and routed to the table's stream, as a
+    cluster's worker routes the hands it plays (server/cluster/playing.py)."""
 
-    def __init__(self, tables: Tables, table: int) -> None:
-        self.tables = tables
+    def __init__(self, hands: HereHands, table: int) -> None:
+        self.hands = hands
+        self.tables = hands.tables
         self.table = table
 
     def publish(self, message: TableMessage) -> None:
@@ -278,7 +285,7 @@ class HereOutlet:
         self.tables.streams.tell(player, message)
 
     def apply(self, player: str, action: str, amount: int | None, bank: float) -> None:
-        self.tables.submit(Act(self.table, action, amount, player, bank))
+        self.hands.route(self.table, [], self.tables.recorder.record(Act(self.table, action, amount, player, bank)))
 
     def grace(self, player: str) -> bool:
         return self.tables.grace.take(player, self.tables.streams.connected(player))
@@ -331,7 +338,7 @@ class HereHands:
         assert hand is not None
         definition, entries = tables.session.director.definition, tables.session.entries
         desk = self.desks[table] = Decisions(
-            table, tables.started[table].hand, hand, HereOutlet(tables, table), entries.time_bank, tables.sitting_out,
+            table, tables.started[table].hand, hand, HereOutlet(self, table), entries.time_bank, tables.sitting_out,
             definition.action_seconds, definition.disconnect_grace_seconds, entries.name,
             tables.session.director.stage())
         desk.next_turn()
