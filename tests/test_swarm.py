@@ -140,10 +140,10 @@ async def test_a_swarm_rides_through_a_server_restart_and_reports_it(tmp_path):
 
 async def test_a_swarm_registers_late_and_reenters_and_the_tournament_accounts_for_every_entry():
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
-        # Fifteen seconds for each of the windows' two levels, then blinds by hands; bots that think a little, so
+        # Six seconds for each of the windows' two levels, then blinds by hands; bots that think a little, so
         # that the bubble (which closes the windows) comes after the late arrivals.
-        levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.25},
-                  {"small_blind": 20, "big_blind": 40, "minutes": 0.25},
+        levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.1},
+                  {"small_blind": 20, "big_blind": 40, "minutes": 0.1},
                   *({"small_blind": 50 * 2**k, "big_blind": 100 * 2**k, "hands": 3} for k in range(8))]
         body = definition(100, 6, action_seconds=1.0, stack=3000, paid=2, levels=levels,
                           late_registration={"until_level": 2}, reentry={"until_level": 2, "max_count": 1})
