@@ -92,8 +92,14 @@ def kind(definition: Definition) -> Cash:
 
 
 def price(t: State) -> None:
-    """The prize table follows the pool as entries, re-buys and add-ons grow it (places already paid keep theirs)."""
-    kind(t.definition).price(t, t.ledger.pool_cents + t.ledger.prizes_cents)
+    """The prize table follows the pool as entries, re-buys and add-ons grow it (places already paid keep theirs).
+    After a partial deal every place but the first pays nothing more (H.36): the first takes what the pool holds,
+    a re-buy bought since included."""
+    pool = t.ledger.pool_cents + t.ledger.prizes_cents
+    if t.dealt:
+        t.purse.price([t.ledger.pool_cents, *t.prizes[1:]], pool)
+        return
+    kind(t.definition).price(t, pool)
 
 
 def table_for(t: State, entrants: int, pool_cents: int) -> list[int]:

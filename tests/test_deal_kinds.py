@@ -144,3 +144,24 @@ def test_a_deals_figures_are_what_each_kind_would_propose_with_the_stacks_and_th
     assert t.ended_by_deal and t.status is Status.FINISHED
     with pytest.raises(TournamentError, match="at the final table, while the tournament runs"):
         t.deal_figures()
+
+
+def test_a_rebuy_bought_after_a_partial_deal_goes_to_the_first_place_and_the_dealt_table_stands():
+    """Three players in the money deal in the re-buy period and keep $3 in play; two re-buy afterwards (free here).
+    Every place but the first pays nothing more (H.36): the prize table is not drawn again from the whole pool,
+    which would pay more than the pool holds."""
+    from bots.simulator import simulate
+    from engine.refunds import RefundPolicy
+    from engine.structure import Level, Rebuys
+    from tests.tournaments import definition
+
+    levels = [Level(sb, 2 * sb, hands=4) for sb in (10, 20, 40, 80, 160, 320, 640)]
+    rules = definition(3, paid=3, levels=levels, deals=True, refund_policy=RefundPolicy(name="A"),
+                       rebuys=Rebuys(levels=3, price_cents=0, chips=1000, max_count=1, allowed_at="zero"))
+    seen: list[object] = []
+    report = simulate(rules, 3, 586, on_event=lambda tournament, event, at=0.0: seen.append(event))
+    paid = next(event for event in seen if isinstance(event, DealPaid))
+    assert paid.keep_cents == 300 and any(type(event).__name__ == "RebuyTaken" for event in seen[seen.index(paid):])
+    assert report.status == "finished" and report.money["held"] == 0
+    finished = next(event for event in seen if isinstance(event, TournamentFinished))
+    assert sum(result.prize_cents for result in finished.results) == 3 * 1000  # the whole pool, no more
