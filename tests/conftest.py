@@ -5,12 +5,15 @@ that start mttsim processes (docs/architecture.md, "Tests")."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
 
-from tests.browser import CHROMIUM_FLAGS, Contexts, chromium
+if TYPE_CHECKING:  # Playwright is imported by the browser fixtures alone, when a browser test asks for one
+    from playwright.async_api import Browser
+
+    from tests.browser import Contexts
 
 BY_MODULE = {
     "cluster": {"test_cluster"},
@@ -33,6 +36,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def chromium_browser() -> AsyncIterator[Browser]:
     """Debian's chromium, launched once for the whole run (it took a second or two a test, thirty times)."""
+    from playwright.async_api import async_playwright
+
+    from tests.browser import CHROMIUM_FLAGS, chromium
+
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         yield browser
@@ -43,6 +50,8 @@ async def chromium_browser() -> AsyncIterator[Browser]:
 async def browser(chromium_browser: Browser) -> AsyncIterator[Contexts]:
     """The session's Chromium with a context of the test's own (tests/browser.py's ``Contexts``); a test that
     takes it runs on the session's event loop, the browser's."""
+    from tests.browser import Contexts
+
     contexts = Contexts(chromium_browser)
     yield contexts
     await contexts.close()

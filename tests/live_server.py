@@ -28,6 +28,7 @@ from server.tournament import records
 from server.api.app import create_app, uvicorn_websockets
 from server.api.edge import Settings
 from server.tournament.runtime import TournamentRuntime
+from server.tournament.clock import Clock
 from tests.tournaments import definition as tournament_definition
 
 ADMIN = {"Authorization": "Bearer admin-token"}
@@ -45,8 +46,10 @@ class Live:
 
 
 @contextlib.asynccontextmanager
-async def live_server(**settings: Any) -> AsyncIterator[Live]:
-    app = create_app(Settings(admin_token="admin-token", **settings))
+async def live_server(clock: Clock | None = None, **settings: Any) -> AsyncIterator[Live]:
+    """A server on a free loopback port; with ``clock`` (tests/clocks.py), its tournaments' decisions and clocks
+    run on the test's time."""
+    app = create_app(Settings(admin_token="admin-token", **settings), clock=clock)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
                                            **uvicorn_websockets()))
     serving = asyncio.create_task(server.serve())

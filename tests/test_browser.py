@@ -8,7 +8,6 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 
@@ -17,13 +16,14 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import expect
 
 from tests.browser import ARTIFACTS, SIZES, WIDTH, my_turn, tab, watch_errors
+from tests.clocks import ManualClock, run_out
 from tests.live_server import live_server
 from tests.tournaments import Favour, rig_winners
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 DEFINITION = {
     "name": "Browser test", "seats_per_table": 3, "starting_stack": 3000, "buy_in_cents": 500, "fee_cents": 50,
-    "min_players": 2, "max_players": 4, "action_seconds": 6, "time_bank_seconds": 0,
+    "min_players": 2, "max_players": 4, "action_seconds": 60, "time_bank_seconds": 0,
     "levels": [{"small_blind": 10, "big_blind": 20, "minutes": 60}], "payouts": [{"places": "1", "percent": 100}],
 }
 
@@ -38,16 +38,6 @@ async def new_page(browser, size: str):
     return page, watch_errors(page)
 
 
-async def my_turn_back(page) -> None:
-    """Her turn, coming back first if her clock ran out meanwhile (the test was busy elsewhere: a busy machine)."""
-    deadline = asyncio.get_running_loop().time() + 30
-    while not await page.locator(".controls.mine").count():
-        assert asyncio.get_running_loop().time() < deadline, "her turn never came"
-        if await page.locator("#back").count():
-            await page.locator("#back").click()
-        await page.wait_for_timeout(100)
-
-
 async def accept(dialog) -> None:
     await dialog.accept()
 
@@ -59,7 +49,8 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
     console, a move when a table breaks, and the results; every page's screenshot goes to test-artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
     shot = lambda page, name: page.screenshot(path=ARTIFACTS / f"{name}-{size}.png")  # noqa: E731
-    async with live_server(hand_pause=0.4) as live:
+    clock = ManualClock(runs=True)  # her decision's minute runs out when the test says, however busy the machine
+    async with live_server(clock, hand_pause=0.4) as live:
         admin, admin_errors = await new_page(browser, size)
         person, person_errors = await new_page(browser, size)
 
@@ -122,6 +113,7 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
 
         # The clock runs out once: the page shows the automatic check or fold, and the way back.
         await my_turn(person)
+        await run_out(clock, 61.0)
         await expect(person.locator("#log")).to_contain_text("You ran out of time", timeout=10_000)
         await person.click("#back")
 
@@ -139,7 +131,7 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
         await expect(person.locator("#break")).to_have_count(0, timeout=10_000)
 
         # All-in with the rigged best hand: the station calls and busts, the table breaks, Alice moves.
-        await my_turn_back(person)
+        await my_turn(person)
         await person.click("text=All-in")
         await person.click("#raise")
         await expect(person.locator("#notice")).to_contain_text("your table was broken", timeout=20_000)

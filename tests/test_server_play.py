@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.events import HandFinished, HandForHandEnded, HandForHandStarted, HandStarted
 from tests.audit import check_breaks
+from tests.clocks import ManualClock, run_out
 from tests.live_server import (
     ADMIN,
     SilentClient,
@@ -31,8 +32,9 @@ pytestmark = pytest.mark.asyncio
 
 
 async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
-    async with live_server(hand_pause=0.05) as live:
-        rules = definition(2, 2, action_seconds=0.3, time_bank_seconds=0.2)
+    clock = ManualClock()  # her clock runs out when the test says, however slow the machine
+    async with live_server(clock, hand_pause=0.05) as live:
+        rules = definition(2, 2, action_seconds=30, time_bank_seconds=5)
         tournament, me, token = await person_among_stations(live, rules, 2)
         seen: dict[bool, str] = {}  # could check -> what the clock did
         sitting_out = []
@@ -44,6 +46,7 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
                 event = message.get("event", {})
                 if event.get("type") == "your_turn":
                     can_check = event["can_check"]
+                    await run_out(clock, 35.0)  # the action's 30 seconds and the bank's 5
                 elif event.get("type") == "timed_out" and event["player"] == me:
                     seen[can_check] = event["action"]
                     await websocket.send(json.dumps({"type": "back"}))
@@ -55,14 +58,23 @@ async def test_the_clock_checks_when_free_and_folds_facing_a_bet():
 
 
 async def test_a_disconnected_player_is_acted_for_by_the_clock_and_resumes_with_a_snapshot():
-    async with live_server(hand_pause=0.05) as live:
-        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=0.3), 2)
+    clock = ManualClock()
+    async with live_server(clock, hand_pause=0.05) as live:
+        tournament, me, token = await person_among_stations(live, definition(2, 2, action_seconds=30), 2)
         async with connect(player_url(live, tournament, token)) as websocket:
             first = await receive_json(websocket)
             assert first["type"] == "snapshot" and first["you"]["player"] == me
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
-        await until(lambda: me in runtime.tables.sitting_out)  # the clock acted for the absent player
+        director = runtime.director
+
+        def my_turn() -> bool:
+            hand = director.hand(director.where[me][0])
+            return hand is not None and hand.actor is not None and hand.players[hand.actor] == me
+
+        await until(my_turn)
+        await run_out(clock, 30.0)  # the player gone: the clock acts for them, and they sit out
+        assert me in runtime.tables.sitting_out
         hands_before = runtime.director.hands_played
         await until(lambda: runtime.director.hands_played >= hands_before + 2)  # and play went on
         async with connect(player_url(live, tournament, token)) as websocket:
@@ -249,22 +261,28 @@ async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_cloc
     levels = [{"small_blind": 10, "big_blind": 20, "minutes": 0.01}, {"small_blind": 20, "big_blind": 40,
                                                                        "minutes": 0.01},
               {"small_blind": 40, "big_blind": 80, "minutes": 60}]
-    async with live_server(hand_pause=0.05) as live:
+    clock = ManualClock()  # the level's 0.6 seconds pass when the test says
+    async with live_server(clock, hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(4, 4, levels=levels, stack=100_000), 4)
         bots(live, tournament, seats, "station")
         await asyncio.sleep(0.2)
         await admin(live, tournament, "start")
-        started = time.monotonic()
         runtime = live.runtime(tournament)
-        await until(lambda: runtime.director.level == 1, timeout=10)  # level 2 (from 0) after 0.6 s
-        assert time.monotonic() - started >= 0.55
+        await until(lambda: runtime.director.hands_played >= 3)  # the level clock has ticked meanwhile
+        assert runtime.director.level == 0 and runtime.now() == 0.0  # no time passed: level 1 goes on
+        await clock.advance(0.55)
+        await until(lambda: runtime.director.hands_played >= 6)
+        assert runtime.director.level == 0
+        await clock.advance(0.1)
+        await until(lambda: runtime.director.level == 1)  # level 2 (from 0) after 0.6 s
         paused = await admin(live, tournament, "pause")
         assert paused.json()["paused"] is True
         await until(lambda: all(state.hand is None for state in runtime.director.tables.values()))
-        hands, clock = runtime.director.hands_played, runtime.now()
-        await asyncio.sleep(0.5)
+        hands, at = runtime.director.hands_played, runtime.now()
+        await clock.advance(600)  # ten minutes paused
+        await asyncio.sleep(0.3)  # and a turn of the level clock's on the wall
         assert runtime.director.hands_played == hands  # no new deal while paused
-        assert runtime.now() - clock < 0.05  # and the tournament clock stood still
+        assert runtime.now() == at and runtime.director.level == 1  # and the tournament clock stood still
         await admin(live, tournament, "resume")
         await until(lambda: runtime.director.hands_played > hands)
 

@@ -73,16 +73,16 @@ def synchronised_hand_for_hand():
 
 def test_a_tournament_over_two_processes_keeps_every_rule():
     tournament_definition = definition(10, starting_stack=10_000, payouts=SEED_PAYOUTS)
-    chips = check_after_every_hand(350 * tournament_definition.starting_stack, 10)
+    chips = check_after_every_hand(150 * tournament_definition.starting_stack, 10)
     hand_for_hand, seen = synchronised_hand_for_hand()
 
     def watch(tournament, event, at=0.0):
         chips(tournament, event)
         hand_for_hand(tournament, event)
 
-    report = simulate(tournament_definition, 350, 2, jobs=2, on_event=watch)
+    report = simulate(tournament_definition, 150, 2, jobs=2, on_event=watch)
     assert report.hand_for_hand_at and seen["rounds"] > 0 and report.tables_broken > 0 and report.moves > 0
-    check_results(report, 350, 350 * tournament_definition.buy_in_cents)
+    check_results(report, 150, 150 * tournament_definition.buy_in_cents)
 
 
 def test_the_lab_spreads_one_run_over_its_processes_and_plays_the_same_run():

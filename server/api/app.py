@@ -34,6 +34,7 @@ from engine.structure import (
 )
 from engine.wire import Details, HandSeat, Summary
 from server.tournament import hosted
+from server.tournament.clock import Clock
 from server.api.admin import (
     AnnounceRequest, BreakRequest, CancellationPreview, CancelRequest, ClockRequest, CompensateRequest, DirectorLog,
     FailureRequest, HandForHandRequest, IncidentRequest, LevelRequest, MoveRequest, SeatDone, SeatRequest,
@@ -584,15 +585,16 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.storage.close()
 
 
-def create_app(settings: Settings, join_cluster: JoinCluster | None = None) -> Starlette:
+def create_app(settings: Settings, join_cluster: JoinCluster | None = None, clock: Clock | None = None) -> Starlette:
     """One server's application; with ``join_cluster`` (server/cluster/service.py's ``join``, given by the command
-    line), the director of a cluster, whose tables the workers play."""
+    line), the director of a cluster, whose tables the workers play. ``clock``: the time its tournaments' decisions
+    and clocks run on (a test's own, server/tournament/clock.py); the event loop's unless told."""
     routes: list[BaseRoute] = [Route("/api/openapi.json", openapi, methods=["GET"])]
     routes += [Route(op.path, op.endpoint, methods=[op.method]) for op in OPERATIONS]
     routes.append(WebSocketRoute("/ws/tournaments/{id}", play))
     routes.append(WebSocketRoute("/ws/lobby", lobby_socket))
     routes += web_client()
-    server = Server(settings)
+    server = Server(settings, clock)
     requests = server.metrics.http_requests
 
     def counted(method: str, route: str, status: int) -> None:

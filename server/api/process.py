@@ -14,6 +14,7 @@ from starlette.websockets import WebSocket
 
 from engine.structure import Definition
 from server.tournament import chaining, feeds
+from server.tournament.clock import Clock
 from server.api import edge
 from server.api.edge import Settings
 from server.errors import Refused
@@ -70,8 +71,10 @@ PLANNED_UP_TO = 3_000  # entries: a larger field's plan would take the cores for
 class Server:
     """The application's state: its settings, its tournaments and their storage."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Clock | None = None) -> None:
+        """``clock``: the time its tournaments' decisions and clocks run on, the event loop's unless told."""
         self.settings = settings
+        self.clock = clock
         self.tournaments: dict[str, TournamentRuntime] = {}
         self.storage: Storage = SQLiteStorage(settings.db) if settings.db else MemoryStorage()
         self.metrics = Metrics(self.tournaments.values)
@@ -133,7 +136,7 @@ class Server:
         chaining.verify_target(self.tournaments, definition)
         tournament = secrets.token_hex(4)
         runtime = TournamentRuntime.create(tournament, definition, self.storage, hand_pause=self.settings.hand_pause,
-                                           placement=self.placement(tournament))
+                                           placement=self.placement(tournament), clock=self.clock)
         self.add(runtime)
         runtime.keep_time()
         return runtime
@@ -141,7 +144,7 @@ class Server:
     def restore(self, stored: Stored) -> TournamentRuntime:
         """A tournament as its journal leaves it, in the lobby; an open one plays on."""
         runtime = TournamentRuntime.restore(stored, self.storage, hand_pause=self.settings.hand_pause,
-                                            placement=self.placement(stored.id))
+                                            placement=self.placement(stored.id), clock=self.clock)
         self.add(runtime)
         runtime.bots.ws_url = self.settings.ws_url
         if stored.open:

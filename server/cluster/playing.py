@@ -33,6 +33,7 @@ from server.cluster.schema import (
     realm_in,
 )
 from server.tournament.remote import Act, HandBack, HandOut
+from server.tournament.clock import LoopClock
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
 from server.tournament.stream import TableStream, by_gateway
 from server.turns import TurnBatch
@@ -223,7 +224,8 @@ class WorkerOutlet:
                                       lambda: out.clock + time.monotonic() - dealt_at, dict(out.last_grace))
         self.decisions, self.names = [], out.names
         desk = self.desk = Decisions(self.table, out.number, hand, self, self.banks, self.sitting, out.action_seconds,
-                                     out.grace_seconds, lambda player: self.names.get(player, player), out.stage)
+                                     out.grace_seconds, lambda player: self.names.get(player, player), out.stage,
+                                     LoopClock())
         for event in out.opening:
             self.stream.publish_encoded(event)
         self._route(list(hand.events))

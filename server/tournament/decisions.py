@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from typing import NoReturn, Protocol
 
 from engine.hand import Hand, IllegalAction
 from engine.wire import Act, Countdown, PrivateMessage, Stage, TableMessage, TimedOut, Turn, YourTurn
 from server.errors import Refused
+from server.tournament.clock import Clock
 
 
 def settle(future: asyncio.Future[None]) -> None:
@@ -79,7 +81,7 @@ class TableClock:
         self.decision = 0  # bumped when a turn starts and when it is answered
         self.answered: asyncio.Future[None] | None = None  # what the table's player awaits, with a timer
         self.turn_started = 0.0
-        self.deadline = 0.0  # the loop's time when the decision's clock runs out
+        self.deadline = 0.0  # the time when the decision's clock runs out
         self.seconds = 0.0  # the decision's whole clock: action seconds plus the time bank
         self.time_bank = 0.0
 
@@ -120,9 +122,11 @@ class Decisions:
 
     def __init__(self, table: int, number: int, hand: Hand, outlet: Outlet, banks: Mapping[str, float],
                  sitting_out: Collection[str], action_seconds: float, grace_seconds: float,
-                 name: Callable[[str], str], stage: Stage) -> None:
-        """``stage``: where the tournament stood at the deal, which each ``your_turn`` tells its player."""
+                 name: Callable[[str], str], stage: Stage, clock: Clock) -> None:
+        """``stage``: where the tournament stood at the deal, which each ``your_turn`` tells its player; ``clock``:
+        the time the decisions' clocks run on."""
         self.stage = stage
+        self.server_clock = clock
         self.table = table
         self.number = number  # the table's hand number
         self.hand = hand
@@ -150,7 +154,7 @@ class Decisions:
             bank = self.banks[player]
             seconds = self.action_seconds + bank
             clock.decision += 1
-            clock.turn_started = asyncio.get_running_loop().time()
+            clock.turn_started = self.server_clock.time()
             clock.deadline = clock.turn_started + seconds
             clock.seconds, clock.time_bank = seconds, bank
             self.outlet.publish(Turn(player, seconds, bank))
@@ -174,7 +178,7 @@ class Decisions:
             return
         player = hand.players[hand.actor]
         if self.grace_seconds and self.outlet.grace(player):
-            clock.deadline = asyncio.get_running_loop().time() + self.grace_seconds
+            clock.deadline = self.server_clock.time() + self.grace_seconds
             clock.seconds += self.grace_seconds
             self.outlet.publish(Turn(player, self.grace_seconds, 0.0))
             self._answered()
@@ -206,7 +210,7 @@ class Decisions:
     def bank_after(self, player: str) -> float:
         """What is left of ``player``'s time bank if they decide now: the action clock is spent first."""
         bank = self.banks[player]
-        overtime = asyncio.get_running_loop().time() - self.clock.turn_started - self.action_seconds
+        overtime = self.server_clock.time() - self.clock.turn_started - self.action_seconds
         return max(0.0, bank - overtime) if overtime > 0 else bank
 
     def _decide(self, player: str, action: str, amount: int | None, bank: float) -> None:
@@ -224,13 +228,13 @@ class Decisions:
         loop = asyncio.get_running_loop()
         while self.in_play:
             asked = clock.decision
-            remaining = clock.deadline - loop.time()
+            remaining = clock.deadline - self.server_clock.time()
             if remaining <= 0:
                 self.expire(asked)
                 continue
             # A bare future and a timer: the cheapest wait asyncio has, once per decision.
             clock.answered = answered = loop.create_future()
-            timer = loop.call_later(remaining, settle, answered)
+            timer = self.server_clock.call_later(remaining, partial(settle, answered))
             try:
                 await answered
             finally:
@@ -241,5 +245,5 @@ class Decisions:
         hand, clock = self.hand, self.clock
         if hand.finished or hand.actor is None or not clock.turn_started:
             return None
-        elapsed = asyncio.get_running_loop().time() - clock.turn_started
+        elapsed = self.server_clock.time() - clock.turn_started
         return Countdown(hand.players[hand.actor], max(0.0, clock.seconds - elapsed), clock.time_bank)

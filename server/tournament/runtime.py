@@ -43,7 +43,7 @@ from engine.wire import (
 from server.tournament import feeds, hosted, schedule, timeline, views
 from server.tournament import records as r
 from server.tournament.chaining import another_flight, entry_price, send_on
-from server.tournament.clock import TournamentClock
+from server.tournament.clock import Clock, LoopClock, TournamentClock
 from server.tournament.entries import Entries, token_key
 from server.tournament.names import normalized
 from server.errors import Refused, refusals
@@ -67,10 +67,11 @@ class TournamentRuntime:
 
     def __init__(self, tournament_id: str, definition: Definition, *, hand_pause: float = 2.0,
                  storage: Storage | None = None, seed: int | None = None, secret: bytes | None = None,
-                 placement: Placement | None = None) -> None:
+                 placement: Placement | None = None, clock: Clock | None = None) -> None:
         """``seed`` drives the director's draws; ``secret`` keys the decks (engine.cards.keyed_deck). Without a
         secret the decks come from the seeded RNG, as before decks were keyed: a script's, or an old journal's.
-        ``placement``: where the tables are played (server/tournament/tables.py), here unless told.
+        ``placement``: where the tables are played (server/tournament/tables.py), here unless told. ``clock``: the
+        time the decisions and the tournament clock run on, the event loop's unless told (a test's own).
         """
         self.id = tournament_id
         self.definition = definition
@@ -82,12 +83,13 @@ class TournamentRuntime:
         if definition.registration_opens_at is None:  # else announced: Waiting until it opens
             self.session.director.open_registration()
         self.journal = Journal(tournament_id, self.storage)
-        self.clock = TournamentClock()
+        time_source = clock or LoopClock()
+        self.clock = TournamentClock(time_source)
         self.recorder = Recorder(self.session, self.journal, self.now)
         placement = placement or HerePlacement()
         self.streams = Streams(self.session, self.now, self.snapshot_message, placement.writers)
-        self.tables = Tables(self.session, self.streams, self.recorder, self.submit, self.now, hand_pause,
-                             self._hand_ended, placement)
+        self.tables = Tables(self.session, self.streams, self.recorder, self.submit, time_source, self.now,
+                             hand_pause, self._hand_ended, placement)
         self.registry: dict[str, TournamentRuntime] = {}  # the server's tournaments: a satellite's target is one
         self.board = feeds.board(self)  # its page's live feed
         self.entry_into: str | None = None  # where a cancelled satellite's refunds bought entries
@@ -125,21 +127,22 @@ class TournamentRuntime:
 
     @classmethod
     def create(cls, tournament_id: str, definition: Definition, storage: Storage, *, hand_pause: float = 2.0,
-               seed: int | None = None, placement: Placement | None = None) -> TournamentRuntime:
+               seed: int | None = None, placement: Placement | None = None,
+               clock: Clock | None = None) -> TournamentRuntime:
         """A new tournament, stored with its definition and seed before anyone can register."""
         secret = secrets.token_bytes(32)
         runtime = cls(tournament_id, definition, hand_pause=hand_pause, storage=storage, seed=seed, secret=secret,
-                      placement=placement)
+                      placement=placement, clock=clock)
         storage.create(tournament_id, msgspec.json.encode(definition), runtime.seed, secret)
         return runtime
 
     @classmethod
     def restore(cls, stored: Stored, storage: Storage, *, hand_pause: float = 2.0,
-                placement: Placement | None = None) -> TournamentRuntime:
+                placement: Placement | None = None, clock: Clock | None = None) -> TournamentRuntime:
         """The tournament as its journal leaves it: the newest snapshot, then every record after it."""
         definition = msgspec.json.decode(stored.definition, type=Definition)
         runtime = cls(stored.id, definition, hand_pause=hand_pause, storage=storage, seed=stored.seed,
-                      secret=stored.secret, placement=placement)
+                      secret=stored.secret, placement=placement, clock=clock)
         runtime.journal.replay(stored, runtime.session)
         runtime.recorder.timeline = timeline.rebuilt(storage.records(stored.id))
         return runtime

@@ -29,6 +29,7 @@ from engine.events import Event, HandStarted
 from engine.hand import Hand
 from engine.wire import Act as Decision, Countdown, PrivateMessage, SittingOut, TableMessage
 from server.errors import Refused
+from server.tournament.clock import Clock
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
 from server.hub import Connection
 from server.tournament.recorder import Recorder
@@ -97,13 +98,14 @@ class Tables:
     same wherever a hand is played (``hands``)."""
 
     def __init__(self, session: Session, streams: Streams, recorder: Recorder,
-                 submit: Callable[[AnyRecord], list[Event]], now: Callable[[], float], hand_pause: float,
-                 hand_ended: Callable[[HandStarted, Hand], None], placement: Placement) -> None:
+                 submit: Callable[[AnyRecord], list[Event]], clock: Clock, now: Callable[[], float],
+                 hand_pause: float, hand_ended: Callable[[HandStarted, Hand], None], placement: Placement) -> None:
         self.session = session
         self.streams = streams
         self.recorder = recorder  # a hand's deal and decisions
         self.submit = submit  # the director's commands: the clock, a hand's end
-        self.now = now
+        self.clock = clock  # what the decisions' clocks and the barrier's measure read
+        self.now = now  # the tournament clock
         self.hand_pause = hand_pause
         self.hand_ended = hand_ended  # the hand's history stored, a snapshot maybe taken
         self.started: dict[int, HandStarted] = {}  # the hands in progress, from their start
@@ -117,7 +119,7 @@ class Tables:
         self._opened: set[int] = set()
         self.dealt: set[int] = set()  # tables with a hand in progress
         self.barrier: Callable[[float], None] | None = None  # hears each hand-for-hand round's opening delay
-        self._barrier_opened = 0.0  # the loop's time when the last table of a round settled its hand
+        self._barrier_opened = 0.0  # the clock's time when the last table of a round settled its hand
         self.failovers = 0  # in a cluster: tables a worker took from another's expired lease
         self.hands = placement.hands(self, streams.writers)
 
@@ -186,7 +188,7 @@ class Tables:
         self.dealt.add(table)
         if self._barrier_opened:  # the round's first deal: how long the barrier kept the tables waiting
             if self.barrier is not None:
-                self.barrier(asyncio.get_running_loop().time() - self._barrier_opened)
+                self.barrier(self.clock.time() - self._barrier_opened)
             self._barrier_opened = 0.0
         self.started[table], self.buttons[table] = started, started.button
         if self.sit_out_asked:
@@ -210,7 +212,7 @@ class Tables:
         assert hand is not None
         self.dealt.discard(table)
         if self.session.director.hand_for_hand and not self.dealt:
-            self._barrier_opened = asyncio.get_running_loop().time()
+            self._barrier_opened = self.clock.time()
         self.submit(EndHand(table))
         self.hand_ended(started, hand)
 
@@ -340,7 +342,7 @@ class HereHands:
         desk = self.desks[table] = Decisions(
             table, tables.started[table].hand, hand, HereOutlet(self, table), entries.time_bank, tables.sitting_out,
             definition.action_seconds, definition.disconnect_grace_seconds, entries.name,
-            tables.session.director.stage())
+            tables.session.director.stage(), tables.clock)
         desk.next_turn()
 
     def route(self, table: int, events: list[Event], hand_events: list[Event]) -> None:
