@@ -1,6 +1,7 @@
-"""The suite's markers, given by where a test lives (or what it is), so that a quick loop is one command:
-``./dev test -m "not browser and not cluster and not process"`` leaves out Chromium, nats-server and the tests
-that start mttsim processes (docs/architecture.md, "Tests")."""
+"""The suite's markers, given by where a test lives (or what it is), so that the edit loop's tier is one command:
+``./dev test --fast`` leaves out Chromium, nats-server, the tests that start mttsim processes, the properties
+over generated cases and the modules that play whole tournaments with swarms or simulations (``slow``)
+(docs/architecture.md, "Tests")."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # Playwright is imported by the browser fixtures alone, when 
 BY_MODULE = {
     "cluster": {"test_cluster"},
     "process": {"test_cluster", "test_crash_recovery", "test_demo", "test_serve_cli"},
+    "slow": {"test_swarm", "test_swarm_gate", "test_swarm_coordinated", "test_swarm_shapes", "test_simulate_jobs",
+             "test_cluster_memory", "test_structure_generator", "test_director_scaling", "test_pokerkit_differential",
+             "test_phh", "test_tournament_properties"},
 }
 
 
