@@ -435,15 +435,8 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
         return _passive(legal) if share <= widest and share <= widest / bubble_factor(view, risk) else \
             _check_or_fold(legal)
     heads_up = view.players == 2
-    if facing <= 1:  # nobody raised: open, limp a little, or check the big blind
-        wide = HEADS_UP_OPEN if heads_up else OPEN.get(view.behind, 0.09 if view.behind > 9 else OPEN[1])
-        if share <= wide:
-            return _sized(legal, int((2.2 if heads_up else 2.5) * big))
-        if legal.can_check:
-            return ("check", None)
-        if share <= wide + (0.05 if heads_up else 0.04 if view.players <= 6 else 0.07) and rng.random() < 0.6:
-            return _passive(legal)  # a limp
-        return _check_or_fold(legal)
+    if facing <= 1:
+        return _regular_unopened(view, share, rng)
     in_blind = legal.call < view.to_match  # part of the price is already in: a blind
     # A raise's range narrows by what its chips cost too (a re-raise of an all-in is a call with more behind it).
     already = view.to_match - legal.call  # this player's chips in on this street
@@ -476,6 +469,19 @@ def _regular_preflop(view: SeatView, rng: random.Random) -> Decision:
         return all_in
     return _passive(legal) if share <= (DEEP_CALL if deep else 0.025) / bubble_factor(view, risk) else \
         _check_or_fold(legal)
+
+
+def _regular_unopened(view: SeatView, share: float, rng: random.Random) -> Decision:
+    """Nobody raised: open, limp a little, or check the big blind."""
+    legal, heads_up = view.legal, view.players == 2
+    wide = HEADS_UP_OPEN if heads_up else OPEN.get(view.behind, 0.09 if view.behind > 9 else OPEN[1])
+    if share <= wide:
+        return _sized(legal, int((2.2 if heads_up else 2.5) * view.big_blind))
+    if legal.can_check:
+        return ("check", None)
+    if share <= wide + (0.05 if heads_up else 0.04 if view.players <= 6 else 0.07) and rng.random() < 0.6:
+        return _passive(legal)  # a limp
+    return _check_or_fold(legal)
 
 
 DEEP_SHOVE: Final = 0.005  # aces

@@ -120,13 +120,38 @@ def added_up(chips: list[int]) -> int:
 
 def _distinct_cards(deck: Sequence[int]) -> bool:
     """Every card a card, none twice: one pass with a bit per card, where a set, a min and a max made three
-    and a set to free (the simulator builds a hand per deal, issue 60)."""
+    and a set to free (the simulator builds a hand per deal)."""
     seen = 0
     for card in deck:
         if not 0 <= card <= 51 or seen >> card & 1:
             return False
         seen |= 1 << card
     return True
+
+
+def _checked_hand(players: Sequence[str], stacks: Sequence[int], small_blind: int, big_blind: int, ante: int,
+                  sb_index: int | None | Literal["auto"], bb_index: int | Literal["auto"],
+                  deck: Sequence[int] | None) -> tuple[int | None, int]:
+    """The blinds' seats of a hand that can be dealt (heads-up, the button posts the small blind), or the error
+    that says why it cannot."""
+    n = len(players)
+    if not 2 <= n <= 10:
+        raise ValueError(f"a hand needs 2 to 10 players, not {n}")
+    if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
+        raise ValueError("every player needs a whole, positive number of chips")
+    if len(set(players)) != n:
+        raise ValueError("player ids must be distinct")
+    if not (0 <= small_blind <= big_blind and big_blind > 0 and ante >= 0):
+        raise ValueError("blinds must satisfy 0 <= small blind <= big blind, big blind > 0, ante >= 0")
+    if bb_index == "auto":
+        bb_index = 0 if n == 2 else 1
+    if sb_index == "auto":
+        sb_index = 1 if n == 2 else 0
+    if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
+        raise ValueError("small and big blind must be two different players of the hand")
+    if deck is not None and (len(deck) < 2 * n + 8 or not _distinct_cards(deck)):
+        raise ValueError("the deck must hold distinct cards, enough for this hand")
+    return sb_index, bb_index
 
 
 class Hand:
@@ -168,23 +193,7 @@ class Hand:
         rules: Rules = TDA_RULES,
     ) -> None:
         n = len(players)
-        if not 2 <= n <= 10:
-            raise ValueError(f"a hand needs 2 to 10 players, not {n}")
-        if len(stacks) != n or any(type(s) is not int or s <= 0 for s in stacks):
-            raise ValueError("every player needs a whole, positive number of chips")
-        if len(set(players)) != n:
-            raise ValueError("player ids must be distinct")
-        if not (0 <= small_blind <= big_blind and big_blind > 0 and ante >= 0):
-            raise ValueError("blinds must satisfy 0 <= small blind <= big blind, big blind > 0, ante >= 0")
-        if bb_index == "auto":
-            bb_index = 0 if n == 2 else 1
-        if sb_index == "auto":
-            sb_index = 1 if n == 2 else 0
-        if not 0 <= bb_index < n or (sb_index is not None and (not 0 <= sb_index < n or sb_index == bb_index)):
-            raise ValueError("small and big blind must be two different players of the hand")
-        if deck is not None and (len(deck) < 2 * n + 8 or not _distinct_cards(deck)):
-            raise ValueError("the deck must hold distinct cards, enough for this hand")
-
+        sb_seat, bb_seat = _checked_hand(players, stacks, small_blind, big_blind, ante, sb_index, bb_index, deck)
         self.players = tuple(players)
         self.rules = rules
         self.n = n
@@ -193,8 +202,8 @@ class Hand:
         self.min_bet = big_blind
         self.ante = ante
         self.bb_ante = bb_ante
-        self.sb_index = sb_index
-        self.bb_index = bb_index
+        self.sb_index = sb_seat
+        self.bb_index = bb_seat
         self.starting_stacks = tuple(stacks)
         self.stacks = list(stacks)
         self.dead = 0  # big-blind ante: dead money that sits in the main pot
@@ -216,32 +225,24 @@ class Hand:
         self._ante_levelled = ante > 0 and not bb_ante
 
         if deck is None:
-            # Dealt and played in another process: nobody is to act here, so no command can write to this copy
-            # (each first asks ``legal_actions``), and what would hold the play shares a few empty containers.
-            # The director keeps one such copy per table in play, 11,000 of them at 100,000 players: half the
-            # memory of a full one is fewer cache misses at each hand's end (issue 60).
-            zeros = [0] * n
-            nothing: list[Any] = []
-            self.bets = self.committed = self.faced = self._blind_due = zeros
-            self.folded = self.acted = [False] * n
-            self.board: list[int] = nothing
-            self.events: list[Event] = nothing
-            self.hole = nothing
-            self.queue: deque[int] = _NOBODY_TO_ACT
-            self._strengths: dict[int, int] = _NO_STRENGTHS
-            self._deck: Sequence[int] = ()
-            return
+            self._played_elsewhere()
+        else:
+            self._deal(deck)
+
+    def _deal(self, deck: Sequence[int]) -> None:
+        """The forced bets posted, the hole cards dealt and the first to act asked."""
+        n = self.n
         self.bets = [0] * n
         self.committed = [0] * n
         self.folded = [False] * n
-        self.board = []
-        self.queue = deque()
+        self.board: list[int] = []
+        self.queue: deque[int] = deque()
         self.acted = [False] * n
         self.faced = [0] * n
-        self.events = []
-        self._deck = deck
+        self.events: list[Event] = []
+        self._deck: Sequence[int] = deck
         self._blind_due = [0] * n
-        self._strengths = {}
+        self._strengths: dict[int, int] = {}
         self._post_forced_bets()
         hole = self.hole = [(deck[i], deck[n + i]) for i in range(n)]
         events = self.events
@@ -251,6 +252,23 @@ class Hand:
         for i in range(n):
             events.append(HoleDealt(self.players[i], held[i]))
         self._start_betting()
+
+    def _played_elsewhere(self) -> None:
+        """Dealt and played in another process: nobody is to act here, so no command can write to this copy (each
+        first asks ``legal_actions``), and what would hold the play shares a few empty containers. The director
+        keeps one such copy per table in play, 11,000 of them at 100,000 players: half the memory of a full one is
+        fewer cache misses at each hand's end."""
+        n = self.n
+        zeros = [0] * n
+        nothing: list[Any] = []
+        self.bets = self.committed = self.faced = self._blind_due = zeros
+        self.folded = self.acted = [False] * n
+        self.board = nothing
+        self.events = nothing
+        self.hole = nothing
+        self.queue = _NOBODY_TO_ACT
+        self._strengths = _NO_STRENGTHS
+        self._deck = ()
 
     # ----------------------------------------------------------------- queries
 

@@ -266,19 +266,8 @@ def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[
     placed: list[tuple[str, int, int]] = []
     unplaced: list[str] = []
     for index, player in enumerate(order):
-        excluded = others(player)
         later = [other for other in order[index + 1:] if other in bars]
-        most = seatable([player, *later], bars, room) if later else 0
-        while True:
-            drawn = tables.draw(rng, excluded)
-            if drawn is None or not later:
-                break
-            room[drawn[0]] -= 1
-            keeps = 1 + seatable(later, bars, room) == most
-            room[drawn[0]] += 1
-            if keeps:
-                break
-            excluded = excluded | {drawn[0]}  # it would cost a later player their seat: another table
+        drawn = _draw_sparing(player, later, tables, rng, others(player), bars, room)
         if drawn is None:
             unplaced.append(player)
             continue
@@ -293,6 +282,23 @@ def draw_open_seats(players: list[str], tables: OpenTables, table_of: Callable[[
             placed_by.setdefault(person(player), set()).add(table_id)
         placed.append((player, table_id, seat))
     return placed, unplaced
+
+
+def _draw_sparing(player: str, later: list[str], tables: OpenTables, rng: random.Random, excluded: set[int],
+                  bars: Mapping[str, set[int]], room: dict[int, int]) -> tuple[int, int] | None:
+    """A random open seat for ``player`` outside ``excluded`` that costs none of the ``later`` players with barred
+    tables a seat a matching could give them: a draw that would is redrawn among the other tables."""
+    most = seatable([player, *later], bars, room) if later else 0
+    while True:
+        drawn = tables.draw(rng, excluded)
+        if drawn is None or not later:
+            return drawn
+        room[drawn[0]] -= 1
+        keeps = 1 + seatable(later, bars, room) == most
+        room[drawn[0]] += 1
+        if keeps:
+            return drawn
+        excluded = excluded | {drawn[0]}
 
 
 def seatable(players: list[str], bars: Mapping[str, set[int]], room: Mapping[int, int]) -> int:

@@ -1,5 +1,5 @@
 """The code's shape, held by tests: the tournament's state has one writer per field (its part), read through the
-face everywhere else."""
+face everywhere else; no function is longer than a screen."""
 
 from __future__ import annotations
 
@@ -101,3 +101,30 @@ def test_the_gate_finds_a_write_to_the_state(tmp_path):
                     "    director.add_ons.add('p')\n    t.chips.admit('p', 1)\n    t.floor.where.pop('p')\n")
     found = sorted(place.split()[-1] for place in writes(rule, state_names()))
     assert found == ["add_ons", "floor.where", "results", "stacks", "status"]
+
+
+LONGEST_FUNCTION = 60  # lines from ``def`` to the last line, docstring included: a screen, read without scrolling
+
+
+def long_functions(path: Path) -> list[str]:
+    """The functions and methods of ``path`` longer than ``LONGEST_FUNCTION`` lines, with their length."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{node.lineno} {node.name} "
+            f"({node.end_lineno - node.lineno + 1} lines)"
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > LONGEST_FUNCTION]
+
+
+def test_no_function_in_the_engine_the_server_or_the_bots_is_longer_than_a_screen():
+    sources = [path for package in ("engine", "server", "bots") for path in sorted((ROOT / package).rglob("*.py"))]
+    assert len(sources) > 100
+    assert [place for path in sources for place in long_functions(path)] == []
+
+
+def test_the_size_gate_counts_a_function_from_its_def_to_its_last_line(tmp_path):
+    source = tmp_path / "long.py"
+    body = "".join(f"x{i} = {i}\n" for i in range(LONGEST_FUNCTION - 1))
+    indented = lambda depth: "".join(" " * depth + line + "\n" for line in body.splitlines())  # noqa: E731
+    source.write_text(f"def fits():\n{indented(4)}\n\nclass C:\n    async def over(self):\n{indented(8)}"
+                      "        return 1\n")
+    assert long_functions(source) == [f"long.py:{LONGEST_FUNCTION + 4} over ({LONGEST_FUNCTION + 1} lines)"]

@@ -112,6 +112,30 @@ def _summary(report: Report, definition: Definition, seed: int) -> str:
     return "\n".join(lines)
 
 
+def _field_arguments(args: argparse.Namespace, definitions: list[Definition],
+                     ) -> tuple[int, int, float, dict[str, str] | None]:
+    """The players, late entries, re-entry chance and who holds which entry (None: one entry a person), each
+    checked against the definitions, or the error that says which argument is wrong."""
+    definition = definitions[0]
+    players = args.players if args.players is not None else definition.max_players
+    largest = min(each.max_players for each in definitions)
+    if not 2 <= players <= largest:
+        raise ValueError(f"--players must be 2 to max_players ({largest})")
+    expected = expected_field(definition, players)
+    late = args.late if args.late is not None else expected.late
+    reentry = args.reentry if args.reentry is not None else expected.reentry
+    if late < 0 or not 0 <= reentry <= 1:
+        raise ValueError("--late is a number of entries, --reentry a probability from 0 to 1")
+    per_person = args.entries_per_person
+    if per_person < 1 or per_person > 1 and per_person > (definition.entries_per_person or 1):
+        raise ValueError(f"--entries-per-person is at least 1 and at most the definition's entries_per_person "
+                         f"({definition.entries_per_person or 1})")
+    # botK belongs to person K // N (rounded up): the events name entries, and who holds which follows from this
+    people = {f"bot{number}": f"person{(number - 1) // per_person + 1}"
+              for number in range(1, players + late + 1)} if per_person > 1 else None
+    return players, late, reentry, people
+
+
 def run(args: argparse.Namespace) -> int:
     """Play a whole tournament with bots in accelerated time (``mttsim simulate``)."""
     try:
@@ -119,29 +143,11 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--compare takes two definitions or more, in place of --config")
         definitions = [_definition(args, path) for path in args.compare or [None]]
         mix = parse_mix(args.mix) if args.mix else None
+        players, late, reentry, people = _field_arguments(args, definitions)
     except (OSError, ValueError) as error:
         print(f"mttsim simulate: {error}", file=sys.stderr)
         return 2
     definition = definitions[0]
-    players = args.players if args.players is not None else definition.max_players
-    largest = min(each.max_players for each in definitions)
-    if not 2 <= players <= largest:
-        print(f"mttsim simulate: --players must be 2 to max_players ({largest})", file=sys.stderr)
-        return 2
-    expected = expected_field(definition, players)
-    late = args.late if args.late is not None else expected.late
-    reentry = args.reentry if args.reentry is not None else expected.reentry
-    if late < 0 or not 0 <= reentry <= 1:
-        print("mttsim simulate: --late is a number of entries, --reentry a probability from 0 to 1", file=sys.stderr)
-        return 2
-    per_person = args.entries_per_person
-    if per_person < 1 or per_person > 1 and per_person > (definition.entries_per_person or 1):
-        print(f"mttsim simulate: --entries-per-person is at least 1 and at most the definition's entries_per_person "
-              f"({definition.entries_per_person or 1})", file=sys.stderr)
-        return 2
-    # botK belongs to person K // N (rounded up): the events name entries, and who holds which follows from this
-    people = {f"bot{number}": f"person{(number - 1) // per_person + 1}"
-              for number in range(1, players + late + 1)} if per_person > 1 else None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if args.runs is not None or args.report or args.compare:
         if people is not None:

@@ -95,9 +95,8 @@ def clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def describe(record: r.AnyRecord, events: list[Any], name: Callable[[str], str]) -> tuple[str, str | None, str]:
-    """(action, the player concerned, result) in a director's words."""
-    kinds = {event["type"]: event for event in events if isinstance(event, dict)}
+def _describe_clock(record: r.AnyRecord, kinds: dict[str, Any]) -> tuple[str, str | None, str] | None:
+    """The clock's and the levels' records in a director's words; None for any other."""
     match record:
         case r.Pause():
             return "Paused", None, "no new hand starts; the clock stands still"
@@ -123,6 +122,16 @@ def describe(record: r.AnyRecord, events: list[Any], name: Callable[[str], str])
             edited = kinds["level_edited"]
             length = f", {edited['minutes']:g} min" if edited["minutes"] is not None else ""
             return f"Level {level} edited", None, f"{small_blind:,}/{big_blind:,}, ante {ante:,}{length}"
+    return None
+
+
+def describe(record: r.AnyRecord, events: list[Any], name: Callable[[str], str]) -> tuple[str, str | None, str]:
+    """(action, the player concerned, result) in a director's words."""
+    kinds = {event["type"]: event for event in events if isinstance(event, dict)}
+    timed = _describe_clock(record, kinds)
+    if timed is not None:
+        return timed
+    match record:
         case r.MovePlayer(player, table):
             moved = kinds.get("player_moved")
             if moved is None:

@@ -391,6 +391,15 @@ def top_up_time_banks(session: Session, events: list[Event]) -> None:
 
 def apply(session: Session, record: AnyRecord) -> list[Event]:
     """One record applied: live, or replayed by a restore. The director's refusal leaves everything as it was."""
+    for group in (_apply_play, _apply_entry, _apply_money, _apply_floor):
+        events = group(session, record)
+        if events is not None:
+            return events
+    raise AssertionError(f"no application for {record!r}")  # every kind of AnyRecord is matched by a group
+
+
+def _apply_play(session: Session, record: AnyRecord) -> list[Event] | None:
+    """A hand, the clock and the tournament's course. None: not a record of this group."""
     director = session.director
     match record:
         case Act(table, action, amount, player, bank):
@@ -408,6 +417,24 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.end_hand(table)
         case VoidHand(table):
             return director.void_hand(table)
+        case Start(now, wall):
+            session.last_now, session.started_wall = now, wall
+            return director.start(now)
+        case Pause(now) | Resume(now):
+            session.last_now = now
+            session.paused = isinstance(record, Pause)
+            return []
+        case Cancel(policy, entry_cents):
+            return director.cancel(policy, entry_cents)
+        case OpenRegistration():
+            return director.open_registration()
+    return None
+
+
+def _apply_entry(session: Session, record: AnyRecord) -> list[Event] | None:
+    """An entry bought, given or taken back, and the bots the server hosts. None: not a record of this group."""
+    director = session.director
+    match record:
         case Register(player, name, key, person):
             events = director.register(player, person)
             session.entries.add(player, name, key)
@@ -431,6 +458,22 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
         case BotReentry(player, chance):
             session.entries.bot_reentry[player] = chance
             return []
+        case Unregister(player):
+            return director.unregister(player)
+        case Rebuy(player):
+            return director.rebuy(player)
+        case DeclineRebuy(player):
+            return director.decline_rebuy(player)
+        case AddOn(player):
+            return director.add_on(player)
+    return None
+
+
+def _apply_money(session: Session, record: AnyRecord) -> list[Event] | None:
+    """The director's money on the record, a removal, and a deal among the players left. None: not a record of
+    this group."""
+    director = session.director
+    match record:
         case Compensate(player, cents, reason, _, incident):
             return director.compensate(player, cents, reason, incident)
         case DeclareFailure(what, at, due_hours, policy):
@@ -447,14 +490,29 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.return_pool(reason)
         case WithdrawQualified(player, cents):
             return director.withdraw_qualified(player, cents)
+        case RemovePlayer(player, refund):
+            return director.remove(player, refund)
+        case PressDeal(player, on):
+            return director.press_deal(player, on)
+        case ProposeDeal(player, kind, keep_cents, amounts):
+            return director.propose_deal(player, kind, keep_cents, amounts)
+        case AcceptDeal(player):
+            return director.accept_deal(player)
+        case RejectDeal(player, reason):
+            return director.reject_deal(player, reason)
+    return None
+
+
+def _apply_floor(session: Session, record: AnyRecord) -> list[Event] | None:
+    """The director's clock, levels and seating, and what the console only logs. None: not a record of this group."""
+    director = session.director
+    match record:
         case AdjustClock(seconds):
             return director.adjust_clock(seconds)
         case CallBreak(now, minutes):
             return director.call_break(now, minutes)
         case ForceHandForHand(on):
             return director.force_hand_for_hand(on)
-        case RemovePlayer(player, refund):
-            return director.remove(player, refund)
         case EditLevel(level, small_blind, big_blind, ante, minutes):
             return director.edit_level(level, small_blind, big_blind, ante, minutes)
         case MovePlayer(player, table):
@@ -467,31 +525,4 @@ def apply(session: Session, record: AnyRecord) -> list[Event]:
             return director.withdraw_balance()
         case SitOutPlayer() | Announce() | ConsoleRefused():
             return []
-        case OpenRegistration():
-            return director.open_registration()
-        case Start(now, wall):
-            session.last_now, session.started_wall = now, wall
-            return director.start(now)
-        case Pause(now) | Resume(now):
-            session.last_now = now
-            session.paused = isinstance(record, Pause)
-            return []
-        case Cancel(policy, entry_cents):
-            return director.cancel(policy, entry_cents)
-        case Unregister(player):
-            return director.unregister(player)
-        case Rebuy(player):
-            return director.rebuy(player)
-        case DeclineRebuy(player):
-            return director.decline_rebuy(player)
-        case AddOn(player):
-            return director.add_on(player)
-        case PressDeal(player, on):
-            return director.press_deal(player, on)
-        case ProposeDeal(player, kind, keep_cents, amounts):
-            return director.propose_deal(player, kind, keep_cents, amounts)
-        case AcceptDeal(player):
-            return director.accept_deal(player)
-        case RejectDeal(player, reason):
-            return director.reject_deal(player, reason)
-    raise AssertionError(f"no application for {record!r}")  # every kind of AnyRecord is matched above
+    return None
