@@ -42,7 +42,7 @@ from msgspec import to_builtins  # noqa: E402
 from benchmarks.bench_swarm import free_port, process_cpu  # noqa: E402
 from bots.swarm import SwarmOptions, run_swarm  # noqa: E402
 from engine.structure import default_definition  # noqa: E402
-from server.cluster.local import nats_server  # noqa: E402
+from server.cluster.launcher import nats_server  # noqa: E402
 
 TOKEN = "bench-admin"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}

@@ -3,9 +3,9 @@
 Ours: ``bots.lab.lab`` playing seeds 1-8 of the default 2,000-player structure, the runs in ``--jobs``
 processes (default: one per core) and observed for the report. Peer, same run: the same eight seeds as
 eight calls of ``mttsim simulate --players 2000 --seed S --json``, one after the other, each a process of
-its own, as a director without the lab would get them. The goal (issue 35): faster, using both cores.
+its own, as a director without the lab would get them. The goal: faster, using both cores.
 
-The comparison (issue 58): ``mttsim simulate --compare`` of two ``--compare-players`` structures (levels of
+The comparison: ``mttsim simulate --compare`` of two ``--compare-players`` structures (levels of
 15 and 20 minutes), ``--runs`` seeds each, against one structure's lab on the same seeds, in the same run
 (goal: within 2.2x; both structures' runs share one pool of processes).
 

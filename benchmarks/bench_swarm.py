@@ -12,14 +12,14 @@ swarm runs here, pinned to core 1, so each has a core of this 2-core machine.
     a bare ``websockets`` server broadcasting small JSON messages to as many
     clients, one a frame, received by the swarm's client, measured in the
     same run on the same cores.
-(d) What the time series and its streaming cost the swarm (issues 34, 57.2):
+(d) What the time series and its streaming cost the swarm:
     ``--series-players`` thinking bots, the same seed, three times: with the
     CSVs rewritten at every 5 s row and /metrics served and scraped every 5 s,
     with the rows only, and with none. The CPU spent on rows, the report so
     far and its files, and the metrics, as a share of the run's (goal: under
     2%), and the swarm's CPU against the run with none.
 (e) The swarm's CPU per bot with the realistic default mix against the old
-    one (issue 37; goal: within 20%), ``--mix-players`` thinking bots.
+    one (goal: within 20%), ``--mix-players`` thinking bots.
 
 Run: .venv/bin/python benchmarks/bench_swarm.py [--sizes 2000,6000,10000] [--window S]
          [--instant-players 1800,2700,3600] [--instant-hand-pause S] [--series-players 5000]
@@ -102,7 +102,7 @@ OLD_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}  # (a)-(d
 async def measure(players: int, think: tuple[float, float], duration: float, hand_pause: float,
                   interval: float | None = 5.0, mix: dict[str, float] = OLD_MIX, streamed: bool = False) -> dict:
     """A run; ``streamed``: with the CSVs rewritten at every row and /metrics served and scraped every 5 s, as a
-    CI job watched by Prometheus runs it (issue 57.2)."""
+    CI job watched by Prometheus runs it."""
     port = free_port()
     server = start_server(port, hand_pause)
     metrics = SwarmMetrics("bench") if streamed else None
@@ -249,7 +249,7 @@ async def main() -> None:
 
     if args.series_players:
         print(f"(d) the time series' cost, and the streaming's: the CSVs rewritten at every row, /metrics served "
-              f"and scraped every 5 s (issue 57.2); {args.series_players} bots thinking 1-3 s")
+              f"and scraped every 5 s; {args.series_players} bots thinking 1-3 s")
         runs = {}
         for name, interval, streamed in (("streamed", 5.0, True), ("rows only", 5.0, False), ("none", None, False)):
             runs[name] = report = await measure(args.series_players, (1.0, 3.0), WARMUP + args.series_window,
@@ -266,7 +266,7 @@ async def main() -> None:
                   f"CPU against none: {run['swarm_cpu_percent'] / runs['none']['swarm_cpu_percent']:.3f}")
 
     if args.mix_players:
-        print(f"(e) the swarm's CPU per bot by mix (issue 37), {args.mix_players} bots thinking 1-3 s")
+        print(f"(e) the swarm's CPU per bot by mix, {args.mix_players} bots thinking 1-3 s")
         cost = {}
         for name, mix in (("old", OLD_MIX), ("realistic", DEFAULT_MIX)):
             report = await measure(args.mix_players, (1.0, 3.0), WARMUP + args.series_window, hand_pause=2.0,

@@ -3,7 +3,7 @@
 Ours: ``mttsim simulate`` with the default structure and bot mix: seating,
 every hand with the bots' decisions, breaking, balancing, hand-for-hand and
 payouts, in one process on one core, and with ``--jobs`` its hands over more
-processes (issue 60: ``--jobs 2`` against ``--jobs 1``, the same tournaments).
+processes (``--jobs 2`` against ``--jobs 1``, the same tournaments).
 Each run is a fresh process, so its peak resident memory is its own (with
 ``--jobs``, the director's: the largest of its processes). The goals (docs/performance.md): hands/s at
 100,000 players at least 0.8x hands/s at 10,000, and 100,000 players in under
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--compare-mix", default="", metavar="MIX",
                         help="also simulate each size with this bot mix, alternating, and print its hands/s beside "
-                             "the default's (issue 37: tag=4,pushfold=3,station=2,random=1, the old default)")
+                             "the default's (tag=4,pushfold=3,station=2,random=1, the old default)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     jobs = [int(count) for count in args.jobs.split(",")]
@@ -135,7 +135,7 @@ def main() -> None:
         ours, theirs = statistics.median(rates[size, jobs[0]]), statistics.median(other[size])
         print(f"{size:,} players: the default mix {ours:,.0f} hands/s, --mix {args.compare_mix} {theirs:,.0f}: "
               f"{ours / theirs:.2f}x")
-    print("goals (issue 60): --jobs 2 at 1.7x or more of --jobs 1; 250,000 players under 120 s with --jobs 2; "
+    print("goals: --jobs 2 at 1.7x or more of --jobs 1; 250,000 players under 120 s with --jobs 2; "
           "at least 15x PokerKit")
 
 

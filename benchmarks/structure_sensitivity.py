@@ -1,6 +1,6 @@
 """How a simulated tournament's length answers its structure, with the old bot mix and the realistic default.
 
-Issue 37: a director simulates a structure to learn about the structure. With bots that give their chips away
+A director simulates a structure to learn about the structure. With bots that give their chips away
 the length barely moves when the blinds do. Each structure below is the default one for the field with one
 change (levels twice as long, a starting stack twice as deep, no antes), played over the same seeds by the
 structure lab (bots/lab.py); the figure is the median simulated duration and its ratio to the unchanged one.
@@ -23,7 +23,7 @@ from bots.lab import Field, lab  # noqa: E402
 from bots.strategies import DEFAULT_MIX  # noqa: E402
 from engine.structure import Definition, default_definition  # noqa: E402
 
-OLD_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}  # the default before issue 37
+OLD_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}  # the default before the regular players
 
 
 def structures(players: int) -> dict[str, Definition]:

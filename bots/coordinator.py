@@ -1,4 +1,4 @@
-"""One swarm run over many machines (issue 57.6): a coordinator and its workers, in the manner of Locust's master
+"""One swarm run over many machines: a coordinator and its workers, in the manner of Locust's master
 and workers, over NATS.
 
 The coordinator (``mttsim swarm --coordinate NATS_URL --expect-workers N``) plays no bot. It creates or joins

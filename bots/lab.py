@@ -380,7 +380,7 @@ def estimate(definition: Definition, players: int, runs: int, *, jobs: int | Non
                     report.entries if report else None)
 
 
-FIT_WITHIN = 0.05  # the simulated length a generated structure meets, of the length it says (issue 58.2)
+FIT_WITHIN = 0.05  # the simulated length a generated structure meets, of the length it says
 FIT_TRIES = 10
 
 

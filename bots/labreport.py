@@ -1,5 +1,5 @@
 """What the structure lab leaves a director (bots/lab.py): the text, the HTML report with its pictures, and the
-comparison of structures side by side (issue 58).
+comparison of structures side by side.
 
 Every table is made once, as rows of text, and written by tabulate for a terminal (aligned at any width: a
 blind of six digits moves its column, not the next one's) and by ``pages.table`` for the page: the text, the

@@ -45,7 +45,7 @@ from engine.wire import Stage
 BATCH: Final = 48  # hands a message carries to a worker: enough to pay for the message, few enough to keep it busy
 # A worker with less than a batch to play gets a part batch once it holds PART_BATCH hands, or as soon as it has
 # fewer than LOW hands left. Sent at every deal, most messages held one to four hands: 24,000 messages each way at
-# 10,000 players, 9,000 with a part batch worth a message, and a run 3% shorter (issue 60).
+# 10,000 players, 9,000 with a part batch worth a message, and a run 3% shorter.
 PART_BATCH: Final = 24
 LOW: Final = 16
 IN_FLIGHT: Final = 4 * BATCH  # a worker's jobs and answers both fit a pipe's buffers: neither side waits on a full one
@@ -87,7 +87,7 @@ class HandDice(random.Random):
     cards, instead of a Mersenne Twister's.
 
     Seeding a Mersenne Twister cost a tenth of a simulated hand, and drawing
-    the deck from it a thirtieth (issue 60); the stream costs two hash calls
+    the deck from it a thirtieth; the stream costs two hash calls
     a hand. Every method of ``random.Random`` works, as the module's docs say of
     a subclass that gives its own ``random()`` and ``getrandbits()``. Python,
     not compiled: a compiled class cannot extend ``random.Random``.
@@ -180,7 +180,7 @@ def sent(descriptor: int, message: bytes) -> None:
 
     multiprocessing's ``Connection`` frames messages the same way, in
     interpreted code: 2.7 us to send and read a message of 2,500 bytes,
-    against 1.6 on the same pipe (issue 60). The director trades some 18,000
+    against 1.6 on the same pipe. The director trades some 18,000
     messages at 10,000 players.
     """
     framed = len(message).to_bytes(4, "little") + message
@@ -249,7 +249,7 @@ class Workers:
     A director that runs alone in its process forks its workers: each plays
     its first hand within milliseconds. A fork server starts a new
     interpreter and imports the program first, a fifth of a second, a
-    tenth of a 10,000-player run (issue 60). A director beside other
+    tenth of a 10,000-player run. A director beside other
     threads (a program that calls the simulator from a thread) uses the
     fork server: a fork copies only the thread that forks, and a lock
     another thread held would stay held in the child for ever.

@@ -1,4 +1,4 @@
-"""The shape of a swarm's load over time: how many bots play connected at each moment of the run (issue 57.3).
+"""The shape of a swarm's load over time: how many bots play connected at each moment of the run.
 
 As k6's ramping stages have it, a run is a list of stages, each a duration and the number of bots to reach
 by its end, climbing or falling in a straight line from the stage before (the first from none):

@@ -171,7 +171,7 @@ class Simulation:
             self._workers = Workers(self.jobs - 1)
         # Unless its hands are written, even one process plays each hand apart from the director's copy, as a
         # worker would, the moment it is dealt: the played hand is freed while its memory is still in the cache,
-        # and the director keeps only a copy with no cards or events until the hand's end (issue 60).
+        # and the director keeps only a copy with no cards or events until the hand's end.
         self.decks.elsewhere = self.hands_out is None
         try:
             self._play(started)

@@ -213,7 +213,7 @@ def _percentiles() -> dict[tuple[int, int, bool], float]:
 
 def _by_cards() -> list[float]:
     """``_percentiles`` by the two cards, ``52 * first + second``: a decision reads one list item, not a sort and
-    a tuple's hash (a twentieth of the simulator's time, issue 60)."""
+    a tuple's hash (a twentieth of the simulator's time)."""
     shares = _percentiles()
     return [shares[(max(a // 4, b // 4), min(a // 4, b // 4), a // 4 != b // 4 and a % 4 == b % 4)]
             for a in range(52) for b in range(52)]
@@ -490,7 +490,7 @@ DEEP_SHOVE_BIG_BLINDS: Final = 100
 
 
 DEFAULT_MIX = {"regular": 1.0}
-"""What the simulator, the demo and the swarm seat by default: players as real ones play (issue 37, docs/swarm.md).
+"""What the simulator, the demo and the swarm seat by default: players as real ones play (docs/swarm.md).
 The old strategies stay to be asked for: tag, pushfold, station and random (``--mix``)."""
 
 STRATEGIES: dict[str, Strategy] = {

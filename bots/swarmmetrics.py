@@ -1,4 +1,4 @@
-"""The swarm's own measures as Prometheus metrics, on a port of its own (``--metrics-port``, issue 57.2).
+"""The swarm's own measures as Prometheus metrics, on a port of its own (``--metrics-port``).
 
 k6 streams what its clients measure while it runs (``--out``); Locust shows it live. A swarm's figures then
 sit in the same Grafana dashboard as the server's (docs/grafana/mttsim.json), on one time axis: the server

@@ -2,7 +2,7 @@
 
 The bots' latencies and lags are in two arrays they share, and their counts in one tally they add to as
 they go (``bots.client.Measured``): a row copies what is new of the arrays and reads the tally, with no pass
-over the bots (issue 34: under 2% of the swarm's CPU).
+over the bots (under 2% of the swarm's CPU).
 
 A row holds the interval's actions and failures, its latency and event-lag histograms (bots/histogram.py,
 so that the rows of a run's shards merge exactly, bucket by bucket), the bots connected, the players left

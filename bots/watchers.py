@@ -1,4 +1,4 @@
-"""The load that is not a player (issue 57.5): spectators watching tables, and lobby pages polling the list.
+"""The load that is not a player: spectators watching tables, and lobby pages polling the list.
 
 A live event has more of both than players: a final table's watchers, a lobby left open in a tab. They cost
 the server its broadcast fan-out and its list, and they see what a player does not (an observer's event lag,

@@ -7,7 +7,7 @@ knockout pays, what a merge and a removal do with a head, what the players left
 collect at the end and what a cancellation refunds, so no policy asks which
 kind it is and a new kind is one class here.
 
-Mystery bounties (issue 21, as GGPoker runs them): the bounty part of each
+Mystery bounties (as GGPoker runs them): the bounty part of each
 buy-in goes to a pool of envelopes instead of a head. The definition lists
 the envelopes (``{cents, count}``); when the first knockout that may draw
 comes, they are sized to the pool the entries paid (in proportion, by
@@ -179,7 +179,7 @@ class Progressive(Classic):
 
 
 class Mystery(Rule):
-    """Envelopes drawn at random by the knockouts from ``from_players_left`` players left (issue 21)."""
+    """Envelopes drawn at random by the knockouts from ``from_players_left`` players left."""
 
     def knocked_out(self, t: State, victim: str, winners: tuple[str, ...]) -> list[Event]:
         return draw(t, victim, winners) if draws(t) else []

@@ -19,7 +19,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", gc=False):
 
     Untracked by the garbage collector (``gc=False``, which every event inherits): an event holds values and
     containers of values, never itself, so it can be in no cycle. A simulated hand builds and frees some twenty
-    of them, and untracked ones cost a fifth less to make and free (issue 60).
+    of them, and untracked ones cost a fifth less to make and free.
     """
 
 

@@ -43,7 +43,7 @@ def after_change(t: State) -> list[Event]:
 
 def plan_breaks(t: State) -> list[Event]:
     """Lock the tables the field no longer needs (B.5-B.8, ``Floor.lock_surplus``). While entries may come, only
-    a table whose players can all sit apart from their persons' others closes (M.50, issue 54)."""
+    a table whose players can all sit apart from their persons' others closes (M.50)."""
     needed = math.ceil(t.players_left / t.definition.seats_per_table)
     may_merge = not (len(t.floor.open) > needed and t.people.several() and windows.any_open(t))
     apart = None if may_merge else lambda table: seats_everyone_apart(t, table)
@@ -53,7 +53,7 @@ def plan_breaks(t: State) -> list[Event]:
 def seats_everyone_apart(t: State, table: int) -> bool:
     """Whether breaking ``table`` needs no merge: each of its players has an open seat at another table, away
     from their person's other entries (M.50, rules.md: a merge happens only "if the number of tables is reduced
-    whereby a player has more seats than there are tables"; issue 54)."""
+    whereby a player has more seats than there are tables")."""
     return t.floor.seats_apart(table, lambda player: set(seated_with(t, player)))
 
 

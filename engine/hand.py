@@ -67,7 +67,7 @@ class LegalActions:
     """What the player to act may do. Amounts are chips; ``*_raise_to`` are street totals.
 
     A class of its own rather than a NamedTuple: the bots ask once a decision, and a compiled hand builds a
-    NamedTuple through its Python constructor (a fifteenth of a worker's time, issue 60). Not pickled: a hand
+    NamedTuple through its Python constructor (a fifteenth of a worker's time). Not pickled: a hand
     computes it again (``_rebuild_hand``).
     """
 
@@ -549,7 +549,7 @@ class Hand:
             # Left of the largest blind posted (PokerKit; normally the big blind).
             due = self._blind_due
             # Only the blinds have a blind due; a blind posted as 0 (the ante took the stack) counts as none.
-            top_bet, top = 0, n - 1  # the largest (blind, place), in a loop of machine integers (issue 60)
+            top_bet, top = 0, n - 1  # the largest (blind, place), in a loop of machine integers
             for i in (self.sb_index, self.bb_index):
                 if i is not None and due[i] and (bets[i] > top_bet or bets[i] == top_bet and i > top):
                     top_bet, top = bets[i], i

@@ -26,7 +26,7 @@ class DefinitionError(ValueError):
 
 
 class Level(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """A level; ``break_minutes``: a break of so many minutes after it (a director's break row, issue 58),
+    """A level; ``break_minutes``: a break of so many minutes after it (a director's break row),
     beside any of ``breaks``. Fields keep their order: snapshots pickle them by position."""
 
     small_blind: NonNegative
@@ -600,7 +600,7 @@ ROOM_TO_GROW = 10  # a generated structure's cap, unless the director sets one: 
 
 
 class EventOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
-    """What an event needs beside its field, length and stack (issue 58.2); each default is what a generated
+    """What an event needs beside its field, length and stack; each default is what a generated
     structure had before the options."""
 
     name: str | None = None  # default: the players, hours and speed

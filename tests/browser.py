@@ -76,7 +76,7 @@ async def grave_violations(page) -> list[str]:
             if v["impact"] in ("serious", "critical")]
 
 
-# Where a thumb taps: the controls of one's turn and before it, and the money dialogs (issue 59).
+# Where a thumb taps: the controls of one's turn and before it, and the money dialogs.
 TAP_TARGETS = (".controls button, .controls input:not([type=checkbox]), .controls label, .dialog button")
 
 
@@ -105,7 +105,7 @@ async def open_as(browser, live, path: str, storage: dict[str, str], *,
     return page
 
 
-# The admin's Generate fits the levels on quick simulations (issue 58): on a busy machine, a minute or two
+# The admin's Generate fits the levels on quick simulations: on a busy machine, a minute or two
 FITTING_MS = 180_000
 
 
@@ -132,7 +132,7 @@ async def alice_among_stations(live, browser, body, players: int, *, rig: bool =
     bots(live, tournament, others, "station")
     page = await open_as(browser, live, f"/#/t/{tournament}", {
         f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
-    # Everyone at the table before the start: a player seated before their first connection sits out (issue 40).
+    # Everyone at the table before the start: a player seated before their first connection sits out.
     runtime = live.runtime(tournament)
     await until(lambda: all(runtime.streams.connected(player) for player in runtime.director.stacks))
     return tournament, alice, page

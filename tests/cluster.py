@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server.cluster import local as localcluster
+from server.cluster import launcher
 from tests import live_server
 
 TOKEN = "cluster-test-token"
@@ -30,12 +30,12 @@ ADMIN = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @contextmanager
-def nats_server() -> Iterator[localcluster.Users]:
+def nats_server() -> Iterator[launcher.Users]:
     """A JetStream-enabled nats-server on 127.0.0.1 and a port it picks, with the users of the roles of a cluster
-    (server/cluster/local.py); their URLs."""
-    if localcluster.nats_binary() is None:
+    (server/cluster/launcher.py); their URLs."""
+    if launcher.nats_binary() is None:
         pytest.skip("nats-server is not installed (./dev test installs it with apt-get: the nats-server package)")
-    with localcluster.nats_server() as users:
+    with launcher.nats_server() as users:
         yield users
 
 
@@ -72,7 +72,7 @@ def log_of(process: subprocess.Popen[str], whole: bool = False) -> str:
     return text if whole else text[-3000:]
 
 
-def director(users: localcluster.Users, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:
+def director(users: launcher.Users, port: int, *more: str, db: str | None = None) -> subprocess.Popen[str]:
     """The director process, serving REST and websockets on ``port`` once this returns; its journal in ``db``, or
     nowhere."""
     storage = ("--memory",) if db is None else ("--db", db)
@@ -85,20 +85,8 @@ def serving(process: subprocess.Popen[str], port: int) -> subprocess.Popen[str]:
     return live_server.serving(process, port, lambda: log_of(process))
 
 
-def worker(users: localcluster.Users, *more: str) -> subprocess.Popen[str]:
+def worker(users: launcher.Users, *more: str) -> subprocess.Popen[str]:
     return mttsim("serve", "--nats", users.tables, "--role", "tables", *more)
-
-
-def stop(*processes: subprocess.Popen[str]) -> None:
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-    for process in processes:
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 class Unavailable(Exception):
@@ -124,7 +112,7 @@ def wait_for(what: str, test: Callable[[], bool], timeout: float = 120.0,
 
 
 
-def gateway(users: localcluster.Users, port: int, realm: int = 0) -> subprocess.Popen[str]:
+def gateway(users: launcher.Users, port: int, realm: int = 0) -> subprocess.Popen[str]:
     """A gateway of the ``realm``-th realm, serving on ``port`` once this returns."""
     return serving(mttsim("serve", "--nats", users.gateways[realm], "--role", "gateway", "--port", str(port),
                           "--admin-token", TOKEN), port)
@@ -139,7 +127,7 @@ class TwoGateways:
     port_b: int
     a: subprocess.Popen[str]
     b: subprocess.Popen[str]
-    users: localcluster.Users
+    users: launcher.Users
     processes: list[subprocess.Popen[str]]
 
 
@@ -155,7 +143,7 @@ def two_gateways(hand_pause: str) -> Iterator[TwoGateways]:
             wait_for("both gateways registered", lambda: sum(p["role"] == "gateway" for p in cluster(port_a)) == 2)
             yield TwoGateways(director_port, port_a, port_b, a, b, users, processes)
         finally:
-            stop(*processes)
+            launcher.stop_processes(*processes, patience=10)
 
 
 def assert_settled(shown: dict[str, Any], players: int = PLAYERS) -> None:

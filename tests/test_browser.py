@@ -102,7 +102,7 @@ async def test_a_person_plays_a_tournament_in_the_browser(browser, size):
         await expect(admin.locator("tr[data-id]")).to_contain_text("4 / 4")
         await admin.click(".start")
         await expect(admin.locator("tr[data-id] .status")).to_have_text("running")
-        # Her lobby, open, follows the start without a reload and opens her table (issue 40), as the rooms' do.
+        # Her lobby, open, follows the start without a reload and opens her table, as the rooms' do.
         await expect(person).to_have_url(re.compile(f"#/t/{tournament}$"))
 
         # The person sees their two cards, face up, and what they make.

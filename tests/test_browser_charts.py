@@ -1,4 +1,4 @@
-"""Issue 35.3 in the browser: the tournament's pictures, read back from the SVG they draw and checked against
+"""The tournament's pictures, read back from the SVG they draw and checked against
 ``GET /api/tournaments/{id}``: the stacks in big blinds now, the players left over time with the levels as bands,
 the average stack in big blinds as each level began, and the payout curve on a log scale."""
 

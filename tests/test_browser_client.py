@@ -1,4 +1,4 @@
-"""Issue 16 in the browser: the live lobby and its badges, filters and sorting; the tournament's tabs; the table's
+"""The live lobby and its badges, filters and sorting; the tournament's tabs; the table's
 pre-actions, presets, time bank, hand strength, winners, settings and motion; the chat with its mute; the hand
 replayer; the director's console; and the smaller problems the issue lists (names in the log, the log across a
 reload, refusals in words, the dealer button beside a long name, the add-on at once, no failed request).
@@ -164,7 +164,7 @@ async def test_the_info_tab_schedules_the_levels_with_the_hourly_break_inside_th
         await expect(viewer.locator("#hourly-breaks")).to_contain_text("10-minute break at :30")
         cells = viewer.locator("table.structure tr td:nth-child(5)")
         await expect(cells).to_have_text(["0:00", "0:20", "0:50", "1:10", ""])
-        # Issue 54.4: the refund rules in words, each stage a sentence, as the API gives them
+        # The refund rules in words, each stage a sentence, as the API gives them
         async with httpx.AsyncClient(base_url=live.http) as client:
             terms = (await client.get(f"/api/tournaments/{tournament}")).json()
         await expect(viewer.get_by_role("region", name="If the tournament is cancelled").locator("li")).to_have_text(

@@ -1,4 +1,4 @@
-"""Issue 35.5 in the browser: the clock screen a room projects, checked against the tournament's own numbers at
+"""The clock screen a room projects, checked against the tournament's own numbers at
 a projector's 1920x1080 and a laptop's 1366x768."""
 
 from __future__ import annotations

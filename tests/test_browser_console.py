@@ -1,4 +1,4 @@
-"""Issue 40 in the browser: the director's console as a director uses it (players by name, the levels to come
+"""The director's console as a director uses it (players by name, the levels to come
 edited, a move and "balance now" by the floor's rules, the log of what was done), a level edited there is the
 level played and survives a restart; and a player's Hands tab lists the hands as rooms do."""
 

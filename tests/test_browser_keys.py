@@ -1,4 +1,4 @@
-"""Keyboard safety in the browser (issue 16, its two critical problems): a shortcut never fires with Ctrl, Meta or
+"""Keyboard safety in the browser (its two critical problems): a shortcut never fires with Ctrl, Meta or
 Alt or while typing in a field, and Enter presses the focused button rather than betting."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ async def live_admin_start(live, tournament: str) -> None:
 
 
 async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page_says_where_they_finished(browser):
-    """Issue 16: busted players stayed seated as 0-chip ghosts until a reload."""
+    """Busted players stayed seated as 0-chip ghosts until a reload."""
     import httpx
 
     from tests.live_server import ADMIN
@@ -77,7 +77,7 @@ async def test_a_busted_player_leaves_the_table_on_every_page_and_their_own_page
 
 
 async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand(browser):
-    """Issue 16: after the admin cancelled, the player's page still offered actions on the void hand."""
+    """After the admin cancelled, the player's page still offered actions on the void hand."""
     import httpx
 
     from tests.live_server import ADMIN
@@ -95,7 +95,7 @@ async def test_a_cancel_takes_the_live_buttons_and_the_clock_off_the_void_hand(b
 
 
 async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messages_arrive(browser):
-    """Issue 16: any incoming message rebuilt the bet box, replacing a typed amount and losing the focus."""
+    """Any incoming message rebuilt the bet box, replacing a typed amount and losing the focus."""
     import httpx
 
     from tests.live_server import ADMIN
@@ -118,7 +118,7 @@ async def test_the_bet_box_keeps_what_the_player_typed_and_its_focus_while_messa
 
 
 async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_paid(browser):
-    """Issue 16: a finished tournament showed no standings and no winner."""
+    """A finished tournament showed no standings and no winner."""
     import httpx
 
     from tests.live_server import ADMIN
@@ -144,9 +144,9 @@ async def test_a_finished_tournament_shows_its_winner_and_what_each_place_was_pa
 
 
 async def test_at_390_by_844_no_page_scrolls_sideways(browser):
-    """Issue 16: on a phone the page was 835 px wide (the bet controls, seats and log off screen), and the refund
+    """On a phone the page was 835 px wide (the bet controls, seats and log off screen), and the refund
     preview made it 1,675 px. The demo's formats (a knockout with re-buys, an add-on and late registration)
-    put their banners and bounties on the page too (issue 33)."""
+    put their banners and bounties on the page too."""
     import httpx
     import msgspec
 

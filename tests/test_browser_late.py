@@ -1,4 +1,4 @@
-"""Late registration and re-entry in the browser (issue 21): the lobby offers registration while a tournament
+"""Late registration and re-entry in the browser: the lobby offers registration while a tournament
 runs and says until when; the player sits down at once; out, she re-enters from the banner and plays on."""
 
 from __future__ import annotations

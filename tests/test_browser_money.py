@@ -258,7 +258,7 @@ async def test_the_admin_pays_a_compensation_from_the_page_after_confirming_it(b
 
 async def test_the_console_records_an_incident_pays_for_it_and_declares_a_failure_with_its_stage_and_deadline(
         browser):
-    """Issue 54.3 in the director's console: one player's case on the record, a compensation naming it, and a
+    """In the director's console: one player's case on the record, a compensation naming it, and a
     failure declared with the stage the rules judged it in and the date its refunds are due."""
     async with live_server() as live:
         tournament, _ = await create(live, definition(4, 4), 2)
@@ -307,7 +307,7 @@ async def test_the_lobby_shows_an_announced_tournament_with_its_times(browser):
 
 
 async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happened(browser):
-    """Issue 16: a cancel, and a start below the minimum (which cancels), acted on one click, and said nothing."""
+    """A cancel, and a start below the minimum (which cancels), acted on one click, and said nothing."""
     async with live_server() as live:
         short, _ = await create(live, {**definition(6, 6), "min_players": 3}, 2)
         page = await open_as(browser, live, "/", {"mttsim:admin": "admin-token"})
@@ -325,6 +325,6 @@ async def test_the_lobby_asks_before_a_destructive_command_and_says_what_happene
         await expect(page.locator("#message")).to_contain_text("too few entries (2 of 3)")
         assert "2 of the 3 entries it needs" in questions[0]
         assert live.runtime(short).director.status.value == "cancelled"
-        # A cancelled tournament takes no command: its row offers none (issue 33).
+        # A cancelled tournament takes no command: its row offers none.
         await expect(row).to_have_attribute("data-status", "cancelled")
         await expect(row.locator(".admin button")).to_have_count(0)

@@ -1,4 +1,4 @@
-"""Issue 35.6 in the browser: the Payouts tab as rooms show it, checked against the tournament's own numbers."""
+"""The Payouts tab as rooms show it, checked against the tournament's own numbers."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ async def test_the_payouts_tab_heads_its_columns_and_says_how_many_are_paid_the_
 
 async def test_before_the_start_the_payouts_tab_shows_the_rules_table_for_the_entries_so_far_and_a_full_field(
         browser):
-    """Issue 54.5: in Register, ``payouts_cents`` was [] and the Payouts tab empty; and a structure for 300
+    """In Register, ``payouts_cents`` was [] and the Payouts tab empty; and a structure for 300
     started with 120 paid 41.7% of them a min-cash of half the buy-in. A payout rule sizes the table from the
     entries: 20 entries of a 300-place structure pay 15% of 20, a min-cash of 1.5x the buy-in, to the cent; the
     tab shows it, and what a full field would pay."""

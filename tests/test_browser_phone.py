@@ -1,4 +1,4 @@
-"""Issue 59 in the browser: the table in a player's hand, played with one thumb in both orientations (the action bar
+"""The table in a player's hand, played with one thumb in both orientations (the action bar
 fixed at the bottom, every tap target at least 44 px, the hero's cards the largest, nothing of one's turn below the
 fold), the phone lobby with Register in sight, and axe-core's accessibility rules on every screen."""
 

@@ -1,4 +1,4 @@
-"""Nothing stale (issue 40): the lobby's terms and badges and a tournament's banners follow its state, and a finished
+"""Nothing stale: the lobby's terms and badges and a tournament's banners follow its state, and a finished
 tournament has no running clock, in the API or on the page."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ async def bottom_seat(page) -> str:
 
 
 async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_the_first(browser):
-    """Issue 40: one's own seat was drawn where its number put it (top centre in the demo); every room turns the
+    """One's own seat was drawn where its number put it (top centre in the demo); every room turns the
     table so that it is at the bottom, beside the action bar."""
     async with live_server(hand_pause=30) as live:
         for size in range(2, 11):
@@ -115,7 +115,7 @@ async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_th
 
 
 async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_clamped_in_sight_never_sent(browser):
-    """Issue 40: "Raise to (R)" showed no amount, and 1 then Enter made a minimum raise with no sign of the
+    """"Raise to (R)" showed no amount, and 1 then Enter made a minimum raise with no sign of the
     correction. The button shows its amount, which is the frame sent; out of range, the box is clamped with the
     reason and nothing is sent until the player presses again."""
     async with live_server(hand_pause=0.3) as live:
@@ -153,13 +153,13 @@ async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_c
         await raise_button.click()
         await until(lambda: bool(sent), timeout=10)
         (act,) = sent
-        named = {key: act.pop(key) for key in ("hand", "turn") if key in act}  # the turn it answers (issue 53.4)
+        named = {key: act.pop(key) for key in ("hand", "turn") if key in act}  # the turn it answers
         assert act == {"type": "act", "action": "bet" if word == "Bet" else "raise", "amount": amount}
         assert named == {} or (named["hand"] >= 1 and named["turn"] >= 1)
 
 
 async def test_register_in_the_lobby_leads_to_the_seat_before_any_clock_runs_for_it(browser):
-    """Issue 40: Register answered in red with an internal id, nothing opened the table, and the player was timed
+    """Register answered in red with an internal id, nothing opened the table, and the player was timed
     out meanwhile. The row names the player and links their page; the start opens the table of a player whose
     lobby is open, a late registration at once; and no clock runs for a seat nobody has opened yet."""
     body = definition(6, 6, action_seconds=5, time_bank_seconds=30, late_registration={"until_level": 1},
@@ -300,7 +300,7 @@ async def test_ten_seats_on_a_phone_never_overlap_with_every_seat_dealt_in_and_o
 
 @pytest.mark.parametrize("phone", PHONES, ids=["390x844", "360x640"])
 async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_together_with_every_banner(browser, phone):
-    """Issue 40: at 390x844 the header, two banners and two rows of tabs pushed the table 540 px down, and Fold
+    """At 390x844 the header, two banners and two rows of tabs pushed the table 540 px down, and Fold
     and Call needed a scroll on every turn. With re-buys, late registration and hand-for-hand all showing."""
     body = definition(20, 9, action_seconds=60, stack=5000, paid=3, late_registration={"until_level": 1},
                       rebuys={"levels": 1, "price_cents": 1000, "chips": 5000}, add_on={"price_cents": 500,
@@ -350,7 +350,7 @@ async def test_a_phone_shows_the_board_the_pot_her_cards_and_the_buttons_togethe
 
 
 async def test_a_pko_shows_its_bounty_pool_beside_the_prize_pool_and_the_replayer_counts_the_pot_as_the_table(browser):
-    """Issue 40: in a PKO nobody saw the bounty pool beside the prize pool; the replayer's "Pot" left out the
+    """In a PKO nobody saw the bounty pool beside the prize pool; the replayer's "Pot" left out the
     street's bets while the table's included them."""
     import tomllib
 

@@ -18,7 +18,7 @@ from server.cluster.schema import (
     COMMANDS, LEASE_SECONDS, NOTICES, beat_for, decisions_for, frames_for, http_for, stream_subject, table_subject,
 )
 from server.processes import Role
-from server.tournament.stream import Numbered
+from server.tournament.table_stream import Numbered
 
 Connect = Callable[[str], Awaitable[Bus]]  # a user (director, tables, gateway-1, gateway-2) -> its connection
 ROLES: dict[str, Role] = {"director": "director", "tables": "tables", "gateway-1": "gateway", "gateway-2": "gateway"}

@@ -18,7 +18,7 @@ SEED, SEAT = 4, 1_500
 
 
 def test_a_satellite_cancelled_with_seats_registers_their_holders_into_the_target():
-    """Issue 15.5: seats a cancellation gives (policy B, satellite middle by seats) are tickets registered into
+    """Seats a cancellation gives (policy B, satellite middle by seats) are tickets registered into
     the target, as won seats are; the rest is cash, and both ledgers balance."""
 
 
@@ -47,7 +47,7 @@ def test_a_satellite_cancelled_with_seats_registers_their_holders_into_the_targe
 
 
 def test_a_satellites_refunds_become_entries_to_another_tournament_the_admin_names():
-    """Issue 15.6 (seed 000, Satellite Tournaments): each refund covering the named tournament's buy-in and fee
+    """Seed 000 ( Satellite Tournaments): each refund covering the named tournament's buy-in and fee
     becomes a registration there, the rest in cash; every ledger balances."""
     storage = MemoryStorage()
     other = TournamentRuntime.create("other", rules(9, buy_in_cents=800), storage, hand_pause=0)  # 800 + 100
@@ -102,7 +102,7 @@ def freeroll_in_its_middle_stage(storage: MemoryStorage) -> TournamentRuntime:
 
 
 def test_a_freeroll_rescheduled_in_its_middle_stage_registers_the_players_still_in_for_the_new_date():
-    """Issue 33.6 (seed 004, freeroll middle): the director reschedules: no prize is paid now, the entry
+    """Seed 004 ( freeroll middle): the director reschedules: no prize is paid now, the entry
     points come back, and a tournament of the same definition starts at the new time with the players
     still in at the interruption, registered under their names and tokens, in its journal."""
     import time

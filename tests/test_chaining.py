@@ -11,7 +11,7 @@ from tests.tournaments import definition
 
 
 def test_a_person_qualified_from_two_flights_into_a_small_final_has_two_records_and_one_merged_stack():
-    """Issue 33.1 and 33.7 (seed 000, Flight Satellites): ann survives both flights of a multi-entry final;
+    """Seed 000 ( Flight Satellites): ann survives both flights of a multi-entry final;
     the second flight's record names her second entry (a seat's withdrawal goes by it), and the one-table
     final starts with her stacks merged."""
     storage = MemoryStorage()

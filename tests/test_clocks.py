@@ -1,4 +1,4 @@
-"""Issue 21, its clocks: synchronised breaks at a minute of the tournament's hour, time-bank top-ups on a schedule,
+"""The clocks: synchronised breaks at a minute of the tournament's hour, time-bank top-ups on a schedule,
 and disconnect protection (extra time for a disconnected player, once a period)."""
 
 from __future__ import annotations

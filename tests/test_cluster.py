@@ -26,7 +26,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from bots.swarm import SwarmOptions, run_swarm
-from server.cluster.local import shown
+from server.cluster import launcher
+from server.cluster.launcher import shown
 from tests.cluster import (
     PLAYERS,
     assert_settled,
@@ -40,7 +41,6 @@ from tests.cluster import (
     log_of,
     mttsim,
     nats_server,
-    stop,
     two_gateways,
     wait_for,
     worker,
@@ -185,7 +185,7 @@ async def test_a_worker_killed_mid_hand_has_its_tables_taken_over_and_nothing_is
             assert len(voided) == len(set(voided)), voided
             assert metric(port, "mttsim_failovers_total") > 0
         finally:
-            stop(*processes)
+            launcher.stop_processes(*processes, patience=10)
 
 
 async def held_turn_at_a_worker(websocket: Any, player: str, port: int,
@@ -248,7 +248,7 @@ async def test_a_director_killed_and_restarted_restores_from_its_journal_and_the
                                     describe=lambda: describe(port, tournament, processes))
             assert_settled(show(port, tournament))
         finally:
-            stop(*processes)
+            launcher.stop_processes(*processes, patience=10)
 
 
 async def play_until_acted(url: str, token: str, player: str, tournament: str, turns: int) -> dict[str, Any]:
@@ -312,7 +312,7 @@ async def test_gateways_serve_the_api_sockets_and_client_and_a_killed_ones_playe
 
 @pytest.mark.asyncio
 async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the_tournament_finishes():
-    """Issue 38: the bots of a killed gateway did not move to the other, which the swarm did not know. Given both
+    """The bots of a killed gateway did not move to the other, which the swarm did not know. Given both
     addresses, the bots spread over them; those of the killed one reconnect through the other with their tokens,
     the REST calls follow, and the tournament finishes settled."""
     with two_gateways("0.02") as run:
@@ -335,7 +335,7 @@ async def test_a_swarm_whose_gateway_is_killed_goes_on_through_the_other_and_the
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_players_page_goes_on_through_another_gateway_when_its_own_is_killed(browser):
-    """Issue 38: the web client knew one address, its page's. It asks the cluster's gateways once; when its own
+    """The web client knew one address, its page's. It asks the cluster's gateways once; when its own
     is killed, its socket goes on through the other with the same token, and the player plays on."""
     from playwright.async_api import expect
 
@@ -398,7 +398,7 @@ def test_a_gateway_without_a_director_answers_unavailable_until_one_comes():
                      == 200, describe=lambda: log_of(processes[0]))
             assert httpx.get(f"http://127.0.0.1:{gateway_port}/api/tournaments").json() == []
         finally:
-            stop(*processes)
+            launcher.stop_processes(*processes, patience=10)
 
 
 def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
@@ -420,11 +420,11 @@ def test_mttsim_cluster_starts_every_role_and_stops_them_all_on_sigterm():
         assert command.wait(60) == 0
         assert not any(alive(int(str(process["pid"]))) for process in processes), "a process outlived the cluster"
     finally:
-        stop(command)
+        launcher.stop_processes(command, patience=10)
 
 
 def test_mttsim_cluster_starts_a_killed_worker_and_director_again_and_the_tournament_finishes_settled():
-    """Issue 33: a child of ``mttsim cluster`` that dies is logged and started again; its tables fail over
+    """A child of ``mttsim cluster`` that dies is logged and started again; its tables fail over
     meanwhile, the director restores from its journal (kept in a temporary directory with --memory), and only
     SIGTERM stops the cluster."""
     port = free_ports_in_a_row(2)  # the gateway, then the director
@@ -460,7 +460,7 @@ def test_mttsim_cluster_starts_a_killed_worker_and_director_again_and_the_tourna
         command.send_signal(signal.SIGTERM)
         assert command.wait(60) == 0
     finally:
-        stop(command)
+        launcher.stop_processes(command, patience=10)
 
 
 def roles(port: int) -> list[str]:
@@ -493,8 +493,8 @@ async def test_the_nats_server_of_a_local_cluster_admits_only_its_users_with_the
 
 @pytest.mark.asyncio
 async def test_a_gateways_nats_user_cannot_speak_as_the_director_a_worker_or_another_gateway():
-    """Issue 38: with one token for all, any gateway host could deal a table a hand or answer for the director.
-    Each role is a NATS user with subject permissions (server/cluster/local.py): what a gateway's credentials
+    """With one token for all, any gateway host could deal a table a hand or answer for the director.
+    Each role is a NATS user with subject permissions (server/cluster/launcher.py): what a gateway's credentials
     publish anywhere but on its own realm's subjects never arrives, and nats-server says why."""
     from server.cluster.schema import COMMANDS, decisions_for, frames_for, sockets_for, table_subject
 
@@ -554,11 +554,10 @@ def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_
     """Back-offs of 0.5, 1, 2, 4 and 8 s for the restarts of one minute; the sixth death within it gives up."""
     import sys
 
-    from server.cluster import local as localcluster
 
-    monkeypatch.setattr(localcluster.Child, "_spawn",
+    monkeypatch.setattr(launcher.Child, "_spawn",
                         lambda self: subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]))
-    child = localcluster.Child("table worker 1", "nats://127.0.0.1:1")
+    child = launcher.Child("table worker 1", "nats://127.0.0.1:1")
     now, waits = 100.0, []
     while True:
         child.process.wait(30)
@@ -570,7 +569,7 @@ def test_a_cluster_child_that_keeps_dying_is_started_again_with_a_back_off_then_
         now = child.due
         assert child.watch(now) and child.due is None  # started again
     assert waits == [0.5, 1.0, 2.0, 4.0, 8.0] and len(child.restarts) == 5
-    later = localcluster.Child("table worker 2", "nats://127.0.0.1:1")
+    later = launcher.Child("table worker 2", "nats://127.0.0.1:1")
     later.restarts.extend([0.0] * 5)  # five restarts, but more than a minute ago: forgotten
     later.process.wait(30)
     assert later.watch(100.0) and later.due == 100.5
@@ -595,7 +594,7 @@ async def until(test: Callable[[], bool], seconds: float = 60.0) -> None:
 
 @pytest.mark.asyncio
 async def test_a_gateways_password_reaches_no_jetstream_and_a_workers_reaches_no_stream_of_the_directors():
-    """Issue 53.1 and 53.2. A gateway created a JetStream consumer delivering onto a table's subject, and the
+    """A gateway created a JetStream consumer delivering onto a table's subject, and the
     worker there dealt a victim's cards to its route; a worker created a stream recording the director's HTTP
     and sockets subjects and read the admin token from it. Neither password reaches JetStream's API for that:
     a gateway's reaches none of it, a worker's only the few reads and writes it needs, named one by one."""
@@ -630,7 +629,7 @@ async def test_a_gateways_password_reaches_no_jetstream_and_a_workers_reaches_no
 
 @pytest.mark.asyncio
 async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_no_session():
-    """Issue 53.1, 53.3 and 53.5 against a running cluster, each attack with the credentials that could make it:
+    """The bus's trust against a running cluster, each attack with the credentials that could make it:
     - a batch on a table's subject that the director did not seal (as a JetStream delivery would bring it,
       under every epoch from 1 to 40) asks for a victim's cards on the attacker's route: nothing comes there;
     - a message JetStream delivers onto the director's sockets subject (a worker's direct get, its reply
@@ -708,7 +707,7 @@ async def test_forged_words_and_lying_heartbeats_reach_no_table_no_registry_and_
 
 @pytest.mark.asyncio
 async def test_two_humans_on_a_gateway_stopped_for_5_s_keep_their_sessions_and_play_on():
-    """Issue 53.5: a gateway stopped for 5 s, whose clients only play (their decisions go to the workers, not to
+    """A gateway stopped for 5 s, whose clients only play (their decisions go to the workers, not to
     the director), was taken for gone: its two humans heard nothing more for 38 s, their sockets still open,
     folded out by their clocks without a word. A gateway is alive while it beats; one stopped for 5 s keeps its
     sessions, and its humans play on through it, their sockets never closed."""
@@ -761,7 +760,7 @@ async def test_two_humans_on_a_gateway_stopped_for_5_s_keep_their_sessions_and_p
 
 @pytest.mark.asyncio
 async def test_a_swarm_lives_through_nats_a_gateway_a_worker_and_the_director_each_stopped_for_5_s():
-    """Issue 53.5: under a swarm, nats-server and a gateway each stopped for 5 s ended with 65 errors in the
+    """Under a swarm, nats-server and a gateway each stopped for 5 s ended with 65 errors in the
     swarm. Each of the four stopped in turn (SIGSTOP, then SIGCONT): the tournament finishes, every chip and cent
     is accounted for, and the swarm sees no error but what a stall explains, counted apart (decisions that came
     after their turn, reconnections)."""

@@ -1,5 +1,5 @@
-"""The director's corrections (seed 004, Special cases): a compensation, and a prize paid in error taken back
-(issue 15.8). Through the ledger, journaled as money, refused with a clear error when they cannot apply."""
+"""The director's corrections (seed 004, Special cases): a compensation, and a prize paid in error taken back.
+Through the ledger, journaled as money, refused with a clear error when they cannot apply."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def looks(target: TournamentRuntime) -> tuple[list[str], dict[str, int]]:
 
 @pytest.mark.parametrize("kind", ["satellite", "flight"])
 def test_corrections_after_a_finish_send_nobody_on_again_before_or_after_a_restart(kind):
-    """Issue 54.1: each compensation on a finished satellite registered its seat winners in the target again
+    """Each compensation on a finished satellite registered its seat winners in the target again
     (target paid_in 2200 -> 6600: money from nowhere), one on a finished flight carried its pool into the final a
     second time, and after a restart the record of who was sent on was empty, so a withdrawn seat unregistered
     nobody. Sending on happens once, at the finish; corrections change only what they name; the record
@@ -168,7 +168,7 @@ def running_field(storage: MemoryStorage) -> TournamentRuntime:
 
 
 def test_a_declared_failure_and_a_players_incident_are_on_the_record_and_survive_a_restart():
-    """Issue 54.3: a crash that cannot be resumed left nothing saying it was a failure, when, in what stage, or
+    """A crash that cannot be resumed left nothing saying it was a failure, when, in what stage, or
     by when its refunds are due (seed 000: "manually refunded within 48 hours"); one player's case had only a
     compensation, with no record of what went wrong. Both are records now, and a compensation names its
     incident."""
@@ -234,7 +234,7 @@ async def test_the_admin_api_declares_a_failure_and_records_an_incident_and_the_
 @pytest.mark.asyncio
 async def test_over_rest_corrections_on_a_finished_satellite_leave_its_target_as_the_finish_left_it_across_a_restart(
         tmp_path):
-    """Issue 54.1 against a live server and its journal: two compensations, a restart, a third and the seat
+    """Compensations against a live server and its journal: two compensations, a restart, a third and the seat
     withdrawn: the target's entries and money are as the satellite's finish left them, minus the withdrawn
     seat, and nobody is sent on twice."""
     db = str(tmp_path / "journal.db")

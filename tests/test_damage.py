@@ -1,4 +1,4 @@
-"""A damaged journal is found, reported and kept out of play, and the other tournaments play on (issue 20.7)."""
+"""A damaged journal is found, reported and kept out of play, and the other tournaments play on."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ async def test_the_api_reports_a_damaged_tournament_and_serves_the_others(tmp_pa
 
 
 def test_bytes_flipped_anywhere_in_the_file_never_stop_the_start(tmp_path):
-    """Issue 53.6: of 30 restarts on a journal damaged at random offsets, one (8 bytes flipped in the database
+    """Of 30 restarts on a journal damaged at random offsets, one (8 bytes flipped in the database
     file) raised ``sqlite3.DatabaseError`` from the restore's query, and the server could not start at all. At
     every offset, the storage opens and lists what it can: each tournament is restored or reported, and a file
     that cannot be read is kept aside."""

@@ -44,7 +44,7 @@ def test_the_demo_serves_the_page_and_a_tournament_played_by_bots():
                 break
             time.sleep(0.1)
         assert listed and "variant" in httpx.get(f"{hands}/{listed[0]['hand']}").text
-        # Ctrl-C while it plays: stopping is not a finish, and nobody is announced as the winner (issue 33).
+        # Ctrl-C while it plays: stopping is not a finish, and nobody is announced as the winner.
         assert httpx.get(f"http://127.0.0.1:{port}/api/tournaments").json()[0]["status"] == "running"
         process.send_signal(signal.SIGINT)
         said, _ = process.communicate(timeout=30)

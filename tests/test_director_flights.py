@@ -113,7 +113,7 @@ def test_random_flights_stop_by_their_rule_and_carry_every_chip_and_cent(players
 
 
 def test_a_flight_stopping_at_its_last_level_stops_when_that_level_ends():
-    """Issue 15.10: the last level used to last for ever, even for a flight told to stop at its end."""
+    """The last level used to last for ever, even for a flight told to stop at its end."""
     levels = [Level(10, 20, hands=2), Level(20, 40, minutes=10)]
     tournament, dealer = running(8, 4, levels=levels, flight=Flight(stop_level=2))
     tournament.advance(0.0)
@@ -131,7 +131,7 @@ def test_a_flight_stopping_at_its_last_level_stops_when_that_level_ends():
 
 
 def test_a_final_cancelled_with_its_flights_pool_refunds_it_to_the_qualified_players():
-    """Issue 15.2: the carried pool used to stay held (an AssertionError); the qualified players share it and
+    """The carried pool used to stay held (an AssertionError); the qualified players share it and
     a direct buy-in gets its own money back (a rollback before the start)."""
     from server.tournament import records
     from server.storage import MemoryStorage
@@ -154,7 +154,7 @@ def test_a_final_cancelled_with_its_flights_pool_refunds_it_to_the_qualified_pla
 
 
 def test_a_multi_entry_final_takes_each_qualification_as_an_entry_of_its_own_up_to_the_limit():
-    """Issue 15.9 (seed 000, Flight Satellites): with entries_per_person 2, a person's two qualifications are two
+    """Seed 000 ( Flight Satellites): with entries_per_person 2, a person's two qualifications are two
     entries and stacks; a third follows the forward rule against the smaller of them (L.48)."""
     tournament = Tournament(definition(6, final=Final(forward="best"), entries_per_person=2), random.Random(1))
     tournament.open_registration()
@@ -171,7 +171,7 @@ def test_a_multi_entry_final_takes_each_qualification_as_an_entry_of_its_own_up_
 
 
 def test_a_person_qualified_twice_into_a_one_table_final_has_their_stacks_merged_at_the_draw():
-    """Issue 33.1 (seed 000, Flight Satellites; rules.md M.51): five entries need one table, and ann holds two
+    """Seed 000 ( Flight Satellites; rules.md M.51): five entries need one table, and ann holds two
     of them: the later merges into the earlier as at a break, takes the last place, and the final starts."""
     tournament = Tournament(definition(6, final=Final(forward="best"), entries_per_person=2), random.Random(1))
     tournament.open_registration()

@@ -71,7 +71,7 @@ def test_the_next_break_is_known_ahead_for_a_clock_to_show():
 
 
 def test_a_break_row_after_a_level_is_held_there_with_or_without_the_scheduled_breaks():
-    """Issue 58: a director's break row (a level's ``break_minutes``) is a break after that level alone; with
+    """A director's break row (a level's ``break_minutes``) is a break after that level alone; with
     every-N-levels breaks as well, a level that has both takes both."""
     from engine.structure import level_starts
 

@@ -99,7 +99,7 @@ def test_a_short_stack_may_rebuy_between_hands_when_the_tournament_allows_it():
         lenient.rebuy(a)
     assert lenient.rebuy(b)[0].chips == 1_000 and lenient.stacks[b] == 1_800
     # During a hand the re-buy is taken and paid at once, and its chips arrive when the hand ends (as the
-    # add-on's do), so a live table, which never pauses between hands, can take it (issue 20.5).
+    # add-on's do), so a live table, which never pauses between hands, can take it.
     deal(lenient, lenient_dealer, 1)
     before = lenient.stacks[c]
     assert lenient.rebuy(c)[0].chips == 1_000 and lenient.stacks[c] == before

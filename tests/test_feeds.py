@@ -1,4 +1,4 @@
-"""Issue 16: the lobby and a tournament's page as live feeds (a snapshot, then numbered changes of only the rows
+"""The lobby and a tournament's page as live feeds (a snapshot, then numbered changes of only the rows
 that changed), table chat with its limits, and the director's console over REST."""
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def test_the_report_of_three_runs_holds_them_and_its_medians_are_the_runs(tmp_pa
         for key in ("average_bb", "m", "eliminations", "started_h"):  # of the runs that reached the level
             assert level[key]["median"] == round(statistics.median(row[key] for row in rows), 4)
             assert level[key]["runs"] == len(rows) == level["reached"]
-        # issue 58.5: a run over before the level counts as its one winner left, never as a larger field
+        # a run over before the level counts as its one winner left, never as a larger field
         over = [1] * (3 - len(rows))
         assert level["ended"] == len(over) and level["players_left"]["runs"] == 3
         assert level["players_left"]["median"] == round(statistics.median([row["players_left"] for row in rows]

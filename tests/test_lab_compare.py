@@ -1,4 +1,4 @@
-"""The structure lab as a director decides with it (issue 58): two structures compared on the same seeds, the
+"""The structure lab as a director decides with it: two structures compared on the same seeds, the
 rows a director reads (the bubble's level and the players paid, the final table's level and depth, breaks,
 entries and the pool of a re-entry event), text tables aligned at any width, and pictures that read at a glance."""
 

@@ -285,7 +285,7 @@ PEOPLE = {f"p{number}": f"person {(number + 1) // 2}" for number in range(1, 19)
 
 
 def test_a_multi_entry_fields_fewest_table_breaks_during_late_registration_when_nobody_need_merge():
-    """Issue 54.2: 19 entries at 9-max, two a person, late registration open: one bust left 18 players on three
+    """19 entries at 9-max, two a person, late registration open: one bust left 18 players on three
     tables where two suffice, and the tables stayed three until the field was down to 15: any fewest table with
     a multi-entry player on it was refused. A fewest table breaks as soon as its players can all be seated away
     from their other entries; only a break that would force a merge waits (M.50), and nothing merges."""

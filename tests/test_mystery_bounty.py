@@ -1,4 +1,4 @@
-"""Mystery bounties (engine/bounties.py; issue 21): envelopes sized to the pool the entries paid, drawn at random
+"""Mystery bounties (engine/bounties.py): envelopes sized to the pool the entries paid, drawn at random
 without replacement from ``from_players_left`` players left, journaled, the rest to the players left at the end."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The engine's parts on their own (issue 55): each rule tested on the part that owns its state, without building
+"""The engine's parts on their own: each rule tested on the part that owns its state, without building
 a tournament; and the snapshots pickled before the parts had owners restore and play on."""
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ def test_chips_bought_during_a_hand_wait_for_it_and_a_cancellation_drops_every_o
 def test_a_bust_held_for_another_players_rebuy_answer_is_dealt_no_hand_wherever_it_sits():
     """Two busts of one hand, one offered a re-buy and one with none left: the one without waits, at zero chips,
     until the other answers, and is ranked with them. Moved to another table meanwhile, it is dealt no hand there
-    (before issue 55 that table dealt it in, and the hand refused its empty stack)."""
+    (once that table dealt it in, and the hand refused its empty stack)."""
     rebuys = Rebuys(levels=5, price_cents=1000, chips=1000, max_count=1, allowed_at="starting_stack")
     t, dealer = running(7, 4, levels=[Level(10, 20, minutes=60)], rebuys=rebuys)
     full, short = (1, 2) if len(seated(t, 1)) == 4 else (2, 1)

@@ -1,4 +1,4 @@
-"""Issue 37: bots that play like people. The project's count of real-play statistics (bots/playstats.py), checked
+"""Bots that play like people. The project's count of real-play statistics (bots/playstats.py), checked
 by hand on a small fixed file, and the default mix held to the tolerances of ../shared/data/real-play-stats.json."""
 
 from __future__ import annotations

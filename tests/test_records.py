@@ -44,11 +44,11 @@ def test_every_record_kind_keeps_the_bytes_the_untyped_journal_wrote(as_list):
 
 
 def test_a_record_that_gained_a_field_decodes_from_its_older_form_with_the_default():
-    """``carry_in`` gained the flight's number of entries and ``cancel`` an entry's price (issue 15), and a
+    """``carry_in`` gained the flight's number of entries and ``cancel`` an entry's price, and a
     refund policy gained fields with defaults: older records carry none."""
     assert decoder.decode(encoder.encode(["carry_in", 800000])) == records.CarryIn(800000, 0)
     assert decoder.decode(encoder.encode(["cancel", None])) == records.Cancel(None, 0)
-    # The console's records gained when they were done (issue 40), for the log of the director's actions.
+    # The console's records gained when they were done, for the log of the director's actions.
     assert decoder.decode(encoder.encode(["pause", 12.5])) == records.Pause(12.5, 0.0)
     assert decoder.decode(encoder.encode(["adjust_clock", -60.0])) == records.AdjustClock(-60.0, 0.0)
     assert decoder.decode(encoder.encode(["remove_player", "p1", True])) == records.RemovePlayer("p1", True, 0.0)
@@ -120,7 +120,7 @@ async def test_a_decision_goes_down_to_its_hand_and_out_to_its_table_never_back_
     """In one process a hand's deal and decisions are recorded by the table that plays it and routed to the
     table's stream, as a cluster's worker routes them: the runtime's ``submit`` never sees one, and refuses one."""
     from server.storage import MemoryStorage
-    from server.tournament.stream import TableStream
+    from server.tournament.table_stream import TableStream
     from tests.live_server import until
     from tests.tournaments import definition
 

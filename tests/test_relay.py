@@ -156,7 +156,7 @@ def heartbeat(service: DirectorService, realm: str, gateway: str) -> Heartbeat |
 
 @pytest.mark.asyncio
 async def test_a_gateway_is_gone_only_when_silent_and_then_its_clients_are_told_at_once() -> None:
-    """Issue 53.5: one short read of the registry ended a live gateway's sessions, silently. A gateway is alive
+    """One short read of the registry ended a live gateway's sessions, silently. A gateway is alive
     while it beats or its clients speak; one silent for ``GATEWAY_SILENCE_SECONDS`` loses its sessions, and each
     of its clients is closed with 1012 at once (it reconnects); a message for a session the director no longer
     has does the same."""
@@ -191,7 +191,7 @@ async def test_a_gateway_is_gone_only_when_silent_and_then_its_clients_are_told_
 @pytest.mark.asyncio
 async def test_a_heartbeat_for_another_realm_or_role_or_that_does_not_decode_registers_nothing(
         caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 53.3: a bad entry blinded every process, and a lying one shrank the workers' shares. What a process
+    """A bad entry blinded every process, and a lying one shrank the workers' shares. What a process
     says of itself is checked against where it said it: a gateway only for its own realm, a worker only as a
     worker; what does not decode is logged and skipped, and the rest of the registry stands."""
     service = DirectorService(GatewaysBus([]), Server(Settings(admin_token="x")), app=None)  # type: ignore[arg-type]
@@ -261,7 +261,7 @@ class Unanswered:
 
 @pytest.mark.asyncio
 async def test_a_gateway_whose_heartbeat_goes_unanswered_keeps_every_client() -> None:
-    """Issue 53.5: a director or NATS server stopped for a few seconds ends no session: only an answer saying
+    """A director or NATS server stopped for a few seconds ends no session: only an answer saying
     the sessions are gone closes a client."""
     gateway = a_gateway(Settings(admin_token="x"))
     clients_on(gateway, 1, 2)

@@ -22,7 +22,7 @@ from server.storage import MemoryStorage
 from server.cluster.playing import WorkerOutlet
 from engine.structure import Definition
 from engine.wire import Act
-from server.tournament.at_workers import WorkersHands
+from server.tournament.at_workers import HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
 from server.tournament.streams import DRAW_SNAPSHOTS_PER_TURN, Streams, HereWriters
 from server.tournament.tables import Tables
@@ -69,8 +69,8 @@ class AtDealt:
     def writers(self, streams: Streams) -> HereWriters:
         return HereWriters(streams)
 
-    def hands(self, tables: Tables, writers: object) -> WorkersHands:
-        return WorkersHands(tables, self.workers)
+    def hands(self, tables: Tables, writers: object) -> HandsAtWorkers:
+        return HandsAtWorkers(tables, self.workers)
 
 
 def at_workers(tournament: str, definition: Definition) -> tuple[TournamentRuntime, Dealt]:
@@ -215,7 +215,7 @@ async def test_a_gone_tables_worker_is_told_nothing_more_follows_after_its_last_
 
 
 class _Payload:
-    """What the attack of issue 38 pickled: unpickling it runs code (here, it writes a file)."""
+    """What an attack with the bus's token pickled: unpickling it runs code (here, it writes a file)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -262,7 +262,7 @@ def a_played_table(epoch: int = 7) -> tuple[WorkerOutlet, Bus]:
 @pytest.mark.asyncio
 async def test_a_pickled_hand_on_the_table_subject_is_refused_with_a_log_line_and_runs_nothing(
         tmp_path: object, caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 38's attack: with the bus's token and the epoch read off any batch, a crafted pickle made a worker
+    """An attack: with the bus's token and the epoch read off any batch, a crafted pickle made a worker
     run a command. The hand now crosses as plain data, and nothing in the worker unpickles what the bus brings."""
     marker = os.path.join(str(tmp_path), "ran")
     played, _ = a_played_table()
@@ -294,7 +294,7 @@ async def test_a_dealt_hand_the_rules_refuse_is_ignored_with_a_log_line(caplog: 
 @pytest.mark.asyncio
 async def test_a_decision_forged_for_a_player_the_director_placed_elsewhere_or_nowhere_is_refused(
         caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 38's second attack: a decision published under ANY_HOLDER for any player was applied. A worker takes a
+    """A second attack: a decision published under ANY_HOLDER for any player was applied. A worker takes a
     gateway's decision only for the client at which the director placed that player, and only from that gateway's
     realm (the subject it came on, on which NATS lets only that realm's user publish)."""
     runtime, workers, table = await one_table_running()
@@ -354,7 +354,7 @@ def test_a_dealt_hand_crosses_as_data_and_deals_the_same_hand_with_its_decisions
 
 
 def test_disconnect_grace_is_given_to_a_disconnected_player_once_per_its_period_wherever_the_hand_is_played():
-    """One rule (issue 36): the director's and a worker's Grace agree, the worker's dealt with what was given."""
+    """One rule: the director's and a worker's Grace agree, the worker's dealt with what was given."""
     from server.tournament.decisions import Grace
 
     now = [100.0]

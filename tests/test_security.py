@@ -101,7 +101,7 @@ async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_nam
         huge = {**definition(4, 4), "buy_in_cents": 2**70}
         answer = await client.post("/api/tournaments", json=huge, headers=ADMIN)
         assert answer.status_code == 400 and "buy_in_cents" in answer.json()["message"]
-        # Issue 53.6: past 2^53 - 1 a browser's JSON shows an amount wrong; the key is named
+        # Past 2^53 - 1 a browser's JSON shows an amount wrong; the key is named
         rebuys = {"levels": 2, "price_cents": 1000, "chips": 1000}
         for key, body in (("$.starting_stack", {"starting_stack": 2**53}), ("$.fee_cents", {"fee_cents": 2**62}),
                           ("$.added_cents", {"added_cents": 2**53}),
@@ -114,7 +114,7 @@ async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_nam
 
 
 async def test_no_two_persons_hold_names_that_look_the_same_and_a_name_is_kept_in_nfc():
-    """Issue 53.6: "аdmin" with a Cyrillic "а" beside "admin", "éve" composed and decomposed, and a second "bob"
+    """"аdmin" with a Cyrillic "а" beside "admin", "éve" composed and decomposed, and a second "bob"
     were all accepted. A name is kept in NFC, and one whose UTS #39 skeleton (case-folded) another person's name
     has is refused with ``name_taken``; the same person's second entry keeps their name."""
     async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
@@ -308,7 +308,7 @@ async def test_a_large_tournaments_details_come_a_page_at_a_time_and_are_built_o
 
 
 async def test_a_large_running_tournaments_readers_share_one_build_a_second_while_it_plays(monkeypatch):
-    """Issue 53.6: 32 readers of a running 3,000-player tournament's details slowed a small tournament's actions
+    """32 readers of a running 3,000-player tournament's details slowed a small tournament's actions
     on the same server from 2.3 to 22.4 ms: each decision wrote a record, so each reader built the details
     anew. A large tournament's details are held for a second, and every reader is served the same bytes."""
     import server.tournament.views

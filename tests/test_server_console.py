@@ -125,7 +125,7 @@ async def test_a_move_asked_during_the_players_hand_waits_for_its_end_and_can_be
         runtime = live.runtime(tournament)
         director = runtime.director
         # Everyone connected and nobody acting: each table's first hand waits on its first player (60 s); a
-        # player never connected would sit out and be played at once (issue 40).
+        # player never connected would sit out and be played at once.
         async with contextlib.AsyncExitStack() as held:
             for _, token in seats:
                 await held.enter_async_context(connect(f"{live.ws}/ws/tournaments/{tournament}?token={token}",

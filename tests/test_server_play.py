@@ -331,7 +331,7 @@ async def test_live_breaks_close_the_fewest_players_table_mid_hand_or_not_as_the
 
 
 async def test_a_player_who_never_connected_sits_out_from_the_draw_spends_no_clock_and_is_back_on_connecting():
-    """Issue 40: a player who had registered and not yet opened the table was timed out hand after hand, and found
+    """A player who had registered and not yet opened the table was timed out hand after hand, and found
     their time bank spent. Seated before their first connection, a player sits out (blinds posted, decisions at
     once, the bank kept); their first connection brings them back."""
     async with live_server(hand_pause=0.05) as live:
@@ -354,7 +354,7 @@ async def test_a_player_who_never_connected_sits_out_from_the_draw_spends_no_clo
 
 
 async def test_a_player_who_asks_to_sit_out_next_hand_sits_out_from_the_next_hand_and_is_back_on_asking():
-    """Issue 40: rooms have "Sit out next hand" and "Sit out next big blind"; here only a timeout sat a player out.
+    """Rooms have "Sit out next hand" and "Sit out next big blind"; here only a timeout sat a player out.
     The request takes effect when the next hand is dealt to the player (the one in progress is played as usual),
     the table hears it, and "back" returns them."""
     async with live_server(hand_pause=0.05) as live:
@@ -396,7 +396,7 @@ async def test_a_player_who_asks_to_sit_out_next_hand_sits_out_from_the_next_han
 
 
 async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_as_stale():
-    """Issue 53.4: ``act`` applied to whatever turn the player had when it arrived, so a delayed call or all-in
+    """``act`` applied to whatever turn the player had when it arrived, so a delayed call or all-in
     landed on a hand the player had not seen. ``your_turn`` names its hand and turn, ``act`` echoes them, and a
     decision for a turn that is over is refused as ``stale``, changing nothing; one without them is taken for
     the turn in progress, as old clients send it."""

@@ -170,7 +170,7 @@ async def test_the_admin_reads_a_tournaments_events_as_lines_also_after_a_restar
 
 
 async def test_a_freeroll_cancelled_with_a_new_date_is_in_the_lobby_with_its_players_under_their_tokens():
-    """Issue 33.6: `reschedule_at` on the cancel; the new tournament is listed, starts then, and a player's
+    """`reschedule_at` on the cancel; the new tournament is listed, starts then, and a player's
     token leads to their seat there."""
     import time
 
@@ -196,7 +196,7 @@ async def test_a_freeroll_cancelled_with_a_new_date_is_in_the_lobby_with_its_pla
 
 
 async def test_a_tournament_cancelled_while_a_table_shows_a_hands_result_stops_cleanly(monkeypatch):
-    """A swarm stopped early cancels its tournament at any moment (issue 34): one came just as a table's pause
+    """A swarm stopped early cancels its tournament at any moment: one came just as a table's pause
     after a hand ended, and the table then settled the hand the cancellation had voided (an AssertionError that
     stopped the tournament's task as a crash). The cancellation is made to arrive at that very moment."""
     import asyncio

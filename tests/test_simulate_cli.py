@@ -147,7 +147,7 @@ def multi_entry_definition(tmp_path) -> str:
 
 def test_a_multi_entry_field_is_played_from_the_command_line_and_nobody_sits_with_their_other_entries(
         tmp_path, capsys):
-    """Issue 54.2: ``--entries-per-person N`` plays a multi-entry field (bot1 to botN one person's entries, and
+    """``--entries-per-person N`` plays a multi-entry field (bot1 to botN one person's entries, and
     so on, late entries too), whose ``--events-out`` can be checked from outside: at no moment do two entries of
     one person share a table (M.50)."""
     config, events = multi_entry_definition(tmp_path), tmp_path / "events.jsonl"
@@ -181,7 +181,7 @@ def test_a_multi_entry_field_is_played_from_the_command_line_and_nobody_sits_wit
 
 
 def test_a_simulated_multi_entry_field_never_keeps_a_table_that_could_close_without_a_merge(tmp_path):
-    """Issue 54.2: simulated, 120 entries of persons x 3 kept up to two tables too many during late registration,
+    """Simulated, 120 entries of persons x 3 kept up to two tables too many during late registration,
     each time a fewest table could have closed with no merge at all. At every deal, while more tables are open
     than the field needs, none of the fewest could close with every player seated apart from their other
     entries."""

@@ -10,7 +10,7 @@ from tests.tournaments import definition as rules
 
 
 def test_a_busted_players_connection_follows_when_their_table_closes():
-    """Issue 16: a busted player's page stayed on a table that later broke; now it follows, as an observer's."""
+    """A busted player's page stayed on a table that later broke; now it follows, as an observer's."""
     runtime = TournamentRuntime.create("t", rules(6), MemoryStorage(), hand_pause=0)
     for number in range(12):
         runtime.register(f"player {number}")
@@ -60,13 +60,13 @@ class Sink:
 
 
 def test_a_table_stream_writes_the_wires_envelope_numbered_on_without_a_gap_and_hole_cards_to_their_owner():
-    """One TableStream writes a table's stream wherever the table is played (issue 36): its lines are the bytes of
+    """One TableStream writes a table's stream wherever the table is played: its lines are the bytes of
     engine.wire's Envelope, numbered one more each, also while nobody listens (then nothing is encoded)."""
     import msgspec
 
     from engine.events import HandStarted, HoleDealt
     from engine.wire import Envelope, Turn, encoder
-    from server.tournament.stream import TableStream, numbered
+    from server.tournament.table_stream import TableStream, numbered
 
     sink = Sink()
     stream = TableStream(4, sink, seq=41)
@@ -92,12 +92,12 @@ def test_a_table_stream_writes_the_wires_envelope_numbered_on_without_a_gap_and_
 
 
 def test_director_events_on_a_tables_stream_carry_the_tournament_clock_and_a_hands_own_do_not():
-    """Issue 35.1: the websocket stream's director events say when (``at``, tournament seconds) and in which level
+    """The websocket stream's director events say when (``at``, tournament seconds) and in which level
     (``in_level``) they happened, as the audit trail and ``--events-out`` do."""
     import msgspec
 
     from engine.events import HandStarted, Posted
-    from server.tournament.stream import Clock, TableStream, numbered
+    from server.tournament.table_stream import Clock, TableStream, numbered
 
     sink = Sink()
     stream = TableStream(4, sink, seq=9)

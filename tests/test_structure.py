@@ -82,7 +82,7 @@ def test_a_bad_definition_is_refused_naming_the_key(changes, named):
     ("3", "-inf", "payouts[0].percent"),
 ])
 def test_a_number_that_is_not_finite_in_toml_is_refused_naming_the_key(minutes, percent, named):
-    """TOML reads nan and inf as floats: refused naming the key, not with Fraction's words (issue 33)."""
+    """TOML reads nan and inf as floats: refused naming the key, not with Fraction's words."""
     text = turbo_toml(minutes, percent)
     with pytest.raises(DefinitionError, match=named.replace("[", r"\[").replace("]", r"\]") + ": .* is not a finite"):
         load_definition(text, toml=True)

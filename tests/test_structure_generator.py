@@ -1,4 +1,4 @@
-"""Issue 21: structures from a few numbers (``mttsim structure``, ``POST /api/structures``, the admin's form), whose
+"""Structures from a few numbers (``mttsim structure``, ``POST /api/structures``, the admin's form), whose
 levels bring a field down to about one player near the requested time in the simulator."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_blinds_are_round_rising_numbers_with_antes_from_level_three():
                                                          (1_000, 3, "regular"), (500, 1, "turbo"),
                                                          (200, 0.5, "hyper")])
 def test_the_simulated_field_comes_down_to_one_player_near_the_time_the_structure_takes(players, hours, speed):
-    """The time asked for, or the shortest whose big blind climbs at most the speed's step a level (issues 40, 58),
+    """The time asked for, or the shortest whose big blind climbs at most the speed's step a level,
     as it says."""
     definition = generate_structure(players, hours, 10_000, speed=speed)
     made = structure_hours(players, hours, 10_000, speed)
@@ -57,7 +57,7 @@ def test_the_simulated_field_comes_down_to_one_player_near_the_time_the_structur
 
 @pytest.mark.parametrize("speed", ["regular", "turbo", "hyper"])
 def test_no_level_climbs_more_than_its_speeds_step_at_any_field_length_or_stack(speed):
-    """Issue 40: 6 players in 0.2 h went from a big blind of 16 to 500 in one level; issue 58: rooms run 20-50%
+    """6 players in 0.2 h went from a big blind of 16 to 500 in one level; rooms run 20-50%
     steps (a hyper up to a doubling), never three doublings in a row."""
     fields, lengths, stacks = (2, 6, 9, 45, 180, 1_000, 10_000, 100_000), (0.1, 0.2, 0.3, 0.5, 1, 2, 3, 4, 6, 8), \
         (100, 1_500, 10_000, 50_000)
@@ -175,7 +175,7 @@ def _stated_hours(name: str) -> float:
 
 
 def test_the_generator_meets_the_hours_it_states_within_five_percent_of_its_own_simulations():
-    """Issue 58.2: the generator undershot its own hours by 9-19%. Fitted on the estimate's runs, the length its
+    """The generator undershot its own hours by 9-19%. Fitted on the estimate's runs, the length its
     name states is within 5% of the simulated median (and a tenth of an hour, the name's rounding), the hours
     asked where the steps allow them, over fields, hours, stacks, level lengths and speeds; no step is above
     the speed's."""
@@ -256,7 +256,7 @@ async def test_the_lobbys_generator_takes_the_events_name_level_length_buy_in_an
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_the_levels_are_edited_cell_by_cell_with_a_break_row_and_the_tournament_plays_them(browser):
-    """Issue 58.2: no JSON needed: a cell edited, a level inserted and one deleted, a break row after level 3;
+    """No JSON needed: a cell edited, a level inserted and one deleted, a break row after level 3;
     the definition box follows, and the tournament created from it plays the break after level 3."""
     async with live_server(hand_pause=0.05) as live:
         page, errors = await generated_in_the_lobby(browser, live, 40, 3)

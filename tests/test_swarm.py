@@ -107,7 +107,7 @@ def write_config(tmp_path, players: int):
 @pytest.mark.process
 async def test_a_swarm_rides_through_a_server_restart_and_reports_it(tmp_path):
     """SIGKILL the server mid-tournament and start it again on the same journal: the swarm waits for it,
-    its bots reconnect with their tokens, and the tournament is played to its end (issue 20.8)."""
+    its bots reconnect with their tokens, and the tournament is played to its end."""
     import os
     import signal
 

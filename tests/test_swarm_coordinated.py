@@ -1,4 +1,4 @@
-"""One swarm run over several processes (issue 57.6): a coordinator and two workers on a real nats-server play one
+"""One swarm run over several processes: a coordinator and two workers on a real nats-server play one
 tournament and write one report whose counts are the sum of the workers'; a worker killed mid-run is reported lost,
 and the run goes on."""
 
@@ -17,7 +17,7 @@ import nats
 import pytest
 
 from bots import thresholds
-from server.cluster.local import nats_binary
+from server.cluster.launcher import nats_binary
 from tests.cluster import free_ports_in_a_row
 from tests.live_server import live_server
 from tests.test_swarm_gate import RISING, SLOW, config, on_the_session_loop, rows

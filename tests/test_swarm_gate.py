@@ -1,4 +1,4 @@
-"""The swarm as a load test a pipeline can stop on (issue 34): thresholds and their exit codes, a run stopped by
+"""The swarm as a load test a pipeline can stop on: thresholds and their exit codes, a run stopped by
 its duration or a signal that still leaves its report, CSVs and the tournament as asked, the time series, and
 the HTML report with its charts, opened in Chromium."""
 
@@ -61,7 +61,7 @@ async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_
         assert b"a threshold failed" in err
         assert (report["exit_code"], report["verdict"]) == (thresholds.THRESHOLD_FAILED, "a threshold failed")
         assert json.loads((tmp_path / "run.json").read_text()) == report  # the same report, beside the log
-        suite = ElementTree.parse(tmp_path / "junit.xml").getroot()  # issue 57.2: a pipeline's test report
+        suite = ElementTree.parse(tmp_path / "junit.xml").getroot()  # a pipeline's test report
         cases = suite.findall("testcase")
         assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "3", "1")
         assert [case.get("name") for case in cases if case.find("failure") is not None] == ["latency.p50<0.001ms"]
@@ -166,7 +166,7 @@ async def test_a_swarm_that_cannot_run_or_is_told_nonsense_says_so_with_its_own_
 
 def test_thresholds_read_as_k6_writes_them():
     """Any percentile of any kind of request, read from the report's histograms (so that a merged report is
-    judged alike), rates per action, counts, yes/no, and ``:abort`` (issue 57.4)."""
+    judged alike), rates per action, counts, yes/no, and ``:abort``."""
     from bots.histogram import histogram
 
     latencies = [0.003] * 500 + [0.009] * 450 + [0.04] * 45 + [0.09] * 5  # seconds: p99 40 ms, p99.9 90 ms
@@ -240,9 +240,9 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
         assert await chart.locator("path").count() > 5
     await expect(page.locator("table.thresholds tr.passed")).to_have_count(2)
     await expect(page.locator("table.kinds tbody tr")).to_have_count(8)
-    # the shape's target drawn beside the bots connected (issue 57.3)
+    # the shape's target drawn beside the bots connected
     await expect(page.locator('figure[data-title="Bots connected"] svg text', has_text="target")).to_have_count(1)
-    # Locust's 22 columns scroll in their own box: the page itself never scrolls sideways (issue 57.2)
+    # Locust's 22 columns scroll in their own box: the page itself never scrolls sideways
     assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     await page.screenshot(path=str(Path(__file__).resolve().parents[1] / "test-artifacts" / "swarm-report.png"),
                           full_page=True)
@@ -252,7 +252,7 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
 
 @pytest.mark.asyncio
 async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_what_it_measured(tmp_path):
-    """Issue 57.1: a server SIGKILLed mid-run held the swarm two minutes past its ``--duration``, deaf to signals,
+    """A server SIGKILLed mid-run held the swarm two minutes past its ``--duration``, deaf to signals,
     and it exited 3 with no file at all. Now it keeps its clock while the server is away (rows at zero in the time
     series), stops at its duration, writes its report, CSVs and HTML, and says with exit code 4 that the server
     was gone at the end."""
@@ -298,7 +298,7 @@ async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_w
 @pytest.mark.process
 @on_the_session_loop
 async def test_a_swarm_killed_outright_leaves_its_csv_rows_up_to_the_last_interval(tmp_path):
-    """Issue 57.2: nothing was written until the end, so a swarm killed by a CI step's timeout or the OOM killer
+    """Nothing was written until the end, so a swarm killed by a CI step's timeout or the OOM killer
     left no file. The CSVs are written again at every row of the time series."""
     async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
         prefix = tmp_path / "killed"
@@ -321,7 +321,7 @@ async def test_a_swarm_killed_outright_leaves_its_csv_rows_up_to_the_last_interv
 @on_the_session_loop
 async def test_a_threshold_that_fails_with_abort_stops_the_run_and_says_so(tmp_path):
     """``:abort`` (k6's abortOnFail): a threshold that fails as the run goes stops it, the tournament the swarm
-    created is cancelled, and the verdict and the exit code say which threshold (issue 57.4)."""
+    created is cancelled, and the verdict and the exit code say which threshold."""
     async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
         process = await swarm(live, "--players", "12", "--create", "--config", config(tmp_path, 12, SLOW),
                               "--think", "0.05-0.1", "--json", "--threshold", "latency.p50<0.001ms:abort",
@@ -337,7 +337,7 @@ async def test_a_threshold_that_fails_with_abort_stops_the_run_and_says_so(tmp_p
 @pytest.mark.process
 @on_the_session_loop
 async def test_a_swarm_plays_players_of_the_users_own_named_by_module_and_function(tmp_path):
-    """Issue 57.5: ``--mix module.path:Name=W`` seats a strategy of the user's own (tests/custom_players.py)
+    """``--mix module.path:Name=W`` seats a strategy of the user's own (tests/custom_players.py)
     beside the built-in ones; a name that does not load is refused before anything runs."""
     from bots.strategies import parse_mix
 

@@ -1,4 +1,4 @@
-"""The swarm's load shapes, the load that is not a player, and its own metrics (issue 57.2, 57.3, 57.5): a stages
+"""The swarm's load shapes, the load that is not a player, and its own metrics: a stages
 run's history follows its stages, observers and lobby pollers have their own rows, and ``/metrics`` scrapes while
 it runs."""
 

@@ -1,5 +1,5 @@
 """An announced tournament (rules.md F.23, Waiting): registration opens at its time or by the admin, and it starts
-at its time by itself (issue 15.7)."""
+at its time by itself."""
 
 from __future__ import annotations
 

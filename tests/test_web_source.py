@@ -1,4 +1,4 @@
-"""The browser client's code stays split by concern and readable (issue 16): only net.js opens sockets, the state
+"""The browser client's code stays split by concern and readable: only net.js opens sockets, the state
 never touches the page, and no line needs scrolling to read."""
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ async def test_letting_go_of_a_lease_renewed_meanwhile_leaves_it_to_expire_and_s
 
 
 def test_the_directors_seal_holds_for_its_subject_and_its_bytes_only() -> None:
-    """Issue 53.1: a worker acted on anything that reached a table's subject, and a gateway made JetStream deliver
+    """A worker acted on anything that reached a table's subject, and a gateway made JetStream deliver
     a forged batch there. What the director says to a table or the workers is sealed with a key the gateways
     never hold: a forgery, a tampered batch, or one sealed for another table is dropped."""
     key, other = b"k" * 32, b"o" * 32

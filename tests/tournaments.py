@@ -14,7 +14,7 @@ from engine.structure import Definition, Level, Payout
 # The winner holds aces; the others hold low cards that can make no straight or
 # flush with this board, so aces over kings always win, and win alone.
 # Tests of the director, not of the bots: chips change hands fast with stations and random players (the mix that
-# was the default before issue 37), so a field comes down in few hands.
+# was the default before the regular players), so a field comes down in few hands.
 FAST_MIX = {"tag": 4.0, "pushfold": 3.0, "station": 2.0, "random": 1.0}
 WINNER_HOLE = cards("AcAd")
 BOARD = cards("KsKhQsJs2h")

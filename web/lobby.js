@@ -72,7 +72,7 @@ export function scheduleTable(made) {
         );
         const next = made.levels[index + 1];
         if (!row.break_minutes || !next) return [level];
-        // a break row after the level (issue 58: breaks are rows in every levels table)
+        // a break row after the level (breaks are rows in every levels table)
         const begins = next.starts_minute === null ? "" : hoursMinutes((next.starts_minute - row.break_minutes) / 60);
         const pause = el(
           "tr",
@@ -605,7 +605,7 @@ export class Lobby {
     const buyIn = optional("structure-buy-in", "buy-in, $");
     const late = optional("structure-late", "late registration, levels");
     const again = optional("structure-reentry", "re-entry, levels");
-    // The event's options (issue 58): a blank box keeps the generator's default
+    // The event's options: a blank box keeps the generator's default
     const options = () => {
       const given = { name: name.value.trim() || null, minutes: Number(minutes.value) || null };
       if (buyIn.value) given.buy_in_cents = Math.round(Number(buyIn.value) * 100);
@@ -721,7 +721,7 @@ export class Lobby {
     );
   }
 
-  // The definition's levels as a table edited cell by cell (issue 58): blinds, ante and minutes; a level
+  // The definition's levels as a table edited cell by cell: blinds, ante and minutes; a level
   // inserted below or deleted; a break row after a level (its break_minutes). Every change is written back to the
   // definition box at once, so that Create, Estimate and Compare take the table as it stands.
   levelEditor(definition) {

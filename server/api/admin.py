@@ -134,7 +134,7 @@ class CancellationPreview(msgspec.Struct):
     refunds: list[RefundRow]
 
 
-def admin_command(request: Request, command: Callable[[TournamentRuntime], None]) -> Response:
+def admin_command(request: Request, command: Callable[[TournamentRuntime], object]) -> Response:
     """An admin command without a body; the answer is the tournament's summary after it."""
     require_admin(request)
     runtime = runtime_of(request)
@@ -269,19 +269,11 @@ async def withdraw_move(request: Request) -> Response:
 
 
 async def balance_now(request: Request) -> Response:
-    return no_body_command(request, lambda runtime: runtime.submit(r.BalanceNow(time.time())))
+    return admin_command(request, lambda runtime: runtime.submit(r.BalanceNow(time.time())))
 
 
 async def withdraw_balance(request: Request) -> Response:
-    return no_body_command(request, lambda runtime: runtime.submit(r.WithdrawBalance(time.time())))
-
-
-def no_body_command(request: Request, command: Callable[[TournamentRuntime], object]) -> Response:
-    require_admin(request)
-    runtime = runtime_of(request)
-    with logged_refusals(request, runtime):
-        command(runtime)
-    return reply(runtime.summary())
+    return admin_command(request, lambda runtime: runtime.submit(r.WithdrawBalance(time.time())))
 
 
 async def director_log(request: Request) -> Response:

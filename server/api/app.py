@@ -327,7 +327,7 @@ async def hand_history(request: Request) -> Response:
     """One finished hand as PHH (the poker hand history format PokerKit reads)."""
     runtime = runtime_of(request)
     number = request.path_params["hand"]
-    # A number SQLite's 64-bit integers cannot hold names no hand either (it was a 500: issue 33); the length is
+    # A number SQLite's 64-bit integers cannot hold names no hand either (it was a 500); the length is
     # looked at first, as int() refuses a string of over 4,300 digits with an error of its own.
     text = server_of(request).storage.hand(runtime.id, int(number)) \
         if number.isascii() and number.isdigit() and len(number) <= 19 and int(number) < 2**63 else None

@@ -37,16 +37,16 @@ def add(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``mttsim cluster``: server/cluster/local.py starts the processes, server/cluster/inprocess.py the roles of
+    """``mttsim cluster``: server/cluster/launcher.py starts the processes, server/cluster/inprocess.py the roles of
     ``--bus memory``."""
     if args.bus == "memory":
         if args.nats:
             print("mttsim cluster: --nats names a bus; --bus memory keeps it in this process", file=sys.stderr)
             return 2
         return in_memory(args)
-    from server.cluster import local as localcluster
+    from server.cluster import launcher
 
-    return localcluster.run(args)
+    return launcher.run(args)
 
 
 def in_memory(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 from server.cli.common import (
     address_options, allow_many_sockets, command, logging_options, quiet_garbage_collector, uvicorn_logging,
 )
-from server.cluster.local import NATS_ENV, shown
+from server.cluster.launcher import NATS_ENV, shown
 
 EXAMPLE = ("  mttsim serve --admin-token secret --db mttsim.db\n"
            "  mttsim serve --log-level info --log-json     # uvicorn's access log too, as JSON lines")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Protocol
@@ -78,7 +79,7 @@ def rights(role: Role, realm: str = "") -> tuple[list[str], list[str]]:
     privilege. The director speaks to the tables and the clients; a worker asks the director, numbers the streams
     and writes its tables' clients' frames; a gateway, the edge that faces the Internet, speaks only on its own
     realm's subjects and hears only its own clients' frames. A form adds what its own machinery needs (the NATS
-    form, JetStream's subjects and reply inboxes: server/cluster/local.py)."""
+    form, JetStream's subjects and reply inboxes: server/cluster/launcher.py)."""
     if role == "director":
         return ["mttsim.table.>", NOTICES, "mttsim.frames.>"], ["mttsim.director.>", "mttsim.frames.>"]
     if role == "tables":
@@ -134,6 +135,25 @@ class Bus(ABC):
         # Checked here as well as by the form's server (the NATS server's permissions): a role's own mistake is
         # a clear error in our words, and a form without a server of its own enforces them all the same.
         self.may_publish, self.may_listen = rights(role, realm)
+        self._pending: list[tuple[str, bytes]] = []  # this turn's notices, which leave together
+
+    def queued(self, subject: str, payload: bytes) -> bool:
+        """Queue a notice this role may publish; True when it is the turn's first, so that the form sends the
+        turn's notices once it ends."""
+        if not self.may_publish_on(subject):
+            return False
+        self._pending.append((subject, payload))
+        return len(self._pending) == 1
+
+    def taken(self) -> list[tuple[str, bytes]]:
+        """The notices queued so far, to send now; the next one queued starts another turn's."""
+        pending, self._pending = self._pending, []
+        return pending
+
+    def answered_since(self, started: float) -> None:
+        """A request's round trip, from ``started`` (``time.perf_counter``) to its (first) answer, observed."""
+        if self.round_trip is not None:
+            self.round_trip(time.perf_counter() - started)
 
     def may_publish_on(self, subject: str) -> bool:
         """Whether this role may publish (or ask) on ``subject``; one that may not is logged, and dropped."""

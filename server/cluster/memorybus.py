@@ -26,7 +26,7 @@ from server.cluster.bus import (
 )
 from server.cluster.schema import LEASE_SECONDS, REQUEST_SECONDS, STREAM_PREFIX, realm_in, stream_subject
 from server.processes import Role
-from server.tournament.stream import numbered
+from server.tournament.table_stream import last_seq_kept
 
 logger = logging.getLogger("mttsim.bus")
 
@@ -112,8 +112,6 @@ class MemoryBus(Bus):
         super().__init__(role, user, None if role == "gateway" else broker.key, round_trip)
         self.broker = broker
         self.closed = False
-        self._pending: list[tuple[str, bytes]] = []
-        self._flush: asyncio.Handle | None = None
         self._mine: list[_Listener] = []
         self._served: list[_Server] = []
         self._tasks: set[asyncio.Task[None]] = set()
@@ -131,15 +129,11 @@ class MemoryBus(Bus):
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def publish(self, subject: str, payload: bytes) -> None:
-        if self.closed or not self.may_publish_on(subject):
-            return
-        self._pending.append((subject, payload))
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_soon(self._send)
+        if not self.closed and self.queued(subject, payload):
+            asyncio.get_running_loop().call_soon(self._send)
 
     def _send(self) -> None:
-        pending, self._pending, self._flush = self._pending, [], None
-        for subject, payload in pending:
+        for subject, payload in self.taken():
             self.broker.deliver(subject, payload)
 
     async def _asked(self, subject: str, timeout: float) -> _Server:
@@ -163,8 +157,7 @@ class MemoryBus(Bus):
             await asyncio.sleep(timeout)
             raise NoAnswer(f"nobody answered on {subject}")
         await asyncio.sleep(0)
-        if self.round_trip is not None:
-            self.round_trip(time.perf_counter() - started)
+        self.answered_since(started)
         return bytes(answered)
 
     async def ask_in_pieces(self, subject: str, payload: bytes,
@@ -186,8 +179,7 @@ class MemoryBus(Bus):
         except TimeoutError as error:
             answering.cancel()
             raise NoAnswer(f"nobody answered on {subject}") from error
-        if self.round_trip is not None:
-            self.round_trip(time.perf_counter() - started)
+        self.answered_since(started)
 
         async def rest() -> AsyncIterator[bytes]:
             try:
@@ -229,8 +221,7 @@ class MemoryBus(Bus):
         return stop
 
     async def last_seq(self, tournament: str, table: int) -> int:
-        last = self.broker.streams.get(stream_subject(tournament, table), b"").rsplit(b"\n", 1)[-1]
-        return numbered.decode(last).seq if last else 0
+        return last_seq_kept(self.broker.streams.get(stream_subject(tournament, table), b""))
 
     def _held(self, key: str) -> tuple[str, int, float] | None:
         held = self.broker.leases.get(key)

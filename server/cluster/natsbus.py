@@ -34,13 +34,13 @@ from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequen
 from nats.js.kv import KeyValue
 
 from server.cluster.bus import Answer, Bus, Lease, NoAnswer, Send, Stop
-from server.cluster.local import shown
+from server.cluster.launcher import shown
 from server.cluster.schema import (
     LEASE_BUCKET, LEASE_SECONDS, REALM_PATTERN, REQUEST_SECONDS, SEAL_BUCKET, SEAL_KEY, STREAM_KEPT, STREAM_PREFIX,
     STREAM_SECONDS, STREAMS, realm_in, stream_subject,
 )
 from server.processes import GATEWAY_REALM, Role
-from server.tournament.stream import numbered
+from server.tournament.table_stream import last_seq_kept
 
 logger = logging.getLogger("mttsim.bus")
 SET_UP_SECONDS = 1.0  # how often a worker looks for what the director sets up, while it is not there
@@ -108,7 +108,6 @@ class NatsBus(Bus):
         super().__init__(role, realm, key, round_trip)
         self.client = client
         self.leases = leases
-        self._pending: list[tuple[str, bytes]] = []
         self._flush: asyncio.Task[None] | None = None
         self._answering: set[asyncio.Task[None]] = set()  # requests answered in pieces, each in a task
         # The inboxes of answers in pieces not read to their end: one its reader left (a gateway's HTTP client
@@ -135,8 +134,7 @@ class NatsBus(Bus):
             kept = await self.client.jetstream().get_last_msg(STREAMS, stream_subject(tournament, table), direct=True)
         except NotFoundError:
             return 0
-        last = (kept.data or b"").rsplit(b"\n", 1)[-1]
-        return numbered.decode(last).seq if last else 0
+        return last_seq_kept(kept.data or b"")
 
     async def request(self, subject: str, payload: bytes, timeout: float = REQUEST_SECONDS) -> bytes:
         if not self.may_publish_on(subject):
@@ -146,20 +144,16 @@ class NatsBus(Bus):
             answer = await self.client.request(subject, payload, timeout=timeout)
         except (NatsTimeout, NoRespondersError) as error:
             raise NoAnswer(f"nobody answered on {subject}") from error
-        if self.round_trip is not None:
-            self.round_trip(time.perf_counter() - started)
+        self.answered_since(started)
         return answer.data
 
     def publish(self, subject: str, payload: bytes) -> None:
-        if not self.may_publish_on(subject):
-            return
-        self._pending.append((subject, payload))
-        if self._flush is None:
+        if self.queued(subject, payload):
             self._flush = asyncio.get_running_loop().create_task(self._send())
 
     async def _send(self) -> None:
         await asyncio.sleep(0)  # the rest of this turn's notices join
-        pending, self._pending, self._flush = self._pending, [], None
+        pending, self._flush = self.taken(), None
         try:
             for subject, payload in pending:
                 await self.client.publish(subject, payload)
@@ -218,8 +212,7 @@ class NatsBus(Bus):
             if first.headers and first.headers.get(Header.STATUS) == NO_RESPONDERS:
                 # ``request`` raises this itself; a bare inbox sees an empty message with the status
                 raise NoAnswer(f"nobody serves {subject}")
-            if self.round_trip is not None:
-                self.round_trip(time.perf_counter() - started)
+            self.answered_since(started)
         except BaseException:
             await subscription.unsubscribe()
             raise

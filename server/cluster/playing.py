@@ -35,7 +35,7 @@ from server.cluster.schema import (
 from server.tournament.remote import Act, HandBack, HandOut
 from server.tournament.clock import LoopClock
 from server.tournament.decisions import Decisions, Grace, mark_sitting_out, raise_no_hand
-from server.tournament.stream import TableStream, by_gateway
+from server.tournament.table_stream import TableStream, by_gateway
 from server.turns import TurnBatch
 from server.errors import Refused
 

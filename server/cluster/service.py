@@ -8,7 +8,7 @@ each hand as dealt on the table's subject, plays it (server/cluster/playing.py) 
 hands it back with ``end``. Everything the director says to a table (its
 clients, the messages of its stream, their snapshots and decisions) goes on
 that subject, one message per table and turn of the event loop
-(``WorkersPlacement``); changes of what a worker should do (the barrier opened, the
+(``ClusterPlacement``); changes of what a worker should do (the barrier opened, the
 table broke) go to the workers as notices, those of one turn in one message.
 
 Each command carries its lease's epoch: an older one than the table's newest
@@ -45,9 +45,9 @@ from engine.status import TournamentError
 from server.cluster.bus import ANY, Bus, Transport
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection, RelayedConnection, SocketConnection
-from server.tournament.at_workers import GONE, FENCED, WorkersHands
+from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
 from server.tournament.runtime import TournamentRuntime
-from server.tournament.stream import Clock, concerning, encoded
+from server.tournament.table_stream import Clock, concerning, encoded
 from server.tournament.streams import Streams, Writers
 from server.tournament.tables import Tables
 from server.turns import TurnBatch, beat
@@ -112,7 +112,7 @@ class DirectorService:
         self.local_subject = frames_for(self.me.id)
         self.local: dict[int, SocketConnection] = {}
         self._next_local = 0
-        self.links: dict[str, WorkersPlacement] = {}  # each tournament's tables, as its runtime was built with them
+        self.links: dict[str, ClusterPlacement] = {}  # each tournament's tables, as its runtime was built with them
         self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
         self._heartbeat: asyncio.Task[None] | None = None
         self.registry = Registry(self.me)
@@ -138,9 +138,9 @@ class DirectorService:
             await asyncio.gather(self._heartbeat, return_exceptions=True)
         await self.bus.close()
 
-    def placement(self, tournament: str) -> WorkersPlacement:
+    def placement(self, tournament: str) -> ClusterPlacement:
         """Where ``tournament``'s tables are played: by the workers, which write their streams."""
-        links = self.links[tournament] = WorkersPlacement(self, tournament)
+        links = self.links[tournament] = ClusterPlacement(self, tournament)
         return links
 
     def route(self, connection: Connection) -> Route:
@@ -385,12 +385,12 @@ class GatewayLink(Frames):
         self.flush()
 
 
-class WorkersPlacement:
+class ClusterPlacement:
     """One tournament's tables in a cluster, as its director holds them: the ``Placement`` its runtime is built
     with (server/tournament/tables.py). What the director says to each table goes to the worker holding its
     lease, under the lease's epoch, in one message per table and turn of the event loop.
 
-    It is the ``Writers`` of the tournament's streams (server/tournament/streams.py) and the ``Workers`` of its
+    It is the ``Writers`` of the tournament's streams (server/tournament/streams.py) and the ``TableWorkers`` of its
     hands (server/tournament/at_workers.py). What is said to a table nobody holds is dropped: the worker that
     takes it is sent the table's clients, and each of them a snapshot.
     """
@@ -400,7 +400,7 @@ class WorkersPlacement:
         self.tournament = tournament
         self.pending: dict[int, TurnBatch[ToTable]] = {}
         self.streams: Streams | None = None
-        self._hands: WorkersHands | None = None
+        self._hands: HandsAtWorkers | None = None
 
     # ------------------------------------------------------------ as a Placement
 
@@ -408,12 +408,12 @@ class WorkersPlacement:
         self.streams = streams
         return self
 
-    def hands(self, tables: Tables, writers: Writers) -> WorkersHands:
-        self._hands = WorkersHands(tables, self)
+    def hands(self, tables: Tables, writers: Writers) -> HandsAtWorkers:
+        self._hands = HandsAtWorkers(tables, self)
         return self._hands
 
     @property
-    def held(self) -> WorkersHands:
+    def held(self) -> HandsAtWorkers:
         assert self._hands is not None, "the runtime was built with this placement"
         return self._hands
 
@@ -456,7 +456,7 @@ class WorkersPlacement:
     def seq(self, table: int) -> int:
         return 0  # the table's worker numbers its stream, and each snapshot it sends
 
-    # ------------------------------------------------------------ as the hands' Workers
+    # ------------------------------------------------------------ as the hands' TableWorkers
 
     def notify(self, table: int, state: TableState) -> None:
         self.service.notify(self.tournament, table, state)

@@ -2,7 +2,7 @@
 plays the hand (server/cluster/playing.py) and hands it back, to be journaled and settled here.
 
 The tournament's side of the cluster, without the bus: what is said to the
-workers goes through ``Workers`` (server/cluster/service.py's ``WorkersPlacement``).
+workers goes through ``TableWorkers`` (server/cluster/service.py's ``ClusterPlacement``).
 Each worker's commands carry its lease's epoch; an older one than the
 table's newest is fenced off, and a new epoch voids the hand the last
 worker left in play, as a restart does.
@@ -30,7 +30,7 @@ logger = logging.getLogger("mttsim.tables")
 GONE, FENCED = TableState("gone", 0), TableState("fenced", 0)
 
 
-class Workers(Protocol):
+class TableWorkers(Protocol):
     """A cluster's table workers, as the director's tables speak to them."""
 
     def notify(self, table: int, state: TableState) -> None:
@@ -52,7 +52,7 @@ class Workers(Protocol):
         """The table is gone: after what it was told, nothing more."""
 
 
-class WorkersHands:
+class HandsAtWorkers:
     """The ``Hands`` of a cluster's director: no table task runs here.
 
     A table that a worker holds and that may deal is dealt here, as a local
@@ -62,7 +62,7 @@ class WorkersHands:
     workers are told at once what to do.
     """
 
-    def __init__(self, tables: Tables, workers: Workers) -> None:
+    def __init__(self, tables: Tables, workers: TableWorkers) -> None:
         self.tables = tables
         self.workers = workers
         self.epochs: dict[int, int] = {}  # table -> the lease epoch of its worker; older epochs are fenced off
@@ -152,7 +152,7 @@ class WorkersHands:
         if not sitting_out:
             # The worker playing the hand has the say on this hand (it may have sat them out meanwhile, and its
             # hand back says so); from the next one they are back here too, also should the hand be between
-            # the worker's hands when it hears (a first connection as the deal goes out, issue 40).
+            # the worker's hands when it hears (a first connection as the deal goes out).
             self.workers.back(table, player)
             self.tables.mark(player, False, table)
         return True

@@ -32,7 +32,7 @@ class TableState(msgspec.Struct, array_like=True):
 class DealtHand(msgspec.Struct, array_like=True):
     """A hand as the director dealt it: its constructor's arguments and the decisions it has taken, from which the
     worker deals it again. Plain data, so that bytes from the bus are never code: a pickle here ran whatever any
-    holder of the bus's token sent (issue 38)."""
+    holder of the bus's token sent."""
 
     players: list[str]
     stacks: list[int]

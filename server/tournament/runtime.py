@@ -204,7 +204,7 @@ class TournamentRuntime:
         for event in events:
             if isinstance(event, Seated) and director.status is Status.RUNNING and not self.streams.ever(event.player):
                 # Seated before their first connection (the draw, or a late entry on its way to the table): dealt
-                # in and sat out, as rooms do, so that no clock nor time bank runs for nobody (issue 40). The
+                # in and sat out, as rooms do, so that no clock nor time bank runs for nobody. The
                 # draw's snapshots show it; a late seat's table hears it.
                 self.tables.sit_out_absent(event.player, tell=not isinstance(record, r.Start))
             elif isinstance(event, TableBroken):

@@ -30,7 +30,7 @@ from engine.wire import (
 from server.errors import Refused
 from server.hub import Connection, RateLimit, Relay, RelayedConnection
 from server.tournament.records import Session
-from server.tournament.stream import Clock, TableStream, by_gateway, private_line
+from server.tournament.table_stream import Clock, TableStream, by_gateway, private_line
 
 DRAW_SNAPSHOTS_PER_TURN = 100  # the start's snapshots to connected players, per turn of the event loop
 PRESENCE_TICK = 0.05  # seconds a player's connections may change before their table hears, once
@@ -43,7 +43,7 @@ EVENTS_KEPT = 100_000  # the latest events in memory (``Streams.log``): about 16
 class Writers(Protocol):
     """Who writes the tables' streams (a ``Placement``'s, server/tournament/tables.py): this process
     (``HereWriters``), or in a cluster the workers holding the tables (server/cluster/service.py's
-    ``WorkersPlacement``), to which what the director says to a table goes, with the table's clients and their
+    ``ClusterPlacement``), to which what the director says to a table goes, with the table's clients and their
     snapshots, which a worker completes with the hand it plays."""
 
     def publish(self, table: int, message: TableMessage, clock: Clock | None = None) -> None:
@@ -160,7 +160,7 @@ class Streams:
     # ------------------------------------------------------------- sending
 
     def publish(self, table: int, event: TableMessage) -> None:
-        """To everyone watching ``table``, numbered in its stream (server/tournament/stream.py): at once to the
+        """To everyone watching ``table``, numbered in its stream (server/tournament/table_stream.py): at once to the
         player it concerns, with the next broadcast tick to the others (server/hub.py). A director
         event carries the tournament clock (``at``, ``in_level``: docs/events.md), as in the audit trail."""
         if isinstance(event, Event) and not isinstance(event, HAND_EVENTS):

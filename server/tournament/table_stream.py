@@ -32,6 +32,12 @@ class Numbered(msgspec.Struct, tag="event", tag_field="type"):
 
 
 numbered = msgspec.json.Decoder(Numbered)  # a kept line, its event undecoded: a worker taking a table over reads it
+
+
+def last_seq_kept(kept: bytes) -> int:
+    """The number of the last line of what a bus kept of a table's stream (lines, one message each), 0 if none."""
+    last = kept.rsplit(b"\n", 1)[-1]
+    return numbered.decode(last).seq if last else 0
 Gateway = TypeVar("Gateway")  # where a client's frames go: a gateway's link, or its frames' subject
 
 

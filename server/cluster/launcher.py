@@ -108,7 +108,7 @@ def nats_server(gateways: int = 2) -> Iterator[Users]:
 
     Without authorization anyone who reaches the port could play any
     table, or take its lease; with one token for all, a gateway's host
-    could deal hands (issue 38). The passwords are in a file only this user
+    could deal hands. The passwords are in a file only this user
     reads, not on a command line that ``ps`` shows to every user.
     """
     binary = nats_binary()
@@ -219,14 +219,18 @@ def run(args: argparse.Namespace) -> int:
                     return 1
                 time.sleep(0.2)
         finally:
-            processes = [child.process for child in children]
-            for process in reversed(processes):  # the gateways first, the director last
-                if process.poll() is None:
-                    process.terminate()
-            for process in processes:
-                try:
-                    process.wait(15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(5)
+            stop_processes(*reversed([child.process for child in children]))  # the gateways first, the director last
     return 0
+
+
+def stop_processes(*processes: subprocess.Popen[str], patience: float = 15) -> None:
+    """Each process asked to end, in this order; one still running ``patience`` seconds later is killed."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(patience)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
