@@ -28,6 +28,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from server.cluster.bus import rights
 from server.cluster.schema import LEASE_BUCKET, SEAL_BUCKET, SEAL_KEY, STREAM_PREFIX, STREAMS
@@ -223,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def stop_processes(*processes: subprocess.Popen[str], patience: float = 15) -> None:
+def stop_processes(*processes: subprocess.Popen[Any], patience: float = 15) -> None:
     """Each process asked to end, in this order; one still running ``patience`` seconds later is killed."""
     for process in processes:
         if process.poll() is None:
