@@ -496,3 +496,39 @@ async def test_an_event_of_another_table_is_set_aside_not_applied_nor_taken_for_
                     state.seq];
         }""")
         assert answers == [None, 10, True, False, 10, True, 11]
+
+
+async def test_a_page_going_on_through_another_gateway_skips_every_entry_it_cannot_parse(browser):
+    """A gateway list with a bad entry made ``nextGateway`` throw, so the page stopped reconnecting for good. The
+    page takes only http(s) origins with no user information from the list, whatever the director sends."""
+    async with live_server() as live:
+        page = await (await browser.new_context(viewport=SIZES["desktop"])).new_page()
+        errors = watch_errors(page)
+        good = "http://127.0.0.1:9/"
+        listed = ["not a url", "javascript:alert(1)", "http://player@127.0.0.1:8/", "ftp://127.0.0.1:7/", good]
+        asked: list[str] = []
+
+        async def answer(route) -> None:
+            asked.append(route.request.url)
+            await route.fulfill(json={"gateways": listed})
+
+        await page.route("**/api/gateways", answer)
+        await page.goto(live.http + "/")
+        origins = await page.evaluate("""async (listed) => {
+            const net = await import('/net.js');
+            window.lobbySocket = await new Promise((resolve) => {
+                const socket = new net.Socket('/ws/lobby', { onMessage() {}, onOpen: () => resolve(socket) });
+            });
+            window.lobbySocket.stop();
+            return listed.map(net.gatewayOrigin);
+        }""", listed)
+        assert origins == [None, None, None, None, good]
+        await until(lambda: bool(asked))
+        went_to: list[str | None] = []
+        for _ in range(100):  # the list is read once its answer has come: until then the page's own is the only one
+            went_to.append(await page.evaluate(
+                "() => { lobbySocket.base = null; lobbySocket.nextGateway(); return lobbySocket.base; }"))
+            if went_to[-1] is not None:
+                break
+        assert went_to[-1] == good
+        assert not errors, errors

@@ -22,8 +22,10 @@ from engine.wire import Act
 from server.cluster.bus import Bus
 from server.cluster.inprocess import InProcessCluster, Worker
 from server.cluster.schema import (
-    ANY_HOLDER, COMMANDS, Acted, Deal, Route, TableBatch, decisions_for, frames_for,
+    ANY_HOLDER, COMMANDS, Acted, Deal, Route, TableBatch, beat_for, decisions_for, frames_for,
 )
+from server.cluster.vouching import Vouching, ask_identity, origin_problem
+from server.processes import Process
 from server.tournament.remote import TableState
 from tests.cluster import ADMIN, PLAYERS, TOKEN, assert_settled
 from tests.live_server import definition
@@ -252,3 +254,72 @@ async def test_a_decision_a_gateway_sends_for_another_realms_player_is_refused(c
             await until(refused, 60)
             await forger.close()
             await websocket.close()
+
+
+async def answering_as(gateway: str) -> tuple[asyncio.Server, str]:
+    """An HTTP server on loopback that answers every request as the gateway ``gateway`` would answer who it is."""
+    body = msgspec.json.encode({"id": gateway})
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
+@pytest.mark.asyncio
+async def test_the_browsers_list_of_gateways_holds_only_gateways_the_director_checked_one_a_realm():
+    """gateway-1's password sent heartbeats for made-up gateways of its realm, with any address, and the public
+    list gave them to every browser. The director now lists an address only once it asked it and heard the
+    gateway's own id, and a realm's user speaks for one gateway."""
+    async with a_cluster(table_workers=1, gateways=2) as (cluster, client):
+        director = cluster.director.state.server.cluster
+        through = cluster.gateway_urls[1]
+
+        async def listed() -> list[str]:
+            gateways: list[str] = (await client.get(f"{through}/api/gateways")).json()["gateways"]
+            return gateways
+
+        async def both_real() -> bool:
+            return await listed() == sorted(cluster.gateway_urls)
+
+        await until(both_real)
+        impostor, impostor_url = await answering_as("gateway.gateway-1.evil-0")
+        closed, closed_url = await answering_as("nobody")
+        closed.close()
+        await closed.wait_closed()
+        liar = await cluster.broker.transport("gateway-1").connect("gateway")
+        addresses = [impostor_url, "not a url", f"http://player@{impostor_url.removeprefix('http://')}", closed_url,
+                     cluster.gateway_urls[1], "javascript:alert(1)", f"{impostor_url}/elsewhere"]
+        try:
+            for _ in range(3):
+                for number, url in enumerate(addresses):
+                    made_up = Process("gateway", f"gateway.gateway-1.evil-{number}", 4242, "evil", 0.0, url=url)
+                    await liar.request(beat_for("gateway-1"), msgspec.msgpack.encode(made_up))
+                await asyncio.gather(*director.vouching.checks)
+                assert await listed() == sorted(cluster.gateway_urls)
+            # the same impostor, once its realm has a place free, is what a stolen password buys: its own realm
+            vouching = Vouching(ask_identity)
+            vouching.heard(Process("gateway", "gateway.gateway-1.evil-0", 4242, "evil", 0.0, url=impostor_url), 0.0,
+                           lambda gateway: True)
+            await asyncio.gather(*vouching.checks)
+            assert vouching.listed(lambda gateway: True) == [impostor_url]
+        finally:
+            await liar.close()
+            impostor.close()
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("http://127.0.0.1:8000", None), ("https://gw.example:443/", None), (None, "no address"),
+    ("not a url", "not http or https"), ("http://127.0.0.1", "no port"), ("http://:80", "no host"),
+    ("http://u:p@127.0.0.1:80", "user information before the host"), ("http://u@127.0.0.1:80", "user information"
+                                                                                               " before the host"),
+    ("http://127.0.0.1:80/x", "more than an origin"), ("http://127.0.0.1:80/?q", "more than an origin"),
+    ("http://127.0.0.1:99999", "not an address (Port out of range 0-65535)"),
+])
+def test_an_advertised_address_is_an_origin_or_says_why_not(url, problem):
+    assert origin_problem(url) == problem

@@ -115,25 +115,29 @@ async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_nam
 
 async def test_no_two_persons_hold_names_that_look_the_same_and_a_name_is_kept_in_nfc():
     """"аdmin" with a Cyrillic "а" beside "admin", "éve" composed and decomposed, and a second "bob"
-    were all accepted. A name is kept in NFC, and one whose UTS #39 skeleton (case-folded) another person's name
-    has is refused with ``name_taken``; the same person's second entry keeps their name."""
+    were all accepted; then "Bob " and " bob", Lisu "ꓮnna" beside "Anna", "I"/"l", "O"/"0", "ℌ"/"H" and fullwidth
+    "ａｄｍｉｎ". A name is kept in NFC, trimmed, its inner spaces folded, and one that looks like another person's
+    (NFKC, UTS #39's skeleton, case-folded) is refused with ``name_taken``; the same person's second entry keeps
+    their name."""
     async with live_server() as live, httpx.AsyncClient(base_url=live.http) as client:
-        body = {**definition(9, 9), "entries_per_person": 2}
+        body = {**definition(12, 9), "entries_per_person": 2}
         tournament = (await client.post("/api/tournaments", json=body, headers=ADMIN)).json()["id"]
         register = f"/api/tournaments/{tournament}/register"
         first = {}
-        for name in ("admin", "bob", "\u00e9ve"):
+        for name in ("admin", "bob", "\u00e9ve", "Anna", "Ian", "OTTO", "Henry", "Jo Ann"):
             answer = await client.post(register, json={"name": name})
             assert answer.status_code == 201, answer.text
             first[name] = answer.json()["token"]
-        for lookalike in ("\u0430dmin", "ADMIN", "bob", "Bob", "e\u0301ve", "b\u043eb"):
+        for lookalike in ("\u0430dmin", "ADMIN", "bob", "Bob", "e\u0301ve", "b\u043eb", "Bob ", " bob", "\ua4eenna",
+                          "lan", "0TT0", "\u210cenry", "\uff41\uff44\uff4d\uff49\uff4e", "Jo  Ann", "jo\u00a0ann"):
             answer = await client.post(register, json={"name": lookalike})
             assert answer.status_code == 409 and answer.json()["error"] == "name_taken", (lookalike, answer.text)
         again = await client.post(register, json={"name": "bob"}, headers={"Authorization": f"Bearer {first['bob']}"})
         assert again.status_code == 201, again.text  # bob's own second entry
-        decomposed = await client.post(register, json={"name": "zo\u0065\u0308"})
+        decomposed = await client.post(register, json={"name": " zo\u0065\u0308  \u3000 van  Dam "})
         assert decomposed.status_code == 201
-        assert set(live.runtime(tournament).entries.names.values()) == {"admin", "bob", "\u00e9ve", "zo\u00eb"}
+        assert set(live.runtime(tournament).entries.names.values()) == {
+            "admin", "bob", "\u00e9ve", "Anna", "Ian", "OTTO", "Henry", "Jo Ann", "zo\u00eb van Dam"}
 
 
 async def test_odd_parameters_and_tokens_get_clean_refusals():

@@ -14,9 +14,22 @@ function learnGateways() {
   fetch("/api/gateways")
     .then((response) => (response.ok ? response.json() : { gateways: [] }))
     .then((answer) => {
-      gateways = answer.gateways;
+      gateways = Array.isArray(answer.gateways) ? answer.gateways : [];
     })
     .catch(() => {});
+}
+
+// The origin of a gateway's address, or null for anything a page must not go on through: not a URL, not http or
+// https, or with user information (which would take the player's token to another host). The director lists only
+// addresses it checked; the page does not rely on that.
+export function gatewayOrigin(address) {
+  try {
+    const url = new URL(address);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) return null;
+    return url.origin + "/";
+  } catch {
+    return null;
+  }
 }
 
 // Refusals in a row after which a socket tries the next gateway: one may be a restart's moment.
@@ -68,9 +81,9 @@ export class Socket {
   // The next address in the round of the page's own and the cluster's gateways: the page's own stays in it, for a
   // page behind a load balancer whose gateways register addresses of their own. None known: the same.
   nextGateway() {
-    const known = [...new Set([location.href, ...(gateways || [])].map((address) => new URL("/", address).href))];
+    const known = [...new Set([location.href, ...(gateways || [])].map(gatewayOrigin).filter(Boolean))];
     if (known.length < 2) return;
-    const here = known.indexOf(new URL("/", this.base || location.href).href);
+    const here = known.indexOf(gatewayOrigin(this.base || location.href));
     this.base = known[(here + 1) % known.length];
     this.refusals = 0;
   }

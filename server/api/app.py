@@ -361,11 +361,10 @@ class Gateways(msgspec.Struct):
 
 async def gateways(request: Request) -> Response:
     """Where a client may connect: the cluster's gateways heard from now (a page asks once, while its own
-    gateway is there, to go on through another when it is gone). One server alone lists none: the page's own
-    address is the only one."""
-    server = server_of(request)
-    processes = server.cluster.processes()
-    return reply(Gateways(sorted(process.url for process in processes if process.role == "gateway" and process.url)))
+    gateway is there, to go on through another when it is gone): those the director has checked answer at the
+    address they advertise (server/cluster/vouching.py). One server alone lists none: the page's own address is
+    the only one."""
+    return reply(Gateways(server_of(request).cluster.listed_gateways()))
 
 
 async def health(request: Request) -> Response:

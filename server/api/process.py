@@ -42,6 +42,9 @@ class ClusterService(Protocol):
     def processes(self) -> list[Process]:
         """Every process of the cluster heard from now."""
 
+    def listed_gateways(self) -> list[str]:
+        """The addresses of the cluster's gateways a browser may fail over to: heard from now, and checked."""
+
 
 class Alone:
     """The ``ClusterService`` of a server with no cluster: it plays every table here and lists itself."""
@@ -60,6 +63,9 @@ class Alone:
 
     def processes(self) -> list[Process]:
         return [self.process]
+
+    def listed_gateways(self) -> list[str]:
+        return []
 
 
 CONNECTIONS_PER_SECOND, CONNECTION_BURST = 2.0, 10  # per player token: a reload or a flaky line, not a loop

@@ -34,6 +34,7 @@ from starlette.websockets import WebSocket
 
 from engine.wire import MAX_MESSAGE_BYTES, Act, incoming_decoder
 from server.cluster.bus import Bus, NoAnswer, Transport
+from server.cluster.vouching import IDENTITY_PATH, Identity
 from server.cluster.schema import (
     ANY_HOLDER, CLOSE_SESSION_LOST, Acted, Heartbeat, HttpHead, HttpRequest, TableBatch, ToDirector, ToGateway,
     beat_for, decisions_for, deliver, frames_for, http_for, sockets_for,
@@ -214,6 +215,12 @@ async def metrics(request: Request) -> Response:
     return Response(generate_latest(gateway.metrics.registry), media_type=CONTENT_TYPE)
 
 
+async def identity(request: Request) -> Response:
+    """Who this gateway is, answered here and never passed on: the director checks a gateway's advertised address
+    by it before listing it for the browsers."""
+    return Response(msgspec.json.encode(Identity(gateway_of(request).me.id)), media_type="application/json")
+
+
 async def forward(request: Request) -> Response:
     """A REST request, answered by the director's application."""
     gateway = gateway_of(request)
@@ -256,6 +263,7 @@ def create_gateway(settings: Settings, url: str, transport: Transport) -> Starle
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
     routes: list[BaseRoute] = [
         Route("/metrics", metrics, methods=["GET"]),
+        Route(IDENTITY_PATH, identity, methods=["GET"]),
         Route("/api/{rest:path}", forward, methods=methods),
         WebSocketRoute("/ws/tournaments/{id}", play),
         WebSocketRoute("/ws/lobby", lobby),

@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Message
 from engine.director import Status
 from engine.status import TournamentError
 from server.cluster.bus import ANY, Bus, Transport
+from server.cluster.vouching import Vouching
 from server.errors import Refused
 from server.hub import CLOSE_INTERNAL, Connection, RelayedConnection, SocketConnection
 from server.tournament.at_workers import GONE, FENCED, HandsAtWorkers
@@ -116,6 +117,7 @@ class DirectorService:
         self._notices: TurnBatch[Notice] = TurnBatch(self._send_notices)
         self._heartbeat: asyncio.Task[None] | None = None
         self.registry = Registry(self.me)
+        self.vouching = Vouching()
 
     async def start(self) -> None:
         await self.bus.serve(COMMANDS, lambda _, data: self.answer(data))
@@ -132,10 +134,19 @@ class DirectorService:
         """Every process heard from now (``GET /api/cluster``)."""
         return self.registry.alive(asyncio.get_running_loop().time())
 
+    def listed_gateways(self) -> list[str]:
+        """The addresses of the gateways heard from now that the director has checked (``GET /api/gateways``)."""
+        return self.vouching.listed(self._lives)
+
+    def _lives(self, process: str) -> bool:
+        heard = self.registry.heard.get(process)
+        return heard is not None and asyncio.get_running_loop().time() - heard[1] <= PROCESS_SECONDS
+
     async def stop(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             await asyncio.gather(self._heartbeat, return_exceptions=True)
+        await self.vouching.stop()
         await self.bus.close()
 
     def placement(self, tournament: str) -> ClusterPlacement:
@@ -234,6 +245,7 @@ class DirectorService:
             return None
         now = asyncio.get_running_loop().time()
         self.registry.beat(gateway, now)
+        self.vouching.heard(gateway, now, self._lives)
         link = self.gateways.get(gateway.id)
         if link is not None:
             link.heard = now

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from engine.wire import Ticket
-from server.tournament.names import skeleton
+from server.tournament.names import skeletons
 
 
 def token_key(token: str) -> str:
@@ -23,7 +23,7 @@ class Entries:
     def __init__(self, time_bank_seconds: float) -> None:
         self.time_bank_seconds = time_bank_seconds
         self.names: dict[str, str] = {}
-        self.looks: dict[str, str] = {}  # a name's skeleton -> the first entry with it (server/tournament/names.py)
+        self.looks: dict[str, str] = {}  # each skeleton of a name -> its first entry (server/tournament/names.py)
         self.tokens: dict[str, str] = {}  # token_key(token) -> player id
         self.time_bank: dict[str, float] = {}
         self.bots: dict[str, tuple[str, str, float, float]] = {}  # player -> strategy tag, token, think range
@@ -40,7 +40,7 @@ class Entries:
         self.tickets = tickets
         self.looks = {}
         for player, name in names.items():
-            self.looks.setdefault(skeleton(name), player)
+            self.looked(player, name)
         self.bot_reentry = bot_reentry
         self.next_number = next_number
 
@@ -52,7 +52,7 @@ class Entries:
         """An entry's name, its token (by key) and its full time bank; a person's further entry under the
         same token leaves the token with their first (it reaches the others by ``?entry=``)."""
         self.names[player] = name
-        self.looks.setdefault(skeleton(name), player)
+        self.looked(player, name)
         if claim_token:
             self.tokens[key] = player
         self.time_bank[player] = self.time_bank_seconds
@@ -71,6 +71,10 @@ class Entries:
     def name(self, player: str) -> str:
         return self.names.get(player, player)
 
+    def looked(self, player: str, name: str) -> None:
+        for looks in skeletons(name):
+            self.looks.setdefault(looks, player)
+
     def looking_like(self, name: str) -> str | None:
-        """The entry whose name looks the same as ``name`` (the same skeleton), if any."""
-        return self.looks.get(skeleton(name))
+        """The entry whose name looks the same as ``name`` (a skeleton in common), if any."""
+        return next((self.looks[looks] for looks in skeletons(name) if looks in self.looks), None)
