@@ -25,6 +25,13 @@ class DefinitionError(ValueError):
     """A tournament definition the rules refuse; the message names the key."""
 
 
+# Sane bounds on durations: a clock past them is a typing mistake, and a huge one (2^64) would overflow a timer.
+ACTION_SECONDS_MAX = 600  # a decision's clock: longer than any room's
+HOUR_SECONDS = 3600  # a time bank, its top-up, an offer's or a deal's clock
+DAY_MINUTES = 1440  # a level or a break
+LEVEL_HANDS_MAX = 10_000
+
+
 class Level(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """A level; ``break_minutes``: a break of so many minutes after it (a director's break row),
     beside any of ``breaks``. Fields keep their order: snapshots pickle them by position."""
@@ -35,7 +42,7 @@ class Level(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     bb_ante: bool = False
     minutes: float | None = None
     hands: int | None = None
-    break_minutes: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    break_minutes: Annotated[float, msgspec.Meta(gt=0, le=DAY_MINUTES)] | None = None
 
 
 class Payout(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -51,7 +58,7 @@ class Breaks(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     their order: snapshots pickle them by position."""
 
     every_levels: Positive | None = None
-    minutes: Annotated[float, msgspec.Meta(gt=0)] = 5.0
+    minutes: Annotated[float, msgspec.Meta(gt=0, le=DAY_MINUTES)] = 5.0
     at_minute: Annotated[float, msgspec.Meta(ge=0, lt=60)] | None = None
 
 
@@ -59,8 +66,8 @@ class TimeBank(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """Every player's time bank: ``seconds`` at the start, ``add_seconds`` more at the start of every
     ``every_levels``-th level after the first."""
 
-    seconds: Annotated[float, msgspec.Meta(ge=0)]
-    add_seconds: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    seconds: Annotated[float, msgspec.Meta(ge=0, le=HOUR_SECONDS)]
+    add_seconds: Annotated[float, msgspec.Meta(ge=0, le=HOUR_SECONDS)] = 0.0
     every_levels: Positive = 1
 
 
@@ -79,7 +86,7 @@ class Rebuys(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     fee_cents: NonNegative = 0
     max_count: Positive = 1
     allowed_at: Literal["zero", "starting_stack"] = "zero"
-    offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 20.0
+    offer_seconds: Annotated[float, msgspec.Meta(gt=0, le=HOUR_SECONDS)] = 20.0
 
 
 class AddOn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -88,7 +95,7 @@ class AddOn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     price_cents: NonNegative
     chips: Positive
     fee_cents: NonNegative = 0
-    offer_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60.0
+    offer_seconds: Annotated[float, msgspec.Meta(gt=0, le=HOUR_SECONDS)] = 60.0
 
 
 class Envelope(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -191,16 +198,17 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     breaks: Breaks | None = None
     hand_for_hand_min_jump_cents: Positive = 1
     hand_for_hand_ties: Literal["pokerstars", "wsop", "tda"] = "pokerstars"
-    action_seconds: Annotated[float, msgspec.Meta(gt=0)] = 15.0
-    time_bank_seconds: Annotated[float, msgspec.Meta(ge=0)] = 30.0
+    action_seconds: Annotated[float, msgspec.Meta(gt=0, le=ACTION_SECONDS_MAX)] = 15.0
+    time_bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=HOUR_SECONDS)] = 30.0
     time_bank: TimeBank | None = None  # with top-ups, in place of time_bank_seconds
     disconnect_grace_seconds: Annotated[float, msgspec.Meta(ge=0, le=600)] = 0.0  # a disconnected player's extra time
-    disconnect_grace_every_minutes: Annotated[float, msgspec.Meta(gt=0)] = 60.0  # ... at most once in this long
+    # ... at most once in this long
+    disconnect_grace_every_minutes: Annotated[float, msgspec.Meta(gt=0, le=DAY_MINUTES)] = 60.0
     added_cents: NonNegative = 0
     rebuys: Rebuys | None = None
     add_on: AddOn | None = None
     deals: bool = False
-    deal_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    deal_seconds: Annotated[float, msgspec.Meta(gt=0, le=HOUR_SECONDS)] = 30.0
     refund_policy: RefundPolicy = msgspec.field(default_factory=RefundPolicy)
     bounty: Bounty | None = None
     satellite: Satellite | None = None
@@ -277,6 +285,10 @@ class Definition(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
                 raise DefinitionError(f"{where}: give exactly one of minutes or hands")
             if (level.minutes is not None and level.minutes <= 0) or (level.hands is not None and level.hands <= 0):
                 raise DefinitionError(f"{where}: a level lasts a positive number of minutes or hands")
+            if (level.minutes is not None and level.minutes > DAY_MINUTES) or (
+                    level.hands is not None and level.hands > LEVEL_HANDS_MAX):
+                raise DefinitionError(f"{where}: a level lasts at most {DAY_MINUTES:,} minutes (a day) or "
+                                      f"{LEVEL_HANDS_MAX:,} hands")
         if bool(self.payouts) == (self.payout_rule is not None):
             raise DefinitionError("payouts: give the prize table (payouts) or a payout_rule, one of them")
         if self.payouts:

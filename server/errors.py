@@ -18,7 +18,8 @@ from engine.director import TournamentError
 Code: TypeAlias = Literal[
     "bad_request", "bad_definition", "admin_only", "bad_token", "observer", "no_tournament", "no_finished_hand",
     "no_table", "refused", "not_running", "not_paused", "player_cannot_watch", "no_hand", "not_your_turn", "stale",
-    "illegal_action", "name_taken", "too_large", "too_many_connections", "chat_limit", "damaged", "unavailable",
+    "not_yet", "illegal_action", "name_taken", "too_large", "too_many_connections", "chat_limit", "damaged",
+    "unavailable",
 ]
 
 

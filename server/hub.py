@@ -34,6 +34,7 @@ CLOSE_TOO_SLOW = 4008
 CLOSE_TOO_BIG = 1009
 CLOSE_FLOOD = 1008
 CLOSE_INTERNAL = 1011
+CLOSE_TRY_AGAIN_LATER = 1013
 logger = logging.getLogger("mttsim.server")
 
 

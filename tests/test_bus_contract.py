@@ -217,3 +217,21 @@ async def test_the_directors_sealed_word_reaches_a_worker_and_an_unsealed_one_do
     await heard_within(heard, 1)
     await quiet()
     assert heard == [b"sealed"]
+
+
+@pytest.mark.asyncio
+async def test_a_sealed_word_sent_again_is_not_heard_again(connect: Connect) -> None:
+    """A captured sealed batch was heard as often as it was sent, wherever a publish was allowed."""
+    director, worker = await connect("director"), await connect("tables")
+    heard: list[bytes] = []
+    captured: list[bytes] = []
+    await worker.listen_sealed(NOTICES, heard.append)
+    await worker.listen_from(NOTICES, lambda _, data: captured.append(data))
+    await quiet(0.1)
+    director.publish_sealed(NOTICES, b"once")
+    await heard_within(captured, 1)
+    director.publish(NOTICES, captured[0])  # the same bytes, sent again by one who may publish there
+    director.publish_sealed(NOTICES, b"twice")
+    await heard_within(heard, 2)
+    await quiet()
+    assert heard == [b"once", b"twice"] and len(captured) == 3

@@ -323,3 +323,21 @@ async def test_the_browsers_list_of_gateways_holds_only_gateways_the_director_ch
 ])
 def test_an_advertised_address_is_an_origin_or_says_why_not(url, problem):
     assert origin_problem(url) == problem
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_holds_at_most_its_max_sessions_and_refuses_the_next_socket():
+    """One gateway held any number of sessions: 40,000 observers' sockets were taken. Past ``max_sessions`` its
+    handshake is refused (a browser goes on through another gateway), and a session that ends frees its place."""
+    async with a_cluster(table_workers=1, gateways=1, max_sessions=3) as (cluster, _):
+        lobby = cluster.gateway_urls[0].replace("http", "ws", 1) + "/ws/lobby"
+        async with contextlib.AsyncExitStack() as held:
+            sockets = [await held.enter_async_context(websockets.connect(lobby)) for _ in range(3)]
+            with pytest.raises(websockets.InvalidStatus):
+                await websockets.connect(lobby)
+            await sockets[0].close()
+            gateway = cluster.gateways[0].state.gateway
+            await until(lambda: len(gateway.clients) == 2)
+            async with websockets.connect(lobby):
+                assert len(gateway.clients) == 3
+        assert gateway.metrics.registry.get_sample_value("mttsim_gateway_sessions_refused_total") == 1

@@ -110,6 +110,19 @@ async def test_non_finite_numbers_and_integers_past_2_53_are_refused_at_load_nam
             answer = await client.post("/api/tournaments", json={**definition(4, 4), **body}, headers=ADMIN)
             assert answer.status_code == 400 and key in answer.json()["message"], answer.text
             assert "2^53 - 1" in answer.json()["message"]
+        # A duration past a sane bound (2^64 seconds was taken): refused, naming the key and the bound
+        level = definition(4, 4)["levels"][0]
+        for key, bound, body in (
+                ("$.action_seconds", "<= 600", {"action_seconds": 2**64}),
+                ("$.time_bank_seconds", "<= 3600", {"time_bank_seconds": 2**64}),
+                ("$.deal_seconds", "<= 3600", {"deal_seconds": 1e9}),
+                ("levels[0]", "at most 1,440 minutes", {"levels": [{**level, "minutes": 2**64}]}),
+                ("levels[0]", "10,000 hands", {"levels": [{**{k: v for k, v in level.items() if k != "minutes"},
+                                                           "hands": 10**6}]}),
+                ("$.levels[0].break_minutes", "<= 1440", {"levels": [{**level, "break_minutes": 2**40}]})):
+            answer = await client.post("/api/tournaments", json={**definition(4, 4), **body}, headers=ADMIN)
+            message = answer.json()["message"]
+            assert answer.status_code == 400 and key in message and bound in message, answer.text
         assert (await client.get("/api/tournaments")).json() == []  # nothing was created
 
 

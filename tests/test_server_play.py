@@ -398,8 +398,8 @@ async def test_a_player_who_asks_to_sit_out_next_hand_sits_out_from_the_next_han
 async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_as_stale():
     """``act`` applied to whatever turn the player had when it arrived, so a delayed call or all-in
     landed on a hand the player had not seen. ``your_turn`` names its hand and turn, ``act`` echoes them, and a
-    decision for a turn that is over is refused as ``stale``, changing nothing; one without them is taken for
-    the turn in progress, as old clients send it."""
+    decision for a turn that is over is refused as ``stale``, one for a turn to come as ``not_yet``, changing
+    nothing; one without them is taken for the turn in progress, as old clients send it."""
     async with live_server(hand_pause=0.05) as live:
         rules = definition(2, 2, action_seconds=30.0)
         tournament, me, token = await person_among_stations(live, rules, 2)
@@ -425,10 +425,12 @@ async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_
                     continue
                 turns.append(event)
                 action = "check" if event["can_check"] else "call"
-                if len(turns) == 1:  # the turn before this one, and an earlier hand: stale, nothing applied
-                    for late in ({"hand": event["hand"], "turn": event["turn"] - 1},
-                                 {"hand": event["hand"] - 1, "turn": event["turn"]}):
-                        await websocket.send(json.dumps({"type": "act", "action": "all_in", **late}))
+                if len(turns) == 1:  # the turn before this one, an earlier hand, a later turn and a later hand
+                    for wrong in ({"hand": event["hand"], "turn": event["turn"] - 1},
+                                  {"hand": event["hand"] - 1, "turn": event["turn"]},
+                                  {"hand": event["hand"], "turn": event["turn"] + 1},
+                                  {"hand": event["hand"] + 1, "turn": 1}):
+                        await websocket.send(json.dumps({"type": "act", "action": "all_in", **wrong}))
                     await websocket.send(json.dumps({"type": "act", "action": action, "hand": event["hand"],
                                                      "turn": event["turn"]}))
                 elif len(turns) == 2:  # an old client's decision, naming nothing
@@ -437,8 +439,8 @@ async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_
                     named = {"hand": event["hand"], "turn": event["turn"]}
                     for _ in range(2):
                         await websocket.send(json.dumps({"type": "act", "action": action, **named}))
-            while len(errors) < 3 or len(mine) < 3:
+            while len(errors) < 5 or len(mine) < 3:
                 await next_event()
-        assert errors == ["stale"] * 3  # the two late ones, and the second answer to the third turn
+        assert errors == ["stale", "stale", "not_yet", "not_yet", "stale"]  # the second answer to the third turn
         assert all(isinstance(turn["turn"], int) and turn["turn"] > 0 for turn in turns)
         assert "all_in" not in mine[:3] and len(mine) == 3, mine  # each turn answered once, never by a late one

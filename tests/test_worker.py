@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from nats.js.errors import BadRequestError
 
-from server.cluster.bus import Lease, seal, unseal
+from server.cluster.bus import SEAL_BYTES, SEAL_MAX_AGE, Freshness, Lease, Stamp, seal, unseal
 from server.cluster.natsbus import NatsBus
 from server.cluster.schema import COMMANDS, TABLES, Listed, TableCommand
 from server.processes import Process
@@ -109,13 +109,33 @@ def test_the_directors_seal_holds_for_its_subject_and_its_bytes_only() -> None:
     a forged batch there. What the director says to a table or the workers is sealed with a key the gateways
     never hold: a forgery, a tampered batch, or one sealed for another table is dropped."""
     key, other = b"k" * 32, b"o" * 32
-    sealed = seal(key, "mttsim.table.t.1", b"a batch")
-    assert unseal(key, "mttsim.table.t.1", sealed) == b"a batch"
+    stamp = Stamp(b"director", 1, 1000.0)
+    sealed = seal(key, "mttsim.table.t.1", b"a batch", stamp)
+    assert unseal(key, "mttsim.table.t.1", sealed) == (stamp, b"a batch")
     assert unseal(key, "mttsim.table.t.2", sealed) is None  # replayed to another table
     assert unseal(other, "mttsim.table.t.1", sealed) is None  # sealed with another key
     assert unseal(key, "mttsim.table.t.1", sealed[:-1] + b"!") is None  # tampered
+    restamped = sealed[:32] + seal(key, "x", b"", Stamp(b"director", 2, 1000.0))[32:SEAL_BYTES] + b"a batch"
+    assert unseal(key, "mttsim.table.t.1", restamped) is None  # its stamp changed
     assert unseal(key, "mttsim.table.t.1", b"a batch") is None  # not sealed at all
     assert unseal(key, "mttsim.table.t.1", b"") is None
+
+
+def test_a_sealed_message_is_heard_once_in_order_and_while_it_is_fresh() -> None:
+    """The seal had no sequence: a captured sealed batch could be sent again wherever a publish was allowed.
+    Each is stamped by its sender, counted, and timed; a listener hears each once, in its sender's order."""
+    heard = Freshness()
+    now = 1000.0
+    assert heard.fresh("s", Stamp(b"first", 1, now), now)
+    assert not heard.fresh("s", Stamp(b"first", 1, now), now)  # the same message again
+    assert heard.fresh("s", Stamp(b"first", 3, now), now + 1)
+    assert not heard.fresh("s", Stamp(b"first", 2, now), now + 1)  # an older one of the same sender
+    assert heard.fresh("other", Stamp(b"first", 2, now), now + 1)  # each subject its own
+    assert not heard.fresh("s", Stamp(b"gone", 9, now - 5), now + 1)  # a sender before the last
+    assert heard.fresh("s", Stamp(b"again", 1, now + 2), now + 2)  # the director started again
+    assert not heard.fresh("s", Stamp(b"first", 4, now), now + 2)  # the one before it, no more
+    assert not heard.fresh("new", Stamp(b"again", 5, now + 2 - SEAL_MAX_AGE - 1), now + 2)  # too old
+    assert not heard.fresh("new", Stamp(b"again", 6, now + 2 + SEAL_MAX_AGE + 1), now + 2)  # from the future
 
 
 @pytest.mark.asyncio

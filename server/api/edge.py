@@ -39,6 +39,9 @@ class Settings(msgspec.Struct):
     ws_url: str | None = None  # where the server's own bots reach it, to bring them back after a restore
     clustered: bool = False  # this process is a cluster's director, and table workers play the tables
     plan_runs: int = 0  # quick simulations of a started tournament's field, for its plan (0: none)
+    # A gateway's sessions at once: past it a socket is refused, so that a browser goes on through another
+    # gateway. Each session is a socket, and a process may open only so many files (docs/deployment.md).
+    max_sessions: int = 15_000
 
 
 Body = TypeVar("Body")
@@ -71,7 +74,7 @@ STATUS_OF: dict[Code, int] = {
     "observer": 403,
     "no_tournament": 404, "no_finished_hand": 404, "no_table": 404,
     "refused": 409, "not_running": 409, "not_paused": 409, "player_cannot_watch": 409, "no_hand": 409,
-    "not_your_turn": 409, "stale": 409, "illegal_action": 409, "name_taken": 409,
+    "not_your_turn": 409, "stale": 409, "not_yet": 409, "illegal_action": 409, "name_taken": 409,
     "too_large": 413,
     "too_many_connections": 429, "chat_limit": 429,
     "damaged": 503, "unavailable": 503,

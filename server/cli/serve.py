@@ -35,6 +35,9 @@ def add(commands: Any) -> None:
     parser.add_argument("--metrics-port", type=int, help="also serve Prometheus metrics on 127.0.0.1:PORT")
     parser.add_argument("--broadcast-tick", type=float, default=0.05,
                         help="seconds other players' actions may wait to leave together (0: at once)")
+    parser.add_argument("--max-sessions", type=int, default=15_000,
+                        help="with --role gateway: the sessions it holds at once; past them a socket is refused "
+                             "and a browser goes on through another gateway (mind the open-file limit)")
     parser.add_argument("--plan-runs", type=int, default=3,
                         help="quick simulations of a started tournament's field (up to 3,000 entries), for the plan "
                              "line and the projected finish of its charts and clock screen (0: none)")
@@ -95,7 +98,8 @@ def gateway(args: argparse.Namespace) -> int:
         print("--role gateway needs --nats URL and the cluster's --admin-token", file=sys.stderr)
         return 2
     reachable = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
-    app = create_gateway(Settings(admin_token=args.admin_token), f"http://{reachable}:{args.port}",
+    app = create_gateway(Settings(admin_token=args.admin_token, max_sessions=args.max_sessions),
+                         f"http://{reachable}:{args.port}",
                          NatsTransport(args.nats))
     print(f"gateway of the cluster at {shown(args.nats)} serving on http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, loop="uvloop", **uvicorn_logging(args), **uvicorn_websockets())

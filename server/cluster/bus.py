@@ -31,10 +31,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import secrets
+import struct
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from server.cluster.schema import (
     COMMANDS, NOTICES, REQUEST_SECONDS, STREAM_PREFIX, TABLES, beat_for, http_for, sockets_for,
@@ -42,7 +44,6 @@ from server.cluster.schema import (
 from server.processes import Role
 
 logger = logging.getLogger("mttsim.bus")
-SEAL_BYTES = 32  # HMAC-SHA256
 ANY = "*"  # a pattern's token that stands for any one token
 REST = ">"  # a pattern's last token that stands for one token or more
 
@@ -94,23 +95,61 @@ def allowed(patterns: list[str], subject: str) -> bool:
     return any(matches(pattern, subject) for pattern in patterns)
 
 
-def _mac(key: bytes, subject: str, body: bytes) -> bytes:
+class Stamp(NamedTuple):
+    """Who sealed a message and when: the sealing connection (random, new at each start), its count of sealed
+    messages, and its wall clock. The seal covers it, so that a message captured and sent again is recognised."""
+
+    sender: bytes
+    seq: int
+    sent: float
+
+
+_STAMP = struct.Struct(">8sQd")
+SEAL_BYTES = 32 + _STAMP.size  # HMAC-SHA256, then the stamp
+SEAL_MAX_AGE = 60.0  # seconds a sealed message may be old (or early: the hosts' clocks may differ) to be heard
+
+
+def _mac(key: bytes, subject: str, stamp: bytes, body: bytes) -> bytes:
     """The seal of ``body`` for ``subject``: it holds for this subject only, so that a batch for one table cannot
-    be sent to another. Hashed in two steps: a batch is not copied to be sealed."""
+    be sent to another. Hashed in steps: a batch is not copied to be sealed."""
     mac = hmac.new(key, subject.encode() + b" ", hashlib.sha256)
+    mac.update(stamp)
     mac.update(body)
     return mac.digest()
 
 
-def seal(key: bytes, subject: str, body: bytes) -> bytes:
-    """``body`` with the director's seal before it."""
-    return _mac(key, subject, body) + body
+def seal(key: bytes, subject: str, body: bytes, stamp: Stamp) -> bytes:
+    """``body`` with the director's seal and its stamp before it."""
+    packed = _STAMP.pack(*stamp)
+    return _mac(key, subject, packed, body) + packed + body
 
 
-def unseal(key: bytes, subject: str, data: bytes) -> bytes | None:
-    """The body of a sealed message, or None if the director did not write it for ``subject``."""
-    body = data[SEAL_BYTES:]
-    return body if hmac.compare_digest(data[:SEAL_BYTES], _mac(key, subject, body)) else None
+def unseal(key: bytes, subject: str, data: bytes) -> tuple[Stamp, bytes] | None:
+    """The stamp and the body of a sealed message, or None if the director did not write it for ``subject``."""
+    if len(data) < SEAL_BYTES:
+        return None
+    packed, body = data[32:SEAL_BYTES], data[SEAL_BYTES:]
+    if not hmac.compare_digest(data[:32], _mac(key, subject, packed, body)):
+        return None
+    return Stamp(*_STAMP.unpack(packed)), body
+
+
+class Freshness:
+    """What a listener last heard sealed on each subject, so that nothing sealed is heard twice: from one sender
+    each message must come after the last, a new sender (the director started again) must not be older than the
+    last, and nothing older or earlier than ``SEAL_MAX_AGE`` is heard at all."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, Stamp] = {}
+
+    def fresh(self, subject: str, stamp: Stamp, now: float) -> bool:
+        if abs(now - stamp.sent) > SEAL_MAX_AGE:
+            return False
+        last = self.last.get(subject)
+        if last is not None and (stamp.seq <= last.seq if stamp.sender == last.sender else stamp.sent < last.sent):
+            return False
+        self.last[subject] = stamp
+        return True
 
 
 class Lease:
@@ -136,6 +175,9 @@ class Bus(ABC):
         # a clear error in our words, and a form without a server of its own enforces them all the same.
         self.may_publish, self.may_listen = rights(role, realm)
         self._pending: list[tuple[str, bytes]] = []  # this turn's notices, which leave together
+        self._sender = secrets.token_bytes(8)  # this connection's mark on what it seals
+        self._sealed = 0  # what it sealed so far
+        self._freshness = Freshness()  # what it heard sealed, on every subject it listens to sealed
 
     def queued(self, subject: str, payload: bytes) -> bool:
         """Queue a notice this role may publish; True when it is the turn's first, so that the form sends the
@@ -221,21 +263,26 @@ class Bus(ABC):
         return await self.listen_from(subject, lambda _, data: heard(data))
 
     def publish_sealed(self, subject: str, payload: bytes) -> None:
-        """A notice only the director may send: sealed with the key a gateway never holds."""
+        """A notice only the director may send: sealed with the key a gateway never holds, and stamped."""
         assert self.key is not None, "only the director and the workers hold the key"
-        self.publish(subject, seal(self.key, subject, payload))
+        self._sealed += 1
+        self.publish(subject, seal(self.key, subject, payload, Stamp(self._sender, self._sealed, time.time())))
 
     async def listen_sealed(self, pattern: str, heard: Callable[[bytes], None]) -> Stop:
-        """Call ``heard`` with each message on ``pattern`` that the director sealed; log and drop the rest."""
+        """Call ``heard`` with each message on ``pattern`` that the director sealed, once; log and drop the rest
+        (a forgery, or a sealed message sent again)."""
         key = self.key
         assert key is not None, "only the director and the workers hold the key"
+        freshness = self._freshness
 
         def opened(actual: str, data: bytes) -> None:
-            body = unseal(key, actual, data)
-            if body is None:
+            unsealed = unseal(key, actual, data)
+            if unsealed is None:
                 logger.warning("a message on %s that the director did not seal was dropped", actual)
+            elif not freshness.fresh(actual, unsealed[0], time.time()):
+                logger.warning("a sealed message on %s heard before, or too old, was dropped", actual)
             else:
-                heard(body)
+                heard(unsealed[1])
 
         return await self.listen_from(pattern, opened)
 

@@ -41,7 +41,7 @@ from server.cluster.schema import (
 )
 from server.cluster.schema import Route as ClientRoute  # beside Starlette's Route
 from server.processes import Process
-from server.hub import CLOSE_FLOOD, Outbound, SocketConnection
+from server.hub import CLOSE_FLOOD, CLOSE_TRY_AGAIN_LATER, Outbound, SocketConnection
 from server.api.socketwire import serve, wire_of
 from server.api.metrics import CONTENT_TYPE, SECONDS, process_registry
 from server.api.openapi import Problem
@@ -66,6 +66,8 @@ class GatewayMetrics:
                                    registry=self.registry)
         self.messages_out = Counter("mttsim_gateway_messages_out", "Messages written to clients",
                                     registry=self.registry)
+        self.sessions_refused = Counter("mttsim_gateway_sessions_refused", "Sockets refused: the gateway held "
+                                        "its max_sessions", registry=self.registry)
         self.round_trip = Histogram("mttsim_bus_round_trip_seconds", "A REST request to the director and its "
                                     "answer's first piece", buckets=SECONDS, registry=self.registry)
         # The director keeps no outbox for a gateway's clients: how long their messages wait is measured here.
@@ -173,7 +175,12 @@ class Gateway:
         return True
 
     async def session(self, websocket: WebSocket, tournament: str) -> None:
-        """A client's socket, its session in the director's process until either side closes it."""
+        """A client's socket, its session in the director's process until either side closes it; none past the
+        gateway's ``max_sessions`` (its handshake is refused, and a browser goes on through another gateway)."""
+        if len(self.clients) >= self.settings.max_sessions:
+            self.metrics.sessions_refused.inc()
+            await websocket.close(code=CLOSE_TRY_AGAIN_LATER, reason="this gateway holds all the sessions it may")
+            return
         await websocket.accept()
         wire = wire_of(websocket)
         self._next += 1

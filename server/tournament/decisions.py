@@ -110,6 +110,11 @@ def stale(decision: Act) -> Refused:
                             f"wait for your next turn")
 
 
+def early(decision: Act) -> Refused:
+    return Refused("not_yet", f"that decision is for turn {decision.turn} of hand {decision.hand}, which has not "
+                              f"come yet: wait for your turn")
+
+
 def raise_no_hand(decision: Act) -> NoReturn:
     """No hand in progress for a decision: one that names its hand came late for it (``stale``)."""
     if decision.hand is not None:
@@ -194,6 +199,9 @@ class Decisions:
         self.outlet.sit_out(player, False)
         hand = self.hand
         on_turn = hand.actor is not None and hand.players[hand.actor] == player
+        if (decision.hand is not None and decision.hand > self.number) or (
+                decision.hand == self.number and decision.turn is not None and decision.turn > self.clock.decision):
+            raise early(decision)
         if (decision.hand is not None and decision.hand != self.number) or hand.finished:
             raise_no_hand(decision)
         if decision.turn is not None and (decision.turn != self.clock.decision or not on_turn):
