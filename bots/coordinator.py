@@ -17,16 +17,25 @@ NATS is the transport the cluster already runs (docs/deployment.md): a subject p
 ``mttsim.swarm.RUN``, JSON bodies (msgspec). Core NATS delivers at most once: a row lost on the way is a gap
 in the live view, never in the counts, which come from the final reports. The swarm's NATS is its own (a
 server, or an account, of its own): a swarm's credentials must never reach a cluster's tables.
+
+Nobody else on that NATS is trusted (``Link``): every message is signed with the run's secret, which the
+coordinator and its workers share (``MTTSIM_SWARM_SECRET``), and stamped with the time; one that is not signed,
+or not of this minute, is dropped with a line. A worker plays only the players it was started with: a plan
+naming a player module of its own (``module.path:Name``) that the worker's ``--player`` did not name is refused,
+and nothing of it is imported.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
 import os
 import socket
+import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,12 +62,69 @@ HELLO_SECONDS = 0.5  # how often a worker without a plan says hello
 DONE_SECONDS = 60.0  # how long the coordinator waits for the workers' final reports once the run stops
 
 
+SECRET_ENV = "MTTSIM_SWARM_SECRET"  # the run's secret, shared by the coordinator and its workers
+SIGNED_MAX_AGE = 60.0  # seconds a signed message may be old (or early: the machines' clocks may differ)
+logger = logging.getLogger(__name__)
+
+
 def subject(run: str, kind: str) -> str:
     return f"mttsim.swarm.{run}.{kind}"
 
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
+_STAMP = struct.Struct(">d")
+
+
+class PlanRefused(ValueError):
+    """A plan this worker will not play: it names a player the worker was not started with."""
+
+
+class Link:
+    """A run's subjects on NATS, every message signed with the run's secret and stamped with the time: what a
+    stranger on the swarm's NATS sends (unsigned, or signed with another secret) or sends again later is dropped."""
+
+    def __init__(self, client: Client, run: str, secret: str) -> None:
+        self.client = client
+        self.run = run
+        self.key = hashlib.sha256(b"mttsim swarm run " + secret.encode()).digest()
+
+    def _mac(self, subject_: str, stamp: bytes, body: bytes) -> bytes:
+        mac = hmac.new(self.key, subject_.encode() + b" ", hashlib.sha256)
+        mac.update(stamp)
+        mac.update(body)
+        return mac.digest()
+
+    def signed(self, kind: str, body: dict[str, Any]) -> tuple[str, bytes]:
+        to, data, stamp = subject(self.run, kind), _encode(body), _STAMP.pack(time.time())
+        return to, self._mac(to, stamp, data) + stamp + data
+
+    async def publish(self, kind: str, body: dict[str, Any]) -> None:
+        await self.client.publish(*self.signed(kind, body))
+
+    def opened(self, subject_: str, data: bytes) -> dict[str, Any] | None:
+        """The body of a message signed for ``subject_`` with the run's secret in the last minute, or None."""
+        mac, stamp, body = data[:32], data[32:32 + _STAMP.size], data[32 + _STAMP.size:]
+        if len(stamp) < _STAMP.size or not hmac.compare_digest(mac, self._mac(subject_, stamp, body)):
+            return None
+        if abs(time.time() - _STAMP.unpack(stamp)[0]) > SIGNED_MAX_AGE:
+            return None
+        try:
+            decoded = _decode(body)
+        except msgspec.DecodeError:
+            return None
+        return decoded if isinstance(decoded, dict) else None
+
+    async def subscribe(self, kind: str, heard: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        async def opened(message: Msg) -> None:
+            body = self.opened(message.subject, message.data)
+            if body is None:
+                logger.warning("a message on %s not signed with the run's secret (or not of this minute) was "
+                               "dropped", message.subject)
+            else:
+                await heard(body)
+
+        await self.client.subscribe(subject(self.run, kind), cb=opened)
 
 
 @dataclass
@@ -83,12 +149,11 @@ def share(total: int, shard: int, shards: int) -> int:
 class Coordinator:
     """The coordinator's run: its workers, its clock, its view of the tournament, and the merged report."""
 
-    def __init__(self, options: SwarmOptions, client: Client, http: httpx.AsyncClient, run: str, expect: int,
+    def __init__(self, options: SwarmOptions, link: Link, http: httpx.AsyncClient, expect: int,
                  stop: asyncio.Event) -> None:
         self.options = options
-        self.client = client
+        self.link = link
         self.http = http
-        self.run = run
         self.expect = expect
         self.stop = stop
         self.admin = {"Authorization": f"Bearer {options.admin_token}"} if options.admin_token else {}
@@ -111,47 +176,46 @@ class Coordinator:
 
     async def hear(self) -> None:
         """Listen to the workers: hellos, registrations, rows and final reports."""
-        await self.client.subscribe(subject(self.run, "hello"), cb=self._hello)
-        await self.client.subscribe(subject(self.run, "registered"), cb=self._registered)
-        await self.client.subscribe(subject(self.run, "row"), cb=self._row)
-        await self.client.subscribe(subject(self.run, "done"), cb=self._done)
-        await self.client.subscribe(subject(self.run, "alive"), cb=self._alive)
+        await self.link.subscribe("hello", self._hello)
+        await self.link.subscribe("registered", self._registered)
+        await self.link.subscribe("row", self._row)
+        await self.link.subscribe("done", self._done)
+        await self.link.subscribe("alive", self._alive)
 
-    async def _alive(self, message: Msg) -> None:
-        self._worker(message)
+    async def _alive(self, body: dict[str, Any]) -> None:
+        self._worker(body)
 
-    async def _hello(self, message: Msg) -> None:
-        name = _decode(message.data)["worker"]
+    async def _hello(self, body: dict[str, Any]) -> None:
+        name = str(body.get("worker"))
         if name not in self.workers and len(self.workers) < self.expect:
             self.workers[name] = Worker(name, len(self.workers))
             self.tell(f"joined: {name} ({len(self.workers)} of {self.expect})")
             if len(self.workers) == self.expect:
                 self.joined.set()
 
-    def _worker(self, message: Msg) -> tuple[Worker | None, dict[str, Any]]:
-        body: dict[str, Any] = _decode(message.data)
-        worker = self.workers.get(body["worker"])
+    def _worker(self, body: dict[str, Any]) -> Worker | None:
+        worker = self.workers.get(str(body.get("worker")))
         if worker is not None:
             worker.heard = time.perf_counter()
-        return worker, body
+        return worker
 
-    async def _registered(self, message: Msg) -> None:
-        worker, _ = self._worker(message)
+    async def _registered(self, body: dict[str, Any]) -> None:
+        worker = self._worker(body)
         if worker is not None:
             worker.registered = True
             if all(w.registered for w in self.workers.values()) and self.joined.is_set():
                 self.registered.set()
 
-    async def _row(self, message: Msg) -> None:
-        worker, body = self._worker(message)
+    async def _row(self, body: dict[str, Any]) -> None:
+        worker = self._worker(body)
         if worker is not None and not worker.lost:
             worker.rows.append(body["row"])
             worker.partial = body["report"]
             if self.metrics is not None:
                 self.metrics.row(body["row"], worker.name)
 
-    async def _done(self, message: Msg) -> None:
-        worker, body = self._worker(message)
+    async def _done(self, body: dict[str, Any]) -> None:
+        worker = self._worker(body)
         if worker is not None:
             worker.final = body["report"]
             worker.rows.append(body["row"])  # the stop's
@@ -178,14 +242,14 @@ class Coordinator:
         if self.stop.is_set():
             return
         for worker in self.workers.values():
-            await self.client.publish(subject(self.run, f"plan.{worker.name}"), _encode(self.plan(worker)))
+            await self.link.publish(f"plan.{worker.name}", self.plan(worker))
         await self._until(self.registered)
         if self.stop.is_set():
             return
         if self.options.tournament is None:
             await asyncio.sleep(0.5)  # let the last connections open
             (await self.http.post(f"/api/tournaments/{self.tournament}/start", headers=self.admin)).raise_for_status()
-        await self.client.publish(subject(self.run, "go"), b"{}")
+        await self.link.publish("go", {})
         self.started = time.perf_counter()
         self.tell(f"go: {len(self.workers)} workers ({', '.join(self.workers)}), tournament {self.tournament}")
 
@@ -246,7 +310,7 @@ class Coordinator:
         """Tell the workers to stop (unless they are done), wait for their final reports, and leave or cancel
         the tournament as ``on_stop`` says."""
         if self.stopped is not None:
-            await self.client.publish(subject(self.run, "stop"), _encode({"why": self.stopped}))
+            await self.link.publish("stop", {"why": self.stopped})
         deadline = time.perf_counter() + DONE_SECONDS
         while any(w.final is None and not w.lost for w in self.workers.values()) and time.perf_counter() < deadline:
             await asyncio.sleep(0.2)
@@ -296,7 +360,7 @@ def live_of(report: dict[str, Any], elapsed: float) -> Live:
                 p50_ms=latency["p50"], p99_ms=latency["p99"], errors=report["errors"], wall_s=elapsed)
 
 
-async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str, stop: asyncio.Event,
+async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str, secret: str, stop: asyncio.Event,
                      progress: Callable[[Live], None] | None = None,
                      sampled: Callable[[dict[str, Any]], None] | None = None,
                      metrics: SwarmMetrics | None = None,
@@ -307,7 +371,7 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
     client = await connected(nats_url, f"mttsim swarm coordinator {run}")
     try:
         async with rest_client(addresses_of(options.url)) as http:
-            coordinator = Coordinator(options, client, http, run, expect, stop)
+            coordinator = Coordinator(options, Link(client, run, secret), http, expect, stop)
             coordinator.metrics = metrics
             coordinator.tell = tell or coordinator.tell
             coordinator.written = written
@@ -338,7 +402,7 @@ def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
 async def connected(url: str, name: str) -> Client:
     """A NATS connection; ConnectionError (an OSError, which the command reports as "could not run") if none."""
     async def said(error: Exception) -> None:  # one line, not nats-py's traceback at every attempt
-        logging.getLogger(__name__).warning("NATS at %s: %s", url, error or type(error).__name__)
+        logger.warning("NATS at %s: %s", url, error or type(error).__name__)
 
     try:
         return await nats.connect(url, name=name, connect_timeout=5, max_reconnect_attempts=8,
@@ -351,41 +415,49 @@ def worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-async def work(nats_url: str, run: str, name: str, url: str | None, stop: asyncio.Event) -> dict[str, Any] | None:
+async def work(nats_url: str, run: str, name: str, url: str | None, secret: str, stop: asyncio.Event,
+               players: Collection[str] = ()) -> dict[str, Any] | None:
     """A worker: hello until a plan comes, its share played from the coordinator's go to its stop, and its
-    final report sent (and returned). None if stopped before a plan came."""
+    final report sent (and returned). None if stopped before a plan came; ``PlanRefused`` for a plan naming a
+    player module not among ``players`` (the worker's own ``--player``)."""
     client = await connected(nats_url, f"mttsim swarm worker {name}")
+    link = Link(client, run, secret)
     planned: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     go = asyncio.Event()
 
-    async def on_plan(message: Msg) -> None:
+    async def on_plan(plan: dict[str, Any]) -> None:
         if not planned.done():
-            planned.set_result(_decode(message.data))
+            planned.set_result(plan)
 
-    async def on_go(_: Msg) -> None:
+    async def on_go(_: dict[str, Any]) -> None:
         go.set()
 
-    async def on_stop(_: Msg) -> None:
+    async def on_stop(_: dict[str, Any]) -> None:
         stop.set()
 
     try:
-        await client.subscribe(subject(run, f"plan.{name}"), cb=on_plan)
-        await client.subscribe(subject(run, "go"), cb=on_go)
-        await client.subscribe(subject(run, "stop"), cb=on_stop)
+        await link.subscribe(f"plan.{name}", on_plan)
+        await link.subscribe("go", on_go)
+        await link.subscribe("stop", on_stop)
         while not planned.done() and not stop.is_set():
-            await client.publish(subject(run, "hello"), _encode({"worker": name}))
+            await link.publish("hello", {"worker": name})
             await asyncio.wait([planned], timeout=HELLO_SECONDS)
         if not planned.done():
             return None
+        strangers = sorted(str(tag) for tag in planned.result().get("mix", {}) if ":" in str(tag)
+                           and tag not in players)
+        if strangers:
+            raise PlanRefused(f"the plan names players this worker was not started with: {', '.join(strangers)} "
+                              f"(start it with --player {strangers[0]})")
         options = options_of(planned.result(), url)
-        report = await _play(client, run, name, options, go, stop)
+        report = await _play(link, name, options, go, stop)
         await client.flush()
         return report
     finally:
         await client.close()
 
 
-async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: asyncio.Event,
+async def _play(link: Link, name: str, options: SwarmOptions, go: asyncio.Event,
                 stop: asyncio.Event) -> dict[str, Any]:
     addresses = addresses_of(options.url)
     async with rest_client(addresses) as http:
@@ -394,7 +466,7 @@ async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: 
 
         def send(partial: dict[str, Any]) -> None:
             body = {"worker": name, "row": partial["history"][-1], "report": {**partial, "history": []}}
-            task = asyncio.ensure_future(client.publish(subject(run, "row"), _encode(body)))
+            task = asyncio.ensure_future(link.publish("row", body))
             pending.add(task)
             task.add_done_callback(pending.discard)
 
@@ -402,27 +474,26 @@ async def _play(client: Client, run: str, name: str, options: SwarmOptions, go: 
 
         async def beat() -> None:
             while True:
-                await client.publish(subject(run, "alive"), _encode({"worker": name}))
+                await link.publish("alive", {"worker": name})
                 await asyncio.sleep(ALIVE_SECONDS)
 
         beating = asyncio.create_task(beat())
         try:
-            return await _played(client, run, name, swarm, go, stop)
+            return await _played(link, name, swarm, go, stop)
         finally:
             beating.cancel()
 
 
-async def _played(client: Client, run: str, name: str, swarm: SwarmRun, go: asyncio.Event,
+async def _played(link: Link, name: str, swarm: SwarmRun, go: asyncio.Event,
                   stop: asyncio.Event) -> dict[str, Any]:
     """The worker's share: registered, played from the go, and its final report sent."""
     await swarm.enter()
-    await client.publish(subject(run, "registered"), _encode({"worker": name, "bots": len(swarm.bots)}))
+    await link.publish("registered", {"worker": name, "bots": len(swarm.bots)})
     while not go.is_set() and not stop.is_set():
         await asyncio.sleep(0.05)
     swarm.start_the_clock()
     await swarm.play(None, None)
     await swarm.end()
     report = swarm.report()
-    await client.publish(subject(run, "done"), _encode({"worker": name, "report": {**report, "history": []},
-                                                         "row": report["history"][-1]}))
+    await link.publish("done", {"worker": name, "report": {**report, "history": []}, "row": report["history"][-1]})
     return report

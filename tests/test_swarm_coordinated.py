@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import nats
 import pytest
 
 from bots import thresholds
+from bots.coordinator import SECRET_ENV, Link
 from server.cluster.launcher import nats_binary
 from tests.cluster import free_ports_in_a_row
 from tests.live_server import live_server
@@ -42,9 +44,13 @@ def plain_nats() -> Iterator[str]:
         server.wait(10)
 
 
-async def mttsim(*arguments: str) -> asyncio.subprocess.Process:
+SECRET = "the run's own secret"
+
+
+async def mttsim(*arguments: str, **environment: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "server.cli", *arguments,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                env={**os.environ, SECRET_ENV: SECRET, **environment})
 
 
 async def test_a_coordinator_and_two_workers_play_one_tournament_and_write_one_report(tmp_path):
@@ -122,3 +128,61 @@ async def test_a_worker_or_coordinator_without_a_nats_server_says_so_with_the_co
         _, err = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == thresholds.COULD_NOT_RUN, err.decode()
         assert "no NATS server at nats://127.0.0.1:9" in err.decode()
+
+
+async def test_a_worker_takes_no_plan_from_a_stranger_and_imports_no_player_it_was_not_started_with(tmp_path):
+    """A stranger on the swarm's NATS answered a worker's hello with a plan naming ``module:function`` as a
+    player, and the worker imported and called it. A worker now hears only messages signed with the run's secret,
+    and plays only the players of its own ``--player``: neither plan imports anything (a marker file that the
+    module's import would write is never written)."""
+    marker = tmp_path / "imported"
+    (tmp_path / "intruder.py").write_text(f"open({str(marker)!r}, 'w').close()\n\ndef player(view, rng):\n"
+                                          f"    return ('fold', None)\n")
+    plan = {"mix": {"intruder:player": 1.0}, "shard": [0, 1], "think": [0, 0], "stages": None,
+            "url": "http://127.0.0.1:9", "players": 2}
+    with plain_nats() as nats_url:
+        client = await nats.connect(nats_url)
+        hellos: list[bytes] = []
+
+        async def hello(message) -> None:
+            hellos.append(message.data)
+
+        await client.subscribe("mttsim.swarm.guarded.hello", cb=hello)
+        worker = await mttsim("swarm-worker", "--coordinator", nats_url, "--run-name", "guarded", "--name", "w",
+                              PYTHONPATH=str(tmp_path))
+        try:
+            for _ in range(600):
+                if hellos:
+                    break
+                await asyncio.sleep(0.05)
+            link = Link(client, "guarded", SECRET)
+            assert link.opened("mttsim.swarm.guarded.hello", hellos[0]) == {"worker": "w"}  # signed by the worker
+            await client.publish("mttsim.swarm.guarded.plan.w", json.dumps(plan).encode())  # a stranger's
+            forged = Link(client, "guarded", "a guess at the secret")
+            await forged.publish("plan.w", plan)
+            await client.flush()
+            assert worker.stderr is not None
+            said = b""
+            while said.count(b"not signed with the run's secret") < 2:  # each dropped, with its line
+                line = await asyncio.wait_for(worker.stderr.readline(), 60)
+                assert line, "the worker ended"
+                said += line
+            assert worker.returncode is None  # it took neither, and waits for its plan
+            await link.publish("plan.w", plan)  # signed: a plan of the run, naming a player it was not given
+            _, rest = await asyncio.wait_for(worker.communicate(), 60)
+            err = said + rest
+        finally:
+            if worker.returncode is None:
+                worker.kill()
+                await worker.wait()
+            await client.close()
+    assert worker.returncode == thresholds.USAGE, err.decode()[-2000:]
+    assert "was not started with: intruder:player" in err.decode()
+    assert err.decode().count("not signed with the run's secret") >= 2
+    assert not marker.exists()
+
+
+async def test_a_worker_without_the_runs_secret_says_so():
+    process = await mttsim("swarm-worker", "--coordinator", "nats://127.0.0.1:9", **{SECRET_ENV: ""})
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == thresholds.USAGE and f"{SECRET_ENV} is not set" in err.decode()

@@ -26,7 +26,8 @@ EXAMPLE = ("  mttsim swarm --create --admin-token secret --players 1000 --csv ru
 MERGE_EXAMPLE = "  mttsim swarm-merge shard0.json shard1.json --csv run --html run.html"
 
 
-WORKER_EXAMPLE = ("  mttsim swarm-worker --coordinator nats://127.0.0.1:4333      # on each machine, then:\n"
+WORKER_EXAMPLE = ("  export MTTSIM_SWARM_SECRET=...                                 # the run's, on every machine\n"
+                  "  mttsim swarm-worker --coordinator nats://127.0.0.1:4333      # on each machine, then:\n"
                   "  mttsim swarm --coordinate nats://127.0.0.1:4333 --expect-workers 4 --create \\\n"
                   "      --admin-token secret --players 20000 --url http://server:8000 --html run.html")
 
@@ -95,6 +96,9 @@ def add_worker(commands: Any) -> None:
     parser.add_argument("--name", help="this worker's name (default: host and process id)")
     parser.add_argument("--url", help="the server as this machine reaches it (default: the coordinator's --url)")
     parser.add_argument("--json", action="store_true", help="print this worker's own report as JSON at the end")
+    parser.add_argument("--player", action="append", default=[], metavar="MODULE:NAME",
+                        help="a player of your own this worker may play when the plan's mix names it (repeat for "
+                             "more); a plan naming any other is refused, and nothing of it is imported")
     logging_options(parser)
     parser.set_defaults(run=swarm_worker)
 
@@ -235,11 +239,19 @@ def swarm(args: argparse.Namespace) -> int:
             print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
         rows = None if terminal or args.json else _row_line
         if args.coordinate:
-            from bots.coordinator import coordinate
+            import os
+            import secrets
+
+            from bots.coordinator import SECRET_ENV, coordinate
 
             print(f"mttsim swarm: waiting for {args.expect_workers} workers on {args.coordinate}", file=sys.stderr,
                   flush=True)
-            return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", stop,
+            secret = os.environ.get(SECRET_ENV) or secrets.token_urlsafe(24)
+            if SECRET_ENV not in os.environ:
+                print(f"mttsim swarm: the run's secret, for every worker: export {SECRET_ENV}={secret}",
+                      file=sys.stderr, flush=True)
+            return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", secret,
+                                    stop,
                                     _live_line if terminal else None, rows, metrics,
                                     lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True),
                                     (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
@@ -331,20 +343,32 @@ def swarm_worker(args: argparse.Namespace) -> int:
     import httpx
     import uvloop
 
+    import os
+
     from bots import thresholds
-    from bots.coordinator import work, worker_name
+    from bots.coordinator import SECRET_ENV, PlanRefused, work, worker_name
+
+    secret = os.environ.get(SECRET_ENV)
+    if not secret:
+        print(f"mttsim swarm-worker: {SECRET_ENV} is not set: the run's secret, which the coordinator printed "
+              "(or was given), signs every message of the run", file=sys.stderr)
+        return thresholds.USAGE
 
     async def run() -> dict[str, Any] | None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(number, stop.set)
-        return await work(args.coordinator, args.run_name, args.name or worker_name(), args.url, stop)
+        return await work(args.coordinator, args.run_name, args.name or worker_name(), args.url, secret, stop,
+                          args.player)
 
     quiet_garbage_collector()
     allow_many_sockets()
     try:
         report = uvloop.run(run())
+    except PlanRefused as error:
+        print(f"mttsim swarm-worker: {error}", file=sys.stderr)
+        return thresholds.USAGE
     except (httpx.HTTPError, OSError) as error:
         print(f"mttsim swarm-worker: could not run: {error}", file=sys.stderr)
         return thresholds.COULD_NOT_RUN
