@@ -118,6 +118,13 @@ def bots(live: Live, tournament: str, seats: list[tuple[str, str]], strategy: st
     return tasks
 
 
+async def connected(live: Live, tournament: str, seats: list[tuple[str, str]]) -> None:
+    """Until every one of ``seats`` has its socket open at the server: a player not connected at the start sits
+    out as one who never came."""
+    streams = live.runtime(tournament).streams
+    await until(lambda: all(streams.connected(player) for player, _ in seats), timeout=60)
+
+
 _pending: weakref.WeakKeyDictionary[Any, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
 
 

@@ -19,6 +19,7 @@ from tests.live_server import (
     SilentClient,
     admin,
     bots,
+    connected,
     create,
     definition,
     live_server,
@@ -100,7 +101,7 @@ async def test_under_hand_for_hand_no_table_deals_hand_n_plus_1_before_every_tab
     async with live_server(hand_pause=0.02) as live:
         tournament, seats = await create(live, definition(9, 3, paid=8), 9)
         bots(live, tournament, seats, "station")  # nobody raises: busts are rare, rounds many
-        await asyncio.sleep(0.2)
+        await connected(live, tournament, seats)
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
         await until(lambda: sum(isinstance(e, HandFinished) for _, e in runtime.log) >= 12, timeout=60)
@@ -129,7 +130,7 @@ async def test_a_table_break_moves_a_connected_player_who_keeps_playing():
     async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
         tournament, seats = await create(live, definition(6, 3, action_seconds=2, stack=300), 6)
         tasks = bots(live, tournament, seats, "random", seed=3)
-        await asyncio.sleep(0.2)
+        await connected(live, tournament, seats)
         await admin(live, tournament, "start")
         reports = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         assert sorted(r.place for r in reports) == [1, 2, 3, 4, 5, 6]
@@ -238,7 +239,7 @@ async def test_a_client_that_never_reads_is_dropped_without_delaying_the_table()
     async with live_server(hand_pause=0.0, max_queue=16, rate=5000, burst=5000) as live:
         tournament, seats = await create(live, definition(6, 6, action_seconds=2, stack=100_000), 6)
         bots(live, tournament, seats, "station")
-        await asyncio.sleep(0.2)
+        await connected(live, tournament, seats)
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
         slow = await SilentClient.open(live, f"/ws/tournaments/{tournament}?table=1")
@@ -265,7 +266,7 @@ async def test_levels_follow_the_wall_clock_and_a_pause_stops_deals_and_the_cloc
     async with live_server(clock, hand_pause=0.05) as live:
         tournament, seats = await create(live, definition(4, 4, levels=levels, stack=100_000), 4)
         bots(live, tournament, seats, "station")
-        await asyncio.sleep(0.2)
+        await connected(live, tournament, seats)
         await admin(live, tournament, "start")
         runtime = live.runtime(tournament)
         await until(lambda: runtime.director.hands_played >= 3)  # the level clock has ticked meanwhile
@@ -320,7 +321,7 @@ async def test_live_breaks_close_the_fewest_players_table_mid_hand_or_not_as_the
         rising = [{"small_blind": 10 * 2**k, "big_blind": 20 * 2**k, "hands": 4} for k in range(12)]  # ends soon
         tournament, seats = await create(live, definition(36, 4, action_seconds=2, stack=200, levels=rising), 36)
         tasks = bots(live, tournament, seats, "random", seed=5)
-        await asyncio.sleep(0.2)
+        await connected(live, tournament, seats)
         await admin(live, tournament, "start")
         await asyncio.wait_for(asyncio.gather(*tasks), 240)
         async with httpx.AsyncClient(base_url=live.http) as client:
