@@ -165,6 +165,11 @@ class WorkerOutlet:
         try:
             if self.desk is None:
                 raise_no_hand(acted.decision)
+            named = acted.decision.hand
+            if named is not None and named > self.desk.number:
+                # A later hand than this worker's: the table has gone on at another worker (this one was cut off
+                # and has not yet seen its lease go), whose answer is the one the player needs.
+                return
             self.desk.act(acted.route.player, acted.decision)
         except Refused as refusal:
             self.sink.to(acted.route, error_message(refusal.code, refusal.message))

@@ -1,0 +1,193 @@
+"""A cluster between hosts, and a real network's faults: each role on a host of its own (tests/netns.py), a swarm
+on another, and links cut, partitions in both directions and in one, or every link slow and lossy
+(tests/lossy_link.py), while a tournament plays. Every chip and cent is accounted for after, and no hand is played
+twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.cluster import launcher
+from tests.cluster import ADMIN, TOKEN, assert_settled
+from tests.live_server import definition
+from tests.netns import Network, nats_on
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
+PLAYERS = 24
+LEVELS = [{"small_blind": sb, "big_blind": 2 * sb, "hands": 10} for sb in (10, 20, 40, 80, 150, 300, 600, 1200)]
+FAULT_SECONDS = 10.0
+SLOW_SECONDS = 60.0
+DELAY, LOSS = 0.2, 0.02  # each way on every link, and the share of pieces as late as a lost segment makes them
+ACTION_SECONDS = 6.0
+HOSTS = ("nats", "director", "worker1", "worker2", "gateway", "players")
+SERVE = (sys.executable, "-m", "server.cli", "serve", "--log-level", "warning")
+
+
+def wait_for(what: str, test: Any, timeout: float = 180.0) -> Any:
+    """Poll ``test`` until it gives something true, and give that; a busy machine is given ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (found := test()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.5)
+    return found
+
+
+class Cluster:
+    """The roles on their hosts, and what the players' host sees of them through the gateway. With ``slow``, every
+    role reaches NATS, and the players the gateway, through a lossy link on its own host, slow while the file
+    ``slow`` exists."""
+
+    def __init__(self, net: Network, logs: Path, slow: Path | None = None) -> None:
+        self.net, self.logs, self.slow = net, logs, slow
+        self.gateway = f"http://{net.address('gateway')}:8000"
+        self.players_url = "http://127.0.0.1:18000" if slow else self.gateway
+
+    def link(self, host: str, listen: int, to: str) -> None:
+        """A lossy link on ``host`` from its own ``127.0.0.1:listen`` to ``to``."""
+        assert self.slow is not None
+        self.net.run(host, [sys.executable, "-m", "tests.lossy_link", "--listen", f"127.0.0.1:{listen}", "--to", to,
+                            "--delay", str(DELAY), "--jitter", str(DELAY / 10), "--loss", str(LOSS), "--seed",
+                            str(len(self.net.processes)), "--while-exists", str(self.slow)])
+
+    def start(self, nats: str, passwords: dict[str, str]) -> None:
+        net = self.net
+        if self.slow is not None:
+            for host in ("director", "worker1", "worker2", "gateway"):
+                self.link(host, 14222, nats.removeprefix("nats://"))
+            self.link("players", 18000, self.gateway.removeprefix("http://"))
+
+        def env(user: str) -> dict[str, str]:
+            reached = "nats://127.0.0.1:14222" if self.slow is not None else nats
+            return {**os.environ,
+                    launcher.NATS_ENV: reached.replace("nats://", f"nats://{user}:{passwords[user]}@", 1)}
+
+        net.run("director", [*SERVE, "--role", "director", "--host", net.address("director"), "--port", "8000",
+                             "--admin-token", TOKEN, "--memory", "--hand-pause", "0.02"], env("director"),
+                self.logs / "director.log")
+        for worker in ("worker1", "worker2"):
+            net.run(worker, [*SERVE, "--role", "tables"], env("tables"), self.logs / f"{worker}.log")
+        net.run("gateway", [*SERVE, "--role", "gateway", "--host", net.address("gateway"), "--port", "8000",
+                            "--admin-token", TOKEN], env("gateway-1"), self.logs / "gateway.log")
+        wait_for("every role registered", lambda: sorted(p["role"] for p in self.ask("/api/cluster")["processes"])
+                 == ["director", "gateway", "tables", "tables"] if self.ask("/api/cluster") else False)
+
+    def ask(self, path: str) -> Any:
+        return self.net.fetch("players", self.gateway + path, ADMIN)
+
+    def hands(self, tournament: str) -> list[tuple[int, int]]:
+        """(table, hand) of every hand finished so far."""
+        trail = self.ask(f"/api/tournaments/{tournament}/events") or []
+        return [(event["table"], event["hand"]) for event in trail if event.get("type") == "hand_finished"]
+
+    def tally(self, tournament: str) -> dict[str, int]:
+        """Hands finished and hands voided so far."""
+        trail = self.ask(f"/api/tournaments/{tournament}/events") or []
+        return {"hands": sum(event.get("type") == "hand_finished" for event in trail),
+                "voided": sum(event.get("type") == "hand_voided" for event in trail)}
+
+    def swarm(self, config: Path, out: Path) -> subprocess.Popen[Any]:
+        return self.net.run("players", [sys.executable, "-m", "server.cli", "swarm", "--url", self.players_url,
+                                        "--players", str(PLAYERS), "--create", "--admin-token", TOKEN, "--config",
+                                        str(config), "--mix", "tag=2,station=1,pushfold=1", "--think", "0.1-0.3",
+                                        "--seed", "53", "--json", "--threshold", "finished"], log=out)
+
+    def tournament(self) -> str:
+        found: str = wait_for("the swarm's tournament", lambda: (self.ask("/api/tournaments") or [{}])[0].get("id"))
+        return found
+
+
+def played(out: Path) -> dict[str, Any]:
+    """The swarm's report, the last line of JSON in its output."""
+    report: dict[str, Any] = json.loads([line for line in out.read_text().splitlines() if line.startswith("{")][-1])
+    return report
+
+
+def definition_file(directory: Path) -> Path:
+    config = directory / "definition.json"
+    config.write_text(json.dumps(definition(PLAYERS, 6, action_seconds=ACTION_SECONDS, paid=4, stack=3000,
+                                            levels=LEVELS)))
+    return config
+
+
+def test_a_cluster_between_hosts_lives_through_cut_links_and_partitions_one_way_and_both(tmp_path):
+    """Under a swarm, in turn for 10 s each: a worker cut off from NATS (its tables taken over, its late words
+    fenced), the other worker muted (it hears NATS but cannot speak to it), the gateway cut off from NATS while
+    its players stay connected to it, and the director cut off from NATS. The tournament finishes, every chip
+    and cent is accounted for, the swarm sees no error, and no hand is played twice."""
+    with Network(HOSTS) as net:
+        passwords = {user: secrets.token_hex(24) for user in launcher.permissions(1)}
+        with nats_on(net, "nats", launcher.configuration(passwords, 1)) as nats:
+            cluster = Cluster(net, tmp_path)
+            cluster.start(nats, passwords)
+            out = tmp_path / "swarm.out"
+            swarm = cluster.swarm(definition_file(tmp_path), out)
+            tournament = cluster.tournament()
+            faults = [("worker1 cut off from NATS", lambda on: net.block("worker1", "nats", on)),
+                      ("worker2 heard but not heard", lambda on: net.mute("worker2", "nats", on)),
+                      ("the gateway cut off from NATS", lambda on: net.block("gateway", "nats", on)),
+                      ("the director cut off from NATS", lambda on: net.block("director", "nats", on))]
+            costs: dict[str, dict[str, float]] = {}
+            for name, fault in faults:
+                wanted = len(cluster.hands(tournament)) + 2
+                wait_for(f"hands played before {name}", lambda wanted=wanted: len(cluster.hands(tournament)) >= wanted)
+                assert (cluster.ask(f"/api/tournaments/{tournament}") or {}).get("status") == "running", name
+                before = cluster.tally(tournament)
+                fault(True)
+                try:
+                    time.sleep(FAULT_SECONDS)  # the fault's length, on the wall: what a network outage is
+                finally:
+                    fault(False)
+                healed, during = time.monotonic(), cluster.tally(tournament)
+                wait_for(f"a hand after {name}", lambda done=during["hands"]: cluster.tally(tournament)["hands"] > done)
+                costs[name] = {"hands played during it": during["hands"] - before["hands"],
+                               "hands voided": cluster.tally(tournament)["voided"] - before["voided"],
+                               "seconds to the next hand after it": round(time.monotonic() - healed, 1)}
+            (tmp_path / "costs.json").write_text(json.dumps(costs, indent=1))  # the figures of docs/deployment.md
+            assert swarm.wait(480) == 0, out.read_text()[-3000:]
+            shown = wait_for("the tournament's result", lambda: cluster.ask(f"/api/tournaments/{tournament}"))
+            hands = cluster.hands(tournament)
+    report = played(out)
+    assert report["finished"] and report["errors"] == 0, {key: report[key] for key in ("errors", "error_codes")}
+    assert_settled(shown, PLAYERS)
+    assert [hand for hand, count in Counter(hands).items() if count > 1] == []  # no hand played twice
+
+
+def test_a_cluster_plays_on_for_a_minute_of_slow_lossy_links_everywhere(tmp_path):
+    """Every link (each role to NATS, the players to the gateway) 200 ms each way, with jitter and 2% loss, for a
+    minute of play: the tournament goes on and finishes, the swarm sees no error, an action's round trip stays
+    within its clock, and every chip and cent is accounted for."""
+    slow = tmp_path / "slow"
+    with Network(HOSTS) as net:
+        passwords = {user: secrets.token_hex(24) for user in launcher.permissions(1)}
+        with nats_on(net, "nats", launcher.configuration(passwords, 1)) as nats:
+            cluster = Cluster(net, tmp_path, slow)
+            cluster.start(nats, passwords)
+            out = tmp_path / "swarm.out"
+            swarm = cluster.swarm(definition_file(tmp_path), out)
+            tournament = cluster.tournament()
+            wait_for("a hand played", lambda: cluster.hands(tournament))
+            slow.touch()
+            before = len(cluster.hands(tournament))
+            try:
+                time.sleep(SLOW_SECONDS)  # the fault's length, on the wall
+                during = len(cluster.hands(tournament)) - before
+            finally:
+                slow.unlink()
+            assert swarm.wait(480) == 0, out.read_text()[-3000:]
+            shown = wait_for("the tournament's result", lambda: cluster.ask(f"/api/tournaments/{tournament}"))
+    report = played(out)
+    assert during > 0, "no hand was played over the slow links"
+    assert report["finished"] and report["errors"] == 0, {key: report[key] for key in ("errors", "error_codes")}
+    assert report["latency_ms"]["max"] < ACTION_SECONDS * 1000, report["latency_ms"]
+    assert_settled(shown, PLAYERS)
