@@ -96,10 +96,10 @@ class Cluster:
         return {"hands": sum(event.get("type") == "hand_finished" for event in trail),
                 "voided": sum(event.get("type") == "hand_voided" for event in trail)}
 
-    def swarm(self, config: Path, out: Path) -> subprocess.Popen[Any]:
+    def swarm(self, config: Path, out: Path, think: str) -> subprocess.Popen[Any]:
         return self.net.run("players", [sys.executable, "-m", "server.cli", "swarm", "--url", self.players_url,
                                         "--players", str(PLAYERS), "--create", "--admin-token", TOKEN, "--config",
-                                        str(config), "--mix", "tag=2,station=1,pushfold=1", "--think", "0.1-0.3",
+                                        str(config), "--mix", "tag=2,station=1,pushfold=1", "--think", think,
                                         "--seed", "53", "--json", "--threshold", "finished"], log=out)
 
     def tournament(self) -> str:
@@ -113,9 +113,10 @@ def played(out: Path) -> dict[str, Any]:
     return report
 
 
-def definition_file(directory: Path) -> Path:
+def definition_file(directory: Path, stack: int) -> Path:
+    """The tournament: long enough in starting chips for the faults to meet it running, and no longer."""
     config = directory / "definition.json"
-    config.write_text(json.dumps(definition(PLAYERS, 6, action_seconds=ACTION_SECONDS, paid=4, stack=3000,
+    config.write_text(json.dumps(definition(PLAYERS, 6, action_seconds=ACTION_SECONDS, paid=4, stack=stack,
                                             levels=LEVELS)))
     return config
 
@@ -131,7 +132,7 @@ def test_a_cluster_between_hosts_lives_through_cut_links_and_partitions_one_way_
             cluster = Cluster(net, tmp_path)
             cluster.start(nats, passwords)
             out = tmp_path / "swarm.out"
-            swarm = cluster.swarm(definition_file(tmp_path), out)
+            swarm = cluster.swarm(definition_file(tmp_path, 2000), out, "0.1-0.3")
             tournament = cluster.tournament()
             faults = [("worker1 cut off from NATS", lambda on: net.block("worker1", "nats", on)),
                       ("worker2 heard but not heard", lambda on: net.mute("worker2", "nats", on)),
@@ -174,7 +175,7 @@ def test_a_cluster_plays_on_for_a_minute_of_slow_lossy_links_everywhere(tmp_path
             cluster = Cluster(net, tmp_path, slow)
             cluster.start(nats, passwords)
             out = tmp_path / "swarm.out"
-            swarm = cluster.swarm(definition_file(tmp_path), out)
+            swarm = cluster.swarm(definition_file(tmp_path, 3000), out, "0-0.02")  # the links set the pace
             tournament = cluster.tournament()
             wait_for("a hand played", lambda: cluster.hands(tournament))
             slow.touch()

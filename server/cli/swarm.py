@@ -16,7 +16,10 @@ from bots.strategies import parse_mix
 from server.cli.common import allow_many_sockets, command, logging_options, quiet_garbage_collector, read_definition
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bots.swarm import Live, SwarmOptions
+    from bots.swarmmetrics import SwarmMetrics
     from bots.thresholds import Threshold
 
 EXAMPLE = ("  mttsim swarm --create --admin-token secret --players 1000 --csv run --html run.html\n"
@@ -26,8 +29,7 @@ EXAMPLE = ("  mttsim swarm --create --admin-token secret --players 1000 --csv ru
 MERGE_EXAMPLE = "  mttsim swarm-merge shard0.json shard1.json --csv run --html run.html"
 
 
-WORKER_EXAMPLE = ("  export MTTSIM_SWARM_SECRET=...                                 # the run's, on every machine\n"
-                  "  mttsim swarm-worker --coordinator nats://127.0.0.1:4333      # on each machine, then:\n"
+WORKER_EXAMPLE = ("  mttsim swarm-worker --coordinator nats://127.0.0.1:4333  # each machine, MTTSIM_SWARM_SECRET set\n"
                   "  mttsim swarm --coordinate nats://127.0.0.1:4333 --expect-workers 4 --create \\\n"
                   "      --admin-token secret --players 20000 --url http://server:8000 --html run.html")
 
@@ -207,6 +209,28 @@ def _row_line(row: dict[str, Any]) -> None:
           f"ms, {row['errors']} errors, {row['reconnections']} reconnections", file=sys.stderr, flush=True)
 
 
+async def _coordinated(args: argparse.Namespace, options: SwarmOptions, stop: asyncio.Event, terminal: bool,
+                       rows: Callable[[dict[str, Any]], None] | None, metrics: SwarmMetrics | None) -> dict[str, Any]:
+    """``mttsim swarm --coordinate``: the run's secret (made and printed when the environment has none), and the
+    coordinator's run to its one report."""
+    import os
+    import secrets
+
+    from bots.coordinator import SECRET_ENV, coordinate
+    from bots.loadreport import write_csvs
+
+    print(f"mttsim swarm: waiting for {args.expect_workers} workers on {args.coordinate}", file=sys.stderr,
+          flush=True)
+    secret = os.environ.get(SECRET_ENV) or secrets.token_urlsafe(24)
+    if SECRET_ENV not in os.environ:
+        print(f"mttsim swarm: the run's secret, for every worker: export {SECRET_ENV}={secret}", file=sys.stderr,
+              flush=True)
+    return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", secret, stop,
+                            _live_line if terminal else None, rows, metrics,
+                            lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True),
+                            (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
+
+
 def swarm(args: argparse.Namespace) -> int:
     """Load-test a server with bots over the wire (``mttsim swarm``); the exit code says whether the thresholds
     passed (docs/swarm.md)."""
@@ -216,7 +240,7 @@ def swarm(args: argparse.Namespace) -> int:
     import uvloop
 
     from bots import thresholds
-    from bots.loadreport import StreamedCsvs, write_csvs
+    from bots.loadreport import StreamedCsvs
     from bots.swarm import run_swarm
     from bots.swarmmetrics import SwarmMetrics, serve
 
@@ -239,22 +263,7 @@ def swarm(args: argparse.Namespace) -> int:
             print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
         rows = None if terminal or args.json else _row_line
         if args.coordinate:
-            import os
-            import secrets
-
-            from bots.coordinator import SECRET_ENV, coordinate
-
-            print(f"mttsim swarm: waiting for {args.expect_workers} workers on {args.coordinate}", file=sys.stderr,
-                  flush=True)
-            secret = os.environ.get(SECRET_ENV) or secrets.token_urlsafe(24)
-            if SECRET_ENV not in os.environ:
-                print(f"mttsim swarm: the run's secret, for every worker: export {SECRET_ENV}={secret}",
-                      file=sys.stderr, flush=True)
-            return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", secret,
-                                    stop,
-                                    _live_line if terminal else None, rows, metrics,
-                                    lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True),
-                                    (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
+            return await _coordinated(args, options, stop, terminal, rows, metrics)
         return await run_swarm(options, _live_line if terminal else None, stop, rows,
                                StreamedCsvs(args.csv) if args.csv else None, metrics)
 
