@@ -90,7 +90,7 @@ async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_th
     """One's own seat was drawn where its number put it (top centre in the demo); every room turns the
     table so that it is at the bottom, beside the action bar."""
     async with live_server(hand_pause=30) as live:
-        for size in range(2, 11):
+        for size in (2, 3, 6, 9, 10):  # heads-up, an odd table, six-max and full ring: the turn is one formula
             tournament, seats = await create(live, definition(size, size, action_seconds=60), size)
             async with httpx.AsyncClient(base_url=live.http) as client:
                 assert (await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)).status_code == 200
