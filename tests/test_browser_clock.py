@@ -37,6 +37,7 @@ async def test_the_clock_screen_shows_the_tournaments_numbers_on_one_screen_and_
                                                                                         "height": height})
         errors = watch_errors(page)
         await expect(page.locator("#clock-level")).to_have_text("Level 1")
+        assert "null" not in await page.locator("#clock").inner_text()  # no announcement: nothing in its place
         read_at = time.monotonic()
         shown = (await client.get(f"/api/tournaments/{tournament}")).json()
         assert shown["level"] == 1

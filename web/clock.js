@@ -123,7 +123,8 @@ export class ClockPage {
       .slice(after - 1, after - 1 + UPCOMING)
       .map((level, i) => el("li", {}, `Level ${after + i}: ${blinds(level)} · ${length(level)}`));
     const prizes = info.payouts_cents.filter((cents) => cents > 0).slice(0, TOP_PRIZES);
-    this.root.replaceChildren(
+    // No announcement is no node: the DOM's replaceChildren writes a null as the text "null".
+    const parts = [
       el(
         "div",
         { class: "clock-head" },
@@ -177,7 +178,8 @@ export class ClockPage {
             )
           : null,
       ),
-    );
+    ];
+    this.root.replaceChildren(...parts.filter((part) => part !== null));
     this.statusLine.textContent = `${t.name}: clock`;
   }
 }
