@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 
 import httpx
@@ -445,3 +446,22 @@ async def test_a_decision_names_its_turn_and_one_that_comes_after_it_is_refused_
         assert errors == ["stale", "stale", "not_yet", "not_yet", "stale"]  # the second answer to the third turn
         assert all(isinstance(turn["turn"], int) and turn["turn"] > 0 for turn in turns)
         assert "all_in" not in mine[:3] and len(mine) == 3, mine  # each turn answered once, never by a late one
+
+
+async def test_a_decision_that_arrives_after_a_cancel_is_refused_and_logs_no_error(caplog):
+    """Cancelling a running tournament with bots logged server tracebacks ("table N has no hand in progress"): a
+    decision came for a hand the cancel had voided. It is refused as one that came late, and nothing is logged."""
+    caplog.set_level(logging.WARNING)
+    async with live_server(hand_pause=0.05) as live:
+        tournament, me, token = await person_among_stations(live, definition(4, 4, action_seconds=30.0), 4)
+        async with connect(player_url(live, tournament, token)) as websocket:
+            await admin(live, tournament, "start")
+            while (turn := await receive_json(websocket, timeout=30)).get("event", {}).get("type") != "your_turn":
+                pass
+            assert (await admin(live, tournament, "cancel")).status_code == 200
+            named = {"hand": turn["event"]["hand"], "turn": turn["event"]["turn"]}
+            await websocket.send(json.dumps({"type": "act", "action": "call", **named}))
+            while (message := await receive_json(websocket, timeout=30))["type"] != "error":
+                pass
+    assert message["code"] == "stale", message
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []

@@ -354,7 +354,8 @@ class HereHands:
 
     def act(self, table: int, player: str, decision: Decision, connection: Connection | None) -> None:
         desk = self.desks.get(table)
-        if desk is None:
+        playing = self.tables.session.director.tables.get(table)
+        if desk is None or playing is None or playing.hand is None:  # the hand voided (a cancel) before its desk knew
             self.tables.no_hand(player, decision)
         desk.act(player, decision)
 
