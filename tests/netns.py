@@ -82,9 +82,9 @@ class Network:
     def run(self, name: str, argv: Sequence[str], env: dict[str, str] | None = None,
             log: Path | None = None) -> subprocess.Popen[Any]:
         """``argv`` on host ``name``; its output to ``log`` (a file: a pipe nobody reads would fill)."""
-        out = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115 (the process holds it)
-        process = subprocess.Popen(["ip", "netns", "exec", self.hosts[name], *argv], env=env, stdout=out,
-                                   stderr=subprocess.STDOUT)
+        with open(log if log is not None else os.devnull, "w") as out:  # the child keeps its own copy
+            process = subprocess.Popen(["ip", "netns", "exec", self.hosts[name], *argv], env=env, stdout=out,
+                                       stderr=subprocess.STDOUT)
         self.processes.append(process)
         return process
 

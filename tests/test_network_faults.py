@@ -79,8 +79,8 @@ class Cluster:
             net.run(worker, [*SERVE, "--role", "tables"], env("tables"), self.logs / f"{worker}.log")
         net.run("gateway", [*SERVE, "--role", "gateway", "--host", net.address("gateway"), "--port", "8000",
                             "--admin-token", TOKEN], env("gateway-1"), self.logs / "gateway.log")
-        wait_for("every role registered", lambda: sorted(p["role"] for p in self.ask("/api/cluster")["processes"])
-                 == ["director", "gateway", "tables", "tables"] if self.ask("/api/cluster") else False)
+        wait_for("every role registered", lambda: sorted(process["role"] for process in (
+            self.ask("/api/cluster") or {"processes": []})["processes"]) == ["director", "gateway", "tables", "tables"])
 
     def ask(self, path: str) -> Any:
         return self.net.fetch("players", self.gateway + path, ADMIN)

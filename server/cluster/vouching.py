@@ -84,6 +84,7 @@ class Vouching:
     def heard(self, gateway: Process, now: float, alive: Callable[[str], bool]) -> None:
         """A gateway's heartbeat: its address checked, unless it was just now, or is being, or its realm's place
         is held by another gateway that lives (``alive``)."""
+        self._forget(alive)
         url = gateway.url or ""
         if self.vouched.get(gateway.id) == url:
             return
@@ -124,10 +125,14 @@ class Vouching:
 
     def listed(self, alive: Callable[[str], bool]) -> list[str]:
         """The addresses of the living gateways vouched for; the others are forgotten."""
-        for gone in [gateway for gateway in self.vouched if not alive(gateway)]:
-            del self.vouched[gone]
-            self._tried.pop(gone, None)
+        self._forget(alive)
         return sorted(self.vouched.values())
+
+    def _forget(self, alive: Callable[[str], bool]) -> None:
+        """The gateways no longer heard, made-up ones too, so that a flood of ids holds no memory."""
+        for gone in [gateway for gateway in self._tried if not alive(gateway)]:
+            self.vouched.pop(gone, None)
+            del self._tried[gone]
 
     async def stop(self) -> None:
         for check in list(self.checks):

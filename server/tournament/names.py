@@ -49,7 +49,8 @@ def normalized(name: str) -> str:
 def skeletons(name: str) -> tuple[str, str]:
     """What ``name`` looks like, two ways: names that look the same share one of them (the module says how)."""
     shown = unicodedata.normalize("NFKC", normalized(name))
-    return _settled(shown.casefold()), _settled(shown)
+    folded = _settled(shown.casefold())
+    return folded, folded if shown.casefold() == shown else _settled(shown)
 
 
 def _settled(text: str) -> str:
