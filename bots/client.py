@@ -25,11 +25,13 @@ import random
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, cast
 
 import msgspec
 from picows import WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 
+from bots.plugins import Player, PluginRecord, illegal
 from bots.strategies import (
     STRATEGIES, MoneyView, SeatView, Strategy, load_strategy, money_choice, random_player,
 )
@@ -90,7 +92,9 @@ class Tally:
     connects: list[float] = field(default_factory=list)
     reconnects: list[float] = field(default_factory=list)
     snapshots_after: list[float] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # first connections refused
+    refused_again: list[str] = field(default_factory=list)  # reconnections refused
+    heard: float = 0.0  # the wall clock when a bot last received a frame: the server was there then
 
 
 @dataclass
@@ -101,6 +105,7 @@ class Measured:
     latencies: array[float] = field(default_factory=lambda: array("d"))
     lags: array[float] = field(default_factory=lambda: array("d"))
     tally: Tally = field(default_factory=Tally)
+    plugins: PluginRecord = field(default_factory=PluginRecord)  # what players of the user's own recorded
 
 
 
@@ -126,6 +131,16 @@ _BACK = _write(wire.Back())
 _FOLD = _write(wire.Act("fold"))
 _MALFORMED = _FOLD[:-10]  # cut off mid-message
 MAX_FRAME_BYTES = 4 << 20  # a frame carries a batch of messages: far more than the server ever sends
+WAIT_SECONDS = 120.0  # how long a swarm waits for a server away (a restart) before it gives up: its one budget
+BACKOFF_FIRST_SECONDS = 0.25
+BACKOFF_CAP_SECONDS = 5.0  # a bot is back within this of its server's return
+
+
+def backoff(tries: int, rng: random.Random) -> float:
+    """The pause before the next try after ``tries`` refusals: capped exponential, in the upper half of its
+    step at random ("equal jitter"), so that a swarm's retries spread out and never fall to nothing."""
+    step = min(BACKOFF_CAP_SECONDS, BACKOFF_FIRST_SECONDS * 2 ** min(tries - 1, 16))
+    return rng.uniform(step / 2, step)
 
 
 def view_of(turn: dict[str, Any]) -> SeatView:
@@ -154,17 +169,28 @@ def turn_from_snapshot(snapshot: dict[str, Any]) -> dict[str, Any] | None:
 class SeatBot(WSListener):
     """One seat: strategy, optional fault, think time, and its report. picows calls it for each frame."""
 
-    def __init__(self, ws_url: str | list[str], tournament: str, player: str, token: str, strategy: Strategy,
+    def __init__(self, ws_url: str | list[str], tournament: str, player: str, token: str,
+                 strategy: Strategy | type[Player] | Player,
                  rng: random.Random, think: tuple[float, float] = (0.0, 0.0), fault: Fault | None = None,
-                 measured: Measured | None = None) -> None:
+                 measured: Measured | None = None, wait_s: float = WAIT_SECONDS) -> None:
         """``ws_url``: the server, or the gateways of a cluster, the first to try first; ``measured``: where the
-        bot's latencies and lags go (a swarm's, shared by its bots; by default its own)."""
+        bot's latencies and lags go (a swarm's, shared by its bots; by default its own); ``wait_s``: how long
+        the bot waits for a server that refuses it before giving up."""
         self.bases = [ws_url] if isinstance(ws_url, str) else ws_url
         self.urls = [f"{url}/ws/tournaments/{tournament}?token={token}" for url in self.bases]
         self.url = self.urls[0]
         self.token = token
         self.player = player
         self.strategy = strategy
+        # a player class of the user's own: one of it per bot (kept across the bot's re-entries), and a plug-in's
+        # mistakes counted as its own, apart from the server's errors
+        self.plugin = strategy() if isinstance(strategy, type) else strategy if isinstance(strategy, Player) \
+            else None
+        self.custom = self.plugin is not None or not (strategy in STRATEGIES.values() or strategy is random_player)
+        self.plugins = measured.plugins if measured is not None else PluginRecord()
+        if self.plugin is not None:
+            self.plugin.record = self.plugins
+        self._refusal_expected = False  # the action sent was illegal: the server's refusal is the plug-in's doing
         self.rng = rng
         self.think = think
         self.fault = fault
@@ -183,18 +209,34 @@ class SeatBot(WSListener):
         self._until_hang_up = rng.randint(3, 8)  # decisions, for a flaky bot
         self._wanted = asyncio.Event()  # cleared while a swarm's load shape keeps the bot away (bots/shapes.py)
         self._wanted.set()
+        self.wait_s = wait_s
+        self._dropped = False  # the last session ended without the bot or the shape asking
 
     async def play(self) -> SeatReport:
         """Play until the player is out or the tournament is over; returns the report.
 
         A dropped connection, or a server that is not there (restarting after
-        a crash), is retried with the same token, for up to a minute of
-        refusals in a row. Given several gateways, a bot whose gateway refuses
-        the connection goes on to the next at once: any gateway serves any
-        session (the session's token is its key), as a client behind a load
-        balancer would be sent to another.
+        a crash), is retried with the same token, after a pause that doubles
+        with each refusal up to ``BACKOFF_CAP_SECONDS``, drawn at random from
+        its upper half, so that thousands of bots neither hammer a server
+        that is down nor come back in one wave. The bot gives up after
+        ``wait_s`` seconds of refusals in a row: the swarm's one budget for a
+        server away. Given several gateways, a bot whose gateway refuses the
+        connection goes on to the next at once (any gateway serves any
+        session, as behind a load balancer), and pauses after a round of them.
         """
-        refused = 0
+        if self.plugin is not None and isinstance(self.strategy, type):  # a new player (a re-entry keeps its own)
+            self._plugin_says(self.plugin.on_start)
+        try:
+            await self._play()
+        finally:
+            if self.plugin is not None:  # out, the tournament over, or the run stopped (this task cancelled)
+                self._plugin_says(self.plugin.on_stop)
+        return self.report
+
+    async def _play(self) -> None:
+        refused_since: float | None = None
+        refused = tries = 0  # refusals in a row; pauses taken
         while not self._done:
             await self._wanted.wait()
             began = time.monotonic()
@@ -203,37 +245,51 @@ class SeatBot(WSListener):
             except OSError as error:
                 reason = f"{type(error).__name__}: {error.strerror or error}"
                 self.report.refused.append(reason)
-                self.tally.refused.append(reason)
+                (self.tally.refused_again if self.report.connects else self.tally.refused).append(reason)
+                refused_since = began if refused_since is None else refused_since
                 refused += 1
-                if refused > 120 * len(self.urls):
+                if time.monotonic() - refused_since > self.wait_s:
                     raise
                 if len(self.urls) > 1:
                     self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
                     self.report.failovers += 1
                     self.tally.failovers += 1
                     if refused % len(self.urls):
-                        continue  # the next one now; after a round of refusals, the usual pause
-            else:
-                refused = 0
-                if not self._wanted.is_set():  # told to leave while the handshake was under way
-                    transport.disconnect(graceful=False)
-                    continue
-                self._connected_at = time.monotonic()
-                again = bool(self.report.connects)
-                handshakes = self.report.reconnects if again else self.report.connects
-                handshakes.append(self._connected_at - began)
-                (self.tally.reconnects if again else self.tally.connects).append(self._connected_at - began)
-                try:
-                    await transport.wait_disconnected()
-                finally:
-                    transport.disconnect(graceful=False)
-                    self._stop_thinking()
-            if not self._done and self._wanted.is_set():  # a flaky bot hung up, or the connection dropped:
-                # come back with the token
-                self.report.reconnections += 1
-                self.tally.reconnections += 1
-                await asyncio.sleep(self.rng.uniform(0.1, 0.5))
-        return self.report
+                        continue  # the next one now; after a round of refusals, the pause
+                tries += 1
+                await asyncio.sleep(backoff(tries, self.rng))
+                continue
+            refused_since, refused, tries = None, 0, 0
+            if not self._wanted.is_set():  # told to leave while the handshake was under way
+                transport.disconnect(graceful=False)
+                continue
+            self._session_began(began)
+            try:
+                await transport.wait_disconnected()
+            finally:
+                transport.disconnect(graceful=False)
+                self._stop_thinking()
+            self._dropped = not self._done and self._wanted.is_set()  # a flaky bot hung up, or the line dropped
+            if self._dropped:
+                await asyncio.sleep(self.rng.uniform(0.1, 0.5))  # then come back with the token
+
+    def _plugin_says(self, hook: Callable[[], object]) -> None:
+        try:
+            hook()
+        except Exception as error:  # noqa: BLE001 - the user's code: whatever it raises is its own error
+            self.plugins.errors[f"{hook.__name__}: {type(error).__name__}: {error}"] += 1
+
+    def _session_began(self, began: float) -> None:
+        """A connection is open: its handshake measured, and counted as a reconnection if it replaces one that
+        dropped (a refused try is not one, nor a return the load's shape asked for)."""
+        self._connected_at = time.monotonic()
+        again = bool(self.report.connects)
+        (self.report.reconnects if again else self.report.connects).append(self._connected_at - began)
+        (self.tally.reconnects if again else self.tally.connects).append(self._connected_at - began)
+        if self._dropped:
+            self._dropped = False
+            self.report.reconnections += 1
+            self.tally.reconnections += 1
 
     def gateways_from_here(self) -> list[str]:
         """The addresses, the one this bot plays through now first (for its next entry)."""
@@ -280,6 +336,7 @@ class SeatBot(WSListener):
         if frame.msg_type != WSMsgType.TEXT:
             return
         received = time.time()
+        self.tally.heard = received
         for line in frame.get_payload_as_bytes().split(b"\n"):  # one or more messages, one per line
             if self._handle(line, received):
                 self._done = True
@@ -313,7 +370,8 @@ class SeatBot(WSListener):
         if kind == "private":
             self._private(whole["event"])
         elif kind == "error":
-            if self.fault == "rude":
+            if self.fault == "rude" or self._refusal_expected:
+                self._refusal_expected = False
                 report.provoked_errors += 1
                 counted.provoked_errors += 1
             elif whole.get("code") == "stale":
@@ -421,7 +479,8 @@ class SeatBot(WSListener):
 
     def _act(self, turn: dict[str, Any]) -> None:
         self._thinking = None
-        action, amount = self.strategy(view_of(turn), self.rng)
+        view = view_of(turn)
+        action, amount = self._decision(view) if self.custom else self.strategy(view, self.rng)  # type: ignore
         self._sent_at = time.monotonic()
         # The turn it answers, as ``your_turn`` named it (a snapshot's pending turn names none)
         if not self._send(_write(wire.Act(action, amount, turn.get("hand"), turn.get("turn")))):
@@ -434,6 +493,26 @@ class SeatBot(WSListener):
             if self._until_hang_up == 0 and self._transport is not None:
                 self._until_hang_up = self.rng.randint(3, 8)
                 self._transport.disconnect()  # play() reconnects
+
+
+    def _decision(self, view: SeatView) -> tuple[Any, int | None]:
+        """A player of the user's own decides: its exception, or an action its view says is illegal, is the
+        plug-in's error (an exception leaves the seat checking, or folding); a tag counts the action by it."""
+        decide = cast("Callable[[SeatView, random.Random], tuple[Any, ...]]",
+                      self.plugin.decide if self.plugin is not None else self.strategy)
+        try:
+            decision = decide(view, self.rng)
+            action, amount = decision[0], decision[1]
+        except Exception as error:  # noqa: BLE001 - the user's code: whatever it raises is its own error
+            self.plugins.errors[f"decide: {type(error).__name__}: {error}"] += 1
+            return ("check", None) if view.legal.can_check else ("fold", None)
+        if len(decision) > 2:
+            self.plugins.tags[str(decision[2])] += 1
+        wrong = illegal(action, amount, view.legal)
+        if wrong is not None:
+            self.plugins.errors[f"illegal action: {wrong.split(':')[0]}"] += 1
+            self._refusal_expected = True
+        return action, amount
 
 
 def strategy_for(tag: str) -> tuple[Strategy, Fault | None]:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
+import random
 import hmac
 import logging
 import os
@@ -46,11 +48,12 @@ import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
+from bots.client import WAIT_SECONDS, backoff
 from bots.loadreport import merged_report
-from bots.shapes import Stage
+from bots.shapes import Stage, target_at
 from bots.swarm import (
-    Live, Outage, SwarmOptions, SwarmRun, addresses_of, default_swarm_definition, left_behind, rest_client,
-    summary_of,
+    Live, Outage, SwarmOptions, SwarmRun, addresses_of, default_swarm_definition, left_behind, reachable,
+    rest_client, summary_of,
 )
 from bots.swarmmetrics import SwarmMetrics
 from bots.thresholds import Threshold, failing
@@ -78,6 +81,18 @@ _STAMP = struct.Struct(">d")
 
 class PlanRefused(ValueError):
     """A plan this worker will not play: it names a player the worker was not started with."""
+
+
+class TurnedAway(ConnectionError):
+    """The coordinator has every worker it expected: this one is not part of the run."""
+
+
+class WorkersMissing(ConnectionError):
+    """Not every worker came within ``--expect-workers-max-wait``: the run never started."""
+
+
+class CoordinatorGone(ConnectionError):
+    """The coordinator has not been heard of for too long (its machine died, its process was killed)."""
 
 
 class Link:
@@ -150,8 +165,9 @@ class Coordinator:
     """The coordinator's run: its workers, its clock, its view of the tournament, and the merged report."""
 
     def __init__(self, options: SwarmOptions, link: Link, http: httpx.AsyncClient, expect: int,
-                 stop: asyncio.Event) -> None:
+                 stop: asyncio.Event, max_wait: float | None = None) -> None:
         self.options = options
+        self.max_wait = options.wait_s if max_wait is None else max_wait  # for the workers to come
         self.link = link
         self.http = http
         self.expect = expect
@@ -185,9 +201,19 @@ class Coordinator:
     async def _alive(self, body: dict[str, Any]) -> None:
         self._worker(body)
 
+    async def beat(self) -> None:
+        """Say the coordinator is there, as the workers do: a worker that stops hearing it stops."""
+        while True:
+            await self.link.publish("coordinator", {})
+            await asyncio.sleep(ALIVE_SECONDS)
+
     async def _hello(self, body: dict[str, Any]) -> None:
         name = str(body.get("worker"))
-        if name not in self.workers and len(self.workers) < self.expect:
+        if name not in self.workers and len(self.workers) >= self.expect:  # late: told to go home, not left waiting
+            await self.link.publish(f"plan.{name}", {"turned_away": f"the run has the {self.expect} workers it "
+                                                                     f"expected (--expect-workers)"})
+            return
+        if name not in self.workers:
             self.workers[name] = Worker(name, len(self.workers))
             self.tell(f"joined: {name} ({len(self.workers)} of {self.expect})")
             if len(self.workers) == self.expect:
@@ -231,14 +257,20 @@ class Coordinator:
 
     async def prepare(self) -> None:
         """The tournament made (or found), the workers joined and given their plans, their bots registered,
-        the tournament started: then every worker goes at once."""
+        the tournament started: then every worker goes at once. ``WorkersMissing`` if they do not all come
+        within ``max_wait``."""
+        await reachable(self.http, self.options.wait_s)
         if not self.tournament:
             created = await self.http.post("/api/tournaments", headers=self.admin,
                                            json=self.options.definition or
                                            default_swarm_definition(self.options.players))
             created.raise_for_status()
             self.tournament = created.json()["id"]
-        await self._until(self.joined)
+        try:
+            await asyncio.wait_for(self._until(self.joined), self.max_wait)
+        except TimeoutError:
+            raise WorkersMissing(f"{len(self.workers)} of the {self.expect} workers expected came in "
+                                 f"{self.max_wait:g} s (--expect-workers-max-wait): the run did not start") from None
         if self.stop.is_set():
             return
         for worker in self.workers.values():
@@ -273,11 +305,13 @@ class Coordinator:
             self.summary = summary or self.summary
             now = time.perf_counter()
             self._mark_lost(now)
-            if all(w.final is not None or w.lost for w in self.workers.values()):
-                break
             elapsed = now - self.started
             if self.options.duration is not None and elapsed >= self.options.duration:
                 self.stopped = "duration"
+                break
+            if all(w.final is not None or w.lost for w in self.workers.values()):
+                if self.options.duration is not None and self.summary.get("status") != "finished":
+                    self.stopped = "duration"  # the workers stopped at their own clock, a moment before this one
                 break
             rows = sum(len(w.rows) for w in self.workers.values())
             fresh, rows_seen = rows > rows_seen, rows
@@ -316,11 +350,16 @@ class Coordinator:
             await asyncio.sleep(0.2)
             self._mark_lost(time.perf_counter())
         self.summary = await summary_of(self.http, self.tournament, self.outage) or self.summary
-        if self.stopped is not None and self.summary.get("status") in ("running", "register"):
-            self.after = await left_behind(self.http, self.tournament, self.admin, self.options.on_stop or (
-                "cancel" if self.options.tournament is None else "leave"))
-        else:
-            self.after = self.summary.get("status", "")
+        self.after = await self.settle()
+
+    async def settle(self) -> str:
+        """What becomes of the tournament at the run's end: one this run created is finished or cancelled, never
+        left running; one it joined is left unless ``on_stop`` says cancel."""
+        created = self.options.tournament is None
+        if self.summary.get("status") not in ("running", "register") or not (created or self.stopped is not None):
+            return str(self.summary.get("status", ""))
+        return await left_behind(self.http, self.tournament, self.admin,
+                                 self.options.on_stop or ("cancel" if created else "leave"))
 
     def report(self, wall: float | None = None) -> dict[str, Any]:
         """One report of every worker: each worker's final report (or, for one lost or not done yet, its report
@@ -339,10 +378,14 @@ class Coordinator:
         report["aborted_by"] = self.aborted_by
         report["tournament_after"] = self.after
         report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
-        report["server_away"] = {"times": self.outage.times, "seconds": round(self.outage.total(), 2),
-                                 "at_the_end": self.outage.away_since is not None}
+        report["server_away"] = self.outage.report()
         report["interval_s"] = self.options.interval
         report["history"] = merged_history([w.rows for w in self.workers.values()], self.options.interval or 5.0)
+        for row in report["history"]:
+            away = self.outage.within(row["at"] - row["seconds"], row["at"])  # the coordinator's polls too
+            row["server_away_s"] = round(max(row["server_away_s"], away), 3)
+            if self.options.stages:  # the whole shape's target: a lost worker's share shows as missing
+                row["target"] = round(target_at(self.options.stages, row["elapsed_s"]))
         return report
 
 
@@ -365,28 +408,46 @@ async def coordinate(options: SwarmOptions, nats_url: str, expect: int, run: str
                      sampled: Callable[[dict[str, Any]], None] | None = None,
                      metrics: SwarmMetrics | None = None,
                      tell: Callable[[str], None] | None = None,
-                     written: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+                     written: Callable[[dict[str, Any]], object] | None = None,
+                     max_wait: float | None = None) -> dict[str, Any]:
     """Run the coordinator to the end of the run; its one report. ``tell`` hears of workers joining and lost,
-    ``written`` of the report so far at each new row."""
-    client = await connected(nats_url, f"mttsim swarm coordinator {run}")
+    ``written`` of the report so far at each new row; ``max_wait``: seconds the workers have to come."""
+    client = await connected(nats_url, f"mttsim swarm coordinator {run}", options.wait_s)
     try:
         async with rest_client(addresses_of(options.url)) as http:
-            coordinator = Coordinator(options, Link(client, run, secret), http, expect, stop)
+            coordinator = Coordinator(options, Link(client, run, secret), http, expect, stop, max_wait)
             coordinator.metrics = metrics
             coordinator.tell = tell or coordinator.tell
             coordinator.written = written
             if metrics is not None:
                 metrics.run = metrics.run or run
             await coordinator.hear()
-            await coordinator.prepare()
-            if not stop.is_set():
-                await coordinator.watch(progress, sampled)
-            else:
-                coordinator.stopped = "signal"
-            await coordinator.finish()
+            beating = asyncio.create_task(coordinator.beat())
+            try:
+                await _coordinated(coordinator, progress, sampled)
+            finally:
+                beating.cancel()
             return coordinator.report()
     finally:
         await client.close()
+
+
+async def _coordinated(coordinator: Coordinator, progress: Callable[[Live], None] | None,
+                       sampled: Callable[[dict[str, Any]], None] | None) -> None:
+    try:
+        await coordinator.prepare()
+    except (WorkersMissing, httpx.HTTPError):
+        if coordinator.tournament and coordinator.options.tournament is None:  # never leave one made for nothing
+            coordinator.stopped = "not_started"
+            coordinator.summary = await summary_of(coordinator.http, coordinator.tournament,
+                                                   coordinator.outage) or {"status": "register"}
+            await coordinator.settle()
+        raise
+    if not coordinator.stop.is_set():
+        await coordinator.watch(progress, sampled)
+    else:
+        coordinator.stopped = "signal"
+    await coordinator.finish()
 
 
 def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
@@ -399,16 +460,27 @@ def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
     return SwarmOptions(**fields)
 
 
-async def connected(url: str, name: str) -> Client:
-    """A NATS connection; ConnectionError (an OSError, which the command reports as "could not run") if none."""
+async def connected(url: str, name: str, wait_s: float) -> Client:
+    """A NATS connection, waited for as long as the game server would be (``wait_s``, the swarm's one budget),
+    with the bots' backoff; ConnectionError (an OSError, which the command reports as "could not run") naming
+    the NATS server if none came. Once connected, a NATS that goes away is retried for as long."""
+    rng = random.Random()
+    began, tries = time.monotonic(), 0
+
     async def said(error: Exception) -> None:  # one line, not nats-py's traceback at every attempt
         logger.warning("NATS at %s: %s", url, error or type(error).__name__)
 
-    try:
-        return await nats.connect(url, name=name, connect_timeout=5, max_reconnect_attempts=8,
-                                  reconnect_time_wait=0.5, error_cb=said)
-    except (nats.errors.Error, OSError) as error:
-        raise ConnectionError(f"no NATS server at {url}: {error or type(error).__name__}") from error
+    while True:
+        try:
+            return await nats.connect(url, name=name, connect_timeout=5, allow_reconnect=True,
+                                      max_reconnect_attempts=max(1, math.ceil(wait_s)), reconnect_time_wait=1.0,
+                                      error_cb=said)
+        except (nats.errors.Error, OSError) as error:
+            tries += 1
+            if time.monotonic() - began + backoff(tries, rng) > wait_s:
+                raise ConnectionError(f"no NATS server at {url} in {wait_s:g} s (--wait-for-server): "
+                                      f"{error or type(error).__name__}") from error
+            await asyncio.sleep(backoff(tries, rng))
 
 
 def worker_name() -> str:
@@ -416,49 +488,79 @@ def worker_name() -> str:
 
 
 async def work(nats_url: str, run: str, name: str, url: str | None, secret: str, stop: asyncio.Event,
-               players: Collection[str] = ()) -> dict[str, Any] | None:
+               players: Collection[str] = (), wait_s: float = WAIT_SECONDS) -> dict[str, Any] | None:
     """A worker: hello until a plan comes, its share played from the coordinator's go to its stop, and its
     final report sent (and returned). None if stopped before a plan came; ``PlanRefused`` for a plan naming a
-    player module not among ``players`` (the worker's own ``--player``)."""
-    client = await connected(nats_url, f"mttsim swarm worker {name}")
+    player module not among ``players`` (the worker's own ``--player``); ``TurnedAway`` when the run has its
+    workers; ConnectionError when no coordinator is heard of for ``wait_s`` before the plan; ``CoordinatorGone``
+    when none is heard of for ``LOST_SECONDS`` once playing (its bots stopped first)."""
+    client = await connected(nats_url, f"mttsim swarm worker {name}", wait_s)
     link = Link(client, run, secret)
     planned: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     go = asyncio.Event()
+    heard = Heard()
 
     async def on_plan(plan: dict[str, Any]) -> None:
+        heard.now()
         if not planned.done():
             planned.set_result(plan)
 
     async def on_go(_: dict[str, Any]) -> None:
+        heard.now()
         go.set()
 
     async def on_stop(_: dict[str, Any]) -> None:
         stop.set()
 
+    async def on_beat(_: dict[str, Any]) -> None:
+        heard.now()
+
     try:
         await link.subscribe(f"plan.{name}", on_plan)
         await link.subscribe("go", on_go)
         await link.subscribe("stop", on_stop)
+        await link.subscribe("coordinator", on_beat)
         while not planned.done() and not stop.is_set():
+            if heard.silent_for() > wait_s:
+                raise ConnectionError(f"no coordinator of run {run!r} on {nats_url} answered in {wait_s:g} s "
+                                      f"(--wait-for-server)")
             await link.publish("hello", {"worker": name})
             await asyncio.wait([planned], timeout=HELLO_SECONDS)
         if not planned.done():
             return None
-        strangers = sorted(str(tag) for tag in planned.result().get("mix", {}) if ":" in str(tag)
-                           and tag not in players)
+        plan = planned.result()
+        if "turned_away" in plan:
+            raise TurnedAway(f"the coordinator of run {run!r} turned this worker away: {plan['turned_away']}")
+        strangers = sorted(str(tag) for tag in plan.get("mix", {}) if ":" in str(tag) and tag not in players)
         if strangers:
             raise PlanRefused(f"the plan names players this worker was not started with: {', '.join(strangers)} "
                               f"(start it with --player {strangers[0]})")
-        options = options_of(planned.result(), url)
-        report = await _play(link, name, options, go, stop)
+        report = await _play(link, name, options_of(plan, url), go, stop, heard)
         await client.flush()
+        if heard.gone:
+            raise CoordinatorGone(f"the coordinator of run {run!r} was not heard of for {LOST_SECONDS:g} s: this "
+                                  f"worker stopped its bots ({report['actions']} actions played)")
         return report
     finally:
         await client.close()
 
 
+class Heard:
+    """When the coordinator was last heard of, by a worker."""
+
+    def __init__(self) -> None:
+        self.at = time.monotonic()
+        self.gone = False  # the worker stopped for the silence
+
+    def now(self) -> None:
+        self.at = time.monotonic()
+
+    def silent_for(self) -> float:
+        return time.monotonic() - self.at
+
+
 async def _play(link: Link, name: str, options: SwarmOptions, go: asyncio.Event,
-                stop: asyncio.Event) -> dict[str, Any]:
+                stop: asyncio.Event, heard: Heard) -> dict[str, Any]:
     addresses = addresses_of(options.url)
     async with rest_client(addresses) as http:
         swarm = SwarmRun(options, http, addresses, stop)
@@ -475,6 +577,9 @@ async def _play(link: Link, name: str, options: SwarmOptions, go: asyncio.Event,
         async def beat() -> None:
             while True:
                 await link.publish("alive", {"worker": name})
+                if heard.silent_for() > LOST_SECONDS:  # the coordinator's machine died, or its process
+                    heard.gone = True
+                    stop.set()
                 await asyncio.sleep(ALIVE_SECONDS)
 
         beating = asyncio.create_task(beat())

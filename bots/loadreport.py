@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import html
+import math
 import os
 import time
 from collections import Counter
@@ -72,10 +73,11 @@ def stats_rows(report: dict[str, Any]) -> list[list[Any]]:
 
 def _stats_row(kind: str, name: str, counts: dict[str, int], failures: int, wall: float,
                report: dict[str, Any]) -> list[Any]:
-    requests = sum(counts.values())
+    answered = sum(counts.values())
+    requests = answered + failures  # each try, as Locust counts it: a refused connection is a request that failed
     median, low, high = sampled(counts, (0.5, 0.0, 1.0))
     size = round(report.get("bytes", 0) / report["messages"]) if report.get("messages") else 0
-    return [kind, name, requests, failures, median, _mean(counts) if requests else NA, low, high, size,
+    return [kind, name, requests, failures, median, _mean(counts) if answered else NA, low, high, size,
             round(requests / wall, 2), round(failures / wall, 2), *sampled(counts, PERCENTILES)]
 
 
@@ -102,7 +104,7 @@ def _history_rows(history: Sequence[dict[str, Any]], total: dict[str, int]) -> t
             round(row["failures"] / seconds, 2), *sampled(row["latency_ms"], PERCENTILES),
             count, row["total_failures"], *sampled(total, (0.5,)),
             round(1000 * row["latency_sum_s"] / count, 2) if count else NA, row["latency_min_ms"],
-            row["latency_max_ms"], round(row["average_bytes"]),
+            *sampled(total, (1.0,)), round(row["average_bytes"]),  # the max as every other figure reads it
             *sampled(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
             row["reconnections"], NA if row.get("target") is None else row["target"],
         ])
@@ -198,11 +200,10 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     merged["error_codes"] = dict(codes)
     kinds = sorted({kind for report in reports for kind in report["histograms"]})
     histograms = {kind: merge([report["histograms"].get(kind, {}) for report in reports]) for kind in kinds}
-    p50, p95, p99 = percentiles(histograms["latency_ms"], (0.5, 0.95, 0.99))
-    merged["latency_ms"] = {"p50": p50, "p95": p95, "p99": p99, "max": max(r["latency_ms"]["max"] for r in reports)}
-    lag_p50, lag_p95, lag_p99 = percentiles(histograms["event_lag_ms"], (0.5, 0.95, 0.99))
-    merged["event_lag_ms"] = {"p50": lag_p50, "p95": lag_p95, "p99": lag_p99,
-                              "max": max(r["event_lag_ms"].get("max", 0.0) for r in reports)}
+    for figure, kind in (("latency_ms", "latency_ms"), ("event_lag_ms", "event_lag_ms")):  # one max everywhere
+        merged[figure] = dict(zip(("p50", "p95", "p99", "max"),
+                                  percentiles(histograms[kind], (0.5, 0.95, 0.99, 1.0))))
+    merged.update(merged_plugins(reports))
     merged["finished"] = all(report["finished"] for report in reports)
     merged["wall_s"] = wall
     merged["swarm_cpu_percent"] = round(sum(report["swarm_cpu_percent"] for report in reports), 1)
@@ -220,6 +221,23 @@ def merged_report(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     merged["interval_s"] = interval
     merged["history"] = merged_history([report.get("history", []) for report in reports], interval)
     return merged
+
+
+def merged_plugins(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What the players of the user's own recorded in each shard, added up: checks, tags, their errors."""
+    checks: dict[str, dict[str, int]] = {}
+    tags: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    for report in reports:
+        for name, counts in report.get("checks", {}).items():
+            added = checks.setdefault(name, {"passed": 0, "failed": 0})
+            added["passed"] += counts["passed"]
+            added["failed"] += counts["failed"]
+        tags.update(report.get("tags", {}))
+        kinds.update(report.get("plugin_error_kinds", {}))
+    return {"plugin_errors": sum(kinds.values()), "plugin_error_kinds": dict(kinds.most_common()),
+            "checks": dict(sorted(checks.items())), "checks_failed": sum(c["failed"] for c in checks.values()),
+            "tags": dict(tags.most_common())}
 
 
 def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -247,19 +265,52 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
         ("Errors (running total)", "errors",
          [("errors", column("Errors")), ("failures", column("Total Failure Count"))]),
     ]
+    scale = 60 if long else 1
+    away: list[tuple[float, float]] = []  # the rows the server was away, each run of them one span
+    for row in history:
+        if row.get("server_away_s"):
+            start, end = (row["elapsed_s"] - row["seconds"]) / scale, row["elapsed_s"] / scale
+            away[-1:] = [(away[-1][0], end)] if away and away[-1][1] >= start - 1e-9 else [*away[-1:], (start, end)]
     drawn = []
-    for title, unit, lines in series:
+    for chart, (title, unit, lines) in enumerate(series):
         figure, axes = plt.subplots(figsize=(6.4, 2.6))
-        for label, values in lines:
-            axes.plot(when, values, label=label, linewidth=1.4)
+        for number, (label, values) in enumerate(lines):
+            line, = axes.plot(when, values, label=label, linewidth=1.4)
+            alone = lone(values)  # a row between gaps (the one after a freeze) is a point a line never draws
+            if alone:
+                axes.plot([when[k] for k in alone], [values[k] for k in alone], linestyle="none", marker="o",
+                          markersize=4, color=line.get_color(), gid=f"lone-{chart}-{number}")
+        for number, (start, end) in enumerate(away):  # the rows the server was away, shaded on every chart
+            axes.axvspan(start, end, color="#d62728", alpha=0.15, linewidth=0, gid=f"away-{chart}-{number}",
+                         label="server away" if number == 0 else None)
         axes.set_title(title)
         axes.set_xlabel("minutes" if long else "seconds")
         axes.set_ylabel(unit)
         axes.grid(alpha=0.3)
-        if len(lines) > 1:
+        if len(lines) > 1 or away:
             axes.legend(loc="upper left", fontsize=8)
         drawn.append((title, pages.svg(figure)))
     return drawn
+
+
+def _plugin_section(report: dict[str, Any]) -> str:
+    """Players of the user's own: their checks by name, their actions by tag, their own errors (none: nothing)."""
+    checks, tags, kinds = report.get("checks", {}), report.get("tags", {}), report.get("plugin_error_kinds", {})
+    if not (checks or tags or kinds):
+        return ""
+    return ("<h2>Players of your own</h2>"
+            + pages.table(["Check", "Passed", "Failed"], [[name, c["passed"], c["failed"]] for name, c in
+                                                          checks.items()], "checks")
+            + pages.table(["Tag", "Actions"], [[tag, n] for tag, n in tags.items()], "tags")
+            + pages.table(["Plug-in error", "Occurrences"], [[kind, n] for kind, n in kinds.items()],
+                          "plugin-errors"))
+
+
+def lone(values: Sequence[float]) -> list[int]:
+    """The indexes of the figures with no figure on either side (a gap, or the run's edge)."""
+    def missing(k: int) -> bool:
+        return k < 0 or k >= len(values) or math.isnan(values[k])
+    return [k for k in range(len(values)) if not missing(k) and missing(k - 1) and missing(k + 1)]
 
 
 def _figure(check: dict[str, Any]) -> str:
@@ -284,6 +335,8 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
                ("Event lag p50 / p99", f"{lag['p50']} / {lag['p99']} ms"),
                ("Errors", report["errors"]), ("Missed deadlines", report["missed_deadlines"]),
                ("Reconnections", report["reconnections"]), ("Finished", "yes" if report["finished"] else "no"),
+               ("Server away", f"{report.get('server_away', {}).get('seconds', 0)} s in all, "
+                               f"{report.get('server_away', {}).get('times', 0)} times"),
                ("Stopped", report.get("stopped") or "at the end"),
                ("The tournament after the run", report.get("tournament_after", "")),
                ("Wall time", f"{report['wall_s']} s"), ("Swarm CPU", f"{report['swarm_cpu_percent']}%"),
@@ -309,7 +362,7 @@ def write_html(path: str, report: dict[str, Any], settings: dict[str, Any]) -> N
 <h2>Requests by kind</h2>{pages.table(STATS_COLUMNS, stats_rows(report), "kinds")}
 <h2>Failures</h2>{pages.table(FAILURES_COLUMNS, [[f["method"], f["name"], f["error"], f["occurrences"]]
                                             for f in report.get("failures", [])], "failures")}
-<h2>Settings</h2>{pages.table(["Setting", "Value"], sorted(settings.items()), "settings")}
+{_plugin_section(report)}<h2>Settings</h2>{pages.table(["Setting", "Value"], sorted(settings.items()), "settings")}
 </body></html>
 """
     with open(path, "w") as out:

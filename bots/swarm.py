@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from bots.client import Measured, SeatBot, strategy_for
+from bots.client import WAIT_SECONDS, Measured, SeatBot, Tally, backoff, strategy_for
 from bots.histogram import histogram, percentiles
 from bots.shapes import Stage, target_at
 from bots.swarmmetrics import SwarmMetrics
@@ -65,6 +65,7 @@ class SwarmOptions:
     observers: int = 0  # websocket clients of this shard watching tables, as spectators do (bots/watchers.py)
     lobby: int = 0  # clients of this shard reading the lobby's list every ``lobby_every`` seconds
     lobby_every: float = 2.0
+    wait_s: float = WAIT_SECONDS  # how long a server away is waited for (its bots' reconnections, its summary)
 
 
 @dataclass
@@ -105,7 +106,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
                     written: Callable[[dict[str, Any]], object] | None = None,
                     metrics: SwarmMetrics | None = None) -> dict[str, Any]:
     """Create or join the tournament, register this shard's bots, play to the end (or ``options.duration``,
-    or until ``stop`` is set, or until the server has been gone ``SERVER_AWAY_SECONDS``), and report.
+    or until ``stop`` is set, or until the server has been gone ``options.wait_s``), and report.
     ``progress`` hears of the figures every second, ``sampled`` of each row of the time series, and ``written``
     of the report so far at each row (a run killed later leaves what it had measured); ``metrics`` are given
     each row, for a scrape (``--metrics-port``)."""
@@ -159,7 +160,7 @@ class SwarmRun:
         self.bots: list[SeatBot] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.counts = {"late_registrations": 0, "late_refused": 0, "reentries": 0}
-        self.outage = Outage()
+        self.outage = Outage(self.measured.tally)
         self.timeline = Timeline(self.measured, options.interval or DEFAULT_INTERVAL)
         self.summary: dict[str, Any] = {}  # the tournament as the server last said
         self.stopped: str | None = None  # duration, signal, server_lost, or aborted
@@ -180,6 +181,7 @@ class SwarmRun:
     async def enter(self) -> None:
         """Create the tournament (or join it), register this shard's bots, start it if this shard created it."""
         options = self.options
+        await reachable(self.http, options.wait_s)
         if not self.tournament:
             created = await self.http.post("/api/tournaments", headers=self.admin,
                                            json=options.definition or default_swarm_definition(options.players))
@@ -223,7 +225,8 @@ class SwarmRun:
         # the bots spread over the gateways, each going on to the next when its own is gone
         urls = self.ws_urls[k % len(self.ws_urls):] + self.ws_urls[:k % len(self.ws_urls)]
         return self._shaped(SeatBot(urls, self.tournament, seat["player_id"], seat["token"], strategy,
-                                    random.Random(self.rng.random()), self.options.think, fault, self.measured))
+                                    random.Random(self.rng.random()), self.options.think, fault, self.measured,
+                                    self.options.wait_s))
 
     async def _register_after(self, after: float, k: int, tag: str) -> SeatBot | None:
         await asyncio.sleep(after)
@@ -248,8 +251,8 @@ class SwarmRun:
                 return  # re-entry closed, or this entry's person has used them all
             self.counts["reentries"] += 1
             bot = self._shaped(SeatBot(bot.gateways_from_here(), self.tournament, answer.json()["player_id"],
-                                       bot.token, bot.strategy, random.Random(self.rng.random()), options.think,
-                                       bot.fault, self.measured))
+                                       bot.token, bot.plugin or bot.strategy, random.Random(self.rng.random()),
+                                       options.think, bot.fault, self.measured, options.wait_s))
             self.bots.append(bot)
 
     async def _arrive_late(self) -> None:
@@ -274,14 +277,14 @@ class SwarmRun:
         await self._life(bot)
 
     async def _answered(self) -> dict[str, Any]:
-        """The tournament's summary before play: a server away is waited for, ``SERVER_AWAY_SECONDS`` at most
-        (then the run never started: the error rises)."""
+        """The tournament's summary before play: a server away is waited for, ``wait_s`` at most (then the run
+        never started: the error rises)."""
         while True:
             summary = await summary_of(self.http, self.tournament, self.outage)
             if summary is not None:
                 self.summary = summary
                 return summary
-            if self.outage.away_for() > SERVER_AWAY_SECONDS or self.stop.is_set():
+            if self.outage.away_for() > self.options.wait_s or self.stop.is_set():
                 raise httpx.ConnectError(f"the server at {self.http.base_url} is gone")
             await asyncio.sleep(0.5)
 
@@ -351,7 +354,7 @@ class SwarmRun:
             self.stopped = "duration"
         if self.stop.is_set():
             self.stopped = "signal"
-        if self.outage.away_for() > SERVER_AWAY_SECONDS:
+        if self.outage.away_for() > self.options.wait_s:
             self.stopped = "server_lost"
         return self.stopped
 
@@ -369,7 +372,7 @@ class SwarmRun:
         row_due = self.options.interval is not None and self.timeline.due(live.wall_s)
         if row_due:
             row = self.timeline.sample(live.wall_s, live.players_left,
-                                       round(self._target()) if self.options.stages else None)
+                                       round(self._target()) if self.options.stages else None, self.outage)
             if sampled is not None:
                 sampled(row)
         # The report so far, built once for the files and the thresholds that may stop the run: at each row of
@@ -400,7 +403,7 @@ class SwarmRun:
         self.wall, self.cpu = time.perf_counter() - self.started, time.process_time() - self.cpu_before
         if self.options.interval is not None:
             self.timeline.sample(self.wall, self.summary.get("players_left", 0),
-                                 round(self._target()) if self.options.stages else None)
+                                 round(self._target()) if self.options.stages else None, self.outage)
         self.after = "finished" if self.summary.get("status") == "finished" else self.summary.get("status", "")
         if self.outage.away_since is not None:
             self.after = "unknown: the server does not answer"
@@ -423,8 +426,10 @@ class SwarmRun:
                            self.wall if wall is None else wall, self.cpu if cpu is None else cpu,
                            (self.timeline.latency_total, self.timeline.lag_total) if so_far else None)
         report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
-        report["server_away"] = {"times": self.outage.times, "seconds": round(self.outage.total(), 2),
-                                 "at_the_end": self.outage.away_since is not None}
+        report["server_away"] = self.outage.report()
+        for row in self.timeline.rows:  # an absence is known once the poll gives up: its rows are told after
+            row["server_away_s"] = round(self.outage.within(row["at"] - row["seconds"], row["at"]), 3)
+        report["server_wait_s"] = self.options.wait_s
         report.update(self.counts)
         report["stopped"] = self.stopped
         report["aborted_by"] = self.aborted_by
@@ -486,9 +491,24 @@ class Failover(httpx.AsyncBaseTransport):
 # (httpx's default), a server whose loop was busy closed a connection as a request was sent on it, and the
 # swarm's POST /start failed with a ReadError (15,000 bots through a gateway).
 KEEPALIVE_SECONDS = 2.0
-SERVER_AWAY_SECONDS = 120  # how long the swarm waits for a server that went away (a restart) before it gives up
 SHAPE_TICK_SECONDS = 0.2  # how often the shape's target is looked at: a ramp of 100 bots a second comes in 20s
 SUMMARY_TIMEOUT_SECONDS = 2.0  # a poll of the summary that takes longer counts as the server away
+
+
+async def reachable(http: httpx.AsyncClient, wait_s: float) -> None:
+    """Wait for the server to answer, as long as the swarm waits for one away (a swarm started beside its server
+    in a pipeline, a server restarting), with the bots' backoff; the last error rises when it never does."""
+    rng, began, tries = random.Random(), time.monotonic(), 0
+    while True:
+        try:
+            (await http.get("/api/tournaments", timeout=SUMMARY_TIMEOUT_SECONDS)).raise_for_status()
+            return
+        except httpx.TransportError:
+            tries += 1
+            pause = backoff(tries, rng)
+            if time.monotonic() - began + pause > wait_s:
+                raise
+            await asyncio.sleep(pause)
 
 
 async def summary_of(http: httpx.AsyncClient, tournament: str, outage: Outage) -> dict[str, Any] | None:
@@ -506,50 +526,69 @@ async def summary_of(http: httpx.AsyncClient, tournament: str, outage: Outage) -
     return summary
 
 
-@dataclass
 class Outage:
-    """The times the server went away during a run (a restart, a crash), and the seconds it was gone in all."""
+    """The times the server went away during a run (a restart, a crash, a freeze), as the swarm saw them: from
+    the last moment it was heard (a bot's frame, or an answer to the swarm's poll) to the first answer after.
+    Kept as spans of the wall clock, so that each row of the time series says how much of it the server was
+    away (``within``)."""
 
-    times: int = 0
-    seconds: float = 0.0
-    away_since: float | None = None  # while it is away
+    def __init__(self, tally: Tally | None = None) -> None:
+        self.tally = tally  # the bots' last frame heard; None: only the polls count
+        self.answered = time.time()
+        self.spans: list[tuple[float, float]] = []  # (away since, back at), each past outage
+        self.away_since: float | None = None  # while it is away
+
+    @property
+    def times(self) -> int:
+        return len(self.spans) + (self.away_since is not None)
+
+    def _heard(self) -> float:
+        return max(self.answered, self.tally.heard if self.tally is not None else 0.0)
 
     def away(self) -> None:
         if self.away_since is None:
-            self.away_since = time.perf_counter()
-            self.times += 1
+            self.away_since = self._heard()
 
     def back(self) -> None:
+        self.answered = time.time()
         if self.away_since is not None:
-            self.seconds += time.perf_counter() - self.away_since
+            self.spans.append((self.away_since, self.answered))
             self.away_since = None
 
     def away_for(self) -> float:
         """How long the server has been away now (0 while it answers)."""
-        return time.perf_counter() - self.away_since if self.away_since is not None else 0.0
+        return time.time() - self.away_since if self.away_since is not None else 0.0
 
     def total(self) -> float:
-        return self.seconds + self.away_for()
+        return sum(back - since for since, back in self.spans) + self.away_for()
+
+    def within(self, start: float, end: float) -> float:
+        """The seconds between ``start`` and ``end`` (the wall clock) that the server was away."""
+        now = time.time()
+        spans = [*self.spans, *([(self.away_since, now)] if self.away_since is not None else [])]
+        return sum(max(0.0, min(end, back) - max(start, since)) for since, back in spans)
+
+    def report(self) -> dict[str, Any]:
+        spans = [back - since for since, back in self.spans] + ([self.away_for()] if self.away_since else [])
+        return {"times": self.times, "seconds": round(self.total(), 2), "longest": round(max(spans, default=0), 2),
+                "at_the_end": self.away_since is not None}
 
 
 def report_of(players: int, measured: Measured, tournament: str, final: dict[str, Any],
               wall: float, cpu: float,
               histograms: tuple[dict[str, int], dict[str, int]] | None = None) -> dict[str, Any]:
-    """The report of the bots that counted into ``measured``; given the latency and lag ``histograms``, its
-    percentiles are read from them rather than from every sample (a report so far)."""
+    """The report of the bots that counted into ``measured``; given the latency and lag ``histograms`` (a report so
+    far: the time series' rows added up), they are not made again from every sample."""
     counted = measured.tally
     fractions = (0.5, 0.95, 0.99, 1.0)
-    if histograms is None:
-        latencies, lags = measured.latencies.tolist(), measured.lags.tolist()
-        p50, p95, p99, longest = percentiles_ms(latencies, fractions)
-        lag_p50, lag_p95, lag_p99, lag_max = percentiles_ms(lags, fractions)
-        latency_counts, lag_counts = histogram(latencies), histogram(lags)
-    else:
-        latency_counts, lag_counts = histograms
-        p50, p95, p99, longest = percentiles(latency_counts, fractions)
-        lag_p50, lag_p95, lag_p99, lag_max = percentiles(lag_counts, fractions)
+    # Every figure is read from the histograms, as the thresholds, the merge and the CSVs read them: one max
+    # everywhere (an exact max beside a bucket's p99.9 could be the smaller of the two)
+    latency_counts, lag_counts = histograms if histograms is not None else \
+        (histogram(measured.latencies), histogram(measured.lags))
+    p50, p95, p99, longest = percentiles(latency_counts, fractions)
+    lag_p50, lag_p95, lag_p99, lag_max = percentiles(lag_counts, fractions)
     actions, missed, said = counted.decisions, counted.missed_deadlines, counted.errors
-    refused = Counter(counted.refused)
+    refused, refused_again = Counter(counted.refused), Counter(counted.refused_again)
     errors = Counter(f"{error.get('code')}: {error.get('message')}" for error in said)
     return {
         "tournament": tournament, "players": players, "tables": final.get("tables", 0),
@@ -562,7 +601,7 @@ def report_of(players: int, measured: Measured, tournament: str, final: dict[str
         "messages": counted.messages,
         "finished": final.get("status") == "finished", "wall_s": round(wall, 2),
         "swarm_cpu_percent": round(100 * cpu / wall, 1) if wall else 0.0,
-        "bytes": counted.bytes,
+        "bytes": counted.bytes, **measured.plugins.report(),
         "histograms": {"latency_ms": latency_counts, "event_lag_ms": lag_counts,
                        "connect_ms": histogram(counted.connects), "reconnect_ms": histogram(counted.reconnects),
                        "snapshot_ms": histogram(counted.snapshots_after)},
@@ -572,5 +611,7 @@ def report_of(players: int, measured: Measured, tournament: str, final: dict[str
                      *([{"method": "WS", "name": "act -> acted", "error": "missed deadline: the clock acted first",
                          "occurrences": missed}] if missed else []),
                      *({"method": "WS", "name": "connect", "error": reason, "occurrences": n}
-                       for reason, n in refused.most_common())],
+                       for reason, n in refused.most_common()),
+                     *({"method": "WS", "name": "reconnect", "error": reason, "occurrences": n}
+                       for reason, n in refused_again.most_common())],
     }

@@ -20,6 +20,7 @@ from bots.histogram import histogram, merge
 
 if TYPE_CHECKING:
     from bots.client import Measured
+    from bots.swarm import Outage
 
 DEFAULT_INTERVAL = 5.0  # seconds between rows (Locust writes its history every few seconds too)
 
@@ -35,7 +36,6 @@ class Timeline:
         self.latency_total: dict[str, int] = {}
         self.lag_total: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []
-        self._started = time.time()
         self._last = 0.0
         self._actions = self._failures = 0
         self._latency_sum = 0.0
@@ -45,7 +45,6 @@ class Timeline:
 
     def restart(self) -> None:
         """Rows count from now: play starts later than the timeline was made (a coordinated run's go)."""
-        self._started = time.time()
         self._last = 0.0
 
     def forget(self) -> None:
@@ -57,8 +56,10 @@ class Timeline:
         return elapsed - self._last >= self.interval
 
     def sample(self, elapsed: float, players_left: int,
-               target: int | None = None) -> dict[str, Any]:
-        """The row since the last; ``target``: the bots a load shape wants connected (bots/shapes.py)."""
+               target: int | None = None, outage: Outage | None = None) -> dict[str, Any]:
+        """The row since the last, stamped with the wall clock as it is written (the instant a server's logs
+        and Prometheus use); ``target``: the bots a load shape wants connected (bots/shapes.py); ``outage``:
+        the server's absences, of which the row keeps the seconds that fall in it."""
         began = time.thread_time()  # the loop's own: not a metrics scrape on another thread
         measured = self.measured
         latencies, lags = measured.latencies[self._latencies_read:], measured.lags[self._lags_read:]
@@ -72,8 +73,9 @@ class Timeline:
             self._latency_min = min(self._latency_min, min(latencies))
             self._latency_max = max(self._latency_max, max(latencies))
         seconds = max(elapsed - self._last, 1e-9)
+        now = time.time()
         row: dict[str, Any] = {
-            "at": round(self._started + elapsed, 3), "elapsed_s": round(elapsed, 3), "seconds": round(seconds, 3),
+            "at": round(now, 3), "elapsed_s": round(elapsed, 3), "seconds": round(seconds, 3),
             "users": connected, "target": target, "players_left": players_left,
             "actions": actions - self._actions, "failures": failures - self._failures,
             "total_actions": actions, "total_failures": failures, "errors": errors, "reconnections": reconnections,
@@ -81,6 +83,7 @@ class Timeline:
             "latency_sum_s": round(self._latency_sum, 6),
             "latency_min_ms": round(1000 * self._latency_min, 3) if math.isfinite(self._latency_min) else 0.0,
             "latency_max_ms": round(1000 * self._latency_max, 3), "average_bytes": size / messages if messages else 0,
+            "server_away_s": round(outage.within(now - seconds, now), 3) if outage is not None else 0.0,
         }
         self._actions, self._failures, self._last = actions, failures, elapsed
         self.latency_total = merge([self.latency_total, row["latency_ms"]])
@@ -116,5 +119,6 @@ def merged(histories: Sequence[Sequence[dict[str, Any]]], interval: float) -> li
             "latency_min_ms": min(row["latency_min_ms"] for row in rows),
             "latency_max_ms": max(row["latency_max_ms"] for row in rows),
             "average_bytes": sum(row["average_bytes"] * row["total_actions"] for row in rows) / weights,
+            "server_away_s": max(row.get("server_away_s", 0.0) for row in rows),  # one server, seen by each
         })
     return history

@@ -80,7 +80,7 @@ def test_a_merged_report_adds_the_counts_and_reads_its_percentiles_from_the_merg
     printed = json.loads(capsys.readouterr().out)
     assert printed["actions"] == 4_000 and printed["latency_ms"] == merged["latency_ms"]
     rows = (tmp_path / "all_stats.csv").read_text().splitlines()
-    assert rows[1].startswith("WS,act -> acted,4000,2,")
+    assert rows[1].startswith("WS,act -> acted,4002,2,")  # each try a request: 4,000 acknowledged, 2 refused
     (tmp_path / "old.json").write_text(json.dumps({k: v for k, v in shards[0].items() if k != "histograms"}))
     assert main(["swarm-merge", str(tmp_path / "old.json")]) == 2
     assert "has no 'histograms'" in capsys.readouterr().err

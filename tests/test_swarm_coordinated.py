@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import nats
 import pytest
 
@@ -90,7 +91,11 @@ async def test_a_coordinator_and_two_workers_play_one_tournament_and_write_one_r
     assert len(heard) > 10 and not any(b"admin-token" in message for message in heard)
 
 
-async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_path):
+async def test_a_worker_killed_mid_run_is_reported_lost_fails_the_run_and_its_tournament_is_cancelled(tmp_path):
+    """A worker SIGKILLed mid-run: its bots' seats played on the clock, the shape's target dropped with it, the
+    run passed and (2 runs in 3) left its tournament running. Now the loss fails the run by default
+    (``workers_lost==0``), the target stays the whole shape's (the lost share shows as missing), and the
+    tournament the run created is cancelled at its end."""
     with plain_nats() as nats_url:
         async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
             workers = {name: await mttsim("swarm-worker", "--coordinator", nats_url, "--name", name)
@@ -98,8 +103,8 @@ async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_
             coordinator = await mttsim(
                 "swarm", "--coordinate", nats_url, "--expect-workers", "2", "--url", live.http,
                 "--admin-token", "admin-token", "--create", "--config", config(tmp_path, 12, SLOW),
-                "--players", "12", "--think", "0.02-0.05", "--duration", "8", "--interval", "0.5", "--json",
-                "--csv", str(tmp_path / "run"))
+                "--players", "12", "--think", "0.02-0.05", "--stages", "1s:12,7s:12", "--interval", "0.5",
+                "--json", "--csv", str(tmp_path / "run"))
             assert coordinator.stderr is not None
             while b"go: 2 workers" not in (line := await asyncio.wait_for(coordinator.stderr.readline(), 120)):
                 assert line, "the coordinator ended before the run went"
@@ -113,21 +118,89 @@ async def test_a_worker_killed_mid_run_is_reported_lost_and_the_run_goes_on(tmp_
             out, err = await asyncio.wait_for(coordinator.communicate(), 120)
             await asyncio.wait_for(workers["steady"].communicate(), 60)
             await workers["doomed"].wait()
-    assert coordinator.returncode == thresholds.OK, err.decode()[-3000:]
+            status = await statuses(live)
+    assert coordinator.returncode == thresholds.THRESHOLD_FAILED, err.decode()[-3000:]
     report = json.loads(out)
     assert report["workers_lost"] == ["doomed"] and report["stopped"] == "duration"
+    assert {"threshold": "workers_lost==0", "actual": 1, "unit": "", "passed": False} in report["thresholds"]
     assert report["players"] == 12 and report["actions"] > 0  # the lost worker's figures until it was lost stay
     assert "lost: doomed" in err.decode()
+    assert report["tournament_after"] == "cancelled" and status[report["tournament"]] == "cancelled"
+    late = [row for row in report["history"] if row["elapsed_s"] > 2]
+    assert late and all(row["target"] == 12 for row in late)  # the whole shape's target, kept
+    assert late[-2]["users"] <= 6  # against the bots the one worker left still connects
+
+
+async def statuses(live) -> dict[str, str]:
+    async with httpx.AsyncClient(base_url=live.http) as client:
+        return {t["id"]: t["status"] for t in (await client.get("/api/tournaments")).json()}
+
+
+async def test_a_late_worker_is_sent_home_and_a_coordinator_short_of_workers_gives_up(tmp_path):
+    """A worker that came after the run had its workers waited silently forever; a coordinator short of
+    workers waited forever too. The late one is told to go home (exit 3, saying so); the short one gives up
+    after --expect-workers-max-wait (exit 3, saying how many came) and cancels the tournament it made; its
+    lone worker, hearing no coordinator for --wait-for-server, stops too."""
+    with plain_nats() as nats_url:
+        async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
+            first = await mttsim("swarm-worker", "--coordinator", nats_url, "--run-name", "full", "--name", "first")
+            full = await mttsim(
+                "swarm", "--coordinate", nats_url, "--expect-workers", "1", "--run-name", "full", "--url", live.http,
+                "--admin-token", "admin-token", "--create", "--config", config(tmp_path, 6, SLOW), "--players", "6",
+                "--duration", "4", "--interval", "0.5")
+            lone = await mttsim("swarm-worker", "--coordinator", nats_url, "--run-name", "short", "--name", "lone",
+                                "--wait-for-server", "3")
+            short = await mttsim(
+                "swarm", "--coordinate", nats_url, "--expect-workers", "2", "--run-name", "short", "--url", live.http,
+                "--admin-token", "admin-token", "--create", "--config", config(tmp_path, 6, SLOW), "--players", "6",
+                "--expect-workers-max-wait", "3", "--json")
+            assert full.stderr is not None
+            while b"go: 1 workers" not in (line := await asyncio.wait_for(full.stderr.readline(), 120)):
+                assert line, "the coordinator ended before the run went"
+            late = await mttsim("swarm-worker", "--coordinator", nats_url, "--run-name", "full", "--name", "late")
+            _, late_said = await asyncio.wait_for(late.communicate(), 60)
+            out, short_said = await asyncio.wait_for(short.communicate(), 60)
+            _, lone_said = await asyncio.wait_for(lone.communicate(), 60)
+            await asyncio.wait_for(full.communicate(), 60)
+            await asyncio.wait_for(first.communicate(), 60)
+            made = await statuses(live)
+    assert late.returncode == thresholds.COULD_NOT_RUN, late_said.decode()[-2000:]
+    assert "turned this worker away: the run has the 1 workers it expected" in late_said.decode()
+    assert short.returncode == thresholds.COULD_NOT_RUN, short_said.decode()[-2000:]
+    assert "1 of the 2 workers expected came in 3 s" in short_said.decode()
+    assert json.loads(out)["exit_code"] == thresholds.COULD_NOT_RUN
+    assert sorted(made.values()) == ["cancelled", "cancelled"]  # the short run's and the full one's (its duration)
+    assert lone.returncode == thresholds.COULD_NOT_RUN and "no coordinator of run 'short'" in lone_said.decode()
+
+
+async def test_a_worker_whose_coordinator_is_killed_stops_its_bots_and_says_so(tmp_path):
+    with plain_nats() as nats_url:
+        async with live_server(hand_pause=0.05, rate=1000, burst=1000) as live:
+            worker = await mttsim("swarm-worker", "--coordinator", nats_url, "--name", "orphan")
+            coordinator = await mttsim(
+                "swarm", "--coordinate", nats_url, "--expect-workers", "1", "--url", live.http,
+                "--admin-token", "admin-token", "--create", "--config", config(tmp_path, 6, SLOW), "--players", "6",
+                "--think", "0.02-0.05", "--interval", "0.5")
+            assert coordinator.stderr is not None
+            while b"go: 1 workers" not in (line := await asyncio.wait_for(coordinator.stderr.readline(), 120)):
+                assert line, "the coordinator ended before the run went"
+            coordinator.kill()
+            await coordinator.wait()
+            _, said = await asyncio.wait_for(worker.communicate(), 60)  # it played on, and exited 0, before
+    assert worker.returncode == thresholds.SERVER_LOST, said.decode()[-2000:]
+    assert "the coordinator of run 'swarm' was not heard of for 15 s: this worker stopped its bots" in said.decode()
 
 
 async def test_a_worker_or_coordinator_without_a_nats_server_says_so_with_the_could_not_run_code():
+    """NATS is waited for as long as the game server would be (here --wait-for-server 3; it was given up after
+    4.5 s whatever the budget), and the message names NATS, not the game server."""
     for arguments in (["swarm-worker", "--coordinator", "nats://127.0.0.1:9"],
-                      ["swarm", "--coordinate", "nats://127.0.0.1:9", "--url", "http://127.0.0.1:9", "--players", "2",
+                      ["swarm", "--coordinate", "nats://127.0.0.1:9", "--url", "http://127.0.0.1:8", "--players", "2",
                        "--create", "--admin-token", "x"]):
-        process = await mttsim(*arguments)
+        process = await mttsim(*arguments, "--wait-for-server", "3")
         _, err = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == thresholds.COULD_NOT_RUN, err.decode()
-        assert "no NATS server at nats://127.0.0.1:9" in err.decode()
+        assert "no NATS server at nats://127.0.0.1:9 in 3 s" in err.decode() and "127.0.0.1:8" not in err.decode()
 
 
 async def test_a_worker_takes_no_plan_from_a_stranger_and_imports_no_player_it_was_not_started_with(tmp_path):

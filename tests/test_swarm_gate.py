@@ -57,14 +57,18 @@ async def test_a_threshold_that_fails_exits_99_and_every_file_holds_the_run(tmp_
         assert process.returncode == thresholds.THRESHOLD_FAILED, err.decode()
         report = json.loads(out)
         assert [(c["threshold"], c["passed"]) for c in report["thresholds"]] == [
-            ("latency.p50<0.001ms", False), ("errors==0", True), ("finished", True)]
+            ("latency.p50<0.001ms", False), ("errors==0", True), ("finished", True), (thresholds.ANSWERED, True)]
         assert b"a threshold failed" in err
-        assert (report["exit_code"], report["verdict"]) == (thresholds.THRESHOLD_FAILED, "a threshold failed")
+        assert (report["exit_code"], report["verdict"]) == (thresholds.THRESHOLD_FAILED,
+                                                            "a threshold failed: latency.p50<0.001ms")
         assert json.loads((tmp_path / "run.json").read_text()) == report  # the same report, beside the log
         suite = ElementTree.parse(tmp_path / "junit.xml").getroot()  # a pipeline's test report
         cases = suite.findall("testcase")
-        assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "3", "1")
+        assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "4", "1")
+        failed = [case.find("failure") for case in cases if case.find("failure") is not None]
         assert [case.get("name") for case in cases if case.find("failure") is not None] == ["latency.p50<0.001ms"]
+        assert failed[0].text.startswith("latency.p50<0.001ms: the run's figure was ")  # its own figure
+        assert failed[0].text.endswith(" ms")
         run = report["run"]  # what wrote it, and how it was asked, without the token
         assert run["version"] and run["commit"] and run["command"].startswith("mttsim swarm --url ")
         assert "--admin-token ***" in run["command"] and report["started_at"]
@@ -152,16 +156,29 @@ async def start_when_full(client: httpx.AsyncClient, tournament: str, players: i
 @pytest.mark.process
 @on_the_session_loop
 async def test_a_swarm_that_cannot_run_or_is_told_nonsense_says_so_with_its_own_code(tmp_path):
+    """Nonsense is refused before anything runs (2); a server that is not there is waited for (here 2 s), then
+    the run could not start (3), and a pipeline still gets its JUnit file (a failed case saying why) and its
+    summary."""
+    junit, summary = tmp_path / "junit.xml", tmp_path / "run.json"
     for arguments, code, said in (
             (["--threshold", "latency.p99<fast"], thresholds.USAGE, "threshold 'latency.p99<fast'"),
             (["--threshold", "speed>1"], thresholds.USAGE, "no metric 'speed'"),
             (["--threshold", "errors<5ms"], thresholds.USAGE, "errors is a count"),
-            ([], thresholds.COULD_NOT_RUN, "could not run against http://127.0.0.1:9")):
+            (["--wait-for-server", "0"], thresholds.USAGE, "--wait-for-server: seconds above 0"),
+            (["--wait-for-server", "2", "--junit", str(junit), "--summary-export", str(summary)],
+             thresholds.COULD_NOT_RUN, "could not run against http://127.0.0.1:9")):
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "swarm", "--url", "http://127.0.0.1:9", "--players", "2", "--create",
             "--admin-token", "x", *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         _, err = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == code and said in err.decode(), (arguments, err.decode())
+    report = json.loads(summary.read_text())
+    assert report["exit_code"] == thresholds.COULD_NOT_RUN and "127.0.0.1:9" in report["could_not_run"]
+    suite = ElementTree.parse(junit).getroot()
+    failures = suite.findall("testcase/failure")
+    assert int(suite.get("failures")) == len(failures) >= 1
+    answered = next(case for case in suite.findall("testcase") if case.get("name") == thresholds.ANSWERED)
+    assert "could not run against http://127.0.0.1:9" in answered.find("failure").text
 
 
 def test_thresholds_read_as_k6_writes_them():
@@ -184,9 +201,54 @@ def test_thresholds_read_as_k6_writes_them():
     assert aborting.abort == 10.0 and thresholds.parse("errors==0:abort").abort == 0.0
     assert thresholds.failing([aborting], report, played=5.0) is None  # its grace is not over
     assert thresholds.failing([aborting], report, played=10.0) == aborting
-    for nonsense in ("latency.p100<1", "errors.rate<1ms", "finished:abort", "connect.p95", "latency.p99<1ms:later"):
+    for nonsense in ("latency.p100<1", "errors.rate<1ms", "finished:abort", "connect.p95", "latency.p99<1ms:later",
+                     "connect.p99 over 5s<1s", "latency.p99 over 0s<1s", "errors over 5s<1"):
         with pytest.raises(ValueError):
             thresholds.parse(nonsense)
+
+
+def test_a_window_of_the_time_series_fails_on_what_the_whole_run_hides():
+    """``over Ns``: the worst of every window of N seconds ending at a row (k6 has no such form; Locust none)."""
+    def row(at: float, lag_s: list[float], actions: int = 100, away: float = 0.0) -> dict:
+        return {"at": at, "seconds": 1.0, "latency_ms": histogram([0.002] * actions), "actions": actions,
+                "event_lag_ms": histogram(lag_s), "server_away_s": away}
+
+    from bots.histogram import histogram
+
+    quiet = [0.001] * 20
+    history = [row(1000.0 + k, quiet) for k in range(30)]
+    history[12] = row(1012.0, [3.0] * 5 + [0.001] * 200, actions=0, away=3.0)  # a freeze: a few late, then none
+    report = {"history": history, "histograms": {"event_lag_ms": histogram([0.001] * 780 + [3.0] * 5)},
+              "server_away": {"seconds": 3.0, "longest": 3.0, "times": 1}, "actions": 2900, "actions_per_s": 96.7}
+    checked = thresholds.check([thresholds.parse(text) for text in (
+        "event_lag.p99<1s", "event_lag.p99 over 5s<1s", "actions_per_s over 5s>90", "actions_per_s>90",
+        "server_away.seconds<5", "server_away.seconds over 10s<2", "server_away.times==1")], report)
+    assert [c["passed"] for c in checked] == [True, False, False, True, True, False, True]
+    assert checked[1]["actual"] == pytest.approx(3000, rel=0.02) and checked[2]["actual"] == 80.0
+    assert checked[4]["unit"] == "s"
+    assert thresholds.parse("event_lag.p99 over 5s<1s:abort after 10s").window == 5.0
+
+
+def test_a_point_between_gaps_is_drawn_with_a_marker_and_the_time_away_shaded():
+    """A row between two rows with no sample (the one after a freeze) is a point no line draws: a marker draws
+    it. The rows the server was away are shaded on every chart."""
+    from bots.loadreport import charts
+    from bots.histogram import histogram
+
+    def row(k: int, lag: list[float], away: float = 0.0) -> dict:
+        return {"at": 1000.0 + k, "elapsed_s": float(k), "seconds": 1.0, "users": 4, "players_left": 9,
+                "actions": len(lag), "failures": 0, "total_actions": 10 * k, "total_failures": 0, "errors": 0,
+                "reconnections": 0, "latency_ms": histogram(lag), "event_lag_ms": histogram(lag),
+                "latency_sum_s": 0.01 * k, "latency_min_ms": 1.0, "latency_max_ms": 2.0, "average_bytes": 100,
+                "server_away_s": away}
+
+    history = [row(1, [0.002] * 9), row(2, []), row(3, [], away=1.0), row(4, [3.0]), row(5, []),
+               row(6, [0.002] * 9)]
+    drawn = dict(charts(history))
+    lag = drawn["Event lag"]
+    assert lag.count('id="lone-2-') == 3  # p50, p95 and p99 of the lone row
+    assert 'id="away-2-0"' in lag and all('id="away-' in svg for svg in drawn.values())
+    assert 'id="lone-' not in drawn["Bots connected"]  # a line with no gap has no lone point
 
 
 def test_the_histories_of_shards_merge_interval_by_interval():
@@ -238,7 +300,7 @@ async def test_the_html_report_opens_in_chromium_with_its_charts_drawn(browser, 
         await chart.scroll_into_view_if_needed()
         await expect(chart).to_be_visible()
         assert await chart.locator("path").count() > 5
-    await expect(page.locator("table.thresholds tr.passed")).to_have_count(2)
+    await expect(page.locator("table.thresholds tr.passed")).to_have_count(3)  # and the server answered throughout
     await expect(page.locator("table.kinds tbody tr")).to_have_count(8)
     # the shape's target drawn beside the bots connected
     await expect(page.locator('figure[data-title="Bots connected"] svg text', has_text="target")).to_have_count(1)
@@ -261,21 +323,14 @@ async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_w
     port = free_port()
     server = serve(port, str(tmp_path / "journal.db"))
     prefix, page = tmp_path / "run", tmp_path / "run.html"
+    junit, summary = tmp_path / "junit.xml", tmp_path / "run.json"
     running = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.cli", "swarm", "--url", f"http://127.0.0.1:{port}", "--admin-token", TOKEN,
         "--create", "--config", config(tmp_path, 12, SLOW), "--players", "12", "--duration", "15", "--interval", "1",
-        "--csv", str(prefix), "--html", str(page), "--json",
+        "--csv", str(prefix), "--html", str(page), "--json", "--junit", str(junit), "--summary-export", str(summary),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10,
-                                     headers={"Authorization": f"Bearer {TOKEN}"}) as client:
-            for _ in range(1200):  # until the bots have played a few hands
-                listed = (await client.get("/api/tournaments")).json()
-                if listed and listed[0]["status"] == "running":
-                    trail = (await client.get(f"/api/tournaments/{listed[0]['id']}/events")).text
-                    if trail.count('"hand_finished"') >= 3:
-                        break
-                await asyncio.sleep(0.1)
+        await until_hands(port, 3)
         server.kill()
         server.wait(10)
         out, err = await asyncio.wait_for(running.communicate(), 90)  # it held 120 s and more before
@@ -293,6 +348,129 @@ async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_w
     away = [row for row in history if row["elapsed_s"] > history[-1]["elapsed_s"] - report["server_away"]["seconds"]]
     assert len(away) >= 2 and all(row["actions"] == 0 for row in away[1:]), history  # its rows, at zero
     assert rows(Path(f"{prefix}_stats.csv")) and rows(Path(f"{prefix}_stats_history.csv")) and page.exists()
+    assert json.loads(summary.read_text())["exit_code"] == thresholds.SERVER_LOST
+    suite = ElementTree.parse(junit).getroot()  # a pipeline's test tab shows the failure: it was 0 failures
+    failed = {case.get("name"): case.find("failure") for case in suite.findall("testcase")
+              if case.find("failure") is not None}
+    assert suite.get("failures") == "1" and list(failed) == [thresholds.ANSWERED]
+    assert failed[thresholds.ANSWERED].text.endswith(" s away")
+
+
+async def until_hands(port: int, hands: int) -> None:
+    """Until the bots have played ``hands`` hands on the server at ``port``."""
+    from tests.live_server import TOKEN
+
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10,
+                                 headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        for _ in range(1200):
+            listed = (await client.get("/api/tournaments")).json()
+            if listed and listed[0]["status"] == "running":
+                trail = (await client.get(f"/api/tournaments/{listed[0]['id']}/events")).text
+                if trail.count('"hand_finished"') >= hands:
+                    return
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"fewer than {hands} hands in two minutes")
+
+
+@pytest.mark.asyncio
+async def test_a_server_down_a_minute_then_back_is_played_through_and_fails_the_run(tmp_path):
+    """A server that came back after 60 s: every bot had given up 35 s in (a minute of refusals with no
+    backoff, ~900 tries a second from 300 bots), none came back, the time series stopped, and the run exited 0
+    with each refused try counted as a reconnection. Now the bots back off up to 5 s and wait as long as the
+    swarm does, each reconnects within 10 s of the return (one reconnection a session), the rows tell the
+    minute away, and the run fails on "the server answered throughout"."""
+    import time
+
+    from tests.live_server import TOKEN, free_port, serve
+
+    port, db = free_port(), str(tmp_path / "journal.db")
+    server = serve(port, db)
+    junit = tmp_path / "junit.xml"
+    running = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "swarm", "--url", f"http://127.0.0.1:{port}", "--admin-token", TOKEN,
+        "--create", "--config", config(tmp_path, 12, SLOW), "--players", "12", "--think", "0.05-0.2",
+        "--duration", "85", "--interval", "1", "--json", "--junit", str(junit), "--threshold", "errors==0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        await until_hands(port, 3)
+        await asyncio.sleep(1)
+        server.kill()
+        await asyncio.to_thread(server.wait, 10)
+        killed = time.time()
+        await asyncio.sleep(60)
+        server = await asyncio.to_thread(serve, port, db)
+        back = time.time()
+        out, err = await asyncio.wait_for(running.communicate(), 120)
+    finally:
+        server.kill()
+        if running.returncode is None:
+            running.kill()
+    assert running.returncode == thresholds.THRESHOLD_FAILED, err.decode()[-2000:]
+    report = json.loads(out)
+    away = report["server_away"]
+    assert away["times"] == 1 and 60 <= away["longest"] <= back - killed + 3 and not away["at_the_end"]
+    assert report["verdict"].startswith("the server was away")
+    assert [(c["threshold"], c["passed"]) for c in report["thresholds"]] == [("errors==0", True),
+                                                                             (thresholds.ANSWERED, False)]
+    history = report["history"]
+    before = [row for row in history if row["at"] < killed]
+    after = [row for row in history if row["at"] > back]
+    sessions = before[-1]["users"]  # the bots playing when the server went
+    assert sessions >= 2 and report["reconnections"] == sessions  # a session back, not a refused try
+    returned = next(row for row in after if row["users"] == sessions)
+    assert returned["at"] - back < 10, [(round(row["at"] - back, 1), row["users"]) for row in after]
+    assert sum(row["server_away_s"] for row in history) == pytest.approx(away["seconds"], abs=0.5)
+    assert all(row["actions"] == 0 for row in history if killed + 1 < row["at"] < back)
+    assert sum(row["actions"] for row in after) > 0  # play went on
+    refused = {failure["name"] for failure in report["failures"] if failure["name"] != "act -> acted"}
+    assert refused == {"reconnect"}  # the refused tries, counted against the reconnections, not the first connects
+    suite = ElementTree.parse(junit).getroot()
+    assert [case.get("name") for case in suite.findall("testcase") if case.find("failure") is not None] == [
+        thresholds.ANSWERED]
+
+
+@on_the_session_loop
+async def test_a_three_second_freeze_fails_a_windowed_lag_threshold_and_the_report_shows_it(browser, tmp_path):
+    """A 4-s freeze passed a whole run's p99 and the report's chart drew nothing of it, and server_away said 1 s
+    for 3. A window of 5 s fails on it: every action sent in the freeze waits for its acknowledgement (the event
+    lag sees only the events caught on their way out, when there are some), the time away is the freeze's own,
+    and the HTML report's latency chart climbs to it with the time away shaded."""
+    import os
+
+    from tests.live_server import TOKEN, free_port, serve
+
+    port = free_port()
+    server = serve(port, str(tmp_path / "journal.db"))
+    page_path = tmp_path / "run.html"
+    running = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "swarm", "--url", f"http://127.0.0.1:{port}", "--admin-token", TOKEN,
+        "--create", "--config", config(tmp_path, 12, SLOW), "--players", "12", "--think", "0.05-0.2",
+        "--duration", "12", "--interval", "1", "--json", "--html", str(page_path),
+        "--threshold", "latency.p99 over 5s<1s",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        await until_hands(port, 3)
+        os.kill(server.pid, signal.SIGSTOP)
+        await asyncio.sleep(3)
+        os.kill(server.pid, signal.SIGCONT)
+        out, err = await asyncio.wait_for(running.communicate(), 120)
+    finally:
+        server.kill()
+        if running.returncode is None:
+            running.kill()
+    assert running.returncode == thresholds.THRESHOLD_FAILED, err.decode()[-2000:]
+    report = json.loads(out)
+    windowed, answered = report["thresholds"]
+    assert not windowed["passed"] and windowed["actual"] >= 2500  # the freeze, in the window it fell in
+    assert answered["passed"] and 2.5 <= report["server_away"]["seconds"] <= 4.5  # the freeze's own length
+    page = await browser.new_page()
+    await page.goto(page_path.as_uri())
+    lag = page.locator('figure[data-title="Latency, act to acted"] svg')
+    ticks = [float(text) for text in await lag.locator("text").all_text_contents()
+             if text.strip().replace(".", "", 1).isdigit()]
+    assert max(ticks) >= 2500, ticks  # the chart's scale climbs to the freeze: its point is drawn
+    await expect(lag.locator('[id^="away-"]')).not_to_have_count(0)  # the time away, shaded
+    await expect(page.locator("table.thresholds tr.failed")).to_have_count(1)
 
 
 @pytest.mark.process
@@ -354,3 +532,63 @@ async def test_a_swarm_plays_players_of_the_users_own_named_by_module_and_functi
     assert process.returncode == thresholds.OK, err.decode()
     report = json.loads(out)
     assert report["finished"] and report["errors"] == 0 and report["actions"] > 0
+
+
+PLAYER_CLASS = """
+from bots.plugins import Player
+
+
+class Counting(Player):
+    \"\"\"State of its own per bot, a lifecycle, checks, tags, one exception and one illegal action a bot.\"\"\"
+
+    def on_start(self):
+        self.decisions = 0
+        self.started = True
+
+    def decide(self, view, rng):
+        self.decisions += 1
+        self.check("two hole cards", len(view.hole) == 2)
+        self.check("checked to", view.legal.can_check)  # fails facing a bet: a check is not an error
+        if self.decisions == 2:
+            raise RuntimeError("a bug of the plug-in's")
+        if self.decisions == 3:
+            return "raise", 1  # below any minimum: the plug-in's mistake, not the server's
+        if self.decisions % 7 == 0 and view.legal.max_raise_to is not None:
+            return "raise", view.legal.max_raise_to, "shove"
+        return ("check", None, "check") if view.legal.can_check else ("call", None, "call")
+
+    def on_stop(self):
+        self.check("started before it stopped", self.started)
+"""
+
+
+@pytest.mark.process
+@on_the_session_loop
+async def test_a_class_player_keeps_state_checks_and_tags_and_its_mistakes_are_its_own(tmp_path):
+    """A plug-in was one decision function: no state per bot, no lifecycle, no checks, no tags; its exception
+    showed only as a traceback (0 errors) and its illegal move was charged to the server (exit 99). A class of
+    the user's own, in the current directory, run by the installed command: its checks and tags are in the report
+    by name, its exception and its illegal actions are its own errors, and the server's errors stay 0."""
+    (tmp_path / "mybots.py").write_text(PLAYER_CLASS)
+    async with live_server(hand_pause=0.02, rate=1000, burst=1000) as live:
+        process = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "mttsim"), "swarm", "--url", live.http, "--admin-token", "admin-token",
+            "--players", "6", "--create", "--config", config(tmp_path, 6, RISING), "--mix", "mybots:Counting=1",
+            "--json", "--html", str(tmp_path / "run.html"), "--threshold", "errors==0", "--threshold", "finished",
+            cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), 180)
+    assert process.returncode == thresholds.OK, err.decode()[-3000:]
+    report = json.loads(out)
+    assert report["finished"] and report["errors"] == 0  # nothing of the plug-in's charged to the server
+    kinds = report["plugin_error_kinds"]
+    assert kinds["decide: RuntimeError: a bug of the plug-in's"] == 6  # once a bot: its own count of decisions
+    assert kinds["illegal action: raise to 1"] == 6 and report["plugin_errors"] == 12
+    assert report["provoked_errors"] == 6  # the server's refusals of the illegal raises, expected
+    checks = report["checks"]
+    assert checks["two hole cards"]["failed"] == 0 and checks["two hole cards"]["passed"] > 0
+    assert checks["checked to"]["failed"] > 0 and report["checks_failed"] == checks["checked to"]["failed"]
+    assert checks["started before it stopped"] == {"passed": 6, "failed": 0}  # on_start, then on_stop, each bot
+    assert set(report["tags"]) <= {"shove", "check", "call"} and report["tags"]["shove"] > 0
+    page = (tmp_path / "run.html").read_text()
+    assert "Players of your own" in page and "checked to" in page and "shove" in page
+    assert "Traceback" not in err.decode()

@@ -86,8 +86,21 @@ def add_swarm(commands: Any) -> None:
                              "which share the bots, start together and send their figures here for one report")
     parser.add_argument("--expect-workers", type=int, default=1, metavar="N",
                         help="with --coordinate: the workers to wait for before the run starts")
+    parser.add_argument("--expect-workers-max-wait", type=float, metavar="SECONDS",
+                        help="with --coordinate: give up (exit 3) when the workers have not all come by then "
+                             "(default: --wait-for-server)")
+    parser.add_argument("--away-limit", type=float, default=5.0, metavar="SECONDS",
+                        help="the run fails (exit 99) when its server was away longer than this in all, however "
+                             "it came back: the check 'the server answered throughout'")
+    wait_option(parser)
     logging_options(parser)
     parser.set_defaults(run=swarm)
+
+
+def wait_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait-for-server", type=float, default=120.0, metavar="SECONDS",
+                        help="the one budget for what is away: a server (the bots retry it with backoff), the "
+                             "run's NATS, the coordinator for a worker, the workers for a coordinator")
 
 
 def add_worker(commands: Any) -> None:
@@ -101,6 +114,7 @@ def add_worker(commands: Any) -> None:
     parser.add_argument("--player", action="append", default=[], metavar="MODULE:NAME",
                         help="a player of your own this worker may play when the plan's mix names it (repeat for "
                              "more); a plan naming any other is refused, and nothing of it is imported")
+    wait_option(parser)
     logging_options(parser)
     parser.set_defaults(run=swarm_worker)
 
@@ -179,13 +193,17 @@ def _options(args: argparse.Namespace) -> tuple[SwarmOptions, list[Threshold]]:
         raise ValueError("--warmup, --observers and --lobby are at least 0, --lobby-every above 0")
     # a run of stages ends with them (k6), a spawn rate holds its bots to the end
     duration = shapes.total_seconds(stages) if args.stages and args.duration is None and stages else args.duration
-    checks = [thresholds.parse(text) for text in (args.threshold or thresholds.defaults(stopping=duration is not None))]
+    if args.wait_for_server <= 0 or args.away_limit < 0:
+        raise ValueError("--wait-for-server: seconds above 0; --away-limit: seconds, 0 or more")
+    checks = [thresholds.parse(text) for text in (args.threshold or thresholds.defaults(
+        stopping=duration is not None, coordinated=bool(args.coordinate)))]
     options = SwarmOptions(url=args.url.rstrip("/"), players=args.players, tournament=args.tournament,
                            definition=definition, admin_token=args.admin_token, think=(float(low), float(high or low)),
                            shard=shard_of, seed=args.seed, late=args.late, reentry=args.reentry,
                            duration=duration, interval=args.interval, on_stop=args.on_stop, thresholds=checks,
                            stages=stages, arrival_rate=args.arrival_rate, warmup=args.warmup,
-                           observers=args.observers, lobby=args.lobby, lobby_every=args.lobby_every)
+                           observers=args.observers, lobby=args.lobby, lobby_every=args.lobby_every,
+                           wait_s=args.wait_for_server)
     if mix:
         options.mix = mix
     return options, checks
@@ -228,7 +246,8 @@ async def _coordinated(args: argparse.Namespace, options: SwarmOptions, stop: as
     return await coordinate(options, args.coordinate, args.expect_workers, args.run_name or "swarm", secret, stop,
                             _live_line if terminal else None, rows, metrics,
                             lambda said: print(f"mttsim swarm: {said}", file=sys.stderr, flush=True),
-                            (lambda partial: write_csvs(args.csv, partial)) if args.csv else None)
+                            (lambda partial: write_csvs(args.csv, partial)) if args.csv else None,
+                            args.expect_workers_max_wait)
 
 
 def swarm(args: argparse.Namespace) -> int:
@@ -244,6 +263,7 @@ def swarm(args: argparse.Namespace) -> int:
     from bots.swarm import run_swarm
     from bots.swarmmetrics import SwarmMetrics, serve
 
+    on_the_plugin_path()
     try:
         options, checks = _options(args)
     except (OSError, ValueError) as error:
@@ -272,8 +292,8 @@ def swarm(args: argparse.Namespace) -> int:
     try:
         report = uvloop.run(run())
     except (httpx.HTTPError, OSError) as error:
-        print(f"mttsim swarm: could not run against {args.url}: {error}", file=sys.stderr)
-        return thresholds.COULD_NOT_RUN
+        # every file is still written: a pipeline's test tab says the run could not start, and why
+        report = unrun_report(could_not_run(error, args.url), options)
     if terminal:
         sys.stderr.write("\n")
     return _swarm_outcome(args, report, checks, "swarm")
@@ -285,7 +305,8 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
     from bots import thresholds
     from bots.loadreport import identity, write_csvs, write_html
 
-    report["thresholds"] = thresholds.check(checks, report)
+    report["thresholds"] = [*thresholds.check(checks, report),
+                            thresholds.answered(report, getattr(args, "away_limit", thresholds.AWAY_LIMIT_SECONDS))]
     report["exit_code"], report["verdict"] = thresholds.verdict(report)
     report["run"] = identity(command, sys.argv[2:])
     if args.csv:
@@ -323,6 +344,35 @@ def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: lis
     return code
 
 
+def on_the_plugin_path() -> None:
+    """The current directory is where a user's players are (``--mix mybots:Player``), as for ``python -m``, also
+    when the command runs from the installed script."""
+    import os
+
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
+def could_not_run(error: Exception, url: str) -> str:
+    """Why the swarm could not run, naming the address that failed: an error of our own (the run's NATS, its
+    workers) names its own; an HTTP one, the game server's."""
+    import httpx
+
+    return f"could not run: {error}" if not isinstance(error, httpx.HTTPError) else \
+        f"could not run against {url}: {error}"
+
+
+def unrun_report(why: str, options: SwarmOptions) -> dict[str, Any]:
+    """The report of a run that could not start: nothing measured, and why."""
+    from bots.client import Measured
+    from bots.swarm import report_of
+
+    report = report_of(0, Measured(), options.tournament or "", {}, 0.0, 0.0)
+    report.update(could_not_run=why, server_away={"times": 0, "seconds": 0, "longest": 0, "at_the_end": False},
+                  stopped=None, aborted_by="", tournament_after="", interval_s=options.interval, history=[])
+    return report
+
+
 def swarm_merge(args: argparse.Namespace) -> int:
     """One report of the shards of one swarm run (``mttsim swarm-merge``): counts added, percentiles from the
     merged histograms (bots/histogram.py), the time series merged, the CSVs and report written from them, and
@@ -355,8 +405,9 @@ def swarm_worker(args: argparse.Namespace) -> int:
     import os
 
     from bots import thresholds
-    from bots.coordinator import SECRET_ENV, PlanRefused, work, worker_name
+    from bots.coordinator import SECRET_ENV, CoordinatorGone, PlanRefused, work, worker_name
 
+    on_the_plugin_path()
     secret = os.environ.get(SECRET_ENV)
     if not secret:
         print(f"mttsim swarm-worker: {SECRET_ENV} is not set: the run's secret, which the coordinator printed "
@@ -369,7 +420,7 @@ def swarm_worker(args: argparse.Namespace) -> int:
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(number, stop.set)
         return await work(args.coordinator, args.run_name, args.name or worker_name(), args.url, secret, stop,
-                          args.player)
+                          args.player, args.wait_for_server)
 
     quiet_garbage_collector()
     allow_many_sockets()
@@ -378,6 +429,9 @@ def swarm_worker(args: argparse.Namespace) -> int:
     except PlanRefused as error:
         print(f"mttsim swarm-worker: {error}", file=sys.stderr)
         return thresholds.USAGE
+    except CoordinatorGone as error:
+        print(f"mttsim swarm-worker: {error}", file=sys.stderr)
+        return thresholds.SERVER_LOST
     except (httpx.HTTPError, OSError) as error:
         print(f"mttsim swarm-worker: could not run: {error}", file=sys.stderr)
         return thresholds.COULD_NOT_RUN
