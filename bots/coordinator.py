@@ -239,6 +239,7 @@ class Coordinator:
             worker.partial = body["report"]
             if self.metrics is not None:
                 self.metrics.row(body["row"], worker.name)
+                self.metrics.report(worker.partial, worker.name)
 
     async def _done(self, body: dict[str, Any]) -> None:
         worker = self._worker(body)

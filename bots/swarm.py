@@ -118,6 +118,7 @@ async def run_swarm(options: SwarmOptions, progress: Callable[[Live], None] | No
         if metrics is not None:
             metrics.run = metrics.run or run.tournament
             sampled = _also(sampled, metrics.row)
+            run.written = _also(written, metrics.report)
         await run.play(progress, sampled)
         await run.end()
     return run.report()
@@ -134,8 +135,8 @@ def rest_client(addresses: list[str]) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=addresses[0], timeout=30, limits=limits, transport=Failover(addresses, limits))
 
 
-def _also(first: Callable[[dict[str, Any]], None] | None,
-          then: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+def _also(first: Callable[[dict[str, Any]], object] | None,
+          then: Callable[[dict[str, Any]], object]) -> Callable[[dict[str, Any]], None]:
     def both(row: dict[str, Any]) -> None:
         if first is not None:
             first(row)

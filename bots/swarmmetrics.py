@@ -17,7 +17,7 @@ published, which the loop replaces whole and never changes in place.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, start_http_server
@@ -41,6 +41,21 @@ _HISTOGRAMS = (("mttsim_swarm_action_latency_seconds", "an action sent until its
                 "latency_ms"),
                ("mttsim_swarm_event_lag_seconds", "the server's stamp on a message until the bot read it",
                 "event_lag_ms"))
+# Read from the report so far at each row (its histograms are the run's whole, every kind of request)
+_REPORTED_HISTOGRAMS = (
+    ("mttsim_swarm_connect_seconds", "a bot's first websocket handshake", "connect_ms"),
+    ("mttsim_swarm_reconnect_seconds", "each later handshake", "reconnect_ms"),
+    ("mttsim_swarm_register_seconds", "a registration over REST, sent until answered", "register_ms"),
+    ("mttsim_swarm_snapshot_seconds", "a connection opened until its snapshot came", "snapshot_ms"),
+    ("mttsim_swarm_watch_lag_seconds", "a spectator's event lag", "watch_lag_ms"),
+    ("mttsim_swarm_lobby_seconds", "a lobby poll, sent until answered", "lobby_ms"))
+_REPORTED_GAUGES = (
+    ("mttsim_swarm_cpu_percent", "the swarm process's CPU time over its wall time: near 100, the swarm is the limit",
+     lambda report: report.get("swarm_cpu_percent", 0.0)),
+    ("mttsim_swarm_server_away_seconds", "seconds the server was away in all, as the bots saw it",
+     lambda report: report.get("server_away", {}).get("seconds", 0.0)),
+    ("mttsim_swarm_server_away", "1 while the server is away", lambda report: float(bool(
+        report.get("server_away", {}).get("at_the_end")))))
 
 
 def prometheus_buckets(counts: dict[str, int]) -> tuple[list[tuple[str, float]], float]:
@@ -65,6 +80,8 @@ class SwarmMetrics(Collector):
     def __init__(self, run: str) -> None:
         self.run = run
         self._state: dict[str, tuple[dict[str, Any], dict[str, dict[str, int]]]] = {}
+        self._reports: dict[str, dict[str, Any]] = {}  # each shard's report so far
+        self.listeners: list[Callable[[], object]] = []  # told when a report so far came (a push, bots/otlp.py)
         self.cpu_s = 0.0  # spent on rows and scrapes, each thread's own CPU (benchmarks/bench_swarm.py)
 
     def row(self, row: dict[str, Any], shard: str = "0") -> None:
@@ -75,10 +92,30 @@ class SwarmMetrics(Collector):
         self._state = {**self._state, shard: (row, added)}  # replaced whole: a scrape reads one or the other
         self.cpu_s += time.thread_time() - began
 
+    def report(self, report: dict[str, Any], shard: str = "0") -> None:
+        """``shard``'s report so far (at each row): every kind's histogram, the CPU, the server's absences."""
+        self._reports = {**self._reports, shard: report}
+        for listener in self.listeners:
+            listener()
+
     def collect(self) -> Iterator[Metric]:
         began = time.thread_time()
         yield from self._families(self._state)
+        yield from self._reported(self._reports)
         self.cpu_s += time.thread_time() - began
+
+    def _reported(self, reports: dict[str, dict[str, Any]]) -> Iterator[Metric]:
+        for name, doc, read in _REPORTED_GAUGES:
+            gauge = GaugeMetricFamily(name, doc, labels=LABELS)
+            for shard, report in reports.items():
+                gauge.add_metric([self.run, shard], read(report))
+            yield gauge
+        for name, doc, key in _REPORTED_HISTOGRAMS:
+            histogram = HistogramMetricFamily(name, doc, labels=LABELS)
+            for shard, report in reports.items():
+                buckets, total = prometheus_buckets(report.get("histograms", {}).get(key, {}))
+                histogram.add_metric([self.run, shard], buckets, total)
+            yield histogram
 
     def _families(self, state: dict[str, tuple[dict[str, Any], dict[str, dict[str, int]]]]) -> Iterator[Metric]:
         for name, doc, key in _COUNTERS:

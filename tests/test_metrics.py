@@ -96,9 +96,19 @@ async def test_every_metric_the_shipped_grafana_dashboard_queries_exists_on_a_li
     swarm = SwarmMetrics("run")
     swarm.row({"total_actions": 1, "total_failures": 0, "errors": 0, "reconnections": 0, "users": 1, "target": 1,
                "players_left": 6, "latency_ms": {"100": 1}, "event_lag_ms": {"90": 1}})
+    swarm.report({"swarm_cpu_percent": 3.0, "server_away": {"seconds": 0.0, "at_the_end": False},
+                  "histograms": {"connect_ms": {"80": 1}, "register_ms": {"70": 1}, "snapshot_ms": {"60": 1}}})
     registry = CollectorRegistry(auto_describe=False)
     registry.register(swarm)
     exposed |= {name for name, _ in samples(generate_latest(registry).decode())}
     assert {name for name in queried if name.startswith("mttsim_swarm_")} >= {
-        "mttsim_swarm_actions_total", "mttsim_swarm_action_latency_seconds_bucket", "mttsim_swarm_bots_target"}
+        "mttsim_swarm_actions_total", "mttsim_swarm_action_latency_seconds_bucket", "mttsim_swarm_bots_target",
+        "mttsim_swarm_cpu_percent", "mttsim_swarm_server_away_seconds", "mttsim_swarm_connect_seconds_bucket"}
+    variables = {variable["name"]: variable for variable in dashboard["templating"]["list"]}
+    assert {"run", "instance"} <= set(variables)  # runs side by side, servers side by side, each chosen apart
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            for name in re.findall(r"\b((?:mttsim|process)_[a-z_]+)\b", target["expr"]):
+                wanted = '{run=~"$run"}' if name.startswith("mttsim_swarm_") else '{instance=~"$instance"}'
+                assert f"{name}{wanted}" in target["expr"], (panel["title"], target["expr"])
     assert queried <= exposed, sorted(queried - exposed)

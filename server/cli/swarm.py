@@ -79,6 +79,9 @@ def add_swarm(commands: Any) -> None:
                              "port, printed)")
     parser.add_argument("--metrics-host", default="127.0.0.1",
                         help="the address /metrics listens on (0.0.0.0 for a Prometheus elsewhere)")
+    parser.add_argument("--otlp", metavar="URL",
+                        help="push the swarm's metrics (those of /metrics) at each row to this OTLP/HTTP endpoint "
+                             "(an OpenTelemetry collector, Prometheus' OTLP receiver): http://127.0.0.1:4318")
     parser.add_argument("--run-name", help="the run label of the metrics (default: the tournament's id), and "
                         "with --coordinate the run its workers join (default: swarm)")
     parser.add_argument("--coordinate", metavar="NATS_URL",
@@ -260,6 +263,9 @@ def swarm(args: argparse.Namespace) -> int:
 
     from bots import thresholds
     from bots.loadreport import StreamedCsvs
+    import os
+
+    from bots.otlp import OtlpPush
     from bots.swarm import run_swarm
     from bots.swarmmetrics import SwarmMetrics, serve
 
@@ -277,16 +283,25 @@ def swarm(args: argparse.Namespace) -> int:
         for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
             loop.add_signal_handler(number, stop.set)
         metrics = None
-        if args.metrics_port is not None:
+        if args.metrics_port is not None or args.otlp:
             metrics = SwarmMetrics(args.run_name or "")
+        if args.metrics_port is not None and metrics is not None:
             port = serve(metrics, args.metrics_host, args.metrics_port)
             print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
+        pusher = OtlpPush(args.otlp, metrics, str(os.getpid())) if args.otlp and metrics is not None else None
+        if pusher is not None and metrics is not None:
+            metrics.listeners.append(pusher.push)
         rows = None if terminal or args.json else _row_line
-        if args.coordinate:
-            return await _coordinated(args, options, stop, terminal, rows, metrics)
-        return await run_swarm(options, _live_line if terminal else None, stop, rows,
-                               StreamedCsvs(args.csv) if args.csv else None, metrics)
+        try:
+            if args.coordinate:
+                return await _coordinated(args, options, stop, terminal, rows, metrics)
+            return await run_swarm(options, _live_line if terminal else None, stop, rows,
+                                   StreamedCsvs(args.csv) if args.csv else None, metrics)
+        finally:
+            if pusher is not None:
+                pushed.update(await pusher.close())
 
+    pushed: dict[str, object] = {}
     quiet_garbage_collector()
     allow_many_sockets()
     try:
@@ -294,6 +309,8 @@ def swarm(args: argparse.Namespace) -> int:
     except (httpx.HTTPError, OSError) as error:
         # every file is still written: a pipeline's test tab says the run could not start, and why
         report = unrun_report(could_not_run(error, args.url), options)
+    if pushed:
+        report["otlp"] = pushed
     if terminal:
         sys.stderr.write("\n")
     return _swarm_outcome(args, report, checks, "swarm")
