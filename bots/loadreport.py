@@ -32,7 +32,7 @@ HISTORY_COLUMNS = ["Timestamp", "User Count", "Type", "Name", "Requests/s", "Fai
                    "Total Average Content Size"]
 # After Locust's columns, what a poker swarm adds: the interval's event lag, the field, errors and reconnections.
 HISTORY_EXTRA = ["Event Lag 50%", "Event Lag 95%", "Event Lag 99%", "Players Left", "Errors", "Reconnections",
-                 "Target Users"]
+                 "Target Users", "Server Away s"]
 NA = "N/A"  # Locust's figure for a percentile with no sample
 FAILURES_COLUMNS = ["Method", "Name", "Error", "Occurrences"]
 # The kinds of request a bot makes, as rows of PREFIX_stats.csv: (type, name, histogram, what failed).
@@ -106,7 +106,7 @@ def _history_rows(history: Sequence[dict[str, Any]], total: dict[str, int]) -> t
             round(1000 * row["latency_sum_s"] / count, 2) if count else NA, row["latency_min_ms"],
             *sampled(total, (1.0,)), round(row["average_bytes"]),  # the max as every other figure reads it
             *sampled(row["event_lag_ms"], (0.5, 0.95, 0.99)), row["players_left"], row["errors"],
-            row["reconnections"], NA if row.get("target") is None else row["target"],
+            row["reconnections"], NA if row.get("target") is None else row["target"], row.get("server_away_s", 0.0),
         ])
     return rows, total
 

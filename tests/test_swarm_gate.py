@@ -207,6 +207,20 @@ def test_thresholds_read_as_k6_writes_them():
             thresholds.parse(nonsense)
 
 
+def test_a_refused_bot_backs_off_doubling_to_five_seconds_at_random_in_the_upper_half():
+    import random
+
+    from bots.client import backoff
+
+    rng = random.Random(4)
+    for tries, step in ((1, 0.25), (2, 0.5), (3, 1.0), (5, 4.0), (6, 5.0), (40, 5.0)):
+        pauses = [backoff(tries, rng) for _ in range(200)]
+        assert step / 2 <= min(pauses) and max(pauses) <= step, tries
+        assert max(pauses) - min(pauses) > step / 4  # spread: a swarm's retries never come in one wave
+    mean = sum(backoff(50, rng) for _ in range(10_000)) / 10_000
+    assert 300 / mean == pytest.approx(80, rel=0.05)  # 300 bots at a server that is down: about 80 tries a second
+
+
 def test_a_window_of_the_time_series_fails_on_what_the_whole_run_hides():
     """``over Ns``: the worst of every window of N seconds ending at a row (k6 has no such form; Locust none)."""
     def row(at: float, lag_s: list[float], actions: int = 100, away: float = 0.0) -> dict:
