@@ -84,3 +84,22 @@ def test_a_merged_report_adds_the_counts_and_reads_its_percentiles_from_the_merg
     (tmp_path / "old.json").write_text(json.dumps({k: v for k, v in shards[0].items() if k != "histograms"}))
     assert main(["swarm-merge", str(tmp_path / "old.json")]) == 2
     assert "has no 'histograms'" in capsys.readouterr().err
+
+
+def test_one_max_everywhere_and_no_row_fails_more_than_it_tried():
+    """The summary's max was exact, the thresholds' read from a bucket, and a p99.9 could exceed the max; the
+    connect row counted refused tries as failures of the successful handshakes only."""
+    from bots import thresholds
+    from bots.client import Measured
+    from bots.loadreport import stats_rows
+    from bots.swarm import report_of
+
+    measured = Measured()
+    measured.latencies.extend([0.001 * k for k in range(1, 2001)])
+    measured.tally.connects.extend([0.01] * 5)
+    measured.tally.refused.extend(["ConnectionRefusedError: refused"] * 8)
+    report = report_of(5, measured, "t", {}, 10.0, 1.0)
+    checked = thresholds.check([thresholds.parse("latency.max<1s"), thresholds.parse("latency.p99.9<1s")], report)
+    assert checked[0]["actual"] == report["latency_ms"]["max"] >= checked[1]["actual"]
+    connect = next(row for row in stats_rows(report) if row[1] == "connect")
+    assert connect[2:4] == [13, 8]  # requests: the 5 handshakes and the 8 refused tries; failures: those 8

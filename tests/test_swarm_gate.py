@@ -450,7 +450,9 @@ async def test_a_three_second_freeze_fails_a_windowed_lag_threshold_and_the_repo
     lag sees only the events caught on their way out, when there are some), the time away is the freeze's own,
     and the HTML report's latency chart climbs to it with the time away shaded."""
     import os
+    import time
 
+    from bots.histogram import percentiles
     from tests.live_server import TOKEN, free_port, serve
 
     port = free_port()
@@ -464,6 +466,7 @@ async def test_a_three_second_freeze_fails_a_windowed_lag_threshold_and_the_repo
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         await until_hands(port, 3)
+        frozen = time.time()
         os.kill(server.pid, signal.SIGSTOP)
         await asyncio.sleep(3)
         os.kill(server.pid, signal.SIGCONT)
@@ -477,6 +480,9 @@ async def test_a_three_second_freeze_fails_a_windowed_lag_threshold_and_the_repo
     windowed, answered = report["thresholds"]
     assert not windowed["passed"] and windowed["actual"] >= 2500  # the freeze, in the window it fell in
     assert answered["passed"] and 2.5 <= report["server_away"]["seconds"] <= 4.5  # the freeze's own length
+    slowest = max(report["history"], key=lambda row: percentiles(row["latency_ms"], (1.0,))[0])
+    # the row's stamp is the wall clock as it was written: the freeze's acknowledgements came as it ended
+    assert frozen + 2.9 <= slowest["at"] <= frozen + 3 + 1 + 3, (slowest["at"] - frozen)  # a row, a busy loop
     page = await browser.new_page()
     await page.goto(page_path.as_uri())
     lag = page.locator('figure[data-title="Latency, act to acted"] svg')
