@@ -18,6 +18,7 @@ from server.cli.common import allow_many_sockets, command, logging_options, quie
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from bots.otlp import OtlpPush
     from bots.swarm import Live, SwarmOptions
     from bots.swarmmetrics import SwarmMetrics
     from bots.thresholds import Threshold
@@ -263,11 +264,7 @@ def swarm(args: argparse.Namespace) -> int:
 
     from bots import thresholds
     from bots.loadreport import StreamedCsvs
-    import os
-
-    from bots.otlp import OtlpPush
     from bots.swarm import run_swarm
-    from bots.swarmmetrics import SwarmMetrics, serve
 
     on_the_plugin_path()
     try:
@@ -282,15 +279,7 @@ def swarm(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):  # the report is written with what was measured
             loop.add_signal_handler(number, stop.set)
-        metrics = None
-        if args.metrics_port is not None or args.otlp:
-            metrics = SwarmMetrics(args.run_name or "")
-        if args.metrics_port is not None and metrics is not None:
-            port = serve(metrics, args.metrics_host, args.metrics_port)
-            print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
-        pusher = OtlpPush(args.otlp, metrics, str(os.getpid())) if args.otlp and metrics is not None else None
-        if pusher is not None and metrics is not None:
-            metrics.listeners.append(pusher.push)
+        metrics, pusher = _metrics_out(args)
         rows = None if terminal or args.json else _row_line
         try:
             if args.coordinate:
@@ -314,6 +303,25 @@ def swarm(args: argparse.Namespace) -> int:
     if terminal:
         sys.stderr.write("\n")
     return _swarm_outcome(args, report, checks, "swarm")
+
+
+def _metrics_out(args: argparse.Namespace) -> tuple[SwarmMetrics | None, OtlpPush | None]:
+    """The swarm's metrics, if they go anywhere: served for a scrape (``--metrics-port``), pushed (``--otlp``)."""
+    import os
+
+    from bots.otlp import OtlpPush
+    from bots.swarmmetrics import SwarmMetrics, serve
+
+    if args.metrics_port is None and not args.otlp:
+        return None, None
+    metrics = SwarmMetrics(args.run_name or "")
+    if args.metrics_port is not None:
+        port = serve(metrics, args.metrics_host, args.metrics_port)
+        print(f"mttsim swarm: metrics at http://{args.metrics_host}:{port}/metrics", file=sys.stderr, flush=True)
+    pusher = OtlpPush(args.otlp, metrics, str(os.getpid())) if args.otlp else None
+    if pusher is not None:
+        metrics.listeners.append(pusher.push)
+    return metrics, pusher
 
 
 def _swarm_outcome(args: argparse.Namespace, report: dict[str, Any], checks: list[Threshold], command: str) -> int:
