@@ -4,17 +4,22 @@ fold), the phone lobby with Register in sight, and axe-core's accessibility rule
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from playwright.async_api import expect
 
 from tests.browser import (
     ARTIFACTS, alice_among_stations, grave_violations, my_turn, open_as, small_targets, tab, watch_errors,
 )
-from tests.live_server import admin, definition, live_server
+from tests.live_server import admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 PHONES = [(390, 844), (360, 640), (844, 390), (667, 375)]  # portrait, a small one, and two held sideways
+CONSOLE_TARGETS = (".tabs .tab, .console button, .console input:not([type=checkbox]):not([type=radio]), "
+                   ".console select")
+TABLE_TARGETS = ".tabs .tab, #chat-input, details > summary"
 
 
 async def box_of(page, selector: str) -> dict:
@@ -60,15 +65,16 @@ async def test_a_phone_table_is_played_with_one_thumb_in_both_orientations(brows
 
 
 async def test_the_phone_lobby_shows_register_with_nothing_sideways(browser):
+    """In both orientations: held sideways (844x390) the lobby was the desktop table, Register 66x21 px."""
     async with live_server() as live:
         await admin_create(live)
-        for width, height in ((390, 844), (360, 640), (1366, 900)):
+        for width, height in ((390, 844), (360, 640), (844, 390), (667, 375), (1366, 900)):
             page = await (await browser.new_context(viewport={"width": width, "height": height})).new_page()
             errors = watch_errors(page)
             await page.goto(live.http + "/")
             register = page.locator(".register").first
             await expect(register).to_be_in_viewport(ratio=1)
-            if width < 700:  # a thumb's; a desktop's mouse has the table's rows
+            if width < 700 or height < 500:  # a thumb's; a desktop's mouse has the table's rows
                 assert await small_targets(page, ".register, .name-input") == [], (width, height)
             assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth"), (width, height)
             assert await grave_violations(page) == [], (width, height)
@@ -100,5 +106,69 @@ async def test_the_console_and_the_clock_screen_have_nothing_serious_for_axe_at_
                 else:
                     await tab(page, "console")
                     await expect(page.locator("#director-log")).to_be_visible()
+                    if width < 700:  # every console control a thumb's, the tabs too (they were 21 and 30 px)
+                        assert await small_targets(page, CONSOLE_TARGETS) == [], width
                 assert await grave_violations(page) == [], (path, width)
                 assert errors == []
+
+
+async def test_a_folded_and_a_sitting_out_seat_stay_readable_and_the_table_reads_at_arms_length(browser):
+    """axe found 4.24:1 on a dimmed seat as soon as one folded or sat out (opacity); the hero's cards were 21.6 px
+    glyphs and the pot 11-12 px; the tabs, the chat box and "Propose a deal" were 21-30 px on a phone. A folded
+    seat and one sitting out keep 4.5:1, the hero's cards are faces taller than anything else's, the pot is 16 px
+    or more, and every control is a thumb's, at the four phone sizes and a desktop's."""
+    async with live_server(hand_pause=0.05) as live:
+        tournament, seats = await create(live, definition(3, 3, action_seconds=60, stack=100_000), 3)
+        (alice, token), station, absent = seats  # the third never connects: seated, they sit out from the start
+        bots(live, tournament, [station], "station")
+        page = await open_as(browser, live, f"/#/t/{tournament}", {
+            f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        errors = watch_errors(page)
+        runtime = live.runtime(tournament)
+        await until(lambda: runtime.streams.connected(alice) and runtime.streams.connected(station[0]))
+        assert (await admin(live, tournament, "start")).status_code == 200
+        await expect(page.locator(".seat .mark", has_text="sitting out")).to_have_count(1)
+        for _ in range(20):  # her turn in a hand the absent player was dealt into, and folded by the clock before
+            await my_turn(page)
+            if await page.locator(".seat.folded").count():
+                break
+            await page.locator("#check, #call").first.click()
+            await page.wait_for_timeout(300)  # her next turn may come at once: the station never waits
+        await expect(page.locator(".seat.folded .mark", has_text="sitting out")).to_have_count(1)
+        for width, height in [*PHONES, (1366, 900)]:
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.wait_for_timeout(100)
+            assert await grave_violations(page) == [], (width, height)  # a folded, sitting-out seat kept 4.5:1
+            sizes = await page.evaluate("""() => [...document.querySelectorAll('.card')].map((card) =>
+                [card.closest('.seat.me') !== null, card.getBoundingClientRect().height])""")
+            mine = [size for own, size in sizes if own]
+            assert mine and min(mine) > max((size for own, size in sizes if not own), default=0), (width, sizes)
+            pot = await page.evaluate("getComputedStyle(document.querySelector('.pot')).fontSize")
+            assert float(pot.removesuffix("px")) >= 16, (width, height, pot)
+            if width < 700 or height < 500:
+                assert await small_targets(page, TABLE_TARGETS) == [], (width, height)
+            await page.screenshot(path=ARTIFACTS / f"phone-folded-{width}x{height}.png")
+        assert errors == []
+
+
+async def test_a_player_who_is_out_keeps_no_seat_controls_and_reads_where_they_finished(browser):
+    """After a bust, "Sit out next hand", the time bank and "playing as" stayed, and a tick was refused in red; the
+    player who lost at the end got no finishing line. Alice, rigged to lose, goes all in until she is out: her bar
+    says where she finished, nothing of a seat is left, and the status line says it too."""
+    from tests.test_browser import all_in_while
+
+    async with live_server(hand_pause=0.05) as live:
+        body = definition(2, 2, action_seconds=60, stack=1_000)
+        tournament, alice, page = await alice_among_stations(live, browser, body, 2, rig=True, name="Alice")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        errors = watch_errors(page)
+        assert (await admin(live, tournament, "start")).status_code == 200
+        runtime = live.runtime(tournament)
+        await all_in_while(page, lambda: runtime.director.status.value == "running")
+        line = page.locator("#finished-line")
+        await expect(line).to_have_text("You finished 2nd.")
+        for gone in ("#sit-out-next_hand", "#sit-out-next_big_blind", "#time-bank", ".controls.mine"):
+            await expect(page.locator(gone)).to_have_count(0)
+        await expect(page.locator("#status")).to_contain_text("finished 2nd as Alice")
+        assert await grave_violations(page) == []
+        assert errors == []

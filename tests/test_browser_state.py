@@ -75,12 +75,14 @@ async def test_terms_badges_and_banners_follow_the_state_and_a_finished_tourname
 
 
 async def bottom_seat(page) -> str:
-    """The player of the seat drawn lowest, once the table is drawn, and whether it sits in the middle."""
+    """The player of the seat drawn lowest (by its centre, where the table places it: one's own seat, with its
+    cards drawn as faces, is the tallest), once the table is drawn, and whether it sits in the middle."""
     await expect(page.locator(".seat").first).to_be_visible(timeout=20_000)
     return await page.evaluate("""() => {
         const boxes = [...document.querySelectorAll('.seat')].map((node) => [node, node.getBoundingClientRect()]);
         const oval = document.querySelector('.oval').getBoundingClientRect();
-        const [node, box] = boxes.reduce((low, seat) => seat[1].top > low[1].top ? seat : low);
+        const middle = (box) => box.top + box.height / 2;
+        const [node, box] = boxes.reduce((low, seat) => middle(seat[1]) > middle(low[1]) ? seat : low);
         const centred = Math.abs(box.left + box.width / 2 - (oval.left + oval.width / 2)) < oval.width * 0.05;
         return centred ? node.dataset.player : 'off centre: ' + node.dataset.player;
     }""")

@@ -23,10 +23,13 @@ const SUIT_SIGNS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 export function cardNode(card) {
   if (card === null) return el("span", { class: "card back" }, "🂠");
   const suit = SUITS[card % 4];
+  // A face: the rank in its corner and the suit's sign in the middle, as printed cards are (style.css draws the
+  // hero's as a card, the others' as compact as a seat needs); the text still reads "A♠".
   return el(
     "span",
     { class: `card suit-${suit}${suit === "h" || suit === "d" ? " red" : ""}` },
-    RANKS[Math.floor(card / 4)] + SUIT_SIGNS[suit],
+    el("span", { class: "rank" }, RANKS[Math.floor(card / 4)]),
+    el("span", { class: "sign" }, SUIT_SIGNS[suit]),
   );
 }
 

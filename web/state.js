@@ -183,10 +183,14 @@ export class TableState {
       case "tournament_state":
         tournament.paused = event.paused;
         break;
-      case "tournament_finished":
+      case "tournament_finished": {
         tournament.status = "finished";
         this.offers = {};
+        // Everyone's place, the deal's second as the winner's: not only the busted get a finishing line.
+        const own = this.you && (event.results || []).find((r) => r.player === this.you.player);
+        if (own) this.you.result = { place: own.place, prize_cents: own.prize_cents };
         break;
+      }
       case "status_changed":
         tournament.status = event.status;
         if (event.status !== "running") {

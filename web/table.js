@@ -2,7 +2,7 @@
 // dialogs, the hand log and the chat. It sends through the function it is given and never opens a socket.
 
 import { DEAL_KINDS } from "./describe.js";
-import { cardNode, chips, el, money } from "./dom.js";
+import { cardNode, chips, el, money, ordinal } from "./dom.js";
 import { describeHand, shownHand } from "./handrank.js";
 import { beep, prefs, presets, setPref } from "./prefs.js";
 
@@ -98,6 +98,13 @@ export class TableView {
     this.chatBox.replaceChildren(el("h3", {}, "Chat"), this.chatLines, input);
   }
 
+  // Chat is a table's: a player moved to another table reads its lines, not the old table's.
+  chatFollows(tableId) {
+    if (this.chatTable !== undefined && this.chatTable !== tableId && this.chatLines)
+      this.chatLines.replaceChildren(el("div", { class: "chat-line moved-note" }, `Table ${tableId}'s chat`));
+    this.chatTable = tableId;
+  }
+
   said(message) {
     if (!this.chatLines || prefs().muted.includes(message.player)) return;
     const mine = this.state.you && message.player === this.state.you.player;
@@ -142,12 +149,13 @@ export class TableView {
       const text = this.state.removed
         ? "The director removed you from the tournament."
         : you && you.result
-          ? `You finished in place ${you.result.place}.`
+          ? `You finished ${ordinal(you.result.place)}.`
           : "Waiting for the tournament to start…";
       this.root.replaceChildren(el("p", { class: "waiting" }, text));
       this.bar = undefined;
       return;
     }
+    this.chatFollows(table.id);
     const me = you && you.player;
     // The table turns so that one's own seat is at the bottom, beside the action bar, as every room draws it;
     // an observer (or a player out) sees the first seat there.
@@ -524,6 +532,8 @@ export class TableView {
   controls() {
     const { turn, you, table } = this.state;
     if (!you) return el("div", { class: "controls observer" }, "Watching as an observer");
+    // Out, or the tournament over: nothing of a seat is left to press (a tick would only be refused).
+    if (you.result || this.state.removed) return el("div", { class: "controls finished" }, this.finishingLine());
     const bank = el("span", { class: "time-bank", id: "time-bank" });
     if (you.sitting_out) {
       this.sitOutNext = null; // done: what was asked has happened
@@ -617,6 +627,17 @@ export class TableView {
       );
     }
     return el("div", { class: "controls mine" }, buttons, bank, this.sitOutChoice());
+  }
+
+  finishingLine() {
+    const { you } = this.state;
+    if (!you.result) return el("span", { id: "finished-line", role: "status" }, "The director removed you.");
+    const { place, prize_cents: prize } = you.result;
+    return el(
+      "span",
+      { id: "finished-line", role: "status" },
+      `You finished ${ordinal(place)}${prize ? `, winning ${money(prize)}` : ""}.`,
+    );
   }
 
   // "Sit out next hand" and "Sit out next big blind", as the rooms offer them: the server sits the player out

@@ -313,11 +313,15 @@ export class TournamentPage {
     );
     // A person's name, with the entry's id beside it: a second entry or a re-entry is told apart by it.
     const name = this.seat && (this.seat.name || this.names().get(this.seat.player_id));
+    const who = this.seat && (name ? `${name} (${this.seat.player_id})` : this.seat.player_id);
+    const out = this.seat && this.board && this.board.list("r:").find((r) => r.player === this.seat.player_id);
     const where = this.watching
       ? ` · watching table ${this.watching}`
-      : this.seat
-        ? ` · playing as ${name ? `${name} (${this.seat.player_id})` : this.seat.player_id}`
-        : " · observer";
+      : out
+        ? ` · finished ${ordinal(out.place)} as ${who}`
+        : this.seat
+          ? ` · playing as ${who}`
+          : " · observer";
     this.statusLine.textContent = `${t.name}: ${t.status}${where}`;
   }
 
