@@ -143,11 +143,15 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         await console.screenshot(path=ARTIFACTS / "console-pending.png")
         assert director.where[alice][0] == here
         await expect(page.locator(".log")).to_contain_text(f"You move to table {there} when this hand ends")
+        await page.fill("#chat-input", "said at the old table")  # chat is a table's: it stays behind
+        await page.press("#chat-input", "Enter")
+        await expect(page.locator("#chat-lines")).to_contain_text("said at the old table")
         playing = asyncio.create_task(play_hands(page, storage, tournament, alice, 10**6, fold=False))
         await until(lambda: director.where[alice][0] == there, timeout=60)
         await expect(page.locator(".middle")).to_contain_text(f"Table {there}", timeout=10_000)
         await expect(page.locator("#notice")).to_contain_text("the tournament director moved you")
         await expect(pending).to_have_count(0)
+        await expect(page.locator("#chat-lines")).to_have_text(f"Table {there}'s chat")
 
         # The log, newest first: what was done, to whom, and what came of it, the refusals with their reasons.
         log = console.locator("#director-log tr.log-line")
