@@ -22,6 +22,12 @@ CONSOLE_TARGETS = (".tabs .tab, .console button, .console input:not([type=checkb
 TABLE_TARGETS = ".tabs .tab, #chat-input, details > summary"
 
 
+def apart(one: dict, other: dict) -> bool:
+    """Two boxes that do not overlap."""
+    return (one["y"] + one["height"] <= other["y"] or one["y"] >= other["y"] + other["height"]
+            or one["x"] + one["width"] <= other["x"] or one["x"] >= other["x"] + other["width"])
+
+
 async def box_of(page, selector: str) -> dict:
     box = await page.locator(selector).first.bounding_box()
     assert box is not None, f"{selector} is not drawn"
@@ -143,6 +149,10 @@ async def test_a_folded_and_a_sitting_out_seat_stay_readable_and_the_table_reads
                 [card.closest('.seat.me') !== null, card.getBoundingClientRect().height])""")
             mine = [size for own, size in sizes if own]
             assert mine and min(mine) > max((size for own, size in sizes if not own), default=0), (width, sizes)
+            seat = await box_of(page, ".seat.me")
+            for part in ("#strength", ".pot", ".board"):  # her hand in words, the pot, the board: never under her seat
+                if await page.locator(part).count() and height > 500:  # held sideways: not yet (see docs/web.md)
+                    assert apart(await box_of(page, part), seat), (width, height, part, seat)
             pot = await page.evaluate("getComputedStyle(document.querySelector('.pot')).fontSize")
             assert float(pot.removesuffix("px")) >= 16, (width, height, pot)
             if width < 700 or height < 500:
