@@ -9,8 +9,11 @@ import csv
 import json
 from xml.etree import ElementTree
 import signal
+import subprocess
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -370,6 +373,22 @@ async def test_a_swarm_whose_server_is_killed_stops_at_its_duration_and_leaves_w
     assert failed[thresholds.ANSWERED].text.endswith(" s away")
 
 
+async def swarm_through(running: asyncio.subprocess.Process, servers: list[subprocess.Popen],
+                        faults: Coroutine[Any, Any, None], code: int) -> dict:
+    """The swarm's report once ``faults`` are done to its server and it ends, which it must with ``code``; the last
+    of ``servers`` (a restart appends one) and the swarm are stopped whatever happens."""
+    try:
+        await faults
+        out, err = await asyncio.wait_for(running.communicate(), 120)
+    finally:
+        servers[-1].kill()
+        if running.returncode is None:
+            running.kill()
+    assert running.returncode == code, err.decode()[-2000:]
+    report: dict = json.loads(out)
+    return report
+
+
 async def until_hands(port: int, hands: int) -> None:
     """Until the bots have played ``hands`` hands on the server at ``port``."""
     from tests.live_server import TOKEN
@@ -405,22 +424,20 @@ async def test_a_server_down_a_minute_then_back_is_played_through_and_fails_the_
         "--create", "--config", config(tmp_path, 12, SLOW), "--players", "12", "--think", "0.05-0.2",
         "--duration", "85", "--interval", "1", "--json", "--junit", str(junit), "--threshold", "errors==0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    try:
+    servers, moments = [server], {}
+
+    async def a_minute_down() -> None:
         await until_hands(port, 3)
         await asyncio.sleep(1)
         server.kill()
         await asyncio.to_thread(server.wait, 10)
-        killed = time.time()
+        moments["killed"] = time.time()
         await asyncio.sleep(60)
-        server = await asyncio.to_thread(serve, port, db)
-        back = time.time()
-        out, err = await asyncio.wait_for(running.communicate(), 120)
-    finally:
-        server.kill()
-        if running.returncode is None:
-            running.kill()
-    assert running.returncode == thresholds.THRESHOLD_FAILED, err.decode()[-2000:]
-    report = json.loads(out)
+        servers.append(await asyncio.to_thread(serve, port, db))
+        moments["back"] = time.time()
+
+    report = await swarm_through(running, servers, a_minute_down(), thresholds.THRESHOLD_FAILED)
+    killed, back = moments["killed"], moments["back"]
     away = report["server_away"]
     assert away["times"] == 1 and 60 <= away["longest"] <= back - killed + 3 and not away["at_the_end"]
     assert report["verdict"].startswith("the server was away")
@@ -464,19 +481,17 @@ async def test_a_three_second_freeze_fails_a_windowed_lag_threshold_and_the_repo
         "--duration", "12", "--interval", "1", "--json", "--html", str(page_path),
         "--threshold", "latency.p99 over 5s<1s",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    try:
+    moments = {}
+
+    async def three_seconds_frozen() -> None:
         await until_hands(port, 3)
-        frozen = time.time()
+        moments["frozen"] = time.time()
         os.kill(server.pid, signal.SIGSTOP)
         await asyncio.sleep(3)
         os.kill(server.pid, signal.SIGCONT)
-        out, err = await asyncio.wait_for(running.communicate(), 120)
-    finally:
-        server.kill()
-        if running.returncode is None:
-            running.kill()
-    assert running.returncode == thresholds.THRESHOLD_FAILED, err.decode()[-2000:]
-    report = json.loads(out)
+
+    report = await swarm_through(running, [server], three_seconds_frozen(), thresholds.THRESHOLD_FAILED)
+    frozen = moments["frozen"]
     windowed, answered = report["thresholds"]
     assert not windowed["passed"] and windowed["actual"] >= 2500  # the freeze, in the window it fell in
     assert answered["passed"] and 2.5 <= report["server_away"]["seconds"] <= 4.5  # the freeze's own length
