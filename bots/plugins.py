@@ -2,8 +2,9 @@
 on what a bot sees, and tags on its actions (docs/swarm.md).
 
 A function of ``(view, rng)`` to a decision stays the simple form. A subclass of ``Player`` is made once per
-bot: its attributes are that bot's own, ``on_start`` runs when the bot first sits down and ``on_stop`` when its
-play ends (out, the tournament over, or the run stopped). ``decide`` returns a decision, or a decision and a tag
+bot: its attributes are that bot's own (kept across its re-entries), ``on_start`` runs when the bot first sits
+down and ``on_stop`` when an entry's play ends (out, the tournament over, or the run stopped: after a re-entry,
+again at the new entry's end). ``decide`` returns a decision, or a decision and a tag
 (``("raise", 600, "3-bet")``) by which the report counts the bot's actions. ``check(name, ok)`` records a
 check, passed or failed, by name, as k6's ``check`` does: a failed check is not an error of the server's, and
 ``checks_failed`` is a threshold.
