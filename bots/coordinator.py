@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-import random
 import hmac
 import logging
 import os
@@ -48,7 +47,7 @@ import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from bots.client import WAIT_SECONDS, backoff
+from bots.client import WAIT_SECONDS
 from bots.loadreport import merged_report
 from bots.shapes import Stage, target_at
 from bots.swarm import (
@@ -462,26 +461,20 @@ def options_of(plan: dict[str, Any], url: str | None) -> SwarmOptions:
 
 
 async def connected(url: str, name: str, wait_s: float) -> Client:
-    """A NATS connection, waited for as long as the game server would be (``wait_s``, the swarm's one budget),
-    with the bots' backoff; ConnectionError (an OSError, which the command reports as "could not run") naming
-    the NATS server if none came. Once connected, a NATS that goes away is retried for as long."""
-    rng = random.Random()
-    began, tries = time.monotonic(), 0
-
+    """A NATS connection, waited for as long as the game server would be (``wait_s``, the swarm's one budget): nats-py
+    tries a server again every second up to its reconnection attempts, at the first connection as after a drop, so
+    those attempts are the budget. ConnectionError (an OSError, which the command reports as "could not run")
+    naming the NATS server if none came."""
     async def said(error: Exception) -> None:  # one line, not nats-py's traceback at every attempt
         logger.warning("NATS at %s: %s", url, error or type(error).__name__)
 
-    while True:
-        try:
-            return await nats.connect(url, name=name, connect_timeout=5, allow_reconnect=True,
-                                      max_reconnect_attempts=max(1, math.ceil(wait_s)), reconnect_time_wait=1.0,
-                                      error_cb=said)
-        except (nats.errors.Error, OSError) as error:
-            tries += 1
-            if time.monotonic() - began + backoff(tries, rng) > wait_s:
-                raise ConnectionError(f"no NATS server at {url} in {wait_s:g} s (--wait-for-server): "
-                                      f"{error or type(error).__name__}") from error
-            await asyncio.sleep(backoff(tries, rng))
+    try:
+        return await nats.connect(url, name=name, connect_timeout=5, allow_reconnect=True,
+                                  max_reconnect_attempts=max(1, math.ceil(wait_s)), reconnect_time_wait=1.0,
+                                  error_cb=said)
+    except (nats.errors.Error, OSError) as error:
+        raise ConnectionError(f"no NATS server at {url} in {wait_s:g} s (--wait-for-server): "
+                              f"{error or type(error).__name__}") from error
 
 
 def worker_name() -> str:

@@ -270,7 +270,10 @@ def charts(history: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     for row in history:
         if row.get("server_away_s"):
             start, end = (row["elapsed_s"] - row["seconds"]) / scale, row["elapsed_s"] / scale
-            away[-1:] = [(away[-1][0], end)] if away and away[-1][1] >= start - 1e-9 else [*away[-1:], (start, end)]
+            if away and away[-1][1] >= start - 1e-9:  # the row after one away: the same span, longer
+                away[-1] = (away[-1][0], end)
+            else:
+                away.append((start, end))
     drawn = []
     for chart, (title, unit, lines) in enumerate(series):
         figure, axes = plt.subplots(figsize=(6.4, 2.6))

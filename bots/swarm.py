@@ -428,8 +428,9 @@ class SwarmRun:
                            (self.timeline.latency_total, self.timeline.lag_total) if so_far else None)
         report["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at))
         report["server_away"] = self.outage.report()
-        for row in self.timeline.rows:  # an absence is known once the poll gives up: its rows are told after
-            row["server_away_s"] = round(self.outage.within(row["at"] - row["seconds"], row["at"]), 3)
+        if self.outage.times:  # an absence is known once the poll gives up: its rows are told after
+            for row in self.timeline.rows:
+                row["server_away_s"] = round(self.outage.within(row["at"] - row["seconds"], row["at"]), 3)
         report["server_wait_s"] = self.options.wait_s
         report.update(self.counts)
         report["stopped"] = self.stopped

@@ -32,12 +32,12 @@ BY_MODULE = {
 LONGEST_FIRST = ("test_network_faults.py::", "test_a_server_down_a_minute_then_back")
 
 
-def _wait(item: pytest.Item) -> int:
+def _longest_first(item: pytest.Item) -> int:
     return next((rank for rank, name in enumerate(LONGEST_FIRST) if name in item.nodeid), len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=_wait)  # stable: every other test keeps its place
+    items.sort(key=_longest_first)  # stable: every other test keeps its place
     for item in items:
         module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
         if module.startswith("test_browser") or "browser" in getattr(item, "fixturenames", ()):

@@ -138,12 +138,13 @@ async def test_a_folded_and_a_sitting_out_seat_stay_readable_and_the_table_reads
             await my_turn(page)
             if await page.locator(".seat.folded").count():
                 break
-            await page.locator("#check, #call").first.click()
-            await page.wait_for_timeout(300)  # her next turn may come at once: the station never waits
+            answer = await page.locator("#check, #call").first.element_handle()
+            await answer.click()
+            await answer.wait_for_element_state("hidden")  # that turn's bar gone (the next may come at once)
         await expect(page.locator(".seat.folded .mark", has_text="sitting out")).to_have_count(1)
         for width, height in [*PHONES, (1366, 900)]:
             await page.set_viewport_size({"width": width, "height": height})
-            await page.wait_for_timeout(100)
+            await page.evaluate("new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))")
             assert await grave_violations(page) == [], (width, height)  # a folded, sitting-out seat kept 4.5:1
             sizes = await page.evaluate("""() => [...document.querySelectorAll('.card')].map((card) =>
                 [card.closest('.seat.me') !== null, card.getBoundingClientRect().height])""")

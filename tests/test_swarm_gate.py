@@ -436,7 +436,6 @@ async def test_a_server_down_a_minute_then_back_is_played_through_and_fails_the_
 
     async def a_minute_down() -> None:
         await until_hands(port, 3)
-        await asyncio.sleep(1)
         server.kill()
         await asyncio.to_thread(server.wait, 10)
         moments["killed"] = time.time()
