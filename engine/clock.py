@@ -5,8 +5,9 @@ director's clock says which level that is. A level of ``hands`` ends once a
 table has dealt that many hands in it. Breaks come after every
 ``breaks.every_levels`` levels (the next level starts after), or at
 ``breaks.at_minute`` of each of the tournament's hours, and a break the
-director calls: during those two the level's clock stands still. A primitive
-the policies may call; it calls none.
+director calls: during those two the level's clock stands still, as it does
+while the players decide on a deal (H.36). A primitive the policies may
+call; it calls none.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ def level_ends_at(t: State) -> float | None:
     level = t.definition.levels[t.level]
     if level.minutes is None or t.level == len(t.definition.levels) - 1 or t.break_until is not None:
         return None
-    return t.clock.level_started_at + level.minutes * 60
+    return t.clock.level_started_at + level.minutes * 60 + deal_open_for(t)
+
+
+def deal_open_for(t: State) -> float:
+    """How long the deal on the table has been open: the level's clock has stood still as long."""
+    deal = t.proposal
+    return 0.0 if deal is None or deal.opened_at is None else t.clock.now - deal.opened_at
 
 
 def break_starts_at(t: State) -> float | None:
@@ -87,6 +94,8 @@ def level_over(t: State, now: float, events: list[Event]) -> float | None:
             t.clock.schedule_hourly(starts + 3600)
             events.append(hold_break(t, starts, breaks.minutes))
             continue
+        if t.proposal is not None:  # the level's clock stands still while the players decide on a deal
+            return None
         flight = t.definition.flight
         stops_here = flight is not None and t.level + 1 == flight.stop_level
         if t.level == len(levels) - 1 and (not stops_here or t.flight_stopping):

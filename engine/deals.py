@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine import standings
-from engine.events import DealAccepted, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
+from engine.events import DealAccepted, DealAsked, DealPaid, DealPressed, DealProposed, DealRejected, Event, Result
 from engine.icm import equities
 from engine.money import dollars, largest_remainder
 from engine.parts.negotiation import KINDS, Deal, Terms
@@ -54,8 +54,10 @@ def verify_press(t: State, player: str, on: bool = True) -> None:
         raise TournamentError(f"{player} is not playing")
     if len(t.tables) != 1 or t.players_left > len(t.prizes):
         raise TournamentError("deals are only at the final table once every player left is in the money (H.36)")
-    if t.proposal is not None or t.deal_terms is not None:
+    if t.proposal is not None:
         raise TournamentError("a deal proposal is already on the table")
+    if t.deal_terms is not None:
+        raise TournamentError("a deal proposal is already made: it is on the table when the hand ends")
     if not isinstance(on, bool):
         raise TournamentError("pressing Deal is on (true) or off (false)")
 
@@ -103,7 +105,7 @@ def propose_kind(t: State, player: str, kind: Kind, keep_cents: int = 0,
     t.pending.set_deal_due(True)
     if not any(state.hand for state in t.tables.values()) and not t.pending.holds():
         return [propose(t)]
-    return []
+    return [DealAsked(player, kind, keep_cents)]
 
 
 def verify_answer(t: State, player: str) -> None:
@@ -207,16 +209,26 @@ def propose(t: State) -> DealProposed:
     else:
         share = shares(t, terms.kind, terms.keep_cents)
         cents = [share[p] for p in seat_order]
+    icm = shares(t, "icm", min(terms.keep_cents, prizes_left(t)[0]))
     deal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
-                terms.keep_cents)
+                terms.keep_cents, t.clock.now, icm)
     t.negotiation.propose(deal)
     if terms.proposer in t.stacks:
         t.negotiation.accept(terms.proposer)
     return DealProposed(dict(deal.amounts), dict(zip(seat_order, stacks)), deal.until, terms.kind,
-                        terms.keep_cents, terms.proposer)
+                        terms.keep_cents, terms.proposer, dict(icm))
+
+
+def resume_level(t: State, deal: Deal) -> None:
+    """The deal is settled: the level's clock, stood still since it was proposed, goes on (H.36: the game pauses
+    for it, as the rooms' clocks do)."""
+    if deal.opened_at is not None:
+        t.clock.shift(min(t.clock.now, deal.until) - deal.opened_at)
 
 
 def no_deal(t: State, player: str, reason: Any) -> list[Event]:
+    if t.proposal is not None:
+        resume_level(t, t.proposal)
     t.negotiation.close()
     t.negotiation.start_over()
     t.pending.set_deal_due(False)
@@ -227,6 +239,7 @@ def close(t: State, deal: Deal) -> list[Event]:
     """Everyone accepted: pay the amounts. A whole deal ends the tournament, places following the stacks, then
     the seat numbers; a partial one goes on, every place but the first now paying nothing more."""
     t.negotiation.close()
+    resume_level(t, deal)
     if deal.keep_cents:
         for player in deal.seat_order:
             standings.pay_prize(t, player, deal.amounts[player])

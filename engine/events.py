@@ -239,10 +239,21 @@ class DealPressed(Event, frozen=True, tag="deal_pressed"):
     players: int
 
 
+class DealAsked(Event, frozen=True, tag="deal_asked"):
+    """``proposer`` proposed a deal of ``kind`` during a hand: it is on the table when the hand ends (H.36), and
+    until then nobody may propose another."""
+
+    proposer: str
+    kind: Literal["icm", "chip_chop", "equal", "custom"]
+    keep_cents: int = 0
+
+
 class DealProposed(Event, frozen=True, tag="deal_proposed"):
     """Amounts in cents for each player left; everyone must accept before ``until``. ``kind``: ``icm``,
     ``chip_chop``, ``equal`` or ``custom``; ``keep_cents`` stays in play for the winner (a partial deal);
-    ``proposer`` asked for it ('' when everyone pressed Deal), and has accepted it by asking."""
+    ``proposer`` asked for it ('' when everyone pressed Deal), and has accepted it by asking; ``icm_cents`` what
+    ICM would pay each of the same split, beside it (the stacks and both figures as the hand left them). The
+    level's clock stands still until the deal is settled."""
 
     amounts: dict[str, int]
     stacks: dict[str, int]
@@ -250,6 +261,7 @@ class DealProposed(Event, frozen=True, tag="deal_proposed"):
     kind: Literal["icm", "chip_chop", "equal", "custom"] = "icm"
     keep_cents: int = 0
     proposer: str = ""
+    icm_cents: dict[str, int] | None = None
 
 
 class DealAccepted(Event, frozen=True, tag="deal_accepted"):

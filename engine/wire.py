@@ -148,7 +148,8 @@ class Private(msgspec.Struct, tag="private", tag_field="type"):
 
 
 class DealView(msgspec.Struct, omit_defaults=True):
-    """The Deal buttons pressed so far, or the proposal on the table (``amounts`` in cents)."""
+    """The Deal buttons pressed so far, a deal proposed during the hand (``asked_by`` and its ``kind``: on the table
+    when the hand ends), or the proposal on the table (``amounts`` in cents; the level's clock stands still)."""
 
     pressed: list[str] | None = None
     amounts: dict[str, int] | None = None
@@ -156,6 +157,7 @@ class DealView(msgspec.Struct, omit_defaults=True):
     seconds: float | None = None
     kind: str | None = None
     keep_cents: int = 0
+    asked_by: str | None = None
 
 
 class VoidedHand(msgspec.Struct):
@@ -478,7 +480,8 @@ class Presence(msgspec.Struct, tag="presence", tag_field="type"):
 class Offer(msgspec.Struct, tag="offer", tag_field="type"):
     """To one player: a decision with a clock. ``kind`` 'rebuy' or 'add_on' (buy ``chips`` for ``price_cents``),
     'press_deal' (a deal may be asked for or proposed: no clock) or 'deal' (accept ``amounts``, in cents, or
-    not; ``deal_kind`` says which, ``keep_cents`` what stays in play for the winner).
+    not; ``deal_kind`` says which, ``keep_cents`` what stays in play for the winner, ``icm_cents`` what ICM would
+    pay each, to compare).
     """
 
     kind: Literal["rebuy", "add_on", "press_deal", "deal"]
@@ -489,6 +492,7 @@ class Offer(msgspec.Struct, tag="offer", tag_field="type"):
     stacks: dict[str, int] | None = None
     deal_kind: str | None = None
     keep_cents: int = 0
+    icm_cents: dict[str, int] | None = None
 
 
 class Chat(msgspec.Struct, tag="chat", tag_field="type"):

@@ -11,9 +11,13 @@ import json
 
 import httpx
 import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import expect
 
-from tests.browser import ARTIFACTS, alice_among_stations, my_turn, open_as, small_targets, tab, watch_errors
+from server.tournament.records import ProposeDeal
+from tests.browser import (
+    ARTIFACTS, alice_among_stations, grave_violations, my_turn, open_as, small_targets, tab, watch_errors,
+)
 from tests.live_server import ADMIN, admin, bots, create, definition, live_server, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -80,15 +84,18 @@ async def test_rebuy_and_add_on_dialogs_then_a_cancellation_whose_refunds_the_pa
         await expect(person.locator("#log")).to_contain_text("The tournament is cancelled")
 
 
-async def final_table_in_the_money(live, browser):
+async def final_table_in_the_money(live, browser, *, action_seconds: float = 4, deal_seconds: float = 20,
+                                   viewport: dict[str, int] | None = None):
     """Alice in the browser with two calling stations, three paid, deals allowed, started; the stations press
     Deal and accept whatever is proposed. Returns the runtime, Alice's id, her page and the stations' ids."""
-    body = definition(3, 3, action_seconds=4, paid=3, deals=True, deal_seconds=20)
+    levels = [{"small_blind": 10, "big_blind": 20, "minutes": 60}, {"small_blind": 20, "big_blind": 40, "minutes": 60}]
+    body = definition(3, 3, action_seconds=action_seconds, paid=3, deals=True, deal_seconds=deal_seconds,
+                      levels=levels)
     tournament, seats = await create(live, body, 3)
     (alice, token), others = seats[0], seats[1:]
     bots(live, tournament, others, "station")
     person = await open_as(browser, live, f"/#/t/{tournament}", {
-        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})})
+        f"mttsim:seat:{tournament}": json.dumps({"player_id": alice, "token": token})}, viewport=viewport)
     async with httpx.AsyncClient(base_url=live.http) as client:
         await client.post(f"/api/tournaments/{tournament}/start", headers=ADMIN)
     return live.runtime(tournament), alice, person, [player for player, _ in others]
@@ -109,6 +116,83 @@ async def test_a_deal_in_the_browser(browser):
         await tab(person, "payouts")  # the results tab shows what the deal paid, not the prize table
         for cents in proposal.amounts.values():
             await expect(person.locator("#payouts")).to_contain_text(f"${cents / 100:,.2f}")
+
+
+async def check_or_fold_until(person, done) -> None:
+    """Alice checks or folds at each of her turns (her clock is long) until ``done()``."""
+    while not done():
+        try:
+            bar = await person.wait_for_selector(".controls.mine", timeout=200)
+        except PlaywrightTimeout:
+            continue  # not her turn: the stations play on
+        assert bar is not None
+        button = await bar.query_selector("#check, #fold")
+        if button is not None:
+            await button.click()
+        await person.wait_for_function("bar => !bar.isConnected", arg=bar, timeout=20_000)  # that turn is over
+
+
+async def test_a_deal_proposed_during_a_hand_is_shown_at_once_and_comes_with_the_hands_stacks(browser):
+    async with live_server(hand_pause=0.3) as live:
+        runtime, alice, person, stations = await final_table_in_the_money(live, browser, action_seconds=120)
+        await my_turn(person)  # a hand in progress, which waits for Alice
+        await person.get_by_text("Propose a deal…").click()
+        await person.get_by_label("kind of deal").select_option("chip_chop")
+        await person.get_by_role("button", name="Propose").click()
+        news = person.locator("#deal-news")
+        await expect(news).to_have_text("You proposed a chip chop deal: it is on the table when this hand ends.")
+        await expect(person.get_by_text("Propose a deal…")).to_be_hidden()  # one at a time, and nobody unaware
+        await expect(person.locator("#log")).to_contain_text("You propose a deal (chip chop): it is on the table")
+        assert runtime.director.proposal is None and runtime.director.deal_terms is not None
+        await check_or_fold_until(person, lambda: runtime.director.ended_by_deal)  # the deal comes at the hand's end
+        await expect(person.locator("#log")).to_contain_text("Deal proposed (chip chop by you)")
+        await expect(news).to_have_count(0)
+        assert runtime.director.ended_by_deal and sum(r.prize_cents for r in runtime.director.standings()) == 3000
+
+
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844), (360, 640), (844, 390), (667, 375)])
+async def test_a_deal_on_the_table_stands_above_the_bar_with_icm_beside_it_and_the_level_clock_still(browser, size):
+    """Another player proposes a chip chop between hands; Alice's dialog shows what ICM would pay beside it, stands
+    above a phone's bar with Accept and Reject uncovered, says the level's clock waits, and the tournament's
+    header shows it stopped; axe finds nothing serious with it open."""
+    width, height = size
+    async with live_server(hand_pause=0.3) as live:
+        runtime, alice, person, stations = await final_table_in_the_money(
+            live, browser, action_seconds=120, deal_seconds=600, viewport={"width": width, "height": height})
+        errors = watch_errors(person)
+        await my_turn(person)
+        await admin(live, runtime.id, "pause")  # between hands, for the proposal to come at once
+        director = runtime.director
+        await check_or_fold_until(person, lambda: all(director.hand(t) is None for t in director.tables))
+        runtime.submit(ProposeDeal(stations[0], "chip_chop", 0, None))
+        await admin(live, runtime.id, "resume")  # no hand is dealt while the deal is open
+        dialog = person.locator("#deal-dialog")
+        await expect(dialog).to_contain_text("Deal proposal (chip chop)", timeout=20_000)
+        proposal = runtime.director.proposal
+        assert proposal is not None and proposal.icm_cents is not None
+        await expect(dialog.locator("th")).to_have_text(["Player", "Chips", "Deal", "ICM"])
+        await expect(dialog.locator(".deal-icm")).to_have_text(
+            [f"${proposal.icm_cents[p] / 100:,.2f}" for p in proposal.amounts])
+        await expect(person.locator("#deal-news")).to_have_text(
+            "The players are deciding on a deal: play and the level's clock wait until it is settled.")
+        await expect(person.locator(".summary")).to_contain_text("(deal: stopped)")
+        for button in ("#accept-deal", "#reject-deal"):
+            # Scrolled to as a person would (a desktop's dialog is below the table): on a phone, under the bar
+            # is where scrolling to it would leave it, were it not above the bar.
+            on_top = await person.evaluate("""(selector) => { const node = document.querySelector(selector);
+                node.scrollIntoView({ block: "nearest" });
+                const box = node.getBoundingClientRect();
+                return box.bottom <= innerHeight && box.top >= 0
+                    && document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; }""",
+                                           button)
+            assert on_top, f"{button} is covered or out of sight at {width}x{height}"
+        assert await small_targets(person, "#deal-dialog button") == []
+        assert await grave_violations(person) == []
+        await person.screenshot(path=ARTIFACTS / f"deal-open-{width}x{height}.png")
+        await person.click("#reject-deal")
+        await expect(person.locator("#log")).to_contain_text("No deal (You said no)", timeout=10_000)
+        await expect(person.locator("#deal-news")).to_have_count(0)
+        assert runtime.director.proposal is None and errors == []
 
 
 async def test_a_custom_deal_typed_in_the_browser(browser):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from engine.director import Status
-from engine.events import DealPaid, DealProposed, DealRejected, TournamentFinished
+from engine.events import DealAsked, DealPaid, DealProposed, DealRejected, LevelChanged, TournamentFinished
 from engine.icm import equities
 from engine.status import TournamentError
+from engine.structure import Level
 from tests.tournaments import deal, hand, play_out, running, seated, set_stacks
 
 STACKS = (5_000, 3_000, 1_000)
@@ -17,7 +18,7 @@ STACKS = (5_000, 3_000, 1_000)
 
 def final_three(**options):
     """Three players left of three paid (pool $30.00 plus ``added_cents``: 50% / 25% / 25%), stacks 5k/3k/1k."""
-    t, dealer = running(3, 3, paid=3, deals=True, deal_seconds=30, starting_stack=3_000, **options)
+    t, dealer = running(3, 3, paid=3, deals=True, starting_stack=3_000, **{"deal_seconds": 30, **options})
     players = seated(t, 1)
     set_stacks(t, dict(zip(players, STACKS)))
     return t, dealer, players
@@ -97,12 +98,17 @@ def test_a_partial_deal_pays_everyone_now_and_play_goes_on_for_what_is_kept():
 def test_a_proposal_asked_for_during_a_hand_comes_when_it_ends_and_a_bust_calls_it_off():
     t, dealer, players = final_three()
     deal(t, dealer, 1)
-    assert t.propose_deal(players[0], "equal") == [] and t.proposal is None
-    with pytest.raises(TournamentError, match="already on the table"):
+    # Told at once, so that the table shows it waiting and nobody proposes over it unawares
+    assert t.propose_deal(players[0], "equal") == [DealAsked(players[0], "equal")] and t.proposal is None
+    with pytest.raises(TournamentError, match="already made: it is on the table when the hand ends"):
         t.propose_deal(players[1], "chip_chop")
     play_out(t, 1)
     proposed = t.end_hand(1)[-1]
     assert isinstance(proposed, DealProposed) and proposed.kind == "equal"
+    # The figures are the hand's end's: the stacks it left, and what ICM would pay of them beside the proposal
+    assert proposed.stacks == {p: t.stacks[p] for p in players} and proposed.icm_cents == t.deal_figures().icm_cents
+    with pytest.raises(TournamentError, match="already on the table"):
+        t.propose_deal(players[1], "chip_chop")
     t.reject_deal(players[1])
     deal(t, dealer, 1, winner=players[0])
     t.propose_deal(players[0], "chip_chop")
@@ -110,6 +116,36 @@ def test_a_proposal_asked_for_during_a_hand_comes_when_it_ends_and_a_bust_calls_
     events = t.end_hand(1)
     assert t.players_left == 2 and players[2] not in t.stacks
     assert not any(isinstance(e, DealProposed) for e in events) and t.deal_terms is None
+
+
+@pytest.mark.parametrize("ending", ["rejected", "expired", "partial"])
+def test_the_levels_clock_stands_still_while_the_players_decide_on_a_deal(ending):
+    """The rooms pause for a deal (H.36): a level of 60 minutes whose deal was open from minute 50 for 20 s
+    ends 20 s later, and not during the deal, however long it runs past the level's end."""
+    t, _, players = final_three(levels=[Level(10, 20, minutes=60), Level(20, 40, minutes=60)])  # deals open 30 s
+    t.advance(50 * 60.0)
+    t.propose_deal(players[0], "icm", keep_cents=500 if ending == "partial" else 0)
+    assert t.level_ends_at() == 60 * 60.0
+    t.advance(50 * 60 + 20.0)
+    assert t.level_ends_at() == 60 * 60 + 20.0  # as if it were settled now: the clock on the wall shows it frozen
+    if ending == "rejected":
+        t.reject_deal(players[1])
+    elif ending == "partial":
+        everyone_accepts(t, players, players[0])
+    else:
+        assert [e for e in t.advance(50 * 60 + 45.0) if isinstance(e, DealRejected)]  # lapsed at 30 s, not 45
+    stood = 30.0 if ending == "expired" else 20.0
+    assert t.proposal is None and t.level_ends_at() == 60 * 60 + stood
+    assert not [e for e in t.advance(60 * 60 + stood - 1) if isinstance(e, LevelChanged)]
+    assert [e for e in t.advance(60 * 60 + stood) if isinstance(e, LevelChanged)]
+
+
+def test_a_level_that_would_end_during_a_deal_waits_for_it():
+    t, _, players = final_three(levels=[Level(10, 20, minutes=1), Level(20, 40, minutes=1)], deal_seconds=600)
+    t.propose_deal(players[0], "equal")
+    assert not [e for e in t.advance(300.0) if isinstance(e, LevelChanged)] and t.level == 0
+    t.reject_deal(players[1])
+    assert t.level_ends_at() == 60 + 300.0
 
 
 def test_a_cancellation_after_a_partial_deal_shares_what_was_kept_and_rolls_nothing_back():

@@ -5,7 +5,7 @@
 // board feed as an observer (no seat, no token) and ticks once a second.
 
 import { chips, el, money, ordinal } from "./dom.js";
-import { clockTime, minutes } from "./lobby.js";
+import { clockTime, dealOpen, minutes, secondsLeft } from "./lobby.js";
 
 const ANNOUNCEMENT_SHOWN = 30 * 60; // seconds an announcement stays on the screen
 const UPCOMING = 3; // levels to come listed
@@ -58,20 +58,14 @@ export class ClockPage {
     document.body.classList.remove("clock-screen");
   }
 
-  // A running clock's seconds left: the feed gives its moment (seconds since the epoch), a pause the seconds.
-  left(at, whilePaused, t) {
-    if (t.paused) return whilePaused;
-    return at === null || at === undefined ? null : Math.max(0, at - Date.now() / 1000);
-  }
-
   draw() {
     const t = this.board.rows.get("summary");
     const info = this.board.rows.get("info");
     if (!t || !info) return;
     const running = t.status === "running";
-    const levelLeft = this.left(t.level_ends_at, t.level_ends_in, t);
-    const breakLeft = running ? this.left(t.break_ends_at, t.on_break_for, t) : null;
-    const toBreak = this.left(t.break_starts_at, t.break_starts_in, t);
+    const levelLeft = secondsLeft(t, t.level_ends_at, t.level_ends_in);
+    const breakLeft = running ? secondsLeft(t, t.break_ends_at, t.on_break_for) : null;
+    const toBreak = secondsLeft(t, t.break_starts_at, t.break_starts_in);
     const onBreak = breakLeft !== null;
     // Levels count from 1: the one after this is at index t.level; on a break, the one its end starts.
     const after = onBreak && t.level_after_break ? t.level_after_break : t.level + 1;
@@ -93,7 +87,9 @@ export class ClockPage {
         : t.status[0].toUpperCase() + t.status.slice(1)
       : t.paused
         ? "Paused"
-        : t.hand_for_hand
+        : dealOpen(t)
+          ? "Paused: the players are deciding on a deal"
+          : t.hand_for_hand
           ? "Hand-for-hand"
           : "";
     const said = (this.board.rows.get("announcements") || []).at(-1);

@@ -112,6 +112,9 @@ export function describe(event, state) {
         : verb(event.player, "no longer want", "no longer wants");
       return `${who(event.player)} ${wants} a deal (${event.pressed}/${event.players})`;
     },
+    deal_asked: () =>
+      `${who(event.proposer)} ${verb(event.proposer, "propose", "proposes")} a deal ` +
+      `(${DEAL_KINDS[event.kind] || "ICM"}): it is on the table when this hand ends`,
     deal_proposed: () =>
       `Deal proposed (${DEAL_KINDS[event.kind] || "ICM"}${event.proposer ? ` by ${whom(event.proposer)}` : ""}): ` +
       Object.entries(event.amounts)

@@ -29,6 +29,17 @@ export const clock = (epochSeconds) =>
   new Date(epochSeconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 export const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
+// A summary's running clock in seconds left. The feed gives a moment (seconds since the epoch) that the page counts
+// down to; while the clock stands still (the tournament paused, or the level's while a deal is open) the seconds.
+export function secondsLeft(t, at, standing) {
+  const given = (value) => value !== null && value !== undefined;
+  if (t.paused || (!given(at) && given(standing))) return given(standing) ? standing : null;
+  return given(at) ? Math.max(0, at - Date.now() / 1000) : null;
+}
+
+// Whether the players are deciding on a deal: play and the level's clock wait (rules.md H.36).
+export const dealOpen = (t) => Boolean(t.deal && t.deal.amounts);
+
 // A moment (seconds since the epoch) as the time of day, to the minute: "21:45" or "9:45 PM" as the reader's locale
 // writes it.
 export const clockTime = (seconds) =>
@@ -158,9 +169,11 @@ export function when(t) {
     const late = lateRegistration(t, now);
     if (t.paused) return ["paused", late].filter(Boolean).join(", ");
     if (t.break_ends_at) return [`break, ${minutes(Math.max(0, t.break_ends_at - now))} left`, late].join(", ");
-    const level = t.level_ends_at
-      ? `level ${t.level}, ${minutes(Math.max(0, t.level_ends_at - now))} left`
-      : `level ${t.level}`;
+    const left = secondsLeft(t, t.level_ends_at, t.level_ends_in);
+    const level =
+      left !== null
+        ? `level ${t.level}, ${minutes(left)} left${dealOpen(t) ? " (stands still: a deal is open)" : ""}`
+        : `level ${t.level}`;
     return [level, late].filter(Boolean).join("; ");
   }
   const starts = t.starts_at ? `starts ${clock(t.starts_at)}` : "";

@@ -13,6 +13,7 @@ export class TableState {
     this.names = new Map(); // player -> name, for the log once a seat is gone
     this.winners = new Map(); // player -> chips won this hand, highlighted until the next deal
     this.removed = false;
+    this.handsEnded = 0; // hands ended since the page opened: the stacks a deal's figures come from changed
     this.stale = false; // seats changed in a way a snapshot tells more simply than a patch
   }
 
@@ -133,6 +134,7 @@ export class TableState {
         });
         break;
       case "hand_ended":
+        this.handsEnded += 1;
         if (table) {
           table.actor = null;
           table.pot = 0;
@@ -164,6 +166,7 @@ export class TableState {
         if (this.gone(event)) this.you.result = { place: event.place, prize_cents: event.prize_cents };
         delete this.offers.press_deal;
         this.dealPressed = false;
+        if (tournament.deal && tournament.deal.asked_by !== undefined) tournament.deal = null; // the field changed
         break;
       case "player_removed":
         if (this.gone(event)) Object.assign(this, { removed: true, offers: {} });
@@ -185,6 +188,7 @@ export class TableState {
         break;
       case "tournament_finished": {
         tournament.status = "finished";
+        tournament.deal = null;
         this.offers = {};
         // Everyone's place, the deal's second as the winner's: not only the busted get a finishing line.
         const own = this.you && (event.results || []).find((r) => r.player === this.you.player);
@@ -218,9 +222,21 @@ export class TableState {
       case "deal_pressed":
         if (this.mine(event)) this.dealPressed = event.on;
         break;
+      // The deal as the table sees it (the summary's `deal`): proposed during a hand and waiting for its end, or
+      // on the table while play and the level's clock wait.
+      case "deal_asked":
+        tournament.deal = { asked_by: event.proposer, kind: event.kind, keep_cents: event.keep_cents };
+        break;
+      case "deal_proposed":
+        tournament.deal = { amounts: event.amounts, kind: event.kind, keep_cents: event.keep_cents };
+        break;
+      case "deal_paid":
+        tournament.deal = null;
+        break;
       case "deal_rejected":
         delete this.offers.deal;
         this.dealPressed = false;
+        tournament.deal = null;
         break;
       case "bounty_won":
         event.winners.forEach((w, i) => {

@@ -45,6 +45,9 @@ export class TableView {
     this.ticker = setInterval(() => this.drawClock(), 250);
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
+    this.barSize = new ResizeObserver(() => this.measureBar());
+    this.resized = () => this.measureBar();
+    window.addEventListener("resize", this.resized);
     this.restoreLog();
     this.drawChat();
   }
@@ -52,6 +55,17 @@ export class TableView {
   stop() {
     clearInterval(this.ticker);
     document.removeEventListener("keydown", this.keys);
+    window.removeEventListener("resize", this.resized);
+    this.barSize.disconnect();
+    document.documentElement.style.removeProperty("--bar-height");
+  }
+
+  // On a phone the bar is fixed at the bottom, one row to three tall: what must never be under it (a decision
+  // with a clock, the page's end, the Propose button) keeps above its height, measured as it changes.
+  measureBar() {
+    const bar = this.bar && this.bar.isConnected ? this.bar : null;
+    const fixed = bar && getComputedStyle(bar).position === "fixed";
+    document.documentElement.style.setProperty("--bar-height", `${fixed ? bar.offsetHeight : 0}px`);
   }
 
   // ------------------------------------------------------------------ the hand log, kept across reloads
@@ -190,7 +204,8 @@ export class TableView {
     const oval = el("div", { class: "oval", "data-size": table.size }, middle, seats);
     // The money dialogs are built anew only when the offers change, as the bar is once a turn: a button replaced
     // by every event's redraw could take a press and lose it (the mouse's down and up on two different buttons).
-    const offered = JSON.stringify([this.state.offers, this.state.dealPressed]);
+    const onTable = this.state.tournament && this.state.tournament.deal;
+    const offered = JSON.stringify([this.state.offers, this.state.dealPressed, onTable]);
     if (offered !== this.offered || !this.dialogsNode) {
       this.dialogsNode = this.dialogs();
       this.offered = offered;
@@ -207,6 +222,12 @@ export class TableView {
     } else {
       this.settingsBox = this.settingsBox || (you ? this.settings() : el("span")); // built once: it keeps its state
       this.root.replaceChildren(oval, this.bar, dialogs, this.proposeBox, this.settingsBox);
+    }
+    if (this.measured !== this.bar) {
+      this.barSize.disconnect();
+      if (this.bar.isConnected) this.barSize.observe(this.bar);
+      this.measured = this.bar;
+      this.measureBar();
     }
     this.drawClock();
   }
@@ -318,7 +339,7 @@ export class TableView {
         { class: "offer-seconds", "data-seconds": offer.seconds, "data-since": offer.since },
         `${this.secondsLeft(offer).toFixed(0)}s`,
       );
-    const boxes = [];
+    const boxes = [this.dealNews()];
     if (rebuy) {
       boxes.push(
         el(
@@ -349,6 +370,8 @@ export class TableView {
         ),
       );
     }
+    // What ICM would pay each is beside any other kind of proposal, to decide by; an ICM proposal is its own.
+    const icm = deal && deal.deal_kind !== "icm" && deal.icm_cents ? deal.icm_cents : null;
     if (deal) {
       boxes.push(
         el(
@@ -360,7 +383,11 @@ export class TableView {
           el(
             "table",
             { class: "deal" },
-            el("tr", {}, ["Player", "Chips", "Deal"].map((h) => el("th", { scope: "col" }, h))),
+            el(
+              "tr",
+              {},
+              ["Player", "Chips", "Deal", ...(icm ? ["ICM"] : [])].map((h) => el("th", { scope: "col" }, h)),
+            ),
             Object.entries(deal.amounts).map(([player, cents]) =>
               el(
                 "tr",
@@ -368,6 +395,7 @@ export class TableView {
                 el("td", {}, state.name(player)),
                 el("td", {}, chips(deal.stacks ? deal.stacks[player] : 0)),
                 el("td", {}, money(cents)),
+                icm ? el("td", { class: "deal-icm" }, money(icm[player] ?? 0)) : null,
               ),
             ),
           ),
@@ -400,7 +428,21 @@ export class TableView {
         ),
       );
     }
-    return el("div", { class: "dialogs" }, boxes);
+    // A decision with a clock stands above a phone's bar (style.css), never under it.
+    return el("div", { class: rebuy || addOn || deal ? "dialogs over-bar" : "dialogs" }, boxes);
+  }
+
+  // A deal as everyone at the table sees it: proposed during the hand, or on the table while play waits.
+  dealNews() {
+    const deal = this.state.tournament && this.state.tournament.deal;
+    if (!deal || (deal.asked_by === undefined && !deal.amounts)) return null;
+    const kind = DEAL_KINDS[deal.kind || "icm"];
+    const text =
+      deal.asked_by !== undefined
+        ? `${this.state.mine({ player: deal.asked_by }) ? "You" : this.state.name(deal.asked_by)} proposed ` +
+          `${kind === "ICM" ? "an" : "a"} ${kind} deal: it is on the table when this hand ends.`
+        : "The players are deciding on a deal: play and the level's clock wait until it is settled.";
+    return el("p", { class: "dialog deal-news", id: "deal-news", role: "status" }, text);
   }
 
   // The form to propose a deal, while a deal may be asked for and none is on the table; rebuilt only when its kind
@@ -408,9 +450,19 @@ export class TableView {
   drawProposeBox() {
     const { press_deal: pressDeal, deal } = this.state.offers;
     const players = this.state.table ? this.state.table.seats.map((s) => s.player) : [];
-    this.proposeBox.hidden = !pressDeal || Boolean(deal);
+    const onTable = this.state.tournament && this.state.tournament.deal; // asked for, or open: not another
+    this.proposeBox.hidden = !pressDeal || Boolean(deal) || Boolean(onTable && (onTable.asked_by !== undefined ||
+      onTable.amounts));
     const key = `${this.proposal.kind}|${players.join()}`;
-    if (this.proposeBox.hidden || this.proposeKey === key) return;
+    if (this.proposeBox.hidden) return;
+    if (this.proposeKey === key) {
+      // Every hand's end moves the stacks: the figures shown are fetched again, so that what is sent is decided
+      // on the stacks as they are.
+      if (this.figuresAt !== this.state.handsEnded && this.refreshFigures) this.refreshFigures();
+      this.figuresAt = this.state.handsEnded;
+      return;
+    }
+    this.figuresAt = this.state.handsEnded;
     const shown = this.proposeBox.querySelector("details"); // open or not as the person left it, toggle pending or not
     if (shown) this.proposal.open = shown.open;
     this.proposeKey = key;
@@ -515,6 +567,11 @@ export class TableView {
       propose,
     );
     details.ontoggle = () => {
+      if (!details.open) return;
+      show();
+      propose.scrollIntoView({ block: "nearest" }); // in sight above a phone's bar, not under it
+    };
+    this.refreshFigures = () => {
       if (details.open) show();
     };
     if (form.open) show();

@@ -4,7 +4,7 @@
 import { histogram, lineChart } from "./charts.js";
 import { api, chips, el, money, ordinal } from "./dom.js";
 import { MOVED_BECAUSE, describe, refusalText } from "./describe.js";
-import { clockTime, hoursMinutes, lateRegistration, minutes, terms } from "./lobby.js";
+import { clockTime, dealOpen, hoursMinutes, lateRegistration, minutes, secondsLeft, terms } from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
 import { handsPanel } from "./replay.js";
@@ -260,17 +260,16 @@ export class TournamentPage {
   drawSummary() {
     const t = this.board.rows.get("summary");
     if (!t) return;
-    const now = Date.now() / 1000;
-    const next = t.paused
-      ? t.level_ends_in === null
-        ? "—"
-        : minutes(t.level_ends_in)
-      : t.level_ends_at
-        ? minutes(Math.max(0, t.level_ends_at - now))
-        : "—";
+    const levelLeft = secondsLeft(t, t.level_ends_at, t.level_ends_in);
+    const breakLeft = secondsLeft(t, t.break_ends_at, t.on_break_for);
+    // On a break its time left takes the level's place: the level's clock is not running then.
+    const clock =
+      breakLeft !== null
+        ? ["Break ends in", minutes(breakLeft)]
+        : ["Next level", levelLeft === null ? "—" : `${minutes(levelLeft)}${dealOpen(t) ? " (deal: stopped)" : ""}`];
     const items = [
       ["Level", `${t.level}: ${chips(t.small_blind)}/${chips(t.big_blind)}${t.ante ? ` (${chips(t.ante)})` : ""}`],
-      ["Next level", next],
+      clock,
       ["Players left", `${t.players_left} / ${t.entries}`],
       ["Prize pool", money(t.prize_pool_cents)],
       ...(t.bounty_pool_cents !== null && t.bounty_pool_cents !== undefined
@@ -278,7 +277,7 @@ export class TournamentPage {
         : []),
       ["Average stack", t.average_stack === null ? "—" : chips(t.average_stack)],
       ["Largest stack", t.largest_stack === null ? "—" : chips(t.largest_stack)],
-      ["Status", t.paused ? "paused" : t.status],
+      ["Status", t.paused ? "paused" : dealOpen(t) ? "running: a deal is being decided" : t.status],
     ];
     this.nodes.summary.replaceChildren(
       el(
@@ -288,7 +287,6 @@ export class TournamentPage {
         items.map(([k, v]) => el("div", {}, k, el("b", {}, v))),
       ),
     );
-    const breakLeft = t.paused ? t.on_break_for : t.break_ends_at ? Math.max(0, t.break_ends_at - now) : null;
     const brk = this.nodes.banner.querySelector("#break");
     if (brk && breakLeft !== null) brk.textContent = `Break: play resumes in ${minutes(breakLeft)}`;
   }

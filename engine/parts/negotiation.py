@@ -28,15 +28,20 @@ class Deal:
 
     kind: Kind = "icm"
     keep_cents = 0
+    opened_at: float | None = None  # on the caller's clock: the level's clock stands still from then (H.36)
+    icm_cents: dict[str, int] | None = None  # what ICM would pay each of the same split, to decide with
 
     def __init__(self, amounts: dict[str, int], until: float, seat_order: list[str], kind: Kind = "icm",
-                 keep_cents: int = 0) -> None:
+                 keep_cents: int = 0, opened_at: float | None = None,
+                 icm_cents: dict[str, int] | None = None) -> None:
         self.amounts = amounts
         self.until = until
         self.accepted: set[str] = set()
         self.seat_order = seat_order
         self.kind = kind
         self.keep_cents = keep_cents
+        self.opened_at = opened_at
+        self.icm_cents = icm_cents
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

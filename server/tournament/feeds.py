@@ -93,13 +93,17 @@ def steady(summary: Summary, wall: float) -> Summary:
     """The summary with its running clocks as moments (seconds since the epoch, to the second)."""
     if summary.paused:
         return summary
+    # While the players decide on a deal the level's clock stands still: its seconds left, as a pause gives them.
+    level_stands = summary.deal is not None and summary.deal.amounts is not None
     at = {name: None if left is None else float(round(wall + left)) for name, left in (
-        ("level_ends_at", summary.level_ends_in), ("break_ends_at", summary.on_break_for),
+        ("level_ends_at", None if level_stands else summary.level_ends_in), ("break_ends_at", summary.on_break_for),
         ("add_on_closes_at", summary.add_on_open_for),
         ("late_registration_ends_at", summary.late_registration_ends_in),
-        ("break_starts_at", summary.break_starts_in))}
-    return msgspec.structs.replace(summary, level_ends_in=None, on_break_for=None, add_on_open_for=None,
-                                   late_registration_ends_in=None, break_starts_in=None,
+        ("break_starts_at", None if level_stands else summary.break_starts_in))}
+    standing = {"level_ends_in": summary.level_ends_in if level_stands else None,
+                "break_starts_in": summary.break_starts_in if level_stands else None}
+    return msgspec.structs.replace(summary, **standing, on_break_for=None, add_on_open_for=None,
+                                   late_registration_ends_in=None,
                                    deal=None if summary.deal is None else msgspec.structs.replace(summary.deal,
                                                                                                   seconds=None),
                                    **at)

@@ -285,7 +285,7 @@ class Streams:
                     self.tell(player, offer)
             elif isinstance(event, DealProposed):
                 offer = Offer("deal", event.until - self.now(), amounts=event.amounts, stacks=event.stacks,
-                              deal_kind=event.kind, keep_cents=event.keep_cents)
+                              deal_kind=event.kind, keep_cents=event.keep_cents, icm_cents=event.icm_cents)
                 for player in event.amounts:
                     if not self.connected(player):
                         break  # a player with no connection cannot accept it: the runtime submits their no (H.36)
@@ -342,7 +342,7 @@ class Streams:
         if proposal is not None and player in proposal.amounts and player not in proposal.accepted:
             offers.append(Offer("deal", proposal.until - now, amounts=proposal.amounts,
                                 stacks={p: director.stacks[p] for p in proposal.amounts}, deal_kind=proposal.kind,
-                                keep_cents=proposal.keep_cents))
+                                keep_cents=proposal.keep_cents, icm_cents=proposal.icm_cents))
         elif player in director.stacks and player not in director.deal_pressed and self.deal_may_be_asked():
             offers.append(Offer("press_deal", None))
         return offers

@@ -82,6 +82,8 @@ def summary(director: Tournament, facts: Facts) -> Summary:
     break_at = director.break_starts_at() if running else None
     average_stack, largest_stack = facts.stack_figures
     now = facts.now
+    # While a deal is open the level's clock stands still: its seconds left, as of the engine's clock, stay put.
+    level_now = director.clock.now if director.proposal is not None else now
     late_ends_at = director.entries_close_at("late_registration")
     standings = director.standings() if director.status is Status.FINISHED else []
     return Summary(
@@ -90,7 +92,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         buy_in_cents=definition.buy_in_cents, fee_cents=definition.fee_cents,
         level=director.level + 1, small_blind=level.small_blind, big_blind=level.big_blind,
         ante=level.ante, bb_ante=level.bb_ante, hand_for_hand=director.hand_for_hand,
-        level_ends_in=max(0.0, ends_at - now) if ends_at is not None else None,
+        level_ends_in=max(0.0, ends_at - level_now) if ends_at is not None else None,
         on_break_for=max(0.0, director.break_until - now) if director.break_until and running else None,
         average_stack=average_stack, largest_stack=largest_stack, tables=len(director.tables),
         started_at=facts.started_wall,
@@ -113,7 +115,7 @@ def summary(director: Tournament, facts: Facts) -> Summary:
         bounty_pool_cents=director.ledger.bounties_cents + director.ledger.summary()["bounties"]
         if definition.bounty is not None else None,
         hand_for_hand_reason=hand_for_hand_reason(director),
-        break_starts_in=max(0.0, break_at - now) if break_at is not None else None,
+        break_starts_in=max(0.0, break_at - level_now) if break_at is not None else None,
         queued_moves=[QueuedMove(player, facts.entries.name(player), director.where[player][0], table)
                       for player, table in director.floor.queued.items() if player in director.where],
         balance_queued=director.floor.balance_asked, ended_in_deal=director.ended_by_deal,
@@ -133,6 +135,9 @@ def hand_for_hand_reason(director: Tournament) -> Literal["director", "pay_jump"
 def deal_view(director: Tournament, now: float) -> DealView | None:
     proposal = director.proposal
     if proposal is None:
+        terms = director.deal_terms
+        if terms is not None:
+            return DealView(asked_by=terms.proposer, kind=terms.kind, keep_cents=terms.keep_cents)
         return DealView(pressed=sorted(director.deal_pressed)) if director.deal_pressed else None
     return DealView(amounts=proposal.amounts, accepted=sorted(proposal.accepted),
                     seconds=max(0.0, proposal.until - now), kind=proposal.kind, keep_cents=proposal.keep_cents)
