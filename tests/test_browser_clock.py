@@ -122,6 +122,8 @@ async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its
 
         # The Players tab: the plan's field over time, dashed, and the projected end as a mark.
         players = await open_as(browser, live, f"/#/t/{tournament}", {}, viewport={"width": 1366, "height": 900})
+        # the tournament page's header gives the break's time left where the level's was
+        await expect(players.locator(".summary")).to_contain_text(re.compile(r"Break ends in\s*[45]:\d\d"))
         await tab(players, "players")
         plan = players.locator("#chart-players-left path.plan-line")
         await expect(plan).to_have_count(1, timeout=10_000)

@@ -189,6 +189,14 @@ async def test_a_deal_on_the_table_stands_above_the_bar_with_icm_beside_it_and_t
         assert await small_targets(person, "#deal-dialog button") == []
         assert await grave_violations(person) == []
         await person.screenshot(path=ARTIFACTS / f"deal-open-{width}x{height}.png")
+        if width > 1000:  # the clock screen says why the level's clock stands, and shows the time it stands at
+            clock = await open_as(browser, live, f"/#/t/{runtime.id}/clock", {}, viewport={"width": width,
+                                                                                          "height": height})
+            await expect(clock.locator("#clock-state")).to_have_text("Paused: the players are deciding on a deal")
+            async with httpx.AsyncClient(base_url=live.http) as client:
+                left = (await client.get(f"/api/tournaments/{runtime.id}")).json()["level_ends_in"]
+            await expect(clock.locator("#clock-time")).to_have_text(f"{int(left // 60)}:{int(left % 60):02d}")
+            await clock.close()
         await person.click("#reject-deal")
         await expect(person.locator("#log")).to_contain_text("No deal (You said no)", timeout=10_000)
         await expect(person.locator("#deal-news")).to_have_count(0)
