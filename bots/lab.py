@@ -282,6 +282,30 @@ def summarize(definition: Definition, players: int, runs: Sequence[Run]) -> LabR
                      definition.late_registration is not None or definition.reentry is not None)
 
 
+PLAN_SAMPLES = 120  # points of a plan's field over time: a line that bends where the runs' fields fell
+
+
+def field_over_time(runs: Sequence[Run], samples: int = PLAN_SAMPLES) -> list[tuple[float, float, float, float]]:
+    """The runs' field over time: [seconds, p10, median, p90] at even steps to the runs' median length, where the
+    median is one player (the plan's end). A run's field holds from one bust to the next; a run over counts its
+    winner."""
+    if not runs:
+        return []
+    end = float(np.median([run.hours for run in runs])) * 3600
+    steps = np.linspace(0.0, end, samples + 1)
+    fields = np.ones((len(runs), len(steps)))
+    for row, run in enumerate(runs):
+        times = np.asarray([hours * 3600 for hours, _ in run.players_left])
+        counts = np.asarray([left for _, left in run.players_left], dtype=float)
+        # the last point at or before each step (the start's for a step before the first point)
+        index = np.clip(np.searchsorted(times, steps, side="right") - 1, 0, None)
+        fields[row] = np.where(steps < run.hours * 3600, counts[index], 1.0)
+    p10, median, p90 = np.percentile(fields, (10, 50, 90), axis=0)
+    median[-1] = p10[-1] = 1.0
+    return [(float(at), float(low), float(middle), float(high))
+            for at, low, middle, high in zip(steps, p10, median, p90)]
+
+
 def lab(definition: Definition, field: Field, seeds: Sequence[int], *, jobs: int | None = None,
         apart: bool = False) -> LabReport:
     """Every seed played, by ``jobs`` processes at once (default: one per core, at most one per seed); with one

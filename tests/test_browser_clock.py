@@ -103,7 +103,8 @@ async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its
         await until(lambda: runtime.plan is not None, timeout=60)
         await expect(page.locator("#clock-finish")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( [AP]M)?$"),
                                                                  timeout=10_000)
-        await expect(page.locator("#clock-finish-more")).to_have_text("the plan of 1 simulation")
+        await expect(page.locator("#clock-finish-more")).to_have_text(
+            re.compile(r"^the plan of 1 simulation · (on the plan|\d+ min (ahead of|behind) the plan)$"))
 
         assert (await client.post(f"{base}/announce", json={"text": "Dinner break at level 3"},
                                   headers=ADMIN)).status_code == 200
@@ -132,6 +133,16 @@ async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its
         drawn_plan = json.loads(await plan.get_attribute("data-points"))
         assert [value for point in drawn_plan for value in point] == pytest.approx(
             [value for at, left in runtime.plan.players for value in (at / unit, left)])
+        band = players.locator("#chart-players-left polygon.plan-band")  # the runs' p10 to p90, at the same times
+        await expect(band).to_have_count(1)
+        drawn_band = json.loads(await band.get_attribute("data-points"))
+        assert [value for point in drawn_band for value in point] == pytest.approx(
+            [value for (at, _), (low, high) in zip(runtime.plan.players, runtime.plan.spread)
+             for value in (at / unit, low, high)])
+        assert len(runtime.plan.players) > len(LEVELS)  # sampled by time, not at the levels' starts
+        average_plan = players.locator("#chart-average-bb path.plan-line")  # level 1 and the one to come
+        assert json.loads(await average_plan.get_attribute("data-points")) == [
+            list(point) for point in runtime.plan.average_bb[:2]]
         await expect(players.locator("#chart-players-left line.mark")).to_have_count(1)
         await expect(players.locator("#projected-end")).to_contain_text("Projected end: ")
         await players.screenshot(path=ARTIFACTS / "players-plan-1366x900.png", full_page=True)

@@ -75,8 +75,9 @@ function figure(id, title, root) {
 // Lines through points ([x, y] each), over shaded bands ([from, to, label]) such as a tournament's levels; `step`
 // draws each value until the next point, as a count that changes at moments.
 // `whole`: the x axis counts (levels, places), so its ticks are whole numbers.
-// `plan`: a second line, dashed, of what was expected (a structure's estimate) beside the actual; `marks`: vertical
-// lines at moments ([x, label]), such as a projected end; `now`: where a step line ends (the axis' end without it).
+// `plan`: a second line, dashed, of what was expected (a structure's estimate) beside the actual; `planBand`: the
+// spread around it ([x, low, high]: the runs' p10 to p90), shaded; `marks`: vertical lines at moments ([x, label]),
+// such as a projected end; `now`: where a step line ends (the axis' end without it).
 export function lineChart({
   id,
   title,
@@ -89,11 +90,12 @@ export function lineChart({
   x,
   whole,
   plan = [],
+  planBand = [],
   marks = [],
   now,
 }) {
   const xs = points.map((p) => p[0]);
-  const ys = [...points, ...plan].map((p) => p[1]);
+  const ys = [...points, ...plan].map((p) => p[1]).concat(planBand.map((p) => p[2]));
   const [x0, x1] = x || [Math.min(...xs), Math.max(...xs)];
   const low = logY ? 10 ** Math.floor(Math.log10(Math.max(Math.min(...ys), 1e-9))) : Math.min(0, ...ys);
   const high = logY ? 10 ** Math.ceil(Math.log10(Math.max(...ys, 1e-9))) : Math.max(...ys) * 1.05 || 1;
@@ -125,6 +127,11 @@ export function lineChart({
     else d += `L${sx(px).toFixed(1)},${sy(py).toFixed(1)}`;
   });
   if (step && points.length) d += `H${sx(Math.min(now ?? span[1], span[1])).toFixed(1)}`; // the count holds until now
+  if (planBand.length) {
+    const edge = (index) => planBand.map((p) => `${sx(p[0]).toFixed(1)},${sy(p[index]).toFixed(1)}`);
+    const outline = [...edge(2), ...edge(1).reverse()].join(" ");
+    root.append(svg("polygon", { points: outline, class: "plan-band", "data-points": JSON.stringify(planBand) }));
+  }
   if (plan.length) {
     const planned = plan.map(([px, py], i) => `${i ? "L" : "M"}${sx(px).toFixed(1)},${sy(py).toFixed(1)}`).join("");
     root.append(svg("path", { d: planned, class: "plan-line", "data-points": JSON.stringify(plan) }));

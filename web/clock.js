@@ -5,7 +5,7 @@
 // board feed as an observer (no seat, no token) and ticks once a second.
 
 import { chips, el, money, ordinal } from "./dom.js";
-import { clockTime, dealOpen, minutes, secondsLeft } from "./lobby.js";
+import { aheadOfPlan, clockTime, dealOpen, minutes, secondsLeft } from "./lobby.js";
 
 const ANNOUNCEMENT_SHOWN = 30 * 60; // seconds an announcement stays on the screen
 const UPCOMING = 3; // levels to come listed
@@ -147,7 +147,9 @@ export class ClockPage {
           "finish",
           "Projected finish",
           running && plan && plan.projected_end_at ? clockTime(plan.projected_end_at) : "—",
-          running && plan ? `the plan of ${plan.runs} simulation${plan.runs === 1 ? "" : "s"}` : "",
+          running && plan
+            ? `the plan of ${plan.runs} simulation${plan.runs === 1 ? "" : "s"}${aheadOfPlan(plan, " · ")}`
+            : "",
         ),
       ),
       el(

@@ -37,6 +37,15 @@ export function secondsLeft(t, at, standing) {
   return given(at) ? Math.max(0, at - Date.now() / 1000) : null;
 }
 
+// How far the projected end is before (ahead of) or after the plan's, in whole minutes ("12 min ahead of the plan"),
+// after `before`; nothing before the projection or within a minute.
+export function aheadOfPlan(plan, before = "") {
+  if (plan.ahead === null || plan.ahead === undefined) return "";
+  const minutesOff = Math.round(Math.abs(plan.ahead) / 60);
+  if (!minutesOff) return `${before}on the plan`;
+  return `${before}${minutesOff} min ${plan.ahead > 0 ? "ahead of" : "behind"} the plan`;
+}
+
 // Whether the players are deciding on a deal: play and the level's clock wait (rules.md H.36).
 export const dealOpen = (t) => Boolean(t.deal && t.deal.amounts);
 

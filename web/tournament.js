@@ -4,7 +4,16 @@
 import { histogram, lineChart } from "./charts.js";
 import { api, chips, el, money, ordinal } from "./dom.js";
 import { MOVED_BECAUSE, describe, refusalText } from "./describe.js";
-import { clockTime, dealOpen, hoursMinutes, lateRegistration, minutes, secondsLeft, terms } from "./lobby.js";
+import {
+  aheadOfPlan,
+  clockTime,
+  dealOpen,
+  hoursMinutes,
+  lateRegistration,
+  minutes,
+  secondsLeft,
+  terms,
+} from "./lobby.js";
 import { Feed, Socket } from "./net.js";
 import { consolePanel, refundTable } from "./console.js";
 import { handsPanel } from "./replay.js";
@@ -542,13 +551,17 @@ export class TournamentPage {
       charts.push(
         lineChart({
           id: "chart-players-left",
-          title: plan ? "Players left, and the plan (dashed)" : "Players left",
+          title: plan ? "Players left, the plan and its spread" : "Players left",
           xLabel: hours ? "hours (bands: levels)" : "minutes (bands: levels)",
           yLabel: "players",
           points: timeline.players.map(([at, left]) => [at / unit, left]),
           x: [0, end],
           now: (now * 1.03) / unit,
           plan: plan ? plan.players.map(([at, left]) => [at / unit, left]) : [],
+          planBand:
+            plan && plan.spread && plan.spread.length === plan.players.length
+              ? plan.players.map(([at], i) => [at / unit, ...plan.spread[i]])
+              : [],
           marks: projected ? [[projected / unit, "projected end"]] : [],
           bands: levels.map((level, i) => [
             level.at / unit,
@@ -563,21 +576,27 @@ export class TournamentPage {
           el(
             "p",
             { id: "projected-end", class: "projected" },
-            `Projected end: ${clockTime(plan.projected_end_at)}, from the plan of ${plan.runs} quick ` +
-              `simulation${plan.runs === 1 ? "" : "s"} of this field, read from where the field stands now.`,
+            `Projected end: ${clockTime(plan.projected_end_at)}${aheadOfPlan(plan, ", ")}, from the plan of ` +
+              `${plan.runs} quick simulation${plan.runs === 1 ? "" : "s"} of this field, read from where the field ` +
+              "stands now. Dashed: the plan's field (its middle run's) and average stack; shaded: where 8 runs in " +
+              "10 had the field.",
           ),
         );
-      if (levels.length > 1)
+      // The plan's levels as far as the tournament has come, and the next: its line beside the actual.
+      const planned = plan && plan.average_bb ? plan.average_bb.filter(([level]) => level <= levels.length + 1) : [];
+      if (levels.length > 1 || planned.length > 1) {
         charts.push(
           lineChart({
             id: "chart-average-bb",
-            title: "Average stack as each level began",
+            title: planned.length ? "Average stack by level, and the plan" : "Average stack as each level began",
             xLabel: "level",
             yLabel: "big blinds",
             points: levels.map((level) => [level.level, level.average_bb]),
+            plan: planned,
             whole: true,
           }),
         );
+      }
     }
     this.fieldCharts.replaceChildren(...charts);
   }

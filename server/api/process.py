@@ -25,7 +25,7 @@ from server.api.metrics import Metrics
 from server.tournament.runtime import TournamentRuntime
 from server.processes import Process
 from server.tournament.plan import Plan
-from bots.lab import estimate
+from bots.lab import expected_field, field_over_time, lab
 
 
 class ClusterService(Protocol):
@@ -119,13 +119,18 @@ class Server:
         if not 2 <= entries <= PLANNED_UP_TO:
             return
         runs = self.settings.plan_runs
+        definition = runtime.definition
         async with self.estimating:
-            made = await asyncio.to_thread(estimate, runtime.definition, entries, runs, jobs=runs, apart=True)
-        if made.hours is None:
+            report = await asyncio.to_thread(lab, definition, expected_field(definition, entries), range(1, runs + 1),
+                                             jobs=runs, apart=True)
+        field = field_over_time(report.runs)
+        if not field:
             return
-        points = [(row.starts_minute * 60, row.players_left) for row in made.levels
-                  if row.players_left is not None and row.starts_minute is not None]
-        runtime.plan = Plan([*points, (made.hours.median * 3600, 1.0)], runs)
+        # the average stack as most runs began each level, as the Players tab's chart has the tournament's
+        average = [(level.level, round(level.average_bb.median, 1)) for level in report.levels
+                   if 2 * level.reached > runs]
+        runtime.plan = Plan([(at, median) for at, _, median, _ in field], runs,
+                            [(low, high) for _, low, _, high in field], average)
 
     def plan(self, runtime: TournamentRuntime) -> None:
         task = asyncio.get_running_loop().create_task(self.plan_of(runtime), name=f"plan:{runtime.id}")

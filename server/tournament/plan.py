@@ -1,10 +1,13 @@
-"""A running tournament's plan: the field its structure's quick simulations expect over time, and from it the
-projected end (the clock screen's projected finish, the Players tab's plan line).
+"""A running tournament's plan: the field its structure's quick simulations expect over time, with their spread, and
+from it the projected end (the clock screen's projected finish, the Players tab's plan line and band).
 
-The plan is the lab's estimate (bots.lab.estimate) for the field that started, made once after the start in other
-processes (server/api/process.py); the projection reads where the field now stands on it. A tournament ahead of its
-plan (fewer players left than the plan has now) is projected to end sooner, one behind it later: the time left is
-the plan's from the point where its field was the field now, as a director reading the plan would say.
+The plan is the lab's runs (bots.lab.lab) for the field that started, made once after the start in other processes
+(server/api/process.py) and sampled by time (bots.lab.field_over_time), so that its line bends where the runs' fields
+fell, not only at the levels' starts. The projection reads where the field now stands on it: a tournament ahead of
+its plan (fewer players left than the plan has now) is projected to end sooner, one behind it later. Early busts
+say little of the pace (one bust of a hundred players moves where the field stands on a flat curve by many minutes),
+so the lead moves the projected end only in the measure that the plan's time has gone by: a quarter of the lead a
+quarter of the way through, all of it at the end.
 """
 
 from __future__ import annotations
@@ -15,21 +18,30 @@ import msgspec
 
 
 class Plan(msgspec.Struct):
-    """``players``: [tournament seconds, the median field then] at each level's start the runs reached, ending with
-    the runs' median length and one player. ``projected_end`` (tournament seconds) and ``projected_end_at``
-    (seconds since the epoch, to the minute) once the tournament runs; None before and after."""
+    """``players``: [tournament seconds, the runs' median field then], sampled by time and ending with the runs'
+    median length and one player; ``spread``: [p10, p90] of the runs' fields at the same times; ``average_bb``:
+    [level, the runs' median average stack in big blinds as it began] for the levels most runs reached.
+    ``projected_end`` (tournament seconds), ``projected_end_at`` (seconds since the epoch, to the minute) and
+    ``ahead`` (seconds the projected end is before the plan's; negative: behind) once the tournament runs; None
+    before and after."""
 
     players: list[tuple[float, float]]
     runs: int
+    spread: list[tuple[float, float]] = []
+    average_bb: list[tuple[int, float]] = []
     projected_end: float | None = None
     projected_end_at: float | None = None
+    ahead: float | None = None
 
 
 def projected(plan: Plan, now: float, players_left: int, wall: float) -> Plan:
     """The plan with its projection from ``now`` (tournament seconds), ``players_left`` and the wall clock."""
-    at = time_of_field(plan.players, players_left)
-    left = max(0.0, plan.players[-1][0] - at)
-    return msgspec.structs.replace(plan, projected_end=now + left, projected_end_at=round((wall + left) / 60) * 60)
+    end = plan.players[-1][0]
+    lead = time_of_field(plan.players, players_left) - now  # how far ahead the field stands, by the plan's clock
+    trust = min(1.0, now / end) if end > 0 else 1.0
+    left = max(0.0, end - now - trust * lead)
+    return msgspec.structs.replace(plan, projected_end=now + left, projected_end_at=round((wall + left) / 60) * 60,
+                                   ahead=end - (now + left))
 
 
 def time_of_field(points: list[tuple[float, float]], players: int) -> float:
