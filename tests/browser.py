@@ -95,9 +95,12 @@ async def tab(page, name: str) -> None:
 
 
 async def open_as(browser, live, path: str, storage: dict[str, str], *,
-                  viewport: dict[str, int] | None = None):
-    """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``."""
+                  viewport: dict[str, int] | None = None, init_script: str | None = None):
+    """A page whose localStorage holds ``storage`` (a player's seat, the admin token) before it loads ``path``;
+    ``init_script`` runs before the page's own scripts."""
     page = await (await browser.new_context(viewport=viewport or {"width": 1400, "height": 1000})).new_page()
+    if init_script is not None:
+        await page.add_init_script(init_script)
     await page.goto(live.http + "/")
     for key, value in storage.items():
         await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])

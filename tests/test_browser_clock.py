@@ -81,25 +81,60 @@ async def test_the_clock_screen_shows_the_tournaments_numbers_on_one_screen_and_
         assert errors == []
 
 
+# An AudioContext that plays nothing and records each tone's pitch as it starts, in ``window.tones``
+HEARD_TONES = """window.tones = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createGain() { return { gain: { value: 0 }, connect: (node) => node }; }
+  createOscillator() {
+    const tone = { frequency: { value: 0 }, connect: (node) => node, stop() {} };
+    tone.start = () => window.tones.push(tone.frequency.value);
+    return tone;
+  }
+};"""
+RISING = [523, 659, 784]
+
+
+def prize_bands(prizes: list[int]) -> list[str]:
+    """The paid places as the clock screen lists them: places paid alike together, at most ten lines."""
+    def ordinal(n: int) -> str:
+        return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    bands: list[list[int]] = []
+    for place, cents in enumerate(prizes, start=1):
+        if cents and bands and bands[-1][2] == cents:
+            bands[-1][1] = place
+        elif cents:
+            bands.append([place, place, cents])
+    lines = [f"{ordinal(low)}{'' if high == low else f'–{ordinal(high)}'} ${cents / 100:,.2f}"
+             for low, high, cents in bands]
+    return lines[:10] + ([f"{len(lines) - 10} more"] if len(lines) > 10 else [])
+
+
 async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its_plan(browser):
     """The director's announcement, the break screen (BREAK and the level after it, big), the time of day, the
     projected finish from the plan, the levels to come and the top prizes; the Players tab's chart draws the plan
     beside the actual field, and the projected end."""
     async with live_server(plan_runs=1) as live, httpx.AsyncClient(base_url=live.http) as client:
-        body = definition(30, 6, paid=6, stack=10_000, levels=LEVELS)
+        body = definition(30, 6, paid=12, stack=10_000, levels=LEVELS)  # 10th-12th paid alike
         tournament, _ = await create(live, body, 30)
         base = f"/api/tournaments/{tournament}"
         assert (await client.post(f"{base}/start", headers=ADMIN)).status_code == 200
         runtime = live.runtime(tournament)
-        page = await open_as(browser, live, f"/#/t/{tournament}/clock", {}, viewport={"width": 1920, "height": 1080})
+        page = await open_as(browser, live, f"/#/t/{tournament}/clock", {}, viewport={"width": 1920, "height": 1080},
+                             init_script=HEARD_TONES)
         errors = watch_errors(page)
         shown = (await client.get(base)).json()
         await expect(page.locator("#clock-now")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( [AP]M)?$"))
         await expect(page.locator("#clock-upcoming li")).to_have_text(
             ["Level 2: 100/200 · ante 25 · 10 min", "Level 3: 200/400 · ante 50 · 10 min"])
-        prizes = [cents for cents in shown["payouts_cents"] if cents][:3]
-        await expect(page.locator("#clock-prizes li")).to_have_text(
-            [f"{place} ${cents / 100:,.2f}" for place, cents in zip(("1st", "2nd", "3rd"), prizes)])
+        bands = prize_bands(shown["payouts_cents"])
+        assert any("–" in band for band in bands), bands  # places paid alike, one line
+        await expect(page.locator("#clock-prizes li")).to_have_text(bands)
+        sound = page.get_by_label("Sound at level changes and breaks")
+        await expect(sound).not_to_be_checked()  # off by default: a screen that sounds unasked is a nuisance
+        assert await page.evaluate("window.tones") == []
+        await sound.check()
+        assert await page.evaluate("window.tones") == RISING  # heard at once, so the room knows the sound
         await until(lambda: runtime.plan is not None, timeout=60)
         await expect(page.locator("#clock-finish")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( [AP]M)?$"),
                                                                  timeout=10_000)
@@ -111,6 +146,7 @@ async def test_the_clock_screen_for_a_whole_event_and_the_players_chart_with_its
         await expect(page.locator("#clock-announcement")).to_have_text("Dinner break at level 3")
         assert (await client.post(f"{base}/break", json={"minutes": 5}, headers=ADMIN)).status_code == 200
         await expect(page.locator("#clock-level")).to_have_text("BREAK", timeout=15_000)  # once the hands end
+        assert await page.evaluate("window.tones") == RISING + RISING[::-1]  # the break sounds, falling
         await expect(page.locator("#clock-after-break")).to_have_text("Then level 1: 50/100")  # called by hand
         await expect(page.locator("#clock-blinds")).to_have_count(0)
         on_break = (await client.get(base)).json()

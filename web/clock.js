@@ -9,8 +9,9 @@ import { aheadOfPlan, clockTime, dealOpen, minutes, secondsLeft } from "./lobby.
 
 const ANNOUNCEMENT_SHOWN = 30 * 60; // seconds an announcement stays on the screen
 const UPCOMING = 3; // levels to come listed
-const TOP_PRIZES = 3;
+const PRIZE_BANDS = 10; // places paid alike are one band ("10th-12th $150.00"); so many bands listed
 import { Feed, Socket } from "./net.js";
+import { chime, prefs, setPref } from "./prefs.js";
 
 const blinds = (level) =>
   `${chips(level.small_blind)}/${chips(level.big_blind)}` +
@@ -32,12 +33,31 @@ export function nextPayJump(prizes, playersLeft) {
   return null;
 }
 
+// The paid places as the rooms list them: one line per amount, the places that pay it together.
+export function prizeBands(prizes) {
+  const bands = [];
+  prizes.forEach((cents, i) => {
+    if (cents <= 0) return;
+    const last = bands.at(-1);
+    if (last && last.cents === cents) last.to = i + 1;
+    else bands.push({ from: i + 1, to: i + 1, cents });
+  });
+  return bands.map(({ from, to, cents }) => `${ordinal(from)}${to > from ? `–${ordinal(to)}` : ""} ${money(cents)}`);
+}
+
 export class ClockPage {
   constructor(view, statusLine, { id }) {
     Object.assign(this, { view, statusLine, id });
     document.body.classList.add("clock-screen");
     this.root = el("main", { class: "clock-face", id: "clock", "aria-live": "off" });
-    view.replaceChildren(this.root);
+    // Built once, outside the face drawn anew each second: the tick survives.
+    const sound = el("input", { type: "checkbox", id: "clock-sound", checked: prefs().clockSound });
+    sound.onchange = () => {
+      setPref("clockSound", sound.checked);
+      chime(); // heard at once: the room knows what it will hear, and the browser lets the page sound from now on
+    };
+    this.soundBox = el("label", { class: "clock-sound" }, sound, " Sound at level changes and breaks");
+    view.replaceChildren(this.root, this.soundBox);
     this.board = new Feed("board", {
       resync: () => this.socket.send({ type: "follow" }),
       onChange: () => this.draw(),
@@ -118,7 +138,12 @@ export class ClockPage {
     const upcoming = info.levels
       .slice(after - 1, after - 1 + UPCOMING)
       .map((level, i) => el("li", {}, `Level ${after + i}: ${blinds(level)} · ${length(level)}`));
-    const prizes = info.payouts_cents.filter((cents) => cents > 0).slice(0, TOP_PRIZES);
+    const bands = prizeBands(info.payouts_cents);
+    const prizes = bands.slice(0, PRIZE_BANDS);
+    // A level's change, a break's start and its end sound (when ticked); the first drawing only learns the moment.
+    const moment = running ? `${onBreak ? "break" : "level"}:${t.level}` : null;
+    if (this.moment && moment && moment !== this.moment) chime(!onBreak);
+    this.moment = moment;
     // No announcement is no node: the DOM's replaceChildren writes a null as the text "null".
     const parts = [
       el(
@@ -167,11 +192,12 @@ export class ClockPage {
           ? el(
               "div",
               {},
-              el("span", { class: "label" }, "Top prizes"),
+              el("span", { class: "label" }, "Prizes"),
               el(
                 "ol",
                 { id: "clock-prizes" },
-                prizes.map((cents, i) => el("li", {}, `${ordinal(i + 1)} ${money(cents)}`)),
+                prizes.map((band) => el("li", {}, band)),
+                bands.length > prizes.length ? el("li", {}, `${bands.length - prizes.length} more`) : null,
               ),
             )
           : null,

@@ -1,7 +1,7 @@
 // The player's own settings, kept in this browser: bet presets, the 4-colour deck, sounds, muted chatters.
 
 const KEY = "mttsim:prefs";
-const DEFAULTS = { presets: "50%, 75%, pot, all-in", fourColour: false, sounds: false, muted: [] };
+const DEFAULTS = { presets: "50%, 75%, pot, all-in", fourColour: false, sounds: false, clockSound: false, muted: [] };
 
 export function prefs() {
   try {
@@ -35,20 +35,33 @@ export function presets(text, { pot, call, maxBet, bigBlind, allIn }) {
     .filter(Boolean);
 }
 
-// A short tone when it is the player's turn, only if they turned sounds on (off by default).
+// A tone of `frequency` Hz for `seconds`, `after` seconds from now.
 let audio = null;
-export function beep(frequency = 660) {
-  if (!prefs().sounds) return;
+function tone(frequency, seconds = 0.12, after = 0, loudness = 0.05) {
   try {
     audio = audio || new AudioContext();
-    const tone = audio.createOscillator();
+    const oscillator = audio.createOscillator();
     const gain = audio.createGain();
-    tone.frequency.value = frequency;
-    gain.gain.value = 0.05;
-    tone.connect(gain).connect(audio.destination);
-    tone.start();
-    tone.stop(audio.currentTime + 0.12);
+    oscillator.frequency.value = frequency;
+    gain.gain.value = loudness;
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start(audio.currentTime + after);
+    oscillator.stop(audio.currentTime + after + seconds);
   } catch {
     /* no audio device: silence */
   }
+}
+
+// A short tone when it is the player's turn, only if they turned sounds on (off by default).
+export function beep(frequency = 660) {
+  if (prefs().sounds) tone(frequency);
+}
+
+// The clock screen's chime at a level's change and a break's start and end, loud enough for a room: rising for
+// play, falling for a break; only if the director ticked it (off by default: a screen that sounds unasked is a
+// nuisance, and a browser plays nothing before a click on the page anyway).
+export function chime(rising = true) {
+  if (!prefs().clockSound) return;
+  const notes = rising ? [523, 659, 784] : [784, 659, 523];
+  notes.forEach((frequency, i) => tone(frequency, 0.35, i * 0.3, 0.2));
 }
