@@ -535,6 +535,7 @@ class PlayerRow(msgspec.Struct):
     stack: int
     table: int | None
     bounty_cents: int | None
+    seat: int | None = None  # from 0, as the table's seats are numbered on the wire
 
 
 class TableRow(msgspec.Struct):

@@ -96,11 +96,21 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         await console.fill("#console-player", name)
         await expect(console.locator("#console-chosen")).to_have_text(
             re.compile(rf"^{re.escape(name)} \({mover}\) · table {full} · "))
-        await console.fill("#move-table", str(short))
-        await console.click("#move-player")
+        # The seating chart: every table's seats and stacks; a click picks the player, another moves them.
+        chart = console.get_by_role("group", name="seating chart", exact=True)
+        for table in director.tables:
+            seats = sorted((seat, player) for player, (at, seat) in director.where.items() if at == table)
+            await expect(chart.get_by_role("region", name=f"table {table}").get_by_role("button")).to_have_text(
+                [f"Seat {seat + 1}: {runtime.entries.name(player)} · {director.stacks[player]:,}"
+                 for seat, player in seats])
+        await chart.get_by_role("button", name=re.compile(rf"^Seat \d+: {re.escape(name)} ·")).click()
+        await chart.get_by_role("button", name=f"Move {name} here").click()
         await expect(console.locator("#console-result")).to_have_text(
             f"{name} ({mover}) moves to table {short}, to the seat posting the big blind soonest.")
         assert director.where[mover][0] == short
+        await expect(chart.get_by_role("region", name=f"table {short}").locator(f"li[data-player='{mover}']")) \
+            .to_have_count(1)
+        await console.get_by_role("group", name="seating chart", exact=True).screenshot(path=ARTIFACTS / "seating-chart.png")
         other = next(p for p in director.tables[full].table.players if p != alice)
         await console.fill("#console-player", runtime.entries.name(other))
         await console.fill("#move-table", str(short))

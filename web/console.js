@@ -85,7 +85,79 @@ export function playerPicker(board, idPrefix, rows) {
   };
 }
 
-const playing = (b) => b.list("p:").map((p) => ({ player: p.key, name: p.name, table: p.table, stack: p.stack }));
+const playing = (b) =>
+  b.list("p:").map((p) => ({ player: p.key, name: p.name, table: p.table, seat: p.seat, stack: p.stack }));
+
+// The seating chart: every table with its seats and stacks. A click on a player picks them; "Move here" on another
+// table moves them there by `move` (as Move to table does: at once between hands, else when their hand ends).
+function seatingChart(board, move) {
+  const chart = el("div", { id: "seating", class: "seating", role: "group", "aria-label": "seating chart" });
+  let picked = null;
+  let drawn = "";
+  chart.update = () => {
+    const tables = new Map();
+    for (const p of playing(board())) {
+      if (p.table === null || p.table === undefined) continue;
+      if (!tables.has(p.table)) tables.set(p.table, []);
+      tables.get(p.table).push(p);
+    }
+    if (picked && !playing(board()).some((p) => p.player === picked.player)) picked = null;
+    const shown = JSON.stringify([[...tables], picked && picked.player]);
+    if (shown === drawn) return; // a redraw on every board change would take a click half-way
+    drawn = shown;
+    const pick = (p) => () => {
+      picked = picked && picked.player === p.player ? null : p;
+      chart.update();
+    };
+    const numbers = [...tables.keys()].sort((a, b) => a - b);
+    chart.replaceChildren(
+      ...numbers.map((table) => {
+        const seated = tables.get(table).sort((a, b) => (a.seat ?? 0) - (b.seat ?? 0));
+        const here =
+          picked && picked.table !== table
+            ? el(
+                "button",
+                {
+                  class: "move-here",
+                  onclick: async () => {
+                    await move(picked, table);
+                    picked = null;
+                    chart.update();
+                  },
+                },
+                `Move ${picked.name} here`,
+              )
+            : null;
+        return el(
+          "section",
+          { class: "seating-table", "data-table": table, "aria-label": `table ${table}` },
+          el("h4", {}, `Table ${table} · ${seated.length} players`),
+          here,
+          el(
+            "ol",
+            {},
+            seated.map((p) =>
+              el(
+                "li",
+                { "data-player": p.player },
+                el(
+                  "button",
+                  {
+                    class: "seat-pick",
+                    "aria-pressed": String(Boolean(picked && picked.player === p.player)),
+                    onclick: pick(p),
+                  },
+                  `Seat ${(p.seat ?? 0) + 1}: ${p.name} · ${chips(p.stack)}`,
+                ),
+              ),
+            ),
+          ),
+        );
+      }),
+    );
+  };
+  return chart;
+}
 const everyone = (b) => [
   ...playing(b),
   ...b
@@ -191,6 +263,18 @@ export function consolePanel(id, board) {
     "Hand-for-hand",
   );
   const levels = levelEditor(id, board, run, post);
+  // A move, from the seat box or the seating chart: said as the floor will make it.
+  const moved = (named, id, table, t) => {
+    panel.update(t);
+    const when = t.queued_moves.some((m) => m.player === id) ? " when their hand ends" : "";
+    return `${named} moves to table ${table}${when}, to the seat posting the big blind soonest.`;
+  };
+  const seating = seatingChart(board, (who, table) =>
+    run(async () => {
+      const t = await post("move", { player: who.player, table });
+      return moved(`${who.name} (${who.player})`, who.player, table, t);
+    })(),
+  );
   const queue = pendingMoves(run, post, () => log.refresh());
   const panel = el(
     "div",
@@ -242,13 +326,10 @@ export function consolePanel(id, board) {
         "Move to table",
         "move",
         () => ({ player: player.id(), table: Number(toTable.value) }),
-        (t) => {
-          panel.update(t);
-          const when = t.queued_moves.some((m) => m.player === player.id()) ? " when their hand ends" : "";
-          return `${player.named()} moves to table ${toTable.value}${when}, to the seat posting the big blind soonest.`;
-        },
+        (t) => moved(player.named(), player.id(), toTable.value, t),
       ),
     ),
+    fieldset("Seating chart: click a player, then Move here at their new table", seating),
     fieldset(
       "Tables",
       command("balance-now", "Balance now", "balance", null, (t) => {
@@ -266,6 +347,7 @@ export function consolePanel(id, board) {
   );
   panel.update = (t) => {
     queue.update(t);
+    seating.update();
     h4h.setAttribute("aria-checked", String(Boolean(t.hand_for_hand)));
     h4h.textContent = `Hand-for-hand: ${t.hand_for_hand ? "on" : "off"}`;
     h4hState.textContent = t.hand_for_hand ? H4H_STATES[t.hand_for_hand_reason] || "On." : "Off.";

@@ -141,7 +141,7 @@ def board(runtime: TournamentRuntime) -> Feed:
         players = {}
         for player, stack in director.stacks.items():  # most rows are as they were: encoded once, kept
             place = where.get(player)
-            looks = (stack, place[0] if place else None, bounties.get(player))
+            looks = (stack, place[0] if place else None, bounties.get(player), place[1] if place else None)
             row = players_kept.get(player)
             if row is None or row[0] != looks:
                 row = looks, encoder.encode(PlayerRow(names(player), *looks))
