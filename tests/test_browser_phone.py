@@ -28,6 +28,25 @@ def apart(one: dict, other: dict) -> bool:
             or one["x"] + one["width"] <= other["x"] or one["x"] >= other["x"] + other["width"])
 
 
+async def overlapping(page) -> list[tuple[str, str]]:
+    """The pairs of the table's parts drawn over each other: the seats, the table's line ("Table 1 · hand #3"),
+    the board, the pot and the hand in words. Held sideways, a top seat covered the table's line and the hero's
+    seat the hand in words; at ten seats, neighbours covered each other."""
+    return [tuple(pair) for pair in await page.evaluate("""() => {
+        const parts = [...document.querySelectorAll('.seat, .table-line, .middle .board, .middle .pot, #strength')]
+            .filter((node) => node.offsetParent !== null && node.getBoundingClientRect().width > 0)
+            .map((node) => [node.dataset.player || node.className, node.getBoundingClientRect()]);
+        const pairs = [];
+        parts.forEach(([one, a], i) => parts.slice(i + 1).forEach(([other, b]) => {
+            const middle = ['board', 'pot', 'strength'];
+            if (middle.includes(one) && middle.includes(other)) return;  // the middle's own rows, side by side
+            if (a.bottom > b.top + 0.5 && b.bottom > a.top + 0.5 && a.right > b.left + 0.5 && b.right > a.left + 0.5)
+                pairs.push([one, other]);
+        }));
+        return pairs;
+    }""")]
+
+
 async def box_of(page, selector: str) -> dict:
     box = await page.locator(selector).first.bounding_box()
     assert box is not None, f"{selector} is not drawn"
@@ -56,6 +75,7 @@ async def test_a_phone_table_is_played_with_one_thumb_in_both_orientations(brows
                 box = await box_of(page, part)
                 assert box["y"] >= 0 and box["y"] + box["height"] <= bar["y"] + 1, (width, height, part, box, bar)
             assert await small_targets(page) == [], (width, height)
+            assert await overlapping(page) == [], (width, height)  # six seats apart, held sideways too
             # Her cards are the largest on the screen.
             sizes = await page.evaluate("""() => [...document.querySelectorAll('.card')].map((card) =>
                 [card.closest('.seat.me') !== null, card.getBoundingClientRect().height])""")
@@ -152,8 +172,9 @@ async def test_a_folded_and_a_sitting_out_seat_stay_readable_and_the_table_reads
             assert mine and min(mine) > max((size for own, size in sizes if not own), default=0), (width, sizes)
             seat = await box_of(page, ".seat.me")
             for part in ("#strength", ".pot", ".board"):  # her hand in words, the pot, the board: never under her seat
-                if await page.locator(part).count() and height > 500:  # held sideways: not yet (see docs/web.md)
+                if await page.locator(part).count():  # held sideways too
                     assert apart(await box_of(page, part), seat), (width, height, part, seat)
+            assert await overlapping(page) == [], (width, height)
             pot = await page.evaluate("getComputedStyle(document.querySelector('.pot')).fontSize")
             assert float(pot.removesuffix("px")) >= 16, (width, height, pot)
             if width < 700 or height < 500:

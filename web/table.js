@@ -182,10 +182,11 @@ export class TableView {
       table.board.map((card) => el("span", { class: "dealt" }, cardNode(card))),
     );
     const mine = me && you.hole ? describeHand([...you.hole, ...table.board]) : null;
+    const tableLine = `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`;
     const middle = el(
       "div",
       { class: "middle" },
-      el("div", {}, `Table ${table.id}${table.hand ? ` · hand #${table.hand}` : ""}`),
+      el("div", { class: "table-line" }, tableLine),
       board,
       el("div", { class: "pot" }, table.pot ? `Pot ${chips(table.pot)}` : ""),
       mine ? el("div", { class: "strength", id: "strength" }, mine.name) : null,
@@ -201,7 +202,14 @@ export class TableView {
       this.bar = this.controls();
       this.barTurn = turnKey;
     }
-    const oval = el("div", { class: "oval", "data-size": table.size }, middle, seats);
+    // Held sideways the middle has no room for the table's line: it stands over the oval's corner (style.css).
+    const oval = el(
+      "div",
+      { class: "oval", "data-size": table.size },
+      el("div", { class: "table-line" }, tableLine),
+      middle,
+      seats,
+    );
     // The money dialogs are built anew only when the offers change, as the bar is once a turn: a button replaced
     // by every event's redraw could take a press and lose it (the mouse's down and up on two different buttons).
     const onTable = this.state.tournament && this.state.tournament.deal;
