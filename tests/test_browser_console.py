@@ -110,7 +110,7 @@ async def test_the_console_knows_names_edits_the_levels_to_come_moves_balances_a
         assert director.where[mover][0] == short
         await expect(chart.get_by_role("region", name=f"table {short}").locator(f"li[data-player='{mover}']")) \
             .to_have_count(1)
-        await console.get_by_role("group", name="seating chart", exact=True).screenshot(path=ARTIFACTS / "seating-chart.png")
+        await chart.screenshot(path=ARTIFACTS / "seating-chart.png")
         other = next(p for p in director.tables[full].table.players if p != alice)
         await console.fill("#console-player", runtime.entries.name(other))
         await console.fill("#move-table", str(short))

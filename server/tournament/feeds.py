@@ -124,7 +124,8 @@ def lobby(tournaments: Callable[[], Iterable[TournamentRuntime]]) -> Feed:
 def board(runtime: TournamentRuntime) -> Feed:
     """A tournament's page: ``summary``, ``info``, ``p:<player>``, ``t:<table>``, ``r:<place>``, ``refunds``,
     ``tickets``, ``announcements`` and ``timeline`` (its pictures' history)."""
-    players_kept: dict[str, tuple[tuple[int, int | None, int | None, int | None], bytes]] = {}  # player -> (what, its JSON)
+    # player -> (what the row shows: stack, table, bounty, seat; its JSON)
+    players_kept: dict[str, tuple[tuple[int, int | None, int | None, int | None], bytes]] = {}
 
     def build() -> dict[str, Any]:
         director, facts = runtime.director, runtime.facts()
