@@ -102,11 +102,13 @@ class Network:
         inside(self.hosts[speaker], "ip", "route", "add" if muted else "del", "blackhole",
                f"{self.address(listener)}/32")
 
-    def fetch(self, name: str, url: str, headers: dict[str, str] | None = None) -> Any:
-        """The JSON (or the lines of JSON) at ``url``, asked from host ``name``; None if it does not answer."""
+    def fetch(self, name: str, url: str, headers: dict[str, str] | None = None, body: Any = None) -> Any:
+        """The JSON (or the lines of JSON) at ``url``, asked from host ``name`` (posted ``body``, if given); None if
+        it does not answer."""
+        ask = f"httpx.get({url!r}, " if body is None else f"httpx.post({url!r}, json={body!r}, "
         code = ("import httpx, json, sys\n"
                 "try:\n"
-                f"    answer = httpx.get({url!r}, headers={headers or {}!r}, timeout=10)\n"
+                f"    answer = {ask}headers={headers or {}!r}, timeout=10)\n"
                 "except httpx.HTTPError:\n"
                 "    sys.exit(3)\n"
                 "sys.stdout.write(answer.text if answer.status_code == 200 else '')\n")
