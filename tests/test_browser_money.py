@@ -150,15 +150,17 @@ async def test_a_deal_proposed_during_a_hand_is_shown_at_once_and_comes_with_the
         assert runtime.director.ended_by_deal and sum(r.prize_cents for r in runtime.director.standings()) == 3000
 
 
-@pytest.mark.parametrize("size", [(1366, 900), (390, 844), (360, 640), (844, 390), (667, 375)])
-async def test_a_deal_on_the_table_stands_above_the_bar_with_icm_beside_it_and_the_level_clock_still(browser, size):
+DEAL_SIZES = [(1366, 900), (390, 844), (360, 640), (844, 390), (667, 375)]
+
+
+async def test_a_deal_on_the_table_stands_above_the_bar_with_icm_beside_it_and_the_level_clock_still(browser):
     """Another player proposes a chip chop between hands; Alice's dialog shows what ICM would pay beside it, stands
-    above a phone's bar with Accept and Reject uncovered, says the level's clock waits, and the tournament's
-    header shows it stopped; axe finds nothing serious with it open."""
-    width, height = size
+    above a phone's bar with Accept and Reject uncovered (at four phone sizes and a desktop's), says the level's
+    clock waits, and the tournament's header and the clock screen show it stopped; axe finds nothing serious with
+    it open."""
     async with live_server(hand_pause=0.3) as live:
-        runtime, alice, person, stations = await final_table_in_the_money(
-            live, browser, action_seconds=120, deal_seconds=600, viewport={"width": width, "height": height})
+        runtime, alice, person, stations = await final_table_in_the_money(live, browser, action_seconds=120,
+                                                                          deal_seconds=600)
         errors = watch_errors(person)
         await my_turn(person)
         await admin(live, runtime.id, "pause")  # between hands, for the proposal to come at once
@@ -176,27 +178,28 @@ async def test_a_deal_on_the_table_stands_above_the_bar_with_icm_beside_it_and_t
         await expect(person.locator("#deal-news")).to_have_text(
             "The players are deciding on a deal: play and the level's clock wait until it is settled.")
         await expect(person.locator(".summary")).to_contain_text("(deal: stopped)")
-        for button in ("#accept-deal", "#reject-deal"):
-            # Scrolled to as a person would (a desktop's dialog is below the table): on a phone, under the bar
-            # is where scrolling to it would leave it, were it not above the bar.
-            on_top = await person.evaluate("""(selector) => { const node = document.querySelector(selector);
-                node.scrollIntoView({ block: "nearest" });
-                const box = node.getBoundingClientRect();
-                return box.bottom <= innerHeight && box.top >= 0
-                    && document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; }""",
-                                           button)
-            assert on_top, f"{button} is covered or out of sight at {width}x{height}"
-        assert await small_targets(person, "#deal-dialog button") == []
-        assert await grave_violations(person) == []
-        await person.screenshot(path=ARTIFACTS / f"deal-open-{width}x{height}.png")
-        if width > 1000:  # the clock screen says why the level's clock stands, and shows the time it stands at
-            clock = await open_as(browser, live, f"/#/t/{runtime.id}/clock", {}, viewport={"width": width,
-                                                                                          "height": height})
-            await expect(clock.locator("#clock-state")).to_have_text("Paused: the players are deciding on a deal")
-            async with httpx.AsyncClient(base_url=live.http) as client:
-                left = (await client.get(f"/api/tournaments/{runtime.id}")).json()["level_ends_in"]
-            await expect(clock.locator("#clock-time")).to_have_text(f"{int(left // 60)}:{int(left % 60):02d}")
-            await clock.close()
+        for width, height in DEAL_SIZES:
+            await person.set_viewport_size({"width": width, "height": height})
+            await person.evaluate("new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))")
+            for button in ("#accept-deal", "#reject-deal"):
+                # Scrolled to as a person would (a desktop's dialog is below the table): on a phone, under the bar
+                # is where scrolling to it would leave it, were it not above the bar.
+                on_top = await person.evaluate("""(selector) => { const node = document.querySelector(selector);
+                    node.scrollIntoView({ block: "nearest" });
+                    const box = node.getBoundingClientRect();
+                    return box.bottom <= innerHeight && box.top >= 0
+                        && document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === node; }""",
+                                               button)
+                assert on_top, f"{button} is covered or out of sight at {width}x{height}"
+            assert await small_targets(person, "#deal-dialog button") == [], (width, height)
+            assert await grave_violations(person) == [], (width, height)
+            await person.screenshot(path=ARTIFACTS / f"deal-open-{width}x{height}.png")
+        # the clock screen says why the level's clock stands, and shows the time it stands at
+        clock = await open_as(browser, live, f"/#/t/{runtime.id}/clock", {}, viewport={"width": 1366, "height": 900})
+        await expect(clock.locator("#clock-state")).to_have_text("Paused: the players are deciding on a deal")
+        async with httpx.AsyncClient(base_url=live.http) as client:
+            left = (await client.get(f"/api/tournaments/{runtime.id}")).json()["level_ends_in"]
+        await expect(clock.locator("#clock-time")).to_have_text(f"{int(left // 60)}:{int(left % 60):02d}")
         await person.click("#reject-deal")
         await expect(person.locator("#log")).to_contain_text("No deal (You said no)", timeout=10_000)
         await expect(person.locator("#deal-news")).to_have_count(0)
