@@ -175,6 +175,12 @@ def shares(t: State, kind: Kind, keep_cents: int) -> dict[str, int]:
     return dict(zip(seat_order, largest_remainder(parts, shared, [tie_rank[p] for p in seat_order])))
 
 
+def icm_shares(t: State, keep_cents: int) -> dict[str, int]:
+    """What ICM pays each player left of the pool beyond ``keep_cents``, which comes off the first prize as far as
+    it goes (an ICM deal keeps no more; for the figures beside another kind, the first prize is all it takes)."""
+    return shares(t, "icm", min(keep_cents, prizes_left(t)[0]))
+
+
 def verify_figures(t: State, keep_cents: int) -> None:
     if not t.definition.deals:
         raise TournamentError("this tournament allows no deal (H.31)")
@@ -191,7 +197,7 @@ def figures(t: State, keep_cents: int = 0) -> Figures:
     verify_figures(t, keep_cents)
     seat_order = players_in_seat_order(t)
     return Figures(t.ledger.pool_cents, keep_cents, t.ledger.pool_cents - keep_cents, seat_order,
-                   {p: t.stacks[p] for p in seat_order}, shares(t, "icm", min(keep_cents, prizes_left(t)[0])),
+                   {p: t.stacks[p] for p in seat_order}, icm_shares(t, keep_cents),
                    shares(t, "chip_chop", keep_cents), prizes_left(t))
 
 
@@ -204,12 +210,12 @@ def propose(t: State) -> DealProposed:
     t.pending.set_deal_due(False)
     seat_order = players_in_seat_order(t)
     stacks = [t.stacks[p] for p in seat_order]
+    icm = icm_shares(t, terms.keep_cents)
     if terms.amounts is not None:
         cents = [terms.amounts[p] for p in seat_order]
     else:
-        share = shares(t, terms.kind, terms.keep_cents)
+        share = icm if terms.kind == "icm" else shares(t, terms.kind, terms.keep_cents)
         cents = [share[p] for p in seat_order]
-    icm = shares(t, "icm", min(terms.keep_cents, prizes_left(t)[0]))
     deal = Deal(dict(zip(seat_order, cents)), t.clock.now + t.definition.deal_seconds, seat_order, terms.kind,
                 terms.keep_cents, t.clock.now, icm)
     t.negotiation.propose(deal)

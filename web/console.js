@@ -96,12 +96,13 @@ function seatingChart(board, move) {
   let drawn = "";
   chart.update = () => {
     const tables = new Map();
-    for (const p of playing(board())) {
+    const players = playing(board());
+    for (const p of players) {
       if (p.table === null || p.table === undefined) continue;
       if (!tables.has(p.table)) tables.set(p.table, []);
       tables.get(p.table).push(p);
     }
-    if (picked && !playing(board()).some((p) => p.player === picked.player)) picked = null;
+    if (picked && !players.some((p) => p.player === picked.player)) picked = null;
     const shown = JSON.stringify([[...tables], picked && picked.player]);
     if (shown === drawn) return; // a redraw on every board change would take a click half-way
     drawn = shown;

@@ -42,6 +42,13 @@ export class TableState {
     if (event.type === "offer") this.offers[event.kind] = { ...event, since: Date.now() };
   }
 
+  // The deal under way as the table sees it (the summary's `deal`): one proposed during a hand and waiting for its
+  // end, or one on the table; null when there is none (Deal buttons pressed are not one yet).
+  dealUnderWay() {
+    const deal = this.tournament && this.tournament.deal;
+    return deal && (deal.asked_by !== undefined || deal.amounts) ? deal : null;
+  }
+
   seat(player) {
     return this.table && this.table.seats.find((s) => s.player === player);
   }

@@ -212,8 +212,7 @@ export class TableView {
     );
     // The money dialogs are built anew only when the offers change, as the bar is once a turn: a button replaced
     // by every event's redraw could take a press and lose it (the mouse's down and up on two different buttons).
-    const onTable = this.state.tournament && this.state.tournament.deal;
-    const offered = JSON.stringify([this.state.offers, this.state.dealPressed, onTable]);
+    const offered = JSON.stringify([this.state.offers, this.state.dealPressed, this.state.dealUnderWay()]);
     if (offered !== this.offered || !this.dialogsNode) {
       this.dialogsNode = this.dialogs();
       this.offered = offered;
@@ -442,8 +441,8 @@ export class TableView {
 
   // A deal as everyone at the table sees it: proposed during the hand, or on the table while play waits.
   dealNews() {
-    const deal = this.state.tournament && this.state.tournament.deal;
-    if (!deal || (deal.asked_by === undefined && !deal.amounts)) return null;
+    const deal = this.state.dealUnderWay();
+    if (!deal) return null;
     const kind = DEAL_KINDS[deal.kind || "icm"];
     const text =
       deal.asked_by !== undefined
@@ -458,9 +457,8 @@ export class TableView {
   drawProposeBox() {
     const { press_deal: pressDeal, deal } = this.state.offers;
     const players = this.state.table ? this.state.table.seats.map((s) => s.player) : [];
-    const onTable = this.state.tournament && this.state.tournament.deal; // asked for, or open: not another
-    this.proposeBox.hidden = !pressDeal || Boolean(deal) || Boolean(onTable && (onTable.asked_by !== undefined ||
-      onTable.amounts));
+    // asked for, or open: not another
+    this.proposeBox.hidden = !pressDeal || Boolean(deal) || Boolean(this.state.dealUnderWay());
     const key = `${this.proposal.kind}|${players.join()}`;
     if (this.proposeBox.hidden) return;
     if (this.proposeKey === key) {
