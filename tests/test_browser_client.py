@@ -259,6 +259,13 @@ async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motio
         await context.add_init_script("""window.tones = 0; const Real = window.AudioContext;
             window.AudioContext = class extends Real {
               createOscillator() { window.tones++; return super.createOscillator(); } };""")
+        # Whenever a pot's winner is lit, what the bar offers then (the hand has no decision left).
+        await context.add_init_script("""window.endings = [];
+            new MutationObserver(() => {
+              if (document.querySelector('.seat.winner')) window.endings.push({
+                boxes: document.querySelector('.pre-actions') !== null,
+                inHand: document.querySelector('.seat.me:not(.folded) .card') !== null });
+            }).observe(document, { childList: true, subtree: true });""")
         page = await context.new_page()
         await page.goto(live.http + "/")
         await page.evaluate("([k, v]) => localStorage.setItem(k, v)",
@@ -303,6 +310,10 @@ async def test_pre_actions_presets_time_bank_strength_winners_settings_and_motio
         await calling_until(page, ".controls.mine")
         await page.wait_for_function("window.tones > 0", timeout=10_000)  # her turn made a sound
         await calling_until(page, ".seat.winner")  # each pot's winner lit up
+        # Her cards still shown at the hand's end, no box to tick for a hand that has no decision left.
+        endings = await page.evaluate("window.endings")
+        assert any(ending["inHand"] for ending in endings), endings
+        assert not any(ending["boxes"] for ending in endings), endings
         await calling_until(page, "#log", text=re.compile(r"wins? [\d,]+ with \w"))  # and the hand named
         await expect(page.locator(".seat.winner .won").first).to_contain_text("wins")
         await calling_until(page, ".card.suit-c")

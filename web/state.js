@@ -99,7 +99,7 @@ export class TableState {
     switch (event.type) {
       case "hand_started":
         if (!table) break;
-        Object.assign(table, { hand: event.hand, board: [], button: event.button, pot: 0, actor: null });
+        Object.assign(table, { hand: event.hand, board: [], button: event.button, pot: 0, actor: null, ended: false });
         for (const s of table.seats) Object.assign(s, { bet: 0, folded: false, shown: [], in_hand: false });
         for (const p of event.players) {
           const s = this.seat(p.player);
@@ -134,6 +134,7 @@ export class TableState {
         if (seat) seat.shown = event.cards;
         break;
       case "pot_awarded":
+        if (table) table.ended = true; // the pots go once the betting is over
         event.winners.forEach((w, i) => {
           const s = this.seat(w);
           if (s) s.stack += event.shares[i];
@@ -143,8 +144,9 @@ export class TableState {
       case "hand_ended":
         this.handsEnded += 1;
         if (table) {
-          table.actor = null;
-          table.pot = 0;
+          // The seats keep their cards and their part in the hand to show its end until the next is dealt;
+          // `ended` says no decision is left in it (nothing to pre-select).
+          Object.assign(table, { actor: null, pot: 0, ended: true });
           for (const s of table.seats) s.bet = 0;
         }
         this.clock = null;

@@ -586,10 +586,11 @@ export class TableView {
 
   // ------------------------------------------------------------------ actions
 
+  // Still to decide in the hand under way (a hand that has ended has no decision left).
   inHand() {
-    const { you } = this.state;
+    const { you, table } = this.state;
     const mine = you && this.state.seat(you.player);
-    return Boolean(mine && mine.in_hand && !mine.folded && mine.stack > 0);
+    return Boolean(mine && !table.ended && mine.in_hand && !mine.folded && mine.stack > 0);
   }
 
   controls() {
