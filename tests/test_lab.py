@@ -92,7 +92,8 @@ def test_the_observer_times_the_moments_on_the_simulated_clock():
 @on_the_session_loop
 async def test_the_lab_report_opens_offline_with_its_pictures(browser, tmp_path, capsys):
     page_path = tmp_path / "lab.html"
-    assert main(["simulate", "--players", "150", "--seed", "1", "--runs", "3", "--report", str(page_path)]) == 0
+    assert main(["simulate", "--players", "150", "--seed", "1", "--runs", "3", "--jobs", "1",
+                 "--report", str(page_path)]) == 0
     assert "report:" in capsys.readouterr().out
     context = await browser.new_context(offline=True)
     page = await context.new_page()

@@ -39,8 +39,8 @@ def test_a_comparison_is_each_structures_lab_on_the_same_seeds_with_the_change_i
     assert main([*arguments, "--json", "--report", str(tmp_path / "compare.html")]) == 0
     comparison = json.loads(capsys.readouterr().out)
     assert comparison["seeds"] == [11, 12, 13]
-    for given, alone in zip(comparison["structures"], (lab(fifteen, Field(90), [11, 12, 13]),
-                                                       lab(twenty, Field(90), [11, 12, 13]))):
+    for given, alone in zip(comparison["structures"], (lab(fifteen, Field(90), [11, 12, 13], jobs=1),
+                                                       lab(twenty, Field(90), [11, 12, 13], jobs=1))):
         assert given == json.loads(msgspec.json.encode(alone))  # the figures of each structure's own lab
     assert main(arguments) == 0
     text = capsys.readouterr().out
@@ -57,7 +57,7 @@ def test_a_comparison_is_each_structures_lab_on_the_same_seeds_with_the_change_i
 
 def test_the_rows_a_director_reads_are_in_the_json_and_the_text(capsys):
     definition = msgspec.structs.replace(default_definition(120), breaks=Breaks(every_levels=3, minutes=7))
-    report = lab(definition, Field(120), [5, 6])
+    report = lab(definition, Field(120), [5, 6], jobs=1)
     for run in report.runs:
         assert run.bubble_level == next(row.level for row in reversed(run.levels) if row.started_h <= run.bubble_h)
         assert len(run.prizes_cents) == report.paid.median and run.pool_cents == sum(run.prizes_cents)
@@ -76,7 +76,7 @@ def test_a_reentry_event_shows_its_entries_and_pool_with_their_spread():
     definition = msgspec.structs.replace(default_definition(200), max_players=400,
                                          late_registration=LateRegistration(until_level=4),
                                          reentry=Reentry(until_level=4, max_count=2))
-    report = lab(definition, Field(100, late=30, reentry=0.6), [1, 2, 3])
+    report = lab(definition, Field(100, late=30, reentry=0.6), [1, 2, 3], jobs=1)
     for run in report.runs:
         assert run.entries == 100 + run.late_entries + run.reentries > 100 and run.reentries > 0
         assert run.pool_cents == run.entries * definition.buy_in_cents
@@ -170,7 +170,7 @@ async def test_the_lab_report_shows_the_final_tables_depth_and_a_reentry_events_
                                          late_registration=LateRegistration(until_level=4),
                                          reentry=Reentry(until_level=4, max_count=2),
                                          breaks=Breaks(every_levels=4, minutes=10))
-    report = lab(definition, Field(80, late=20, reentry=0.6), [1, 2])
+    report = lab(definition, Field(80, late=20, reentry=0.6), [1, 2], jobs=1)
     path = tmp_path / "lab.html"
     write_html(str(path), report, {"players": 80})
     context = await browser.new_context(offline=True)
