@@ -92,6 +92,20 @@ async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_th
     """One's own seat was drawn where its number put it (top centre in the demo); every room turns the
     table so that it is at the bottom, beside the action bar."""
     async with live_server(hand_pause=30) as live:
+        # A page for each screen, told in turn whose seat it is (the seat's key, then a reload): a page of its own
+        # for each of the 23 looks cost a renderer each, a quarter of a core-minute.
+        pages = {name: await browser.new_page(viewport=SIZES[name]) for name in ("desktop", "phone")}
+        for page in pages.values():
+            await page.goto(live.http + "/")
+
+        async def bottom_seat_as(page, tournament: str, seat: str | None, path: str) -> str:
+            key = f"mttsim:seat:{tournament}"
+            await page.evaluate("([k, v]) => v === null ? localStorage.removeItem(k) : localStorage.setItem(k, v)",
+                                [key, seat])
+            await page.goto(f"{live.http}/#/t/{tournament}{path}")
+            await page.reload()
+            return await bottom_seat(page)
+
         for size in (2, 3, 6, 9, 10):  # heads-up, an odd table, six-max and full ring: the turn is one formula
             tournament, seats = await create(live, definition(size, size, action_seconds=60), size)
             async with httpx.AsyncClient(base_url=live.http) as client:
@@ -99,21 +113,13 @@ async def test_every_player_sees_their_own_seat_at_the_bottom_and_an_observer_th
             director = live.runtime(tournament).director
             (table,) = director.tables
             ours = [seats[0], seats[-1]]  # two players at the one table, wherever the draw put them
-            viewports = [SIZES["desktop"], SIZES["phone"]] if size in (2, 6, 9, 10) else [SIZES["desktop"]]
-            for viewport in viewports:
+            for name in ("desktop", "phone") if size in (2, 6, 9, 10) else ("desktop",):
                 for player, token in ours:
-                    page = await browser.new_page(viewport=viewport)
-                    await page.goto(live.http + "/")
                     seat = json.dumps({"player_id": player, "token": token})
-                    await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"mttsim:seat:{tournament}", seat])
-                    await page.goto(f"{live.http}/#/t/{tournament}")
-                    assert await bottom_seat(page) == player, (size, viewport, player)
-                    await page.context.close()
-            observer = await browser.new_page(viewport=SIZES["desktop"])
-            await observer.goto(f"{live.http}/#/t/{tournament}/table/{table}")
-            first = director.tables[table].table.seats[0]
-            assert first is not None and await bottom_seat(observer) == first, size
-            await observer.context.close()
+                    assert await bottom_seat_as(pages[name], tournament, seat, "") == player, (size, name, player)
+            first = director.tables[table].table.seats[0]  # an observer, with no seat's key
+            assert first is not None
+            assert await bottom_seat_as(pages["desktop"], tournament, None, f"/table/{table}") == first, size
 
 
 async def test_the_bet_button_says_what_it_sends_and_an_amount_out_of_range_is_clamped_in_sight_never_sent(browser):
