@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import msgspec
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -44,34 +45,20 @@ def structures(base: Definition) -> dict[str, Definition]:
     }
 
 
-def climb_at(definition: Definition, hours: float) -> float:
-    """How far the blinds have climbed at ``hours``: the log of the big blind, running from one level's to the
-    next's over the level (breaks included, as the clock keeps them)."""
+def ladder(definition: Definition) -> tuple[list[float], list[float]]:
+    """Each level's start in hours (breaks included, as the clock keeps them) and the log of its big blind: the
+    blinds' climb, run straight from one level's to the next's over the level."""
     starts = [start / 60 for start in level_starts(definition) if start is not None]
-    logs = [math.log(level.big_blind) for level in definition.levels[:len(starts)]]
-    for number in range(len(starts) - 1):
-        if hours < starts[number + 1]:
-            share = (hours - starts[number]) / (starts[number + 1] - starts[number])
-            return logs[number] + share * (logs[number + 1] - logs[number])
-    return logs[-1]
-
-
-def hours_to_climb(definition: Definition, climb: float) -> float:
-    """When the blinds reach ``climb`` (the inverse of ``climb_at``)."""
-    starts = [start / 60 for start in level_starts(definition) if start is not None]
-    logs = [math.log(level.big_blind) for level in definition.levels[:len(starts)]]
-    for number in range(len(starts) - 1):
-        if climb < logs[number + 1]:
-            share = (climb - logs[number]) / (logs[number + 1] - logs[number])
-            return starts[number] + share * (starts[number + 1] - starts[number])
-    return starts[-1]
+    return starts, [math.log(level.big_blind) for level in definition.levels[:len(starts)]]
 
 
 def blinds_ratio(base: Definition, changed: Definition, hours: float) -> float:
     """The length ``changed`` would have if the chips over the big blind alone decided the end, over ``hours``,
     the unchanged structure's: where ``base``'s blinds stood at its end, times the change in chips."""
-    climb = climb_at(base, hours) + math.log(changed.starting_stack / base.starting_stack)
-    return hours_to_climb(changed, climb) / hours
+    starts, climbs = ladder(base)
+    climb = float(np.interp(hours, starts, climbs)) + math.log(changed.starting_stack / base.starting_stack)
+    starts, climbs = ladder(changed)
+    return float(np.interp(climb, climbs, starts)) / hours
 
 
 def main() -> None:
