@@ -440,6 +440,7 @@ async def test_a_server_down_a_minute_then_back_is_played_through_and_fails_the_
         server.kill()
         await asyncio.to_thread(server.wait, 10)
         await asyncio.sleep(60 - (time.time() - moments["killed"]))
+        moments["starting"] = time.time()  # before the start: a busy machine's bots may act before serve returns
         servers.append(await asyncio.to_thread(serve, port, db))
         moments["back"] = time.time()
 
@@ -458,7 +459,11 @@ async def test_a_server_down_a_minute_then_back_is_played_through_and_fails_the_
     returned = next(row for row in after if row["users"] == sessions)
     assert returned["at"] - back < 10, [(round(row["at"] - back, 1), row["users"]) for row in after]
     assert sum(row["server_away_s"] for row in history) == pytest.approx(away["seconds"], abs=0.5)
-    assert all(row["actions"] == 0 for row in history if killed + 1 < row["at"] < back)
+    # The rows wholly inside the time away (written after the kill, the row before them too: a row counts what
+    # happened since the one before, and a busy machine writes it late) count no action.
+    away_rows = [row for previous, row in zip(history, history[1:])
+                 if previous["at"] >= killed and row["at"] <= moments["starting"]]
+    assert len(away_rows) >= 30 and all(row["actions"] == 0 for row in away_rows), away_rows
     assert sum(row["actions"] for row in after) > 0  # play went on
     refused = {failure["name"] for failure in report["failures"] if failure["name"] != "act -> acted"}
     assert refused == {"reconnect"}  # the refused tries, counted against the reconnections, not the first connects
