@@ -74,18 +74,18 @@ def main() -> None:
         unchanged = msgspec.structs.replace(unchanged, hands_per_hour=args.pace)
     print(f"{unchanged.name}, {args.players} players, seeds 1-{args.runs}: median simulated hours (ratio to the "
           f"unchanged structure)")
+    changes = structures(unchanged)
     for name, mix in (("old mix tag=4,pushfold=3,station=2,random=1", OLD_MIX), ("realistic default", DEFAULT_MIX)):
         print(f"  {name}")
-        changes = structures(unchanged)
         base = 0.0
         for change, definition in changes.items():
             report = lab(definition, Field(args.players, mix), seeds)
             hours = report.hours.median
             base = base or hours
             blinds = blinds_ratio(unchanged, definition, base)
+            busts = report.levels[0].eliminations.median if report.levels else 0
             print(f"    {change:<22} {hours:5.2f} h  x{hours / base:.2f}   blinds alone x{blinds:.2f}, "
-                  f"vs blinds {hours / base / blinds:.2f}   (busts in level 1: "
-                  f"{report.levels[0].eliminations.median if report.levels else 0:.0f}, "
+                  f"vs blinds {hours / base / blinds:.2f}   (busts in level 1: {busts:.0f}, "
                   f"p10-p90 {report.hours.p10:.2f}-{report.hours.p90:.2f} h)", flush=True)
 
 
